@@ -1,0 +1,31 @@
+import type { Database } from '../db/index.js';
+import { generateAdminToken, hashToken } from '../secrets/tokens.js';
+
+const SETTING = 'admin_token_hash';
+
+/**
+ * CONTRACT §1: VIGIA_ADMIN_TOKEN, when set, is the token (its hash is stored so every instance
+ * agrees). Unset on first start: a token is generated and returned once for printing; only its
+ * hash is stored. Later starts reuse the stored hash and return null.
+ */
+export async function ensureAdminToken(db: Database, configured: string | undefined): Promise<string | null> {
+  if (configured) {
+    await db.query(
+      `INSERT INTO settings (key, value) VALUES ($1, $2)
+       ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+      [SETTING, hashToken(configured)],
+    );
+    return null;
+  }
+  const token = generateAdminToken();
+  const { rowCount } = await db.query(
+    `INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`,
+    [SETTING, hashToken(token)],
+  );
+  return rowCount === 1 ? token : null;
+}
+
+export async function loadAdminTokenHash(db: Database): Promise<string | null> {
+  const { rows } = await db.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [SETTING]);
+  return rows[0]?.value ?? null;
+}

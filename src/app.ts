@@ -1,0 +1,34 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { AppContext } from './context.js';
+import { installErrorHandling } from './http/errors.js';
+import { adminApi } from './admin-api/index.js';
+import { publicApi } from './public-api/index.js';
+
+export const BODY_LIMIT_BYTES = 4 * 1024 * 1024;
+
+/** Builds the HTTP server: health, admin API, public API. Listening is the caller's job. */
+export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.log as unknown as FastifyBaseLogger,
+    disableRequestLogging: true,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Strict input: unknown fields and wrong types are refused, never silently dropped or coerced.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false } },
+    return503OnClosing: true,
+  });
+  installErrorHandling(app);
+
+  app.get('/healthz', async (_req, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }));
+  app.get('/readyz', async (_req, reply) => {
+    try {
+      await ctx.db.query('SELECT 1');
+      return reply.header('cache-control', 'no-store').send({ status: 'ready' });
+    } catch {
+      return reply.code(503).header('cache-control', 'no-store').send({ error: { code: 'not_ready', message: 'database unavailable' } });
+    }
+  });
+
+  await app.register(adminApi, { prefix: '/api/admin/v1', ctx });
+  await app.register(publicApi, { prefix: '/api/public/v1', ctx });
+  return app;
+}

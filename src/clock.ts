@@ -1,0 +1,23 @@
+/** Time source injected everywhere domain or delivery code needs "now" (ARCHITECTURE §6). */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/** A clock tests can move by hand. */
+export class ManualClock implements Clock {
+  private current: number;
+  constructor(start: Date | string | number = Date.now()) {
+    this.current = new Date(start).getTime();
+  }
+  now(): Date {
+    return new Date(this.current);
+  }
+  set(to: Date | string | number): void {
+    this.current = new Date(to).getTime();
+  }
+  advance(ms: number): void {
+    this.current += ms;
+  }
+}

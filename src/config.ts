@@ -1,0 +1,82 @@
+/** Environment → typed configuration, validated once at start (CONTRACT §1). */
+
+export interface Config {
+  port: number;
+  host: string;
+  baseUrl: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  adminToken: string | undefined;
+  secretKey: string | undefined;
+  redisUrl: string | undefined;
+  retryScheduleMs: number[];
+  deliveryTimeoutMs: number;
+  cycleSeconds: number;
+  orgCapPerCycle: number;
+  destinationAllowlist: string[];
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** "1m,5m,30m,2h" → [60000, 300000, 1800000, 7200000]. */
+export function parseRetrySchedule(text: string): number[] {
+  const parts = text.split(',').map((p) => p.trim()).filter(Boolean);
+  if (parts.length === 0) throw new ConfigError('VIGIA_RETRY_SCHEDULE must list at least one wait');
+  return parts.map((part) => {
+    const m = DURATION.exec(part);
+    if (!m) throw new ConfigError(`VIGIA_RETRY_SCHEDULE: "${part}" is not a duration like 30s, 5m or 2h`);
+    return Math.round(Number(m[1]) * UNIT_MS[m[2]!]!);
+  });
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}`);
+  }
+  return n;
+}
+
+function text(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v === '' ? undefined : v;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const baseUrl = (text(env, 'VIGIA_BASE_URL') ?? 'http://localhost:8080').replace(/\/+$/, '');
+  try {
+    new URL(baseUrl);
+  } catch {
+    throw new ConfigError('VIGIA_BASE_URL must be an absolute URL');
+  }
+  const secretKey = text(env, 'VIGIA_SECRET_KEY');
+  if (secretKey !== undefined && Buffer.from(secretKey, 'base64').length !== 32) {
+    throw new ConfigError('VIGIA_SECRET_KEY must be base64 of exactly 32 bytes');
+  }
+  const databaseUrl = text(env, 'DATABASE_URL');
+  return {
+    port: int(env, 'PORT', 8080, 0, 65535),
+    host: text(env, 'HOST') ?? '127.0.0.1',
+    baseUrl,
+    databaseUrl,
+    dataDir: text(env, 'VIGIA_DATA_DIR') ?? './data',
+    adminToken: text(env, 'VIGIA_ADMIN_TOKEN'),
+    secretKey,
+    redisUrl: text(env, 'REDIS_URL'),
+    retryScheduleMs: parseRetrySchedule(text(env, 'VIGIA_RETRY_SCHEDULE') ?? '1m,5m,30m,2h'),
+    deliveryTimeoutMs: int(env, 'VIGIA_DELIVERY_TIMEOUT_MS', 10_000, 1, 600_000),
+    cycleSeconds: int(env, 'VIGIA_CYCLE_SECONDS', 60, 1, 86_400),
+    orgCapPerCycle: int(env, 'VIGIA_ORG_CAP_PER_CYCLE', 1000, 1, 10_000_000),
+    destinationAllowlist: (text(env, 'VIGIA_DESTINATION_ALLOWLIST') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    logLevel: text(env, 'VIGIA_LOG_LEVEL') ?? 'info',
+  };
+}

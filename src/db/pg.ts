@@ -1,0 +1,119 @@
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { OID, parseNumeric, type Database, type Queryable, type QueryResult } from './types.js';
+
+const typeOverrides: Record<number, (v: string) => unknown> = {
+  [OID.INT8]: parseNumeric,
+  [OID.NUMERIC]: parseNumeric,
+  [OID.DATE]: (v) => v, // keep calendar days as "yyyy-mm-dd" text, never a local-time Date
+};
+
+const types = {
+  getTypeParser(oid: number, format?: any) {
+    return typeOverrides[oid] ?? (pg.types.getTypeParser as any)(oid, format);
+  },
+};
+
+function wrap(client: pg.Pool | pg.PoolClient): Queryable {
+  return {
+    async query<T>(text: string, params?: readonly unknown[]): Promise<QueryResult<T>> {
+      const r = await client.query(text, params as unknown[] | undefined);
+      return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
+    },
+    async exec(text: string): Promise<void> {
+      await client.query(text);
+    },
+  };
+}
+
+export function createPgDatabase(url: string, logger?: Logger, opts: { max?: number } = {}): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.max ?? 10,
+    types,
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client losing its server (restart, failover) must not crash the process: the pool
+  // drops it and the next query opens a fresh connection.
+  pool.on('error', (err) => logger?.warn({ err: err.message }, 'idle database connection lost'));
+  const root = wrap(pool);
+  const listeners = new Set<{ stop(): Promise<void> }>();
+
+  return {
+    engine: 'pg',
+    query: root.query,
+    exec: root.exec,
+    async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      let broken = false;
+      try {
+        await client.query('BEGIN');
+        const result = await fn(wrap(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        try {
+          await client.query('ROLLBACK');
+        } catch {
+          broken = true;
+        }
+        throw err;
+      } finally {
+        client.release(broken);
+      }
+    },
+    async listen(channel, onNotify) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error('invalid channel name');
+      let client: pg.Client | undefined;
+      let stopped = false;
+      let retryTimer: NodeJS.Timeout | undefined;
+      const connect = async (): Promise<void> => {
+        if (stopped) return;
+        const c = new pg.Client({ connectionString: url, types });
+        c.on('notification', (msg) => {
+          if (msg.channel === channel) onNotify(msg.payload ?? '');
+        });
+        c.on('error', () => {
+          /* handled by 'end' */
+        });
+        c.on('end', () => {
+          if (client === c && !stopped) {
+            client = undefined;
+            retryTimer = setTimeout(() => void connect().catch(() => undefined), 500);
+            // A reconnect may have missed notifications: wake the subscriber once.
+            onNotify('');
+          }
+        });
+        try {
+          await c.connect();
+          await c.query(`LISTEN ${channel}`);
+          client = c;
+        } catch (err) {
+          logger?.warn({ err: (err as Error).message }, 'LISTEN connection failed; retrying');
+          await c.end().catch(() => undefined);
+          if (!stopped) retryTimer = setTimeout(() => void connect().catch(() => undefined), 1000);
+        }
+      };
+      await connect();
+      const handle = {
+        async stop() {
+          stopped = true;
+          if (retryTimer) clearTimeout(retryTimer);
+          const c = client;
+          client = undefined;
+          await c?.end().catch(() => undefined);
+        },
+      };
+      listeners.add(handle);
+      return async () => {
+        listeners.delete(handle);
+        await handle.stop();
+      };
+    },
+    async close() {
+      await Promise.all([...listeners].map((l) => l.stop()));
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,34 @@
+/** The one database interface every module uses; two engines implement it (pg, PGlite). */
+
+export interface QueryResult<T> {
+  rows: T[];
+  rowCount: number;
+}
+
+export interface Queryable {
+  /** One statement, positional parameters ($1…). jsonb parameters must be passed as JSON text. */
+  query<T = Record<string, any>>(text: string, params?: readonly unknown[]): Promise<QueryResult<T>>;
+  /** Several statements, no parameters (migrations). */
+  exec(text: string): Promise<void>;
+}
+
+export type Engine = 'pg' | 'pglite';
+
+export interface Database extends Queryable {
+  readonly engine: Engine;
+  /**
+   * Runs fn in one transaction. Inside fn use only the given Queryable: on PGlite the database
+   * is a single connection and calling `db` from inside `tx` would wait for itself.
+   */
+  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  /** Subscribes to NOTIFY on channel; reconnects by itself on PostgreSQL. Returns unsubscribe. */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+/** Column type OIDs whose default parsing we override so both engines return the same JS values. */
+export const OID = { INT8: 20, NUMERIC: 1700, DATE: 1082 } as const;
+
+export function parseNumeric(value: string): number {
+  return Number(value);
+}

@@ -1,0 +1,74 @@
+/**
+ * The seam between the delivery pipeline and a connector (ARCHITECTURE §4): a connector turns
+ * one delivery (event + destination + stored external reference) into HTTP calls to its target
+ * and says what the answers mean. Retries, timeouts, destination safety, ordering, history and
+ * limits are the pipeline's job, never the connector's.
+ */
+import type { AlertSnapshot } from '../../alerts/snapshot.js';
+import type { AlertEventName } from '../../alerts/events.js';
+
+export type ConnectorKind = 'pagerduty' | 'opsgenie' | 'servicenow' | 'azure-devops';
+export type DestinationKind = 'webhook' | ConnectorKind;
+
+/** The delivery body (SPEC §2.1) as stored at creation; connectors read the incident from it. */
+export interface DeliveryBody {
+  id: string;
+  event: AlertEventName;
+  occurredAt: string;
+  test?: true;
+  alert: AlertSnapshot;
+}
+
+export interface OutboundRequest {
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface OutboundResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Response text, truncated by the pipeline to a bounded size. */
+  body: string;
+}
+
+/**
+ * Sends one request through the guarded HTTP client (https only, address checks at connect time,
+ * no redirects, no proxy, per-call time limit). Throws DeliveryNetworkError on timeout, reset,
+ * refused or blocked address: the pipeline treats an escaping throw as "retry, outcome unknown".
+ */
+export type Send = (request: OutboundRequest) => Promise<OutboundResponse>;
+
+export interface ConnectorDelivery {
+  body: DeliveryBody;
+  destination: {
+    id: string;
+    config: Record<string, unknown>;
+    /** Opened credentials (routingKey, apiKey, username/password, personalAccessToken). */
+    credentials: Record<string, string>;
+  };
+  /** Reference stored by the opening delivery for this incident at this destination, or null. */
+  ref: Record<string, unknown> | null;
+  /** 1-based number of this attempt. */
+  attempt: number;
+  /** True when an earlier attempt of this delivery ended without a known outcome (timeout, reset). */
+  previousOutcomeUnknown: boolean;
+}
+
+export type ConnectorResult =
+  | { outcome: 'succeeded'; statusCode?: number; ref?: Record<string, unknown>; note?: string }
+  | { outcome: 'retry'; statusCode?: number; error: string; retryAfterMs?: number }
+  | { outcome: 'abandon'; statusCode?: number; error: string };
+
+export interface Connector {
+  kind: ConnectorKind;
+  /**
+   * Checks config and credentials of a destination being saved; returns an error message
+   * (naming the field) or null. URL fields are checked for safety by the pipeline as well.
+   */
+  validate(config: Record<string, unknown>, credentials: Record<string, unknown>): string | null;
+  /** The config fields holding URLs that must pass destination safety (e.g. ['instanceUrl']). */
+  urlFields(config: Record<string, unknown>): string[];
+  deliver(delivery: ConnectorDelivery, send: Send): Promise<ConnectorResult>;
+}

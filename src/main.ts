@@ -1,0 +1,71 @@
+import { Command } from 'commander';
+import { loadConfig, ConfigError } from './config.js';
+
+const program = new Command();
+program.name('vigia').description('Alert webhook delivery and read-only public API').showHelpAfterError();
+
+program
+  .command('serve')
+  .description('serve the public API, the admin API and run the delivery worker')
+  .option('--no-worker', 'serve HTTP only, run no delivery or alert worker')
+  .option('--worker-only', 'run the workers only, serve no HTTP')
+  .action(async (opts: { worker: boolean; workerOnly?: boolean }) => {
+    const { startService } = await import('./service.js');
+    const service = await startService(loadConfig(), {
+      http: !opts.workerOnly,
+      worker: opts.worker,
+    });
+    const shutdown = (signal: string) => {
+      service.ctx.log.info({ signal }, 'shutting down');
+      service.stop().then(
+        () => process.exit(0),
+        (err) => {
+          service.ctx.log.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    };
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+    process.once('SIGINT', () => shutdown('SIGINT'));
+  });
+
+program
+  .command('migrate')
+  .description('apply database migrations and exit')
+  .action(async () => {
+    const { openDatabase, migrate } = await import('./db/index.js');
+    const db = await openDatabase(loadConfig());
+    const applied = await migrate(db);
+    await db.close();
+    process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
+  });
+
+program
+  .command('demo')
+  .description('create a demo organization with inventory, an API key and a stream of signals')
+  .action(async () => {
+    const { runDemo } = await import('./demo.js');
+    await runDemo(loadConfig());
+  });
+
+program
+  .command('listen')
+  .description('run a local HTTPS receiver that verifies signatures and prints each delivery')
+  .requiredOption('--secret <whsec>', 'signing secret of the destination')
+  .option('--port <port>', 'port', '9443')
+  .option('--host <host>', 'address', '127.0.0.1')
+  .option('--cert <file>', 'TLS certificate (PEM); a self-signed one is made when omitted')
+  .option('--key <file>', 'TLS private key (PEM)')
+  .action(async (opts) => {
+    const { runListener } = await import('./receiver/listen.js');
+    await runListener(opts);
+  });
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`configuration error: ${err.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,76 @@
+import type { FastifyInstance } from 'fastify';
+import { systemClock, type Clock } from './clock.js';
+import { loadConfig, type Config } from './config.js';
+import type { AppContext } from './context.js';
+import { migrate, openDatabase } from './db/index.js';
+import { createLogger, type Logger } from './logger.js';
+import { resolveMasterKey } from './secrets/master-key.js';
+import { Sealer } from './secrets/sealing.js';
+import { ensureAdminToken } from './admin-api/admin-token.js';
+import { buildApp } from './app.js';
+import { startAlertJobs } from './alerts/jobs.js';
+import { startDispatcher } from './delivery/dispatcher.js';
+
+export interface ServiceOptions {
+  http?: boolean;
+  worker?: boolean;
+  clock?: Clock;
+  logger?: Logger;
+  /** Called once with a freshly generated admin token (default: print to stdout). */
+  onAdminToken?: (token: string) => void;
+}
+
+export interface RunningService {
+  ctx: AppContext;
+  app?: FastifyInstance;
+  /** Address the HTTP server listens on, e.g. http://127.0.0.1:8080. */
+  address?: string;
+  stop(): Promise<void>;
+}
+
+export async function openContext(config: Config, opts: { clock?: Clock; logger?: Logger } = {}): Promise<AppContext> {
+  const log = opts.logger ?? createLogger(config.logLevel);
+  const sealer = new Sealer(resolveMasterKey(config));
+  const db = await openDatabase(config, log);
+  await migrate(db);
+  return { config, db, clock: opts.clock ?? systemClock, log, sealer };
+}
+
+/**
+ * Starts the service: migrations, admin token, HTTP (public + admin API) and/or the workers.
+ * stop() is the graceful shutdown: stop taking requests and work, finish what is in flight.
+ */
+export async function startService(config: Config = loadConfig(), opts: ServiceOptions = {}): Promise<RunningService> {
+  const ctx = await openContext(config, opts);
+  const token = await ensureAdminToken(ctx.db, config.adminToken);
+  if (token) {
+    (opts.onAdminToken ?? ((t) => process.stdout.write(`\nAdmin token (shown once, store it now): ${t}\n\n`)))(token);
+  }
+  if (config.destinationAllowlist.length > 0) {
+    ctx.log.warn({ allowlist: config.destinationAllowlist }, 'VIGIA_DESTINATION_ALLOWLIST is set: these hosts bypass the private-address rule (development and tests only)');
+  }
+
+  const workers = opts.worker === false ? [] : [await startAlertJobs(ctx), await startDispatcher(ctx)];
+  let app: FastifyInstance | undefined;
+  let address: string | undefined;
+  if (opts.http !== false) {
+    app = await buildApp(ctx);
+    address = await app.listen({ port: config.port, host: config.host });
+    ctx.log.info({ address }, 'vigia listening');
+  }
+
+  let stopping: Promise<void> | undefined;
+  return {
+    ctx,
+    app,
+    address,
+    stop() {
+      stopping ??= (async () => {
+        await app?.close();
+        await Promise.all(workers.map((w) => w.stop()));
+        await ctx.db.close();
+      })();
+      return stopping;
+    },
+  };
+}
