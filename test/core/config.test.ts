@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseRetrySchedule } from '../../src/config.js';
+
+describe('configuration', () => {
+  it('has the CONTRACT §1 defaults', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      baseUrl: 'http://localhost:8080',
+      databaseUrl: undefined,
+      dataDir: './data',
+      retryScheduleMs: [60_000, 300_000, 1_800_000, 7_200_000],
+      deliveryTimeoutMs: 10_000,
+      cycleSeconds: 60,
+      orgCapPerCycle: 1000,
+      destinationAllowlist: [],
+      logLevel: 'info',
+    });
+  });
+
+  it('parses retry schedules and refuses nonsense', () => {
+    expect(parseRetrySchedule('500ms, 2s,1m')).toEqual([500, 2000, 60_000]);
+    expect(() => parseRetrySchedule('5 minutes')).toThrow(ConfigError);
+    expect(() => parseRetrySchedule('')).toThrow(ConfigError);
+  });
+
+  it('refuses a secret key that is not 32 bytes and a bad port', () => {
+    expect(() => loadConfig({ VIGIA_SECRET_KEY: Buffer.alloc(16).toString('base64') })).toThrow(/32 bytes/);
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
+  });
+
+  it('splits the destination allowlist and trims the base URL', () => {
+    const c = loadConfig({ VIGIA_DESTINATION_ALLOWLIST: '127.0.0.1, receiver.test ,10.0.0.0/8', VIGIA_BASE_URL: 'https://v.example/' });
+    expect(c.destinationAllowlist).toEqual(['127.0.0.1', 'receiver.test', '10.0.0.0/8']);
+    expect(c.baseUrl).toBe('https://v.example');
+  });
+});
