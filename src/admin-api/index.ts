@@ -14,10 +14,12 @@ export async function adminApi(app: FastifyInstance, opts: { ctx: AppContext }):
     reply.header('cache-control', 'no-store');
   });
   installAdminAuth(app, opts.ctx);
-  await app.register(orgsRoutes, opts);
-  await app.register(apiKeysRoutes, opts);
-  await app.register(inventoryRoutes, opts);
-  await app.register(alertsRoutes, opts);
-  await app.register(destinationsRoutes, opts);
-  await app.register(deliveriesRoutes, opts);
+  // Pass only ctx: opts also carries this plugin's own prefix, which would be applied twice.
+  const routeOpts = { ctx: opts.ctx };
+  await app.register(orgsRoutes, routeOpts);
+  await app.register(apiKeysRoutes, routeOpts);
+  await app.register(inventoryRoutes, routeOpts);
+  await app.register(alertsRoutes, routeOpts);
+  await app.register(destinationsRoutes, routeOpts);
+  await app.register(deliveriesRoutes, routeOpts);
 }

@@ -1,0 +1,119 @@
+import type { Queryable } from '../db/index.js';
+import type { AppContext } from '../context.js';
+import { newId } from '../ids.js';
+import { notFound } from '../http/errors.js';
+
+export interface SlaTargets {
+  mttaMinutes: number;
+  mttrMinutes: number;
+  availabilityPercent: number;
+}
+
+export interface Org {
+  id: string;
+  name: string;
+  suspended: boolean;
+  escalationMinutes: number | null;
+  slaTargets: SlaTargets;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CreateOrgInput {
+  name: string;
+  escalationMinutes?: number | null;
+  slaTargets?: Partial<SlaTargets>;
+}
+
+export interface UpdateOrgInput {
+  name?: string;
+  suspended?: boolean;
+  escalationMinutes?: number | null;
+  slaTargets?: Partial<SlaTargets>;
+}
+
+export const DEFAULT_ESCALATION_MINUTES = 30;
+export const DEFAULT_SLA: SlaTargets = { mttaMinutes: 15, mttrMinutes: 240, availabilityPercent: 99.9 };
+
+interface OrgRow {
+  id: string;
+  name: string;
+  suspended: boolean;
+  escalation_minutes: number | null;
+  sla_mtta_minutes: number;
+  sla_mttr_minutes: number;
+  sla_availability_percent: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function toOrg(r: OrgRow): Org {
+  return {
+    id: r.id,
+    name: r.name,
+    suspended: r.suspended,
+    escalationMinutes: r.escalation_minutes,
+    slaTargets: {
+      mttaMinutes: r.sla_mtta_minutes,
+      mttrMinutes: r.sla_mttr_minutes,
+      availabilityPercent: Number(r.sla_availability_percent),
+    },
+    createdAt: r.created_at.toISOString(),
+    updatedAt: r.updated_at.toISOString(),
+  };
+}
+
+export async function createOrg(ctx: Pick<AppContext, 'db' | 'clock'>, input: CreateOrgInput): Promise<Org> {
+  const now = ctx.clock.now();
+  const sla = { ...DEFAULT_SLA, ...input.slaTargets };
+  const escalation = input.escalationMinutes === undefined ? DEFAULT_ESCALATION_MINUTES : input.escalationMinutes;
+  const { rows } = await ctx.db.query<OrgRow>(
+    `INSERT INTO orgs (id, name, escalation_minutes, sla_mtta_minutes, sla_mttr_minutes, sla_availability_percent, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING *`,
+    [newId('org', now), input.name, escalation, sla.mttaMinutes, sla.mttrMinutes, sla.availabilityPercent, now],
+  );
+  return toOrg(rows[0]!);
+}
+
+export async function listOrgs(q: Queryable): Promise<Org[]> {
+  const { rows } = await q.query<OrgRow>('SELECT * FROM orgs ORDER BY created_at, id');
+  return rows.map(toOrg);
+}
+
+export async function findOrg(q: Queryable, orgId: string): Promise<Org | null> {
+  const { rows } = await q.query<OrgRow>('SELECT * FROM orgs WHERE id = $1', [orgId]);
+  return rows[0] ? toOrg(rows[0]) : null;
+}
+
+/** The org or a 404 — every org-scoped route starts here so unknown ids never reach a query. */
+export async function requireOrg(q: Queryable, orgId: string): Promise<Org> {
+  const org = await findOrg(q, orgId);
+  if (!org) throw notFound('organization');
+  return org;
+}
+
+export async function updateOrg(ctx: Pick<AppContext, 'db' | 'clock'>, orgId: string, input: UpdateOrgInput): Promise<Org> {
+  const now = ctx.clock.now();
+  return ctx.db.tx(async (q) => {
+    const { rows } = await q.query<OrgRow>('SELECT * FROM orgs WHERE id = $1 FOR UPDATE', [orgId]);
+    if (!rows[0]) throw notFound('organization');
+    const cur = toOrg(rows[0]);
+    const sla = { ...cur.slaTargets, ...input.slaTargets };
+    const { rows: updated } = await q.query<OrgRow>(
+      `UPDATE orgs SET name = $2, suspended = $3, escalation_minutes = $4, sla_mtta_minutes = $5,
+         sla_mttr_minutes = $6, sla_availability_percent = $7, updated_at = $8
+       WHERE id = $1 RETURNING *`,
+      [
+        orgId,
+        input.name ?? cur.name,
+        input.suspended ?? cur.suspended,
+        input.escalationMinutes === undefined ? cur.escalationMinutes : input.escalationMinutes,
+        sla.mttaMinutes,
+        sla.mttrMinutes,
+        sla.availabilityPercent,
+        now,
+      ],
+    );
+    return toOrg(updated[0]!);
+  });
+}

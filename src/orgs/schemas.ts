@@ -1,0 +1,24 @@
+/** JSON-schema fragments shared by the admin routes. Strict: no unknown fields, no coercion. */
+
+export const nonEmptyText = (maxLength = 200) => ({ type: 'string', minLength: 1, maxLength }) as const;
+
+export const orgIdParams = {
+  type: 'object',
+  required: ['orgId'],
+  properties: { orgId: { type: 'string', minLength: 1, maxLength: 100 } },
+} as const;
+
+export const slaTargetsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    mttaMinutes: { type: 'integer', minimum: 1, maximum: 525600 },
+    mttrMinutes: { type: 'integer', minimum: 1, maximum: 525600 },
+    availabilityPercent: { type: 'number', minimum: 0, maximum: 100 },
+  },
+} as const;
+
+/** null disables escalation; at most a week. */
+export const escalationMinutesSchema = {
+  anyOf: [{ type: 'integer', minimum: 1, maximum: 10080 }, { type: 'null' }],
+} as const;

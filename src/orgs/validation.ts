@@ -1,0 +1,33 @@
+/** Small validators shared by the admin routes and the domain functions (both engines). */
+import { invalidRequest } from '../http/errors.js';
+
+/** ISO 8601 date-time with an explicit zone (Z or ±hh:mm); returns the instant or throws 400. */
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+
+export function parseIsoDateTime(value: string, field: string): Date {
+  const d = new Date(value);
+  if (!ISO_DATE_TIME.test(value) || Number.isNaN(d.getTime()) || !sameCalendarDay(value)) {
+    throw invalidRequest(`${field} must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T12:00:00Z`);
+  }
+  return d;
+}
+
+/** Rejects 2026-02-31 and friends, which Date would silently roll over. */
+function sameCalendarDay(value: string): boolean {
+  const [y, m, d] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  return isRealDate(y, m, d);
+}
+
+export function isRealDate(y: number, m: number, d: number): boolean {
+  if (m < 1 || m > 12 || d < 1) return false;
+  const days = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  return d <= days;
+}
+
+/** yyyy-MM-dd naming a real calendar day. */
+export function isCalendarDay(value: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  return !!m && isRealDate(Number(m[1]), Number(m[2]), Number(m[3]));
+}
+
+export const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
