@@ -1,11 +1,20 @@
 import type { Connector, ConnectorKind } from './types.js';
+import { pagerduty } from './pagerduty.js';
+import { opsgenie } from './opsgenie.js';
+import { servicenow } from './servicenow.js';
+import { azureDevOps } from './azure-devops.js';
 
 /**
- * Registry of IT-service-management connectors by destination kind (issue 4 fills it).
+ * Registry of IT-service-management connectors by destination kind (SPEC §4.2).
  * The delivery pipeline looks connectors up here; `webhook` is the pipeline's own format.
  */
-export const connectors: Partial<Record<ConnectorKind, Connector>> = {};
+export const connectors: Partial<Record<ConnectorKind, Connector>> = {
+  pagerduty,
+  opsgenie,
+  servicenow,
+  'azure-devops': azureDevOps,
+};
 
 export function getConnector(kind: string): Connector | undefined {
-  return connectors[kind as ConnectorKind];
+  return Object.prototype.hasOwnProperty.call(connectors, kind) ? connectors[kind as ConnectorKind] : undefined;
 }
