@@ -1,8 +1,114 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
+import { invalidRequest } from '../http/errors.js';
+import { acknowledgeAlert, getAlert, ingestSignals, resolveAlert } from '../alerts/lifecycle.js';
+import { createSilence, endSilence, listSilences, type SilenceMatchers } from '../alerts/silences.js';
+import { parseIsoDateTime } from '../orgs/validation.js';
+import { nonEmptyText, orgIdParams } from '../orgs/schemas.js';
 
-/** Admin routes: alerts (CONTRACT §2). */
+const idParam = { type: 'string', minLength: 1, maxLength: 100 } as const;
+const alertParams = { type: 'object', required: ['orgId', 'alertId'], properties: { orgId: idParam, alertId: idParam } } as const;
+const silenceParams = { type: 'object', required: ['orgId', 'silenceId'], properties: { orgId: idParam, silenceId: idParam } } as const;
+
+/** Optional JSON body limited to the given fields (acknowledge / resolve accept an empty call). */
+function optionalBody(body: unknown, allowed: Record<string, number>): Record<string, string> {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw invalidRequest('body must be an object');
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(body)) {
+    const max = allowed[k];
+    if (max === undefined) throw invalidRequest(`body: unknown field "${k}"`);
+    if (v === null) continue;
+    if (typeof v !== 'string' || v.length === 0 || v.length > max) throw invalidRequest(`body "${k}" must be a string of 1 to ${max} characters`);
+    out[k] = v;
+  }
+  return out;
+}
+
+interface SilenceBody {
+  matchers: SilenceMatchers;
+  startsAt?: string;
+  endsAt: string;
+  comment?: string | null;
+}
+
+/** Admin routes: signals, alerts (acknowledge, resolve, get) and silences (CONTRACT §2). */
 export async function alertsRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
-  void app;
-  void opts;
+  const { ctx } = opts;
+
+  // One object → one outcome object; an array (≤ 1000) → an array of outcomes. The body is
+  // validated by hand (see alerts/signals.ts) so batch errors name the item.
+  app.post<{ Params: { orgId: string } }>('/orgs/:orgId/signals', { schema: { params: orgIdParams } }, async (req) => {
+    const { outcomes, single } = await ingestSignals(ctx, req.params.orgId, req.body);
+    return single ? outcomes[0] : outcomes;
+  });
+
+  app.get<{ Params: { orgId: string; alertId: string } }>('/orgs/:orgId/alerts/:alertId', { schema: { params: alertParams } }, async (req) =>
+    getAlert(ctx, req.params.orgId, req.params.alertId),
+  );
+
+  app.post<{ Params: { orgId: string; alertId: string } }>(
+    '/orgs/:orgId/alerts/:alertId/acknowledge',
+    { schema: { params: alertParams } },
+    async (req) => {
+      const { by } = optionalBody(req.body, { by: 200 });
+      return acknowledgeAlert(ctx, req.params.orgId, req.params.alertId, by ?? null);
+    },
+  );
+
+  app.post<{ Params: { orgId: string; alertId: string } }>(
+    '/orgs/:orgId/alerts/:alertId/resolve',
+    { schema: { params: alertParams } },
+    async (req) => {
+      optionalBody(req.body, {});
+      return resolveAlert(ctx, req.params.orgId, req.params.alertId);
+    },
+  );
+
+  app.post<{ Params: { orgId: string }; Body: SilenceBody }>(
+    '/orgs/:orgId/silences',
+    {
+      schema: {
+        params: orgIdParams,
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['matchers', 'endsAt'],
+          properties: {
+            matchers: {
+              type: 'object',
+              additionalProperties: false,
+              properties: { sourceType: nonEmptyText(100), sourceId: nonEmptyText(500), notificationKind: nonEmptyText(200) },
+            },
+            startsAt: { type: 'string', maxLength: 40 },
+            endsAt: { type: 'string', maxLength: 40 },
+            comment: { type: ['string', 'null'], maxLength: 1000 },
+          },
+        },
+      },
+    },
+    async (req, reply) => {
+      const b = req.body;
+      const silence = await createSilence(ctx, req.params.orgId, {
+        matchers: b.matchers,
+        startsAt: b.startsAt === undefined ? undefined : parseIsoDateTime(b.startsAt, 'startsAt'),
+        endsAt: parseIsoDateTime(b.endsAt, 'endsAt'),
+        comment: b.comment ?? null,
+      });
+      return reply.code(201).send(silence);
+    },
+  );
+
+  app.get<{ Params: { orgId: string } }>('/orgs/:orgId/silences', { schema: { params: orgIdParams } }, async (req) =>
+    listSilences(ctx, req.params.orgId),
+  );
+
+  app.delete<{ Params: { orgId: string; silenceId: string } }>(
+    '/orgs/:orgId/silences/:silenceId',
+    { schema: { params: silenceParams } },
+    async (req, reply) => {
+      await endSilence(ctx, req.params.orgId, req.params.silenceId);
+      return reply.code(204).send();
+    },
+  );
 }

@@ -1,13 +1,70 @@
 import type { AppContext } from '../context.js';
+import type { RecordedEvent } from './events.js';
+import { escalateDue } from './escalation.js';
+import { releaseDue } from './release.js';
+import { txWithRetry } from './retry.js';
 
 export interface BackgroundJob {
   stop(): Promise<void>;
 }
 
+type JobCtx = Pick<AppContext, 'db' | 'clock' | 'config'>;
+
+/** Every 5 s, so an escalation fires well within 15 s of becoming due (CONTRACT §2). */
+export const ALERT_JOB_INTERVAL_MS = 5_000;
+
+/** One escalation pass (all organizations); batches until nothing is due. */
+export async function runEscalationPass(ctx: JobCtx): Promise<RecordedEvent[]> {
+  const all: RecordedEvent[] = [];
+  for (;;) {
+    const now = ctx.clock.now();
+    const batch = await txWithRetry(ctx.db, (q) => escalateDue(q, ctx.config.baseUrl, now));
+    all.push(...batch);
+    if (batch.length < 500) return all;
+  }
+}
+
+/** One release pass: incidents whose silence ended or whose causes resolved. */
+export async function runReleasePass(ctx: JobCtx): Promise<RecordedEvent[]> {
+  const all: RecordedEvent[] = [];
+  for (;;) {
+    const now = ctx.clock.now();
+    const batch = await txWithRetry(ctx.db, (q) => releaseDue(q, ctx.config.baseUrl, now));
+    all.push(...batch);
+    if (batch.length < 500) return all;
+  }
+}
+
 /**
- * Periodic alert work: escalation of unacknowledged incidents and release of incidents whose
- * silence ended or whose cause resolved (issue 2 implements it).
+ * Periodic alert work: release first (a released incident can then escalate on a later pass),
+ * then escalation. Passes never overlap in one process; stop() waits for the one in flight.
  */
-export async function startAlertJobs(_ctx: AppContext): Promise<BackgroundJob> {
-  return { async stop() {} };
+export async function startAlertJobs(ctx: AppContext): Promise<BackgroundJob> {
+  let stopped = false;
+  let running = false;
+  let inFlight: Promise<void> = Promise.resolve();
+  const tick = async (): Promise<void> => {
+    try {
+      await runReleasePass(ctx);
+      await runEscalationPass(ctx);
+    } catch (err) {
+      ctx.log.error({ err }, 'alert job pass failed');
+    }
+  };
+  const timer = setInterval(() => {
+    // A slow pass is not stacked up behind: the next tick simply skips.
+    if (stopped || running) return;
+    running = true;
+    inFlight = tick().finally(() => {
+      running = false;
+    });
+  }, ALERT_JOB_INTERVAL_MS);
+  timer.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await inFlight;
+    },
+  };
 }

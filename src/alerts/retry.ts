@@ -1,0 +1,21 @@
+import type { Database, Queryable } from '../db/index.js';
+
+/** Deadlock and serialization failures are safe to retry: the whole transaction rolled back. */
+const RETRYABLE = new Set(['40P01', '40001']);
+
+export function pgCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** db.tx with a few retries on deadlock / serialization failure (two batches crossing keys). */
+export async function txWithRetry<T>(db: Database, fn: (q: Queryable) => Promise<T>, attempts = 5): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await db.tx(fn);
+    } catch (err) {
+      if (i >= attempts || !RETRYABLE.has(pgCode(err) ?? '')) throw err;
+      await new Promise((r) => setTimeout(r, 5 * i + Math.floor(Math.random() * 20)));
+    }
+  }
+}

@@ -1,0 +1,109 @@
+import type { Queryable } from '../db/index.js';
+import { recordEvent, type AlertEventName, type RecordedEvent } from './events.js';
+import { toAlertSnapshot, type AlertRowForSnapshot } from './snapshot.js';
+
+/** One row of the alerts table, as selected with `*`. */
+export interface AlertRow extends AlertRowForSnapshot {
+  org_id: string;
+  source_name: string;
+  notification_kind: string;
+  acknowledged_at: Date | null;
+  acknowledged_by: string | null;
+  last_occurrence_at: Date;
+  silenced: boolean;
+  silence_id: string | null;
+  correlated: boolean;
+  cause_alert_ids: string[];
+  suppressed: boolean;
+  released_at: Date | null;
+  escalated_at: Date | null;
+  updated_at: Date;
+}
+
+/** The admin view of an alert (GET /orgs/{orgId}/alerts/{alertId}). */
+export interface AlertJson {
+  id: string;
+  sourceType: string;
+  sourceId: string;
+  sourceName: string;
+  notificationKind: string;
+  severity: string;
+  title: string;
+  message: string;
+  workspaceName: string | null;
+  capacityName: string | null;
+  status: string;
+  acknowledged: boolean;
+  acknowledgedAt: string | null;
+  acknowledgedBy: string | null;
+  createdAt: string;
+  resolvedAt: string | null;
+  failureCount: number;
+  lastOccurrenceAt: string;
+  silenced: boolean;
+  silenceId: string | null;
+  correlated: boolean;
+  causeAlertIds: string[];
+  suppressed: boolean;
+  releasedAt: string | null;
+  escalatedAt: string | null;
+  updatedAt: string;
+  url: string;
+}
+
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+export function toAlertJson(r: AlertRow, baseUrl: string): AlertJson {
+  return {
+    id: r.id,
+    sourceType: r.source_type,
+    sourceId: r.source_id,
+    sourceName: r.source_name,
+    notificationKind: r.notification_kind,
+    severity: r.severity,
+    title: r.title,
+    message: r.message,
+    workspaceName: r.workspace_name,
+    capacityName: r.capacity_name,
+    status: r.status,
+    acknowledged: r.acknowledged,
+    acknowledgedAt: iso(r.acknowledged_at),
+    acknowledgedBy: r.acknowledged_by,
+    createdAt: r.created_at.toISOString(),
+    resolvedAt: iso(r.resolved_at),
+    failureCount: r.failure_count,
+    lastOccurrenceAt: r.last_occurrence_at.toISOString(),
+    silenced: r.silenced,
+    silenceId: r.silence_id,
+    correlated: r.correlated,
+    causeAlertIds: r.cause_alert_ids,
+    suppressed: r.suppressed,
+    releasedAt: iso(r.released_at),
+    escalatedAt: iso(r.escalated_at),
+    updatedAt: r.updated_at.toISOString(),
+    url: `${baseUrl}/alerts/${encodeURIComponent(r.id)}`,
+  };
+}
+
+/**
+ * Records an event for the alert in the caller's transaction — unless the incident is suppressed
+ * (silenced or correlated and not released), which by SPEC §3 rule 2 produces no event at all.
+ */
+export async function emitUnlessSuppressed(
+  q: Queryable,
+  row: AlertRow,
+  event: AlertEventName,
+  occurredAt: Date,
+  now: Date,
+  baseUrl: string,
+): Promise<RecordedEvent | null> {
+  if (row.suppressed) return null;
+  return recordEvent(q, {
+    orgId: row.org_id,
+    alertId: row.id,
+    event,
+    occurredAt,
+    snapshot: toAlertSnapshot(row, baseUrl),
+    now,
+  });
+}

@@ -1,0 +1,144 @@
+/**
+ * Signal input (CONTRACT §2 "Signals") and its validation. Validation is hand-written rather
+ * than a route schema so that the demo and other callers of ingestSignals get the same checks,
+ * and so a batch error names the offending item ("signals[3].severity …").
+ */
+import { invalidRequest } from '../http/errors.js';
+import { parseIsoDateTime } from '../orgs/validation.js';
+
+export interface SignalCause {
+  sourceType: string;
+  sourceId: string;
+}
+
+export interface SignalInput {
+  sourceType: string;
+  sourceId: string;
+  sourceName: string;
+  kind: 'failure' | 'recovery';
+  notificationKind: string;
+  severity?: 'error' | 'info';
+  title: string;
+  message: string;
+  workspaceName?: string | null;
+  capacityName?: string | null;
+  /** ISO 8601 text or a Date; default: now from the clock. */
+  occurredAt?: string | Date;
+  causes?: SignalCause[];
+}
+
+/** A validated signal with defaults applied. */
+export interface Signal {
+  sourceType: string;
+  sourceId: string;
+  sourceName: string;
+  kind: 'failure' | 'recovery';
+  notificationKind: string;
+  severity: 'error' | 'info';
+  title: string;
+  message: string;
+  workspaceName: string | null;
+  capacityName: string | null;
+  occurredAt: Date;
+  causes: SignalCause[];
+}
+
+export const MAX_BATCH = 1000;
+export const MAX_MESSAGE_CHARS = 1000;
+const MAX_CAUSES = 20;
+
+const FIELDS = new Set([
+  'sourceType', 'sourceId', 'sourceName', 'kind', 'notificationKind', 'severity', 'title', 'message',
+  'workspaceName', 'capacityName', 'occurredAt', 'causes',
+]);
+
+/** Truncates to 1000 characters (code points, so a surrogate pair is never cut in half). */
+export function truncateMessage(message: string): string {
+  if (message.length <= MAX_MESSAGE_CHARS) return message;
+  const chars = Array.from(message);
+  return chars.length <= MAX_MESSAGE_CHARS ? message : chars.slice(0, MAX_MESSAGE_CHARS).join('');
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function text(obj: Record<string, unknown>, field: string, where: string, max: number, required: boolean): string | undefined {
+  const v = obj[field];
+  if (v === undefined) {
+    if (required) throw invalidRequest(`${where}: "${field}" is required`);
+    return undefined;
+  }
+  if (typeof v !== 'string') throw invalidRequest(`${where}.${field} must be a string`);
+  if (v.trim().length === 0) throw invalidRequest(`${where}.${field} must not be empty`);
+  if (v.length > max) throw invalidRequest(`${where}.${field} must be at most ${max} characters`);
+  return v;
+}
+
+function nullableText(obj: Record<string, unknown>, field: string, where: string, max: number): string | null {
+  const v = obj[field];
+  if (v === undefined || v === null) return null;
+  return text(obj, field, where, max, true)!;
+}
+
+export function validateSignal(raw: unknown, where: string, now: Date): Signal {
+  if (!isObject(raw)) throw invalidRequest(`${where} must be an object`);
+  for (const key of Object.keys(raw)) {
+    if (!FIELDS.has(key)) throw invalidRequest(`${where}: unknown field "${key}"`);
+  }
+  const kind = raw.kind;
+  if (kind !== 'failure' && kind !== 'recovery') {
+    throw invalidRequest(kind === undefined ? `${where}: "kind" is required` : `${where}.kind must be "failure" or "recovery"`);
+  }
+  const severity = raw.severity ?? 'error';
+  if (severity !== 'error' && severity !== 'info') throw invalidRequest(`${where}.severity must be "error" or "info"`);
+  const message = raw.message;
+  if (message === undefined) throw invalidRequest(`${where}: "message" is required`);
+  if (typeof message !== 'string') throw invalidRequest(`${where}.message must be a string`);
+
+  let occurredAt = now;
+  if (raw.occurredAt !== undefined) {
+    if (raw.occurredAt instanceof Date && !Number.isNaN(raw.occurredAt.getTime())) occurredAt = raw.occurredAt;
+    else if (typeof raw.occurredAt === 'string') occurredAt = parseIsoDateTime(raw.occurredAt, `${where}.occurredAt`);
+    else throw invalidRequest(`${where}.occurredAt must be an ISO 8601 date-time string`);
+  }
+
+  const causes: SignalCause[] = [];
+  if (raw.causes !== undefined) {
+    if (!Array.isArray(raw.causes)) throw invalidRequest(`${where}.causes must be an array`);
+    if (raw.causes.length > MAX_CAUSES) throw invalidRequest(`${where}.causes must have at most ${MAX_CAUSES} items`);
+    raw.causes.forEach((c, i) => {
+      const w = `${where}.causes[${i}]`;
+      if (!isObject(c)) throw invalidRequest(`${w} must be an object`);
+      for (const key of Object.keys(c)) {
+        if (key !== 'sourceType' && key !== 'sourceId') throw invalidRequest(`${w}: unknown field "${key}"`);
+      }
+      causes.push({ sourceType: text(c, 'sourceType', w, 100, true)!, sourceId: text(c, 'sourceId', w, 500, true)! });
+    });
+  }
+
+  return {
+    sourceType: text(raw, 'sourceType', where, 100, true)!,
+    sourceId: text(raw, 'sourceId', where, 500, true)!,
+    sourceName: text(raw, 'sourceName', where, 500, true)!,
+    kind,
+    notificationKind: text(raw, 'notificationKind', where, 200, true)!,
+    severity,
+    title: text(raw, 'title', where, 500, true)!,
+    message: truncateMessage(message),
+    workspaceName: nullableText(raw, 'workspaceName', where, 500),
+    capacityName: nullableText(raw, 'capacityName', where, 500),
+    occurredAt,
+    causes,
+  };
+}
+
+/** One signal object or an array of 1..1000; everything is checked before anything is written. */
+export function validateSignals(body: unknown, now: Date): { signals: Signal[]; single: boolean } {
+  if (Array.isArray(body)) {
+    if (body.length === 0) throw invalidRequest('signals: the array must not be empty');
+    if (body.length > MAX_BATCH) throw invalidRequest(`signals: at most ${MAX_BATCH} signals per request`);
+    return { signals: body.map((s, i) => validateSignal(s, `signals[${i}]`, now)), single: false };
+  }
+  return { signals: [validateSignal(body, 'signal', now)], single: true };
+}

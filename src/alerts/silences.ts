@@ -1,0 +1,121 @@
+/** Silences (CONTRACT §2): matchers on sourceType / sourceId / notificationKind, a time window. */
+import type { AppContext } from '../context.js';
+import type { Queryable } from '../db/index.js';
+import { invalidRequest, notFound } from '../http/errors.js';
+import { newId } from '../ids.js';
+import { requireOrg } from '../orgs/orgs.js';
+import { releaseOrg } from './release.js';
+import { txWithRetry } from './retry.js';
+
+type Ctx = Pick<AppContext, 'db' | 'clock' | 'config'>;
+
+export interface SilenceMatchers {
+  sourceType?: string;
+  sourceId?: string;
+  notificationKind?: string;
+}
+
+export interface SilenceJson {
+  id: string;
+  matchers: SilenceMatchers;
+  startsAt: string;
+  endsAt: string;
+  comment: string | null;
+  createdAt: string;
+  active: boolean;
+}
+
+interface SilenceRow {
+  id: string;
+  source_type: string | null;
+  source_id: string | null;
+  notification_kind: string | null;
+  starts_at: Date;
+  ends_at: Date;
+  comment: string | null;
+  created_at: Date;
+}
+
+function toJson(r: SilenceRow, now: Date): SilenceJson {
+  const matchers: SilenceMatchers = {};
+  if (r.source_type !== null) matchers.sourceType = r.source_type;
+  if (r.source_id !== null) matchers.sourceId = r.source_id;
+  if (r.notification_kind !== null) matchers.notificationKind = r.notification_kind;
+  return {
+    id: r.id,
+    matchers,
+    startsAt: r.starts_at.toISOString(),
+    endsAt: r.ends_at.toISOString(),
+    comment: r.comment,
+    createdAt: r.created_at.toISOString(),
+    active: r.starts_at.getTime() <= now.getTime() && now.getTime() < r.ends_at.getTime(),
+  };
+}
+
+/** The id of a silence active at `now` matching the incident key, or null. */
+export async function findActiveSilence(
+  q: Queryable,
+  orgId: string,
+  key: { sourceType: string; sourceId: string; notificationKind: string },
+  now: Date,
+): Promise<string | null> {
+  const { rows } = await q.query<{ id: string }>(
+    `SELECT id FROM silences
+     WHERE org_id = $1 AND starts_at <= $5 AND ends_at > $5
+       AND (source_type IS NULL OR source_type = $2)
+       AND (source_id IS NULL OR source_id = $3)
+       AND (notification_kind IS NULL OR notification_kind = $4)
+     ORDER BY ends_at DESC, id LIMIT 1`,
+    [orgId, key.sourceType, key.sourceId, key.notificationKind, now],
+  );
+  return rows[0]?.id ?? null;
+}
+
+export async function createSilence(
+  ctx: Ctx,
+  orgId: string,
+  input: { matchers: SilenceMatchers; startsAt?: Date; endsAt: Date; comment?: string | null },
+): Promise<SilenceJson> {
+  const now = ctx.clock.now();
+  const startsAt = input.startsAt ?? now;
+  if (input.endsAt.getTime() <= startsAt.getTime()) throw invalidRequest('endsAt must be after startsAt');
+  if (input.endsAt.getTime() <= now.getTime()) throw invalidRequest('endsAt must be in the future');
+  await requireOrg(ctx.db, orgId);
+  const { rows } = await ctx.db.query<SilenceRow>(
+    `INSERT INTO silences (id, org_id, source_type, source_id, notification_kind, starts_at, ends_at, comment, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
+    [
+      newId('sil', now), orgId, input.matchers.sourceType ?? null, input.matchers.sourceId ?? null,
+      input.matchers.notificationKind ?? null, startsAt, input.endsAt, input.comment ?? null, now,
+    ],
+  );
+  return toJson(rows[0]!, now);
+}
+
+export async function listSilences(ctx: Ctx, orgId: string): Promise<SilenceJson[]> {
+  const now = ctx.clock.now();
+  await requireOrg(ctx.db, orgId);
+  const { rows } = await ctx.db.query<SilenceRow>(
+    'SELECT * FROM silences WHERE org_id = $1 ORDER BY created_at DESC, id DESC',
+    [orgId],
+  );
+  return rows.map((r) => toJson(r, now));
+}
+
+/**
+ * Ends a silence now (DELETE). The incidents it held are released in the same transaction,
+ * so their `alert.opened` is emitted at once rather than on the next background pass.
+ */
+export async function endSilence(ctx: Ctx, orgId: string, silenceId: string): Promise<void> {
+  const now = ctx.clock.now();
+  await requireOrg(ctx.db, orgId);
+  await txWithRetry(ctx.db, async (q) => {
+    const { rows } = await q.query<SilenceRow>(
+      `UPDATE silences SET ends_at = LEAST(ends_at, $3), starts_at = LEAST(starts_at, $3)
+       WHERE id = $1 AND org_id = $2 RETURNING *`,
+      [silenceId, orgId, now],
+    );
+    if (!rows[0]) throw notFound('silence');
+    await releaseOrg(q, ctx.config.baseUrl, orgId, now);
+  });
+}
