@@ -1,0 +1,82 @@
+/**
+ * PagerDuty Events API v2 fake: POST /v2/enqueue validated against events-v2-openapiv3.json plus
+ * the documented facts (routing_key 32 characters, summary ≤ 1024, dedup_key ≤ 255, payload and
+ * severity required on trigger, dedup_key required on acknowledge/resolve). Keeps alerts by
+ * dedup key like PagerDuty: triggered → acknowledged → resolved; a trigger on an open key
+ * updates it (deduplication) and re-opens a resolved one as a new alert.
+ */
+import { randomUUID } from 'node:crypto';
+import { FakeVendor, contentTypeIs, type FakeReply, type RecordedRequest } from './fake-server.js';
+import { loadPagerDuty, matchOperation, validateOperation } from './spec.js';
+
+export interface PdAlert {
+  dedupKey: string;
+  status: 'triggered' | 'acknowledged' | 'resolved';
+  summary: string;
+  severity: string;
+  /** Every event applied to this key, in order. */
+  events: Array<{ action: string; summary?: string; severity?: string }>;
+  /** Number of distinct alerts created under the key (a trigger after resolve opens a new one). */
+  incarnations: number;
+}
+
+const spec = loadPagerDuty();
+
+export class PagerDutyFake extends FakeVendor {
+  readonly alerts = new Map<string, PdAlert>();
+  /** Routing keys of the integrations that exist. */
+  readonly routingKeys = new Set<string>();
+
+  constructor(routingKey: string) {
+    super();
+    this.routingKeys.add(routingKey);
+  }
+
+  protected violationReply(errors: string[]): FakeReply {
+    return { status: 400, body: { status: 'invalid event', message: 'Event object is invalid', errors } };
+  }
+
+  protected handle(r: RecordedRequest): FakeReply {
+    const m = matchOperation(spec, r.method, r.path);
+    if (!m) return this.violate(r, [`no operation ${r.method} ${r.path}`]);
+    if (!contentTypeIs(r, 'application/json')) return this.violate(r, ['Content-Type must be application/json']);
+    if (r.json === undefined) return this.violate(r, ['body is not JSON']);
+    const errors = validateOperation(spec, m, r.query, r.json);
+    const e = r.json as Record<string, any>;
+    if (typeof e.routing_key === 'string' && e.routing_key.length !== 32) errors.push('routing_key must be 32 characters');
+    if (typeof e.dedup_key === 'string' && e.dedup_key.length > 255) errors.push('dedup_key longer than 255');
+    if (e.event_action === 'trigger') {
+      if (!e.payload) errors.push('payload: required for trigger');
+      else if (typeof e.payload.summary === 'string' && e.payload.summary.length > 1024) errors.push('payload.summary longer than 1024');
+    } else if (e.event_action && typeof e.dedup_key !== 'string') errors.push(`dedup_key: required for ${e.event_action}`);
+    if (errors.length) return this.violate(r, errors);
+    // A well-formed event for an unknown integration: PagerDuty refuses it (not a spec violation).
+    if (!this.routingKeys.has(e.routing_key)) {
+      return { status: 400, body: { status: 'invalid event', message: 'Event object is invalid', errors: ['Invalid routing key'] } };
+    }
+    const key: string = e.dedup_key ?? randomUUID().replace(/-/g, '');
+    const existing = this.alerts.get(key);
+    switch (e.event_action) {
+      case 'trigger': {
+        if (!existing || existing.status === 'resolved') {
+          const a: PdAlert = { dedupKey: key, status: 'triggered', summary: e.payload.summary, severity: e.payload.severity, events: [], incarnations: (existing?.incarnations ?? 0) + 1 };
+          this.alerts.set(key, a);
+        } else {
+          existing.summary = e.payload.summary;
+          existing.severity = e.payload.severity;
+        }
+        this.alerts.get(key)!.events.push({ action: 'trigger', summary: e.payload.summary, severity: e.payload.severity });
+        break;
+      }
+      case 'acknowledge':
+        if (existing && existing.status === 'triggered') existing.status = 'acknowledged';
+        existing?.events.push({ action: 'acknowledge' });
+        break;
+      case 'resolve':
+        if (existing) existing.status = 'resolved';
+        existing?.events.push({ action: 'resolve' });
+        break;
+    }
+    return { status: 202, body: { status: 'success', message: 'Event processed', dedup_key: key } };
+  }
+}
