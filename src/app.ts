@@ -2,7 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
 import { installErrorHandling } from './http/errors.js';
 import { adminApi } from './admin-api/index.js';
-import { publicApi } from './public-api/index.js';
+import { publicApi, publicApiDocs } from './public-api/index.js';
 
 export const BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 
@@ -30,5 +30,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   await app.register(adminApi, { prefix: '/api/admin/v1', ctx });
   await app.register(publicApi, { prefix: '/api/public/v1', ctx });
+  await app.register((await import('./metrics.js')).metricsRoutes, { ctx });
+  await app.register(publicApiDocs, { ctx }); // GET /docs: Swagger UI of the public API
   return app;
 }

@@ -15,6 +15,12 @@ export interface Config {
   orgCapPerCycle: number;
   destinationAllowlist: string[];
   logLevel: string;
+  /** Public API requests per key per minute (SPEC §8: 60). VIGIA_API_RATE_LIMIT. */
+  apiRateLimitPerMinute?: number;
+  /** Invalid-key attempts per address per minute before 429 (SPEC §8: 10). VIGIA_API_INVALID_KEY_LIMIT. */
+  apiInvalidKeyLimitPerMinute?: number;
+  /** Namespace of the rate-limit counters in Redis (default vigia:rl). VIGIA_RATE_LIMIT_PREFIX. */
+  rateLimitPrefix?: string;
 }
 
 export class ConfigError extends Error {}
@@ -78,5 +84,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((s) => s.trim())
       .filter(Boolean),
     logLevel: text(env, 'VIGIA_LOG_LEVEL') ?? 'info',
+    apiRateLimitPerMinute: int(env, 'VIGIA_API_RATE_LIMIT', 60, 1, 10_000_000),
+    apiInvalidKeyLimitPerMinute: int(env, 'VIGIA_API_INVALID_KEY_LIMIT', 10, 1, 10_000_000),
+    rateLimitPrefix: text(env, 'VIGIA_RATE_LIMIT_PREFIX') ?? 'vigia:rl',
   };
 }

@@ -1,10 +1,72 @@
 import type { FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
 import type { AppContext } from '../context.js';
+import { ApiError, sendError } from '../http/errors.js';
+import { installPublicAuth } from './auth.js';
+import { registerSpec } from './docs.js';
+import { strictQueryCompiler } from './query-validator.js';
+import { createRateLimiter } from './limits.js';
+import { alertsRoutes } from './routes/alerts.js';
+import { costsRoutes } from './routes/costs.js';
+import { inventoryRoutes } from './routes/inventory.js';
+import { metricsRoutes } from './routes/metrics.js';
+import { slaRoutes } from './routes/sla.js';
 
-/** Public read-only API plugin, mounted at /api/public/v1 (SPEC §4.3) — issue 5. */
+export { publicApiDocs } from './docs.js';
+
+export const PUBLIC_PREFIX = '/api/public/v1';
+const GET_PATHS = new Set(['/alerts', '/alerts/metrics', '/capacities', '/workspaces', '/costs/daily', '/sla', '/openapi.json']);
+
+/**
+ * Public read-only API plugin, mounted at /api/public/v1 (SPEC §4.3). Auth, scopes and limits
+ * are one hook on the inner scope; routes are thin handlers over the query functions.
+ */
 export async function publicApi(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
+  const { ctx } = opts;
   app.addHook('onSend', async (_req, reply) => {
     reply.header('cache-control', 'no-store');
   });
-  void opts;
+  app.setValidatorCompiler(strictQueryCompiler);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Vigia public API',
+        version: '1.0.0',
+        description: 'Read-only access to alerts, metrics, inventory, daily costs and the monthly SLA report. See docs/public-api.md.',
+      },
+      servers: [{ url: ctx.config.baseUrl }],
+      components: {
+        securitySchemes: {
+          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+          apiKeyAuthorization: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`ApiKey <key>`' },
+        },
+      },
+    },
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  registerSpec(ctx, () => app.swagger());
+
+  // Known paths with another method answer 405; everything else under the prefix 404.
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!.slice(PUBLIC_PREFIX.length).replace(/\/+$/, '');
+    if (GET_PATHS.has(path) && request.method !== 'GET' && request.method !== 'HEAD') {
+      reply.header('allow', 'GET, HEAD');
+      return sendError(reply, new ApiError(405, 'method_not_allowed', `${request.method} is not allowed; use GET`));
+    }
+    return sendError(reply, new ApiError(404, 'not_found', 'no such route'));
+  });
+
+  const limiter = createRateLimiter(ctx);
+  app.addHook('onClose', async () => limiter.close());
+
+  await app.register(async (secured) => {
+    installPublicAuth(secured, ctx, limiter);
+    await secured.register(alertsRoutes, { ctx });
+    await secured.register(metricsRoutes, { ctx });
+    await secured.register(inventoryRoutes, { ctx });
+    await secured.register(costsRoutes, { ctx });
+    await secured.register(slaRoutes, { ctx });
+  });
 }

@@ -1,0 +1,144 @@
+import type { Queryable } from '../../db/index.js';
+import { summarizeIncidents, type DurationStats, type NoisySource, type SourceTypeCount } from './metrics.js';
+
+export interface SlaReport {
+  month: string;
+  targets: { mttaMinutes: number; mttrMinutes: number; availabilityPercent: number };
+  totals: {
+    incidents: number;
+    acknowledgedWithinTarget: number;
+    ackCompliancePercent: number;
+    resolvedWithinTarget: number;
+    resolutionCompliancePercent: number;
+  };
+  mtta: DurationStats;
+  mttr: DurationStats;
+  incidentsBySourceType: SourceTypeCount[];
+  noisiestSources: NoisySource[];
+  availability: CapacityAvailability[];
+}
+
+export interface CapacityAvailability {
+  capacityName: string;
+  availabilityPercent: number;
+  downtimeMinutes: number;
+  meetsTarget: boolean;
+}
+
+const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
+
+/** Percent of incidents within target; a month without incidents breached nothing: 100. */
+const percent = (part: number, whole: number) => (whole === 0 ? 100 : round((part / whole) * 100, 2));
+
+/**
+ * Total length of the union of [start, end) intervals, in ms. Sorted by start, a sweep merges
+ * overlaps, so two incidents open at once for one capacity count their common time once.
+ */
+export function unionLengthMs(intervals: Array<[number, number]>): number {
+  const sorted = intervals.filter(([s, e]) => e > s).sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let curStart = -Infinity;
+  let curEnd = -Infinity;
+  for (const [s, e] of sorted) {
+    if (s > curEnd) {
+      if (curEnd > curStart) total += curEnd - curStart;
+      curStart = s;
+      curEnd = e;
+    } else if (e > curEnd) {
+      curEnd = e;
+    }
+  }
+  if (curEnd > curStart) total += curEnd - curStart;
+  return total;
+}
+
+/**
+ * Availability per capacity over [monthStart, periodEnd), periodEnd = the month's end or now for
+ * the current month. Downtime = union of the intervals in which a Capacity incident of severity
+ * error was open for the capacity, clipped to the period; the capacity is the incident's
+ * capacity_name, or its source_name when capacity_name is empty. Every capacity of the
+ * inventory is listed (100% when it had no downtime), plus any capacity that had downtime.
+ */
+export async function capacityAvailability(
+  db: Queryable,
+  orgId: string,
+  monthStart: Date,
+  periodEnd: Date,
+  targetPercent: number,
+): Promise<CapacityAvailability[]> {
+  const [incidents, inventory] = await Promise.all([
+    db.query<{ capacity: string; created_at: Date; resolved_at: Date | null }>(
+      `SELECT coalesce(nullif(capacity_name, ''), source_name) AS capacity, created_at, resolved_at
+         FROM alerts
+        WHERE org_id = $1 AND source_type = 'Capacity' AND severity = 'error'
+          AND coalesce(resolved_at, 'infinity'::timestamptz) > $2 AND created_at < $3`,
+      [orgId, monthStart, periodEnd],
+    ),
+    db.query<{ name: string }>('SELECT name FROM capacities WHERE org_id = $1', [orgId]),
+  ]);
+  const lo = monthStart.getTime();
+  const hi = periodEnd.getTime();
+  const byCapacity = new Map<string, Array<[number, number]>>();
+  for (const { name } of inventory.rows) byCapacity.set(name, []);
+  for (const r of incidents.rows) {
+    const s = Math.max(lo, r.created_at.getTime());
+    const e = Math.min(hi, r.resolved_at ? r.resolved_at.getTime() : hi);
+    if (!byCapacity.has(r.capacity)) byCapacity.set(r.capacity, []);
+    byCapacity.get(r.capacity)!.push([s, e]);
+  }
+  const periodMs = Math.max(0, hi - lo);
+  return [...byCapacity.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([capacityName, intervals]) => {
+      const downMs = unionLengthMs(intervals);
+      const availability = periodMs === 0 ? 100 : (1 - downMs / periodMs) * 100;
+      return {
+        capacityName,
+        availabilityPercent: round(availability, 3),
+        downtimeMinutes: round(downMs / 60_000, 2),
+        meetsTarget: availability >= targetPercent,
+      };
+    });
+}
+
+export async function slaReport(
+  db: Queryable,
+  org: { id: string; mttaMinutes: number; mttrMinutes: number; availabilityPercent: number },
+  month: { month: string; start: Date; end: Date },
+  now: Date,
+): Promise<SlaReport> {
+  const periodEnd = new Date(Math.min(month.end.getTime(), Math.max(now.getTime(), month.start.getTime())));
+  const [summary, availability] = await Promise.all([
+    summarizeIncidents(db, org.id, month.start, month.end, {
+      ackSeconds: org.mttaMinutes * 60,
+      resolveSeconds: org.mttrMinutes * 60,
+    }),
+    capacityAvailability(db, org.id, month.start, periodEnd, org.availabilityPercent),
+  ]);
+  return {
+    month: month.month,
+    targets: { mttaMinutes: org.mttaMinutes, mttrMinutes: org.mttrMinutes, availabilityPercent: org.availabilityPercent },
+    totals: {
+      incidents: summary.incidents,
+      acknowledgedWithinTarget: summary.acknowledgedWithinTarget,
+      ackCompliancePercent: percent(summary.acknowledgedWithinTarget, summary.incidents),
+      resolvedWithinTarget: summary.resolvedWithinTarget,
+      resolutionCompliancePercent: percent(summary.resolvedWithinTarget, summary.incidents),
+    },
+    mtta: summary.mtta,
+    mttr: summary.mttr,
+    incidentsBySourceType: summary.bySourceType,
+    noisiestSources: summary.noisiestSources,
+    availability,
+  };
+}
+
+export async function loadSlaTargets(db: Queryable, orgId: string) {
+  const { rows } = await db.query<{ mtta: number; mttr: number; avail: number }>(
+    `SELECT sla_mtta_minutes AS mtta, sla_mttr_minutes AS mttr, sla_availability_percent AS avail
+       FROM orgs WHERE id = $1`,
+    [orgId],
+  );
+  const r = rows[0]!;
+  return { id: orgId, mttaMinutes: r.mtta, mttrMinutes: r.mttr, availabilityPercent: r.avail };
+}

@@ -1,0 +1,76 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { envelope, pageRequest, sendPage } from '../paging.js';
+import { ALERT_FIELDS, listAlerts } from '../queries/alerts.js';
+import { dateTime, listResponses, nullableDateTime, nullableString, pagingQuery, security } from '../schemas.js';
+import { instantWindow } from '../windows.js';
+
+const alertItem = {
+  type: 'object',
+  required: [...ALERT_FIELDS],
+  properties: {
+    sourceType: { type: 'string' },
+    sourceName: { type: 'string' },
+    severity: { type: 'string', enum: ['error', 'info'] },
+    notificationKind: { type: 'string' },
+    status: { type: 'string', enum: ['open', 'resolved'] },
+    message: { type: 'string' },
+    createdAt: dateTime,
+    resolvedAt: nullableDateTime,
+    acknowledgedAt: nullableDateTime,
+    failureCount: { type: 'integer' },
+    lastOccurrenceAt: dateTime,
+    workspaceName: nullableString,
+    capacityName: nullableString,
+  },
+} as const;
+
+interface Query {
+  from?: string;
+  to?: string;
+  status?: string;
+  sourceType?: string;
+  page?: number;
+  pageSize?: number;
+  format?: string;
+}
+
+export async function alertsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+  app.get<{ Querystring: Query }>(
+    '/alerts',
+    {
+      config: { scope: 'ReadAlerts' },
+      schema: {
+        summary: 'List alerts (incidents), newest first',
+        description: 'Scope ReadAlerts. Filters createdAt in [from, to); default the last 7 days; at most 366 days.',
+        tags: ['alerts'],
+        security,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            from: { type: 'string', format: 'date-time', description: 'Inclusive, ISO 8601 UTC (Z). Default: to − 7 days.' },
+            to: { type: 'string', format: 'date-time', description: 'Exclusive, ISO 8601 UTC (Z). Default: now.' },
+            status: { type: 'string', enum: ['open', 'resolved'] },
+            sourceType: { type: 'string', minLength: 1, maxLength: 100, description: 'e.g. Gateway, Capacity, Dataset.' },
+            ...pagingQuery,
+          },
+        },
+        response: listResponses(alertItem, 'Paged envelope of alert items'),
+      },
+    },
+    async (request, reply) => {
+      const q = request.query;
+      const { from, to } = instantWindow(q, ctx.clock.now());
+      const p = pageRequest(q);
+      const { totalCount, items } = await listAlerts(
+        ctx.db,
+        { orgId: request.apiCaller!.orgId, from, to, status: q.status, sourceType: q.sourceType },
+        p.offset,
+        p.pageSize,
+      );
+      const params = { from: from.toISOString(), to: to.toISOString(), status: q.status, sourceType: q.sourceType, format: q.format };
+      return sendPage(reply, q.format, ALERT_FIELDS, envelope('/alerts', params, p, totalCount, items));
+    },
+  );
+}

@@ -1,0 +1,69 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { envelope, pageRequest, sendPage } from '../paging.js';
+import { CAPACITY_FIELDS, WORKSPACE_FIELDS, listCapacities, listWorkspaces } from '../queries/inventory.js';
+import { listResponses, nullableString, pagingQuery, security } from '../schemas.js';
+
+const capacityItem = {
+  type: 'object',
+  required: [...CAPACITY_FIELDS],
+  properties: { name: { type: 'string' }, sku: { type: 'string' }, state: { type: 'string' }, region: { type: 'string' } },
+} as const;
+
+const workspaceItem = {
+  type: 'object',
+  required: [...WORKSPACE_FIELDS],
+  properties: { name: { type: 'string' }, remoteId: { type: 'string' }, capacityName: nullableString },
+} as const;
+
+const pagingOnly = { type: 'object', additionalProperties: false, properties: { ...pagingQuery } } as const;
+
+interface Query {
+  page?: number;
+  pageSize?: number;
+  format?: string;
+}
+
+export async function inventoryRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+  app.get<{ Querystring: Query }>(
+    '/capacities',
+    {
+      config: { scope: 'ReadCapacities' },
+      schema: {
+        summary: 'List capacities, by name',
+        description: 'Scope ReadCapacities.',
+        tags: ['inventory'],
+        security,
+        querystring: pagingOnly,
+        response: listResponses(capacityItem, 'Paged envelope of capacity items'),
+      },
+    },
+    async (request, reply) => {
+      const p = pageRequest(request.query);
+      const { totalCount, items } = await listCapacities(ctx.db, request.apiCaller!.orgId, p.offset, p.pageSize);
+      const page = envelope('/capacities', { format: request.query.format }, p, totalCount, items);
+      return sendPage(reply, request.query.format, CAPACITY_FIELDS, page);
+    },
+  );
+
+  app.get<{ Querystring: Query }>(
+    '/workspaces',
+    {
+      config: { scope: 'ReadWorkspaces' },
+      schema: {
+        summary: 'List workspaces, by name',
+        description: 'Scope ReadWorkspaces.',
+        tags: ['inventory'],
+        security,
+        querystring: pagingOnly,
+        response: listResponses(workspaceItem, 'Paged envelope of workspace items'),
+      },
+    },
+    async (request, reply) => {
+      const p = pageRequest(request.query);
+      const { totalCount, items } = await listWorkspaces(ctx.db, request.apiCaller!.orgId, p.offset, p.pageSize);
+      const page = envelope('/workspaces', { format: request.query.format }, p, totalCount, items);
+      return sendPage(reply, request.query.format, WORKSPACE_FIELDS, page);
+    },
+  );
+}
