@@ -54,7 +54,11 @@ export interface AdoWorkItem {
 const spec: ApiDoc = (() => {
   const doc = loadAzureDevOps();
   const wiql = Object.keys(doc.paths).find((p) => p.endsWith('/{team}/_apis/wit/wiql'));
-  if (wiql) doc.paths[wiql.replace('/{team}', '')] = doc.paths[wiql]!;
+  if (wiql) {
+    const post = doc.paths[wiql]!.post!;
+    const parameters = (post.parameters as Array<{ name?: string }>).filter((p) => p.name !== 'team');
+    doc.paths[wiql.replace('/{team}', '')] = { post: { ...post, parameters } };
+  }
   return doc;
 })();
 

@@ -21,6 +21,12 @@ export interface ApiDoc {
   root: Schema;
   /** Path templates relative to the fake's root ('/v2/enqueue', '/v2/alerts/{identifier}/close', …). */
   paths: Record<string, Record<string, Schema>>;
+  /**
+   * Azure DevOps' generator writes C# `object` (any value) as a bare `type: object` — e.g.
+   * JsonPatchOperation.value, which is a string for most fields. When set, a bare object schema
+   * (no properties, no allOf) accepts any value.
+   */
+  bareObjectIsAny?: boolean;
 }
 
 function readText(rel: string): string {
@@ -45,7 +51,7 @@ export function loadOpsgenie(): ApiDoc {
 
 export function loadAzureDevOps(): ApiDoc {
   const doc = JSON.parse(readText('azure-devops/workItemTracking-7.1.json'));
-  return { root: doc, paths: doc.paths };
+  return { root: doc, paths: doc.paths, bareObjectIsAny: true };
 }
 
 export function resolveRef(root: Schema, schema: Schema): Schema {
@@ -66,9 +72,10 @@ function typeOf(v: unknown): string {
 }
 
 /** Errors of `value` against `schema` (empty when valid). */
-export function validateSchema(root: Schema, schema: Schema | undefined, value: unknown, at = 'body'): string[] {
+export function validateSchema(root: Schema, schema: Schema | undefined, value: unknown, at = 'body', bareObjectIsAny = false): string[] {
   if (!schema) return [];
   const s = resolveRef(root, schema);
+  if (bareObjectIsAny && s.type === 'object' && !s.properties && !s.allOf && !s.additionalProperties) return [];
   const errors: string[] = [];
   const allOf: Schema[] = Array.isArray(s.allOf) ? s.allOf : [];
   // Azure DevOps' JsonPatchDocument says `type: object` with `allOf: [array of operations]`:
@@ -97,14 +104,14 @@ export function validateSchema(root: Schema, schema: Schema | undefined, value: 
     // Keys are trimmed: Opsgenie's file spells one property "priority " (with a space).
     const props: Record<string, Schema> = Object.fromEntries(Object.entries(s.properties ?? {}).map(([k, v]) => [k.trim(), v as Schema]));
     for (const [k, v] of Object.entries(obj)) {
-      if (props[k]) errors.push(...validateSchema(root, props[k], v, `${at}.${k}`));
-      else if (s.additionalProperties && typeof s.additionalProperties === 'object') errors.push(...validateSchema(root, s.additionalProperties, v, `${at}.${k}`));
+      if (props[k]) errors.push(...validateSchema(root, props[k], v, `${at}.${k}`, bareObjectIsAny));
+      else if (s.additionalProperties && typeof s.additionalProperties === 'object') errors.push(...validateSchema(root, s.additionalProperties, v, `${at}.${k}`, bareObjectIsAny));
     }
   }
   if (actual === 'array' && s.items) {
-    (value as unknown[]).forEach((item, i) => errors.push(...validateSchema(root, s.items, item, `${at}[${i}]`)));
+    (value as unknown[]).forEach((item, i) => errors.push(...validateSchema(root, s.items, item, `${at}[${i}]`, bareObjectIsAny)));
   }
-  for (const sub of allOf) errors.push(...validateSchema(root, sub, value, at));
+  for (const sub of allOf) errors.push(...validateSchema(root, sub, value, at, bareObjectIsAny));
   return errors;
 }
 
@@ -165,7 +172,7 @@ export function validateOperation(doc: ApiDoc, m: MatchedOperation, query: URLSe
     if (p.in === 'body') {
       if (body === undefined) {
         if (p.required) errors.push('body: required');
-      } else errors.push(...validateSchema(doc.root, p.schema, body));
+      } else errors.push(...validateSchema(doc.root, p.schema, body, 'body', doc.bareObjectIsAny));
     }
   }
   const rb = m.operation.requestBody;
@@ -173,7 +180,7 @@ export function validateOperation(doc: ApiDoc, m: MatchedOperation, query: URLSe
     const schema = rb.content?.['application/json']?.schema;
     if (body === undefined) {
       if (rb.required) errors.push('body: required');
-    } else errors.push(...validateSchema(doc.root, schema, body));
+    } else errors.push(...validateSchema(doc.root, schema, body, 'body', doc.bareObjectIsAny));
   }
   return errors;
 }
