@@ -1,0 +1,122 @@
+/** Inventory and costs fed by the monitoring core (CONTRACT §2): replace-all sets and an upsert. */
+import type { AppContext } from '../context.js';
+import { invalidRequest } from '../http/errors.js';
+import { requireOrg } from './orgs.js';
+import { isCalendarDay } from './validation.js';
+
+type Ctx = Pick<AppContext, 'db'>;
+
+export interface Capacity {
+  name: string;
+  sku: string;
+  state: string;
+  region: string;
+}
+
+export interface Workspace {
+  name: string;
+  remoteId: string;
+  capacityName: string | null;
+}
+
+export interface DailyCost {
+  date: string;
+  capacityName: string;
+  currency: string;
+  cost: number;
+  amortizedCost: number;
+  overageCost: number;
+}
+
+function duplicates<T>(items: T[], key: (item: T) => string, what: string): void {
+  const seen = new Set<string>();
+  items.forEach((item, i) => {
+    const k = key(item);
+    if (seen.has(k)) throw invalidRequest(`[${i}]: duplicate ${what}`);
+    seen.add(k);
+  });
+}
+
+/** Replaces the organization's capacities with `items`, in one transaction. */
+export async function replaceCapacities(ctx: Ctx, orgId: string, items: Capacity[]): Promise<Capacity[]> {
+  duplicates(items, (c) => c.name, 'capacity name');
+  await ctx.db.tx(async (q) => {
+    await requireOrg(q, orgId);
+    await q.query('DELETE FROM capacities WHERE org_id = $1', [orgId]);
+    if (items.length === 0) return;
+    await q.query(
+      `INSERT INTO capacities (org_id, name, sku, state, region)
+       SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[])`,
+      [orgId, items.map((c) => c.name), items.map((c) => c.sku), items.map((c) => c.state), items.map((c) => c.region)],
+    );
+  });
+  return listCapacities(ctx, orgId);
+}
+
+export async function listCapacities(ctx: Ctx, orgId: string): Promise<Capacity[]> {
+  const { rows } = await ctx.db.query<Capacity>(
+    'SELECT name, sku, state, region FROM capacities WHERE org_id = $1 ORDER BY name',
+    [orgId],
+  );
+  return rows;
+}
+
+/** Replaces the organization's workspaces with `items`, in one transaction. */
+export async function replaceWorkspaces(ctx: Ctx, orgId: string, items: Workspace[]): Promise<Workspace[]> {
+  duplicates(items, (w) => w.remoteId, 'workspace remoteId');
+  await ctx.db.tx(async (q) => {
+    await requireOrg(q, orgId);
+    await q.query('DELETE FROM workspaces WHERE org_id = $1', [orgId]);
+    if (items.length === 0) return;
+    await q.query(
+      `INSERT INTO workspaces (org_id, name, remote_id, capacity_name)
+       SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[])`,
+      [orgId, items.map((w) => w.name), items.map((w) => w.remoteId), items.map((w) => w.capacityName ?? null)],
+    );
+  });
+  return listWorkspaces(ctx, orgId);
+}
+
+export async function listWorkspaces(ctx: Ctx, orgId: string): Promise<Workspace[]> {
+  const { rows } = await ctx.db.query<Workspace>(
+    `SELECT name, remote_id AS "remoteId", capacity_name AS "capacityName" FROM workspaces WHERE org_id = $1 ORDER BY name, remote_id`,
+    [orgId],
+  );
+  return rows;
+}
+
+/**
+ * Upserts daily costs on (date, capacityName, currency). Duplicates inside one request are
+ * refused (PostgreSQL cannot upsert the same row twice in one statement, and which one wins
+ * would be arbitrary). Numbers are passed as text so no precision is lost on the way in.
+ */
+export async function upsertCosts(ctx: Ctx, orgId: string, items: DailyCost[]): Promise<{ upserted: number }> {
+  items.forEach((c, i) => {
+    if (!isCalendarDay(c.date)) throw invalidRequest(`[${i}].date must be a real day as yyyy-MM-dd`);
+  });
+  duplicates(items, (c) => `${c.date}|${c.capacityName}|${c.currency}`, '(date, capacityName, currency)');
+  if (items.length === 0) {
+    await requireOrg(ctx.db, orgId);
+    return { upserted: 0 };
+  }
+  await ctx.db.tx(async (q) => {
+    await requireOrg(q, orgId);
+    await q.query(
+      `INSERT INTO daily_costs (org_id, date, capacity_name, currency, cost, amortized_cost, overage_cost)
+       SELECT $1, d::date, n, c, v::numeric, a::numeric, o::numeric
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS u(d, n, c, v, a, o)
+       ON CONFLICT (org_id, date, capacity_name, currency) DO UPDATE
+         SET cost = EXCLUDED.cost, amortized_cost = EXCLUDED.amortized_cost, overage_cost = EXCLUDED.overage_cost`,
+      [
+        orgId,
+        items.map((c) => c.date),
+        items.map((c) => c.capacityName),
+        items.map((c) => c.currency),
+        items.map((c) => String(c.cost)),
+        items.map((c) => String(c.amortizedCost)),
+        items.map((c) => String(c.overageCost)),
+      ],
+    );
+  });
+  return { upserted: items.length };
+}
