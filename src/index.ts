@@ -1,2 +1,3 @@
 /** Package exports for users: the receiver kit and the public-API client. */
 export {};
+export { verifyWebhook, WebhookVerificationError, type VerifyWebhookInput, type WebhookEvent } from './receiver/verify.js';

@@ -1,12 +1,298 @@
+/**
+ * The delivery worker (ARCHITECTURE §3). A small loop around three batch operations:
+ *   claim  — lease due rows (claim.ts), bounded by free capacity, per-destination slots and the
+ *            organizations' shared per-cycle budget;
+ *   send   — attempts run concurrently through the guarded client (attempt.ts);
+ *   write  — finished attempts are written back in batches (outcomes.ts).
+ * It wakes on NOTIFY (new or released rows), on a timer set to the earliest due row or lease
+ * expiry, when capacity frees up, and on a slow safety poll. Any number of workers may share a
+ * database: SKIP LOCKED and leases keep them apart; a crashed worker's rows come back when its
+ * lease ends (at worst a second send with the same Idempotency-Key).
+ */
 import type { AppContext } from '../context.js';
+import { newId } from '../ids.js';
+import { recordAttempt } from '../metrics.js';
+import { performAttempt } from './attempt.js';
+import { claimDue, cycleStart, type ClaimedRow } from './claim.js';
+import { DELIVERY_CHANNEL } from './fanout.js';
+import { createGuardedSend, type GuardedSend } from './guarded-http.js';
+import { applyOutcomes, type FinishedAttempt } from './outcomes.js';
+import { purgeOldDeliveries } from './retention.js';
+import { maxAttempts } from './retry-policy.js';
 
 export interface Worker {
   stop(): Promise<void>;
 }
 
-/**
- * The delivery worker: claims due deliveries and sends them (issue 3 implements it).
- */
-export async function startDispatcher(_ctx: AppContext): Promise<Worker> {
-  return { async stop() {} };
+export interface DispatcherOptions {
+  /** Attempts in flight in this worker at once. */
+  maxInFlight?: number;
+  /** Attempts in flight per destination in this worker at once. */
+  perDestination?: number;
+  /** Rows written back per transaction at most. */
+  writeBatch?: number;
+  /** Longest sleep without a wake-up, as a safety net (ms). */
+  idlePollMs?: number;
+  /** How often old history is purged (ms); 0 disables. */
+  retentionEveryMs?: number;
+  send?: GuardedSend;
+}
+
+export interface Dispatcher extends Worker {
+  readonly workerId: string;
+  /** Look for due work now (tests with a ManualClock call it after moving time). */
+  poke(): void;
+  /** Resolves when nothing is in flight and no outcome waits to be written. */
+  idle(): Promise<void>;
+}
+
+export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions = {}): Promise<Dispatcher> {
+  const workerId = newId('wrk');
+  const maxInFlight = opts.maxInFlight ?? 64;
+  const perDestination = opts.perDestination ?? 16;
+  const writeBatch = opts.writeBatch ?? 200;
+  const idlePollMs = opts.idlePollMs ?? 15_000;
+  const retentionEveryMs = opts.retentionEveryMs ?? 3_600_000;
+  const schedule = ctx.config.retryScheduleMs;
+  const budget = maxAttempts(schedule);
+  // A lease outlives every call a delivery can make (connectors may make a few) plus margin.
+  const leaseMs = ctx.config.deliveryTimeoutMs * 4 + 5_000;
+  const send = opts.send ?? createGuardedSend(ctx);
+  const log = ctx.log.child({ component: 'dispatcher', workerId });
+
+  let stopping = false;
+  let inFlight = 0;
+  const inFlightByDest = new Map<string, number>();
+  const pendingWrites: FinishedAttempt[] = [];
+  let pumping = false;
+  let pumpAgain = false;
+  let flushing: Promise<void> | null = null;
+  let timer: NodeJS.Timeout | undefined;
+  let idleWaiters: (() => void)[] = [];
+
+  const checkIdle = () => {
+    if (inFlight === 0 && pendingWrites.length === 0 && !flushing) {
+      const w = idleWaiters;
+      idleWaiters = [];
+      for (const f of w) f();
+    }
+  };
+
+  const schedule_ = (ms: number) => {
+    if (stopping) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => wake(), Math.max(0, Math.min(ms, idlePollMs)));
+  };
+
+  function wake(): void {
+    if (stopping) return;
+    if (pumping) {
+      pumpAgain = true;
+      return;
+    }
+    void pump();
+  }
+
+  async function pump(): Promise<void> {
+    pumping = true;
+    try {
+      do {
+        pumpAgain = false;
+        await pumpOnce();
+      } while (pumpAgain && !stopping);
+    } finally {
+      pumping = false;
+    }
+  }
+
+  /** Claims until capacity is full or nothing is due, then sets the timer for the next due row. */
+  async function pumpOnce(): Promise<void> {
+    let capped = false;
+    try {
+      while (!stopping && inFlight < maxInFlight) {
+        const busy = [...inFlightByDest].filter(([, n]) => n >= perDestination).map(([id]) => id);
+        const now = ctx.clock.now();
+        const claim = await ctx.db.tx((q) =>
+          claimDue(q, {
+            workerId,
+            now,
+            limit: maxInFlight - inFlight,
+            leaseMs,
+            busyDestinations: busy,
+            destinationSlots: (id) => perDestination - (inFlightByDest.get(id) ?? 0),
+            cycleSeconds: ctx.config.cycleSeconds,
+            orgCapPerCycle: ctx.config.orgCapPerCycle,
+          }),
+        );
+        capped ||= claim.capped;
+        for (const row of claim.rows) start(row);
+        if (claim.rows.length === 0) break;
+      }
+      if (stopping) return;
+      if (inFlight >= maxInFlight) return; // a completion will wake us
+      const nowDate = ctx.clock.now();
+      const cycle = cycleStart(nowDate, ctx.config.cycleSeconds);
+      const { rows } = await ctx.db.query<{ next: Date | null; capped: boolean }>(
+        `SELECT (SELECT min(CASE WHEN d.locked_until > d.next_attempt_at THEN d.locked_until ELSE d.next_attempt_at END)
+                   FROM deliveries d WHERE d.status = 'pending'
+                    AND NOT EXISTS (SELECT 1 FROM delivery_org_budget b
+                                     WHERE b.org_id = d.org_id AND b.cycle_start = $1 AND b.used >= $2)) AS next,
+                EXISTS (SELECT 1 FROM delivery_org_budget b WHERE b.cycle_start = $1 AND b.used >= $2) AS capped`,
+        [cycle, ctx.config.orgCapPerCycle],
+      );
+      const now = nowDate.getTime();
+      let nextAt = rows[0]?.next ? new Date(rows[0].next).getTime() : now + idlePollMs;
+      // An organization over its cap gets its turn back when the next cycle starts.
+      if (rows[0]?.capped || capped) nextAt = Math.min(nextAt, cycle.getTime() + ctx.config.cycleSeconds * 1000);
+      // Due rows we could not take (their destination is at its bound): a completion wakes us;
+      // poll slowly in case they belong to another worker's busy destination.
+      schedule_(nextAt <= now ? 250 : nextAt - now + 5);
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'dispatch pass failed; retrying');
+      schedule_(1_000);
+    }
+  }
+
+  function start(row: ClaimedRow): void {
+    inFlight++;
+    inFlightByDest.set(row.destination_id, (inFlightByDest.get(row.destination_id) ?? 0) + 1);
+    void run(row).finally(() => {
+      inFlight--;
+      const n = (inFlightByDest.get(row.destination_id) ?? 1) - 1;
+      if (n <= 0) inFlightByDest.delete(row.destination_id);
+      else inFlightByDest.set(row.destination_id, n);
+      wake();
+      checkIdle();
+    });
+  }
+
+  async function run(row: ClaimedRow): Promise<void> {
+    const budgetAttempt = row.attempts - row.attempt_base;
+    if (budgetAttempt > budget) {
+      // Only reachable when a worker died mid-attempt on the last attempt of the budget.
+      pendingWrites.push({
+        id: row.id,
+        destinationId: row.destination_id,
+        alertId: row.alert_id,
+        kind: row.kind,
+        event: row.event,
+        attempt: row.attempts,
+        budgetAttempt,
+        result: { outcome: 'retry', error: 'attempt outcome unknown' },
+        startedAt: ctx.clock.now(),
+        durationMs: 0,
+      });
+      requestFlush();
+      return;
+    }
+    const outcome = await performAttempt(ctx, send, {
+      id: row.id,
+      event: row.event,
+      body: row.body,
+      kind: row.kind,
+      url: row.url,
+      config: row.config,
+      destinationId: row.destination_id,
+      credentialsSealed: row.credentials_sealed,
+      signingSecretSealed: row.signing_secret_sealed,
+      ref: row.ref,
+      attempt: budgetAttempt,
+      previousOutcomeUnknown: row.previous_unknown,
+    });
+    pendingWrites.push({
+      id: row.id,
+      destinationId: row.destination_id,
+      alertId: row.alert_id,
+      kind: row.kind,
+      event: row.event,
+      attempt: row.attempts,
+      budgetAttempt,
+      result: outcome.result,
+      startedAt: outcome.startedAt,
+      durationMs: outcome.durationMs,
+    });
+    requestFlush();
+  }
+
+  /** Write-back runs one batch at a time; attempts finishing meanwhile join the next batch. */
+  function requestFlush(): void {
+    if (flushing) return;
+    flushing = (async () => {
+      await new Promise((r) => setImmediate(r)); // let siblings of this batch finish first
+      while (pendingWrites.length > 0) {
+        const batch = pendingWrites.splice(0, writeBatch);
+        try {
+          const results = await ctx.db.tx((q) => applyOutcomes(q, batch, { workerId, now: ctx.clock.now(), scheduleMs: schedule }));
+          for (let i = 0; i < batch.length; i++) {
+            const r = results[i]!;
+            const status = r.status === 'pending' ? 'retry' : r.status;
+            recordAttempt(batch[i]!.kind, status, batch[i]!.durationMs);
+          }
+        } catch (err) {
+          // Database unavailable: keep the outcomes and try again; the leases protect the rows.
+          pendingWrites.unshift(...batch);
+          log.warn({ err: (err as Error).message }, 'writing outcomes failed; retrying');
+          await new Promise((r) => setTimeout(r, 1_000));
+          if (stopping && Date.now() > stopDeadline) {
+            log.error({ lost: pendingWrites.length }, 'giving up writing outcomes at shutdown; leases will expire');
+            pendingWrites.length = 0;
+          }
+        }
+      }
+    })().finally(() => {
+      flushing = null;
+      if (pendingWrites.length > 0) requestFlush();
+      // A retry's due time may now be the earliest one.
+      wake();
+      checkIdle();
+    });
+  }
+
+  let stopDeadline = Infinity;
+  const unlisten = await ctx.db.listen(DELIVERY_CHANNEL, () => wake()).catch((err) => {
+    log.warn({ err: (err as Error).message }, 'LISTEN unavailable; polling only');
+    return async () => {};
+  });
+
+  let retentionTimer: NodeJS.Timeout | undefined;
+  const retention = async () => {
+    try {
+      const purged = await purgeOldDeliveries(ctx.db, ctx.clock.now());
+      if (purged > 0) log.info({ purged }, 'purged delivery history older than 30 days');
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'history purge failed');
+    }
+  };
+  if (retentionEveryMs > 0) {
+    retentionTimer = setInterval(() => void retention(), retentionEveryMs);
+    retentionTimer.unref();
+    setTimeout(() => void retention(), 5_000).unref();
+  }
+
+  wake();
+
+  return {
+    workerId,
+    poke: wake,
+    idle: () =>
+      new Promise<void>((resolve) => {
+        idleWaiters.push(resolve);
+        checkIdle();
+      }),
+    async stop() {
+      if (stopping) return;
+      stopping = true;
+      stopDeadline = Date.now() + 15_000;
+      if (timer) clearTimeout(timer);
+      if (retentionTimer) clearInterval(retentionTimer);
+      await unlisten().catch(() => undefined);
+      // Graceful: let the attempts in flight finish and their outcomes be written.
+      while (pumping) await new Promise((r) => setTimeout(r, 10));
+      await new Promise<void>((resolve) => {
+        idleWaiters.push(resolve);
+        checkIdle();
+      });
+      if (!opts.send) await send.close().catch(() => undefined);
+    },
+  };
 }

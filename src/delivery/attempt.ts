@@ -1,0 +1,81 @@
+/**
+ * One attempt of one delivery: pick the format (generic webhook or a connector), send through
+ * the guarded client, and turn whatever happened into a ConnectorResult. Shared by the
+ * dispatcher and the synchronous test send.
+ */
+import type { AppContext } from '../context.js';
+import type { ConnectorResult, DeliveryBody, Send } from './connectors/types.js';
+import { getConnector } from './connectors/index.js';
+import { deliverWebhook } from './webhook.js';
+
+/** What the pipeline knows about a delivery when it attempts it. */
+export interface AttemptInput {
+  id: string;
+  event: string;
+  body: string;
+  kind: string;
+  url: string | null;
+  config: Record<string, unknown>;
+  destinationId: string;
+  credentialsSealed: string | null;
+  signingSecretSealed: string | null;
+  ref: Record<string, unknown> | null;
+  /** 1-based attempt number within the current budget. */
+  attempt: number;
+  previousOutcomeUnknown: boolean;
+}
+
+export interface AttemptOutcome {
+  result: ConnectorResult;
+  startedAt: Date;
+  durationMs: number;
+}
+
+/** Stored error texts are bounded; connectors promise they are secret-free. */
+function bound(text: string): string {
+  return text.length > 500 ? `${text.slice(0, 497)}...` : text;
+}
+
+export async function performAttempt(ctx: AppContext, send: Send, d: AttemptInput): Promise<AttemptOutcome> {
+  const startedAt = ctx.clock.now();
+  const t0 = performance.now();
+  let result: ConnectorResult;
+  try {
+    if (d.kind === 'webhook') {
+      if (!d.url || !d.signingSecretSealed) result = { outcome: 'abandon', error: 'destination has no url or signing secret' };
+      else {
+        result = await deliverWebhook(
+          { deliveryId: d.id, event: d.event, body: d.body, url: d.url, secret: ctx.sealer.open(d.signingSecretSealed), now: ctx.clock.now() },
+          send,
+        );
+      }
+    } else {
+      const connector = getConnector(d.kind);
+      if (!connector) result = { outcome: 'abandon', error: `no connector for kind ${d.kind}` };
+      else {
+        result = await connector.deliver(
+          {
+            body: JSON.parse(d.body) as DeliveryBody,
+            destination: {
+              id: d.destinationId,
+              config: d.config ?? {},
+              credentials: d.credentialsSealed ? ctx.sealer.openJson<Record<string, string>>(d.credentialsSealed) : {},
+            },
+            ref: d.ref,
+            attempt: d.attempt,
+            previousOutcomeUnknown: d.previousOutcomeUnknown,
+          },
+          send,
+        );
+      }
+    }
+  } catch (err) {
+    // An escaping throw (network error inside a connector, a bug) means "outcome unknown, retry".
+    const message = (err as { name?: string }).name === 'DeliveryNetworkError' ? (err as Error).message : 'delivery failed';
+    // Only the error's class is logged: a message could carry a request detail.
+    if ((err as { name?: string }).name !== 'DeliveryNetworkError') ctx.log.warn({ deliveryId: d.id, errName: (err as Error).name }, 'attempt threw');
+    result = { outcome: 'retry', error: message };
+  }
+  if ('error' in result) result = { ...result, error: bound(result.error) };
+  return { result, startedAt, durationMs: Math.max(0, Math.round(performance.now() - t0)) };
+}

@@ -1,0 +1,67 @@
+/**
+ * Destination rows: the shape the admin API returns (never a secret), the event filter, and
+ * the loading the fan-out needs.
+ */
+import type { Queryable } from '../db/index.js';
+import type { AlertEventName } from '../alerts/events.js';
+import type { DestinationKind } from './connectors/types.js';
+
+export const DESTINATION_KINDS = ['webhook', 'pagerduty', 'opsgenie', 'servicenow', 'azure-devops'] as const;
+export const MAX_DESTINATIONS_PER_ORG = 20;
+
+export interface DestinationFilter {
+  events?: AlertEventName[];
+  severities?: ('error' | 'info')[];
+  sourceTypes?: string[];
+}
+
+export interface DestinationRow {
+  id: string;
+  org_id: string;
+  name: string;
+  kind: DestinationKind;
+  url: string | null;
+  config: Record<string, unknown>;
+  credentials_sealed: string | null;
+  signing_secret_sealed: string | null;
+  filter: DestinationFilter | null;
+  enabled: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const DESTINATION_COLUMNS =
+  'id, org_id, name, kind, url, config, credentials_sealed, signing_secret_sealed, filter, enabled, created_at, updated_at';
+
+/** Absent filter or absent field = everything. */
+export function matchesFilter(filter: DestinationFilter | null, ev: { event: string; severity: string; sourceType: string }): boolean {
+  if (!filter) return true;
+  if (filter.events && !filter.events.includes(ev.event as AlertEventName)) return false;
+  if (filter.severities && !filter.severities.includes(ev.severity as 'error' | 'info')) return false;
+  if (filter.sourceTypes && !filter.sourceTypes.includes(ev.sourceType)) return false;
+  return true;
+}
+
+/** The admin API view of a destination: no credentials, no signing secret, ever. */
+export function toDestinationView(row: DestinationRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    kind: row.kind,
+    url: row.url,
+    config: row.config ?? {},
+    filter: row.filter ?? null,
+    enabled: row.enabled,
+    credentialsSet: row.credentials_sealed !== null || row.signing_secret_sealed !== null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export async function loadActiveDestinations(q: Queryable, orgId: string): Promise<DestinationRow[]> {
+  const { rows } = await q.query<DestinationRow>(
+    `SELECT ${DESTINATION_COLUMNS} FROM destinations WHERE org_id = $1 AND enabled AND deleted_at IS NULL ORDER BY created_at, id`,
+    [orgId],
+  );
+  return rows;
+}

@@ -1,0 +1,28 @@
+/**
+ * Webhook signing (SPEC §5.1, CONTRACT §4): HMAC-SHA256 keyed by the UTF-8 bytes of the whole
+ * `whsec_…` string over `${timestamp}.${rawBody}`, sent as `sha256=<lowercase hex>`.
+ */
+import { createHmac } from 'node:crypto';
+
+export const USER_AGENT = 'Service-Webhook/1.0';
+
+export function computeSignature(secret: string, timestamp: string | number, rawBody: string | Buffer): string {
+  const mac = createHmac('sha256', Buffer.from(secret, 'utf8'));
+  mac.update(`${timestamp}.`, 'utf8');
+  mac.update(rawBody);
+  return `sha256=${mac.digest('hex')}`;
+}
+
+/** Headers of one webhook attempt; timestamp and signature are fresh on every attempt. */
+export function webhookHeaders(input: { deliveryId: string; event: string; body: string; secret: string; now: Date }): Record<string, string> {
+  const timestamp = String(Math.floor(input.now.getTime() / 1000));
+  return {
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    'x-service-event': input.event,
+    'x-service-delivery': input.deliveryId,
+    'idempotency-key': input.deliveryId,
+    'x-service-timestamp': timestamp,
+    'x-service-signature': computeSignature(input.secret, timestamp, input.body),
+  };
+}

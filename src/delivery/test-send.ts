@@ -1,0 +1,116 @@
+/**
+ * The Test action of a destination (CONTRACT §2 `POST …/destinations/{id}/test`). A webhook gets
+ * one signed POST of a sample event with `"test": true`, sent now and recorded in its history;
+ * connector kinds use the connector's own test action (open a sample incident, then close it).
+ */
+import type { AppContext } from '../context.js';
+import type { AlertSnapshot } from '../alerts/snapshot.js';
+import { newId } from '../ids.js';
+import { performAttempt } from './attempt.js';
+import { buildDeliveryBody } from './body.js';
+import type { DestinationRow } from './destinations.js';
+import { createGuardedSend } from './guarded-http.js';
+
+export interface TestStep {
+  action: 'send' | 'open' | 'close';
+  ok: boolean;
+  statusCode?: number;
+  error?: string;
+}
+
+export interface TestActionResult {
+  ok: boolean;
+  steps: TestStep[];
+  manualCloseRequired: boolean;
+  message: string;
+}
+
+export function sampleAlert(ctx: AppContext, alertId: string, now: Date): AlertSnapshot {
+  return {
+    id: alertId,
+    title: 'Alerta de teste do Vigia',
+    message: 'Este é um evento de teste enviado pelo Vigia para verificar o destino.',
+    sourceType: 'Gateway',
+    sourceId: 'vigia-test',
+    workspaceName: null,
+    capacityName: null,
+    severity: 'info',
+    status: 'open',
+    acknowledged: false,
+    openedAt: now.toISOString(),
+    resolvedAt: null,
+    failureCount: 1,
+    url: `${ctx.config.baseUrl}/alerts/${encodeURIComponent(alertId)}`,
+  };
+}
+
+async function webhookTest(ctx: AppContext, d: DestinationRow): Promise<TestActionResult> {
+  const now = ctx.clock.now();
+  const id = newId('dlv', now);
+  const alertId = newId('tst', now);
+  const body = buildDeliveryBody({ deliveryId: id, event: 'alert.opened', occurredAt: now, alert: sampleAlert(ctx, alertId, now), test: true });
+  const send = createGuardedSend(ctx);
+  let outcome;
+  try {
+    outcome = await performAttempt(ctx, send, {
+      id,
+      event: 'alert.opened',
+      body,
+      kind: 'webhook',
+      url: d.url,
+      config: {},
+      destinationId: d.id,
+      credentialsSealed: null,
+      signingSecretSealed: d.signing_secret_sealed,
+      ref: null,
+      attempt: 1,
+      previousOutcomeUnknown: false,
+    });
+  } finally {
+    await send.close().catch(() => undefined);
+  }
+  const r = outcome.result;
+  const ok = r.outcome === 'succeeded';
+  const status = ok ? 'succeeded' : r.outcome === 'abandon' ? 'abandoned' : 'failed';
+  const error = 'error' in r ? r.error : null;
+  const doneAt = ctx.clock.now();
+  await ctx.db.tx(async (q) => {
+    await q.query(
+      `INSERT INTO deliveries (id, org_id, destination_id, alert_id, event, status, body, test, attempts, last_status_code, last_error, created_at, completed_at)
+       VALUES ($1, $2, $3, $4, 'alert.opened', $5, $6, true, 1, $7, $8, $9, $10)`,
+      [id, d.org_id, d.id, alertId, status, body, r.statusCode ?? null, error, now, doneAt],
+    );
+    await q.query(
+      'INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error) VALUES ($1, 1, $2, $3, $4, $5)',
+      [id, outcome.startedAt, outcome.durationMs, r.statusCode ?? null, error],
+    );
+  });
+  const step: TestStep = { action: 'send', ok, ...(r.statusCode !== undefined ? { statusCode: r.statusCode } : {}), ...(error ? { error } : {}) };
+  return {
+    ok,
+    steps: [step],
+    manualCloseRequired: false,
+    message: ok
+      ? `Entrega de teste recebida pelo destino (HTTP ${r.statusCode}).`
+      : `A entrega de teste falhou (${error}). Verifique a URL e se o receptor valida a assinatura com o segredo correto.`,
+  };
+}
+
+/** Loads the connector engineer's test action when it exists (src/delivery/connectors/test-action.ts). */
+async function connectorTest(ctx: AppContext, d: DestinationRow): Promise<TestActionResult> {
+  const specifier = './connectors/test-action.js';
+  let mod: { runConnectorTest?: (...args: unknown[]) => Promise<TestActionResult> };
+  try {
+    mod = await import(specifier);
+  } catch {
+    mod = {};
+  }
+  if (typeof mod.runConnectorTest !== 'function') {
+    return { ok: false, steps: [], manualCloseRequired: false, message: 'O teste ainda não está disponível para este tipo de destino.' };
+  }
+  return mod.runConnectorTest(ctx, d);
+}
+
+export async function runTestAction(ctx: AppContext, d: DestinationRow): Promise<TestActionResult> {
+  return d.kind === 'webhook' ? webhookTest(ctx, d) : connectorTest(ctx, d);
+}
