@@ -32,11 +32,26 @@ export async function ingestSignals(ctx: Ctx, orgId: string, body: unknown): Pro
   const { signals, single } = validateSignals(body, now);
   await requireOrg(ctx.db, orgId);
   const outcomes = await txWithRetry(ctx.db, async (q) => {
+    await lockIncidentKeys(q, orgId, signals);
     const out: SignalOutcome[] = [];
     for (const s of signals) out.push(await applySignal(q, ctx.config.baseUrl, orgId, s, now));
     return out;
   });
   return { outcomes, single };
+}
+
+/**
+ * Takes a transaction-scoped advisory lock per incident key of the batch, in one global order.
+ * Two batches touching the same keys in different orders would otherwise deadlock on the rows
+ * (and on ON CONFLICT's wait for an uncommitted insert); with the locks they simply queue.
+ */
+async function lockIncidentKeys(q: Queryable, orgId: string, signals: Signal[]): Promise<void> {
+  const keys = [...new Set(signals.map((s) => [orgId, s.sourceType, s.sourceId, s.notificationKind].join('\u001f')))];
+  await q.query(
+    `SELECT count(pg_advisory_xact_lock(h)) FROM (
+       SELECT DISTINCT hashtextextended(k, 7342) AS h FROM unnest($1::text[]) AS k ORDER BY 1) AS ordered`,
+    [keys],
+  );
 }
 
 export async function applySignal(q: Queryable, baseUrl: string, orgId: string, s: Signal, now: Date): Promise<SignalOutcome> {
