@@ -10,6 +10,8 @@ import { performAttempt } from './attempt.js';
 import { buildDeliveryBody } from './body.js';
 import type { DestinationRow } from './destinations.js';
 import { createGuardedSend } from './guarded-http.js';
+import { getConnector } from './connectors/index.js';
+import { runConnectorTest } from './connectors/test-action.js';
 
 export interface TestStep {
   action: 'send' | 'open' | 'close';
@@ -96,19 +98,24 @@ async function webhookTest(ctx: AppContext, d: DestinationRow): Promise<TestActi
   };
 }
 
-/** Loads the connector engineer's test action when it exists (src/delivery/connectors/test-action.ts). */
+/** Connector kinds: the connector's own open-then-close test (connectors/test-action.ts). */
 async function connectorTest(ctx: AppContext, d: DestinationRow): Promise<TestActionResult> {
-  const specifier = './connectors/test-action.js';
-  let mod: { runConnectorTest?: (...args: unknown[]) => Promise<TestActionResult> };
-  try {
-    mod = await import(specifier);
-  } catch {
-    mod = {};
-  }
-  if (typeof mod.runConnectorTest !== 'function') {
+  const connector = getConnector(d.kind);
+  if (!connector) {
     return { ok: false, steps: [], manualCloseRequired: false, message: 'O teste ainda não está disponível para este tipo de destino.' };
   }
-  return mod.runConnectorTest(ctx, d);
+  const send = createGuardedSend(ctx);
+  try {
+    return await runConnectorTest(
+      connector,
+      { id: d.id, config: d.config ?? {}, credentials: d.credentials_sealed ? ctx.sealer.openJson<Record<string, string>>(d.credentials_sealed) : {} },
+      send,
+      ctx.clock.now(),
+      { baseUrl: ctx.config.baseUrl },
+    );
+  } finally {
+    await send.close().catch(() => undefined);
+  }
 }
 
 export async function runTestAction(ctx: AppContext, d: DestinationRow): Promise<TestActionResult> {

@@ -25,7 +25,7 @@ export interface RecordedRequest {
 
 /** One programmed answer. */
 export type Answer =
-  | { status: number; body?: string; headers?: Record<string, string>; delayMs?: number }
+  | { status: number; body?: string; headers?: Record<string, string>; delayMs?: number; stallBody?: boolean }
   | { reset: true }
   | { hang: true };
 
@@ -78,6 +78,12 @@ export async function startReceiver(opts: { port?: number; host?: string } = {})
       if ('hang' in a) return; // never answer: the caller's time limit fires
       const reply = () => {
         if (res.destroyed) return;
+        if (a.stallBody) {
+          // Headers and part of the body, then nothing: the body read must time out too.
+          res.writeHead(a.status, { 'content-type': 'application/json', 'content-length': '1000' });
+          res.write('{"partial":');
+          return;
+        }
         res.writeHead(a.status, { 'content-type': 'application/json', ...(a.headers ?? {}) }).end(a.body ?? '{"ok":true}');
       };
       if (a.delayMs) setTimeout(reply, a.delayMs);
