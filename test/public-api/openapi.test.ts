@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // ajv 8 ships with fastify; its 2020-12 dialect is the JSON Schema dialect of OpenAPI 3.1.
-import Ajv2020 from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 
 const EXPECTED: Record<string, string[]> = {
