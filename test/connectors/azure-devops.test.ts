@@ -70,6 +70,18 @@ describe('Azure DevOps connector', () => {
     expect(patch.status).toBe(400);
   });
 
+  it('a retried completion (state move failed with 503) leaves exactly one closing comment', async () => {
+    const alert = sampleAlert();
+    const opened = await deliverWithRetries(azureDevOps, dest, body('alert.opened', alert), null, send);
+    const ref = opened.result.outcome === 'succeeded' ? opened.result.ref! : null;
+    fake.failNext(1, { kind: 'reply', reply: { status: 503, body: { message: 'unavailable' } } }, (r) => r.method === 'PATCH');
+    const { attempts } = await deliverWithRetries(azureDevOps, dest, body('alert.recovered', alert), ref, send);
+    expect(attempts.map((a) => a.outcome)).toEqual(['retry', 'succeeded']);
+    const w = fake.byTag(`vigia-alert-${alert.id}`)[0]!;
+    expect(w.fields['System.State']).toBe('Closed');
+    expect(w.comments).toHaveLength(1);
+  });
+
   it('a timed-out create that did happen is found by its tag (WIQL) and reused: exactly one work item', async () => {
     const alert = sampleAlert();
     fake.failNext(1, { kind: 'delay', ms: 3000, afterHandling: true }, (r) => r.path.endsWith('/workitems/$Task'));

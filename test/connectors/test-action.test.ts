@@ -60,7 +60,7 @@ describe('connector test action', () => {
   });
 
   it('a close that times out also asks for a manual close', async () => {
-    ado.failNext(1, { kind: 'delay', ms: 2000 }, (r) => r.path.endsWith('/comments'));
+    ado.failNext(1, { kind: 'delay', ms: 2000 }, (r) => r.method === 'PATCH');
     const r = await runConnectorTest(getConnector('azure-devops')!, { id: 'd', config: { organizationUrl: ado.organizationUrl, project: 'Ops' }, credentials: { personalAccessToken: 'pat-abcdef-123456' } }, send, NOW);
     expect(r).toMatchObject({ ok: false, manualCloseRequired: true, steps: [{ action: 'open', ok: true }, { action: 'close', ok: false }] });
     expect(r.message).toMatch(/feche manualmente/);

@@ -1,8 +1,8 @@
 /**
  * Azure DevOps Boards (SPEC §4.2 row 4): the opening creates a Task tagged `Vigia` and
  * `vigia-alert-{alertId}` and stores {workItemId}; acknowledged and escalated add a comment;
- * recovered adds a comment and then moves the Task to the state of its type's `Completed`
- * category (discovered through the work-item-type states API, cached per project because the
+ * recovered moves the Task to the state of its type's `Completed` category and adds a comment
+ * (state first, see follow()) (discovered through the work-item-type states API, cached per project because the
  * process rarely changes). If the process refuses the transition (400 TF401320 /
  * RuleValidationException) only the comment stays and the delivery counts as succeeded.
  *
@@ -146,24 +146,36 @@ async function follow(d: ConnectorDelivery, send: Send): Promise<ConnectorResult
     found = true;
   }
   const refOut = found ? { ref: { workItemId: id } } : {};
-  const text = d.body.event === 'alert.acknowledged' ? texts.acknowledged(a) : d.body.event === 'alert.escalated' ? texts.escalated(a) : texts.recovered(a);
-  const commented = await comment(d, send, id, text);
-  if (commented) return commented;
-  if (d.body.event !== 'alert.recovered') return { outcome: 'succeeded', statusCode: 200, ...refOut };
+  if (d.body.event !== 'alert.recovered') {
+    const text = d.body.event === 'alert.acknowledged' ? texts.acknowledged(a) : texts.escalated(a);
+    return (await comment(d, send, id, text)) ?? { outcome: 'succeeded', statusCode: 200, ...refOut };
+  }
 
+  // Recovered: the state move first, the comment last. Setting the same state again is harmless,
+  // so a retry after a failed move or a failed comment never repeats a comment that was added
+  // (only a comment call whose own outcome is unknown can be repeated).
   const discovered = await completedState(d, send);
   if ('result' in discovered) return discovered.result;
-  if (discovered.state === null) return { outcome: 'succeeded', statusCode: 200, note: 'Task type has no Completed state; comment only', ...refOut };
-  const res = await send({
-    method: 'PATCH',
-    url: `${projectUrl(d)}/_apis/wit/workitems/${id}?${API}`,
-    headers: headers(d, 'application/json-patch+json'),
-    body: JSON.stringify([{ op: 'add', path: '/fields/System.State', value: discovered.state }]),
-  });
-  if (isRuleError(res)) {
-    return { outcome: 'succeeded', statusCode: res.statusCode, note: `process refused the move to "${discovered.state}"; comment only`, ...refOut };
+  let note: string | undefined;
+  let statusCode = 200;
+  if (discovered.state === null) note = 'Task type has no Completed state; comment only';
+  else {
+    const res = await send({
+      method: 'PATCH',
+      url: `${projectUrl(d)}/_apis/wit/workitems/${id}?${API}`,
+      headers: headers(d, 'application/json-patch+json'),
+      body: JSON.stringify([{ op: 'add', path: '/fields/System.State', value: discovered.state }]),
+    });
+    statusCode = res.statusCode;
+    if (isRuleError(res)) note = `process refused the move to "${discovered.state}"; comment only`;
+    else {
+      const bad = notOk(d, res);
+      if (bad) return bad;
+    }
   }
-  return notOk(d, res) ?? { outcome: 'succeeded', statusCode: res.statusCode, ...refOut };
+  const commented = await comment(d, send, id, texts.recovered(a));
+  if (commented) return commented;
+  return { outcome: 'succeeded', statusCode, ...(note ? { note } : {}), ...refOut };
 }
 
 export const azureDevOps: Connector = {
