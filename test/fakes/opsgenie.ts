@@ -43,6 +43,10 @@ export class OpsgenieFake extends FakeVendor {
   }
 
   protected violationReply(errors: string[]): FakeReply {
+    // Opsgenie: an unreadable body is a 400, a readable one that breaks the model a 422.
+    if (errors.some((e) => /Content-Type|not JSON/.test(e))) {
+      return { status: 400, body: { message: 'Could not parse request body', took: 0.001, requestId: randomUUID() } };
+    }
     return { status: 422, body: { message: `Request body is not processable. ${errors.join('; ')}`, took: 0.001, requestId: randomUUID() } };
   }
 
