@@ -199,6 +199,29 @@ describe('connectors through the delivery pipeline', () => {
     expect(ado.requests.at(-1)!.path).toMatch(/\/_apis\/wit\/wiql$/);
   });
 
+  it('a destination added mid-incident: later events look the record up, or abandon with a clear reason', async () => {
+    const org = await createOrg(t);
+    // A first ServiceNow destination sees the opening, so the incident exists at the instance.
+    const first = await snDest(org.id);
+    worker = await startDispatcher(t.ctx, { retentionEveryMs: 0 });
+    const alertId = await openAlert(t, org.id, { sourceId: 'gw-e2e-5' });
+    await settled([first]);
+    // Two destinations added after the opening: no opening delivery, no stored reference.
+    const late = await snDest(org.id);
+    const lateAdo = await adoDest(org.id);
+    await acknowledgeAlert(t, org.id, alertId);
+    const r = await settled([late, lateAdo]);
+    expect(r.map((x) => [x.event, x.status])).toEqual([['alert.acknowledged', 'succeeded'], ['alert.acknowledged', 'abandoned']]);
+    // ServiceNow found the incident by correlation_id (and the reference is now stored)…
+    expect(sn.byCorrelation(alertId)).toHaveLength(1);
+    expect(sn.byCorrelation(alertId)[0]!.state).toBe('2');
+    const { rows: refs } = await t.ctx.db.query<any>('SELECT 1 FROM connector_refs WHERE destination_id = $1 AND alert_id = $2', [late, alertId]);
+    expect(refs).toHaveLength(1);
+    // …Azure DevOps has no work item for it: abandoned, saying why.
+    expect(r[1].last_error).toMatch(/No Azure DevOps work item exists for this alert/);
+    await settled([first]);
+  });
+
   it('the destination Test action opens and closes a sample incident, or asks for a manual close', async () => {
     const org = await createOrg(t);
     const id = await snDest(org.id);
