@@ -1,6 +1,229 @@
+/**
+ * `vigia demo`: a demo organization with inventory, a month of costs, an API key (printed) and
+ * 45 days of realistic signals across every source type — so a newcomer sees data at once.
+ * It uses the domain functions directly (no HTTP). The timeline is replayed on a ManualClock, so
+ * acknowledgements and resolutions carry believable times (MTTA/MTTR are meaningful).
+ */
+import { ManualClock } from './clock.js';
 import type { Config } from './config.js';
+import type { AppContext } from './context.js';
+import { ensureAdminToken } from './admin-api/admin-token.js';
+import { acknowledgeAlert, ingestSignals } from './alerts/lifecycle.js';
+import type { SignalInput } from './alerts/signals.js';
+import { createSilence } from './alerts/silences.js';
+import { API_SCOPES, createApiKey } from './orgs/api-keys.js';
+import { replaceCapacities, replaceWorkspaces, upsertCosts, type DailyCost } from './orgs/inventory.js';
+import { createOrg } from './orgs/orgs.js';
+import { openContext } from './service.js';
 
-/** `vigia demo` — issue 2 fills it: demo org, inventory, costs, API key, a stream of signals. */
-export async function runDemo(_config: Config): Promise<void> {
-  throw new Error('vigia demo is not built yet');
+const MIN = 60_000;
+const DAY = 24 * 60 * MIN;
+
+/** Small deterministic generator, so every demo run tells the same story. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+const CAPACITIES = [
+  { name: 'cap-prod-f64', sku: 'F64', state: 'Active', region: 'Brazil South' },
+  { name: 'cap-bi-p1', sku: 'P1', state: 'Active', region: 'East US' },
+  { name: 'cap-dev-f8', sku: 'F8', state: 'Paused', region: 'West Europe' },
+];
+
+const WORKSPACES = [
+  { name: 'Vendas', remoteId: 'ws-0a1b2c3d-vendas', capacityName: 'cap-prod-f64' },
+  { name: 'Financeiro', remoteId: 'ws-1b2c3d4e-financeiro', capacityName: 'cap-prod-f64' },
+  { name: 'Supply Chain', remoteId: 'ws-2c3d4e5f-supply', capacityName: 'cap-bi-p1' },
+  { name: 'RH', remoteId: 'ws-3d4e5f6a-rh', capacityName: 'cap-bi-p1' },
+  { name: 'Data Science Sandbox', remoteId: 'ws-4e5f6a7b-sandbox', capacityName: 'cap-dev-f8' },
+  { name: 'Pessoal', remoteId: 'ws-5f6a7b8c-pessoal', capacityName: null },
+];
+
+interface Source {
+  sourceType: string;
+  sourceId: string;
+  sourceName: string;
+  notificationKind: string;
+  severity: 'error' | 'info';
+  title: string;
+  message: string;
+  workspaceName: string | null;
+  capacityName: string | null;
+}
+
+const SOURCES: Source[] = [
+  { sourceType: 'Gateway', sourceId: 'gw-onprem-sp-01', sourceName: 'Gateway São Paulo 01', notificationKind: 'GatewayOffline', severity: 'error', title: 'Gateway offline', message: 'O gateway on-premises não responde há mais de 5 minutos.', workspaceName: null, capacityName: null },
+  { sourceType: 'Gateway', sourceId: 'gw-onprem-rj-02', sourceName: 'Gateway Rio 02', notificationKind: 'GatewayMemoryHigh', severity: 'info', title: 'Gateway memory high', message: 'Uso de memória acima de 90% no nó principal do cluster.', workspaceName: null, capacityName: null },
+  { sourceType: 'Capacity', sourceId: 'cap-prod-f64', sourceName: 'cap-prod-f64', notificationKind: 'CapacityOverloaded', severity: 'error', title: 'Capacity overloaded', message: 'Utilização de CU acima de 100% por 15 minutos; operações interativas estão sendo atrasadas.', workspaceName: null, capacityName: 'cap-prod-f64' },
+  { sourceType: 'Capacity', sourceId: 'cap-bi-p1', sourceName: 'cap-bi-p1', notificationKind: 'CapacityThrottling', severity: 'error', title: 'Capacity throttling', message: 'Operações em segundo plano rejeitadas por throttling.', workspaceName: null, capacityName: 'cap-bi-p1' },
+  { sourceType: 'Dataset', sourceId: 'ds-vendas-diarias', sourceName: 'Vendas Diárias', notificationKind: 'RefreshFailed', severity: 'error', title: 'Dataset refresh failed', message: 'A atualização agendada falhou: tempo limite excedido ao consultar a origem SQL.', workspaceName: 'Vendas', capacityName: 'cap-prod-f64' },
+  { sourceType: 'Dataset', sourceId: 'ds-dre-mensal', sourceName: 'DRE Mensal', notificationKind: 'RefreshFailed', severity: 'error', title: 'Dataset refresh failed', message: 'Credenciais da fonte de dados expiradas.', workspaceName: 'Financeiro', capacityName: 'cap-prod-f64' },
+  { sourceType: 'FabricJob', sourceId: 'job-etl-estoque', sourceName: 'ETL Estoque (notebook)', notificationKind: 'JobFailed', severity: 'error', title: 'Fabric job failed', message: 'O notebook terminou com erro: Spark session timeout.', workspaceName: 'Supply Chain', capacityName: 'cap-bi-p1' },
+  { sourceType: 'Mirroring', sourceId: 'mir-erp-oracle', sourceName: 'Espelhamento ERP Oracle', notificationKind: 'MirroringStopped', severity: 'error', title: 'Mirroring stopped', message: 'A replicação parou: a tabela de origem mudou de esquema.', workspaceName: 'Supply Chain', capacityName: 'cap-bi-p1' },
+  { sourceType: 'DataFreshness', sourceId: 'fresh-vendas-lakehouse', sourceName: 'Lakehouse Vendas', notificationKind: 'DataStale', severity: 'info', title: 'Data is stale', message: 'Os dados não são atualizados há mais de 6 horas.', workspaceName: 'Vendas', capacityName: 'cap-prod-f64' },
+  { sourceType: 'Connector', sourceId: 'conn-salesforce', sourceName: 'Conector Salesforce', notificationKind: 'ConnectorAuthFailed', severity: 'error', title: 'Connector authentication failed', message: 'O token OAuth do conector foi revogado.', workspaceName: 'Vendas', capacityName: null },
+];
+
+type Ctx = Pick<AppContext, 'db' | 'clock' | 'config'>;
+
+function isoDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** Costs for the 35 days before today in BRL, plus the last 3 days of one capacity in USD. */
+function demoCosts(now: Date, random: () => number): DailyCost[] {
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  const base: Record<string, number> = { 'cap-prod-f64': 1450, 'cap-bi-p1': 820, 'cap-dev-f8': 95 };
+  const costs: DailyCost[] = [];
+  for (let d = 35; d >= 1; d--) {
+    for (const cap of CAPACITIES) {
+      const cost = Math.round(base[cap.name]! * (0.85 + random() * 0.3) * 100) / 100;
+      const overage = random() < 0.15 ? Math.round(random() * 120 * 100) / 100 : 0;
+      costs.push({ date: isoDay(today - d * DAY), capacityName: cap.name, currency: 'BRL', cost, amortizedCost: Math.round(cost * 0.93 * 100) / 100, overageCost: overage });
+    }
+  }
+  for (let d = 3; d >= 1; d--) {
+    costs.push({ date: isoDay(today - d * DAY), capacityName: 'cap-bi-p1', currency: 'USD', cost: 160 + d, amortizedCost: 150 + d, overageCost: 0 });
+  }
+  return costs;
+}
+
+interface Step {
+  at: number;
+  run(ctx: Ctx, orgId: string): Promise<void>;
+}
+
+const toSignal = (s: Source, kind: 'failure' | 'recovery', at: number, extra: Partial<SignalInput> = {}): SignalInput => ({
+  sourceType: s.sourceType, sourceId: s.sourceId, sourceName: s.sourceName, kind, notificationKind: s.notificationKind,
+  severity: s.severity, title: s.title, message: s.message, workspaceName: s.workspaceName, capacityName: s.capacityName,
+  occurredAt: new Date(at), ...extra,
+});
+
+export const DEMO_DAYS = 45;
+
+/**
+ * 45 days of incidents (so the previous month's SLA report has data too): openings,
+ * reoccurrences, acknowledgements, recoveries; the most recent ones are left open.
+ */
+function demoTimeline(end: number, random: () => number): Step[] {
+  const steps: Step[] = [];
+  const start = end - DEMO_DAYS * DAY;
+  // Each source walks forward in time: an incident, a quiet gap of 1–6 days, the next one.
+  for (const [n, src] of SOURCES.entries()) {
+    let next = start + Math.floor(random() * 2 * DAY) + n * 37 * MIN;
+    while (next < end - 30 * MIN) {
+      const opensAt = next;
+      const recent = end - opensAt < 6 * 3600_000;
+      const acked = random() < 0.7;
+      const ackAfter = (2 + Math.floor(random() * 40)) * MIN;
+      const resolved = !recent || random() < 0.3;
+      const resolveAfter = (10 + Math.floor(random() * 300)) * MIN;
+      const closesAt = resolved ? Math.min(end, opensAt + Math.max(resolveAfter, acked ? ackAfter + MIN : 0)) : end;
+      steps.push({ at: opensAt, run: (ctx, org) => ingestSignals(ctx, org, toSignal(src, 'failure', opensAt)).then(() => undefined) });
+      const repeats = Math.floor(random() * 4);
+      for (let r = 1; r <= repeats; r++) {
+        const at = opensAt + r * 7 * MIN;
+        if (at < closesAt) steps.push({ at, run: (ctx, org) => ingestSignals(ctx, org, toSignal(src, 'failure', at)).then(() => undefined) });
+      }
+      if (acked && opensAt + ackAfter < closesAt) {
+        steps.push({
+          at: opensAt + ackAfter,
+          run: async (ctx, org) => {
+            const { rows } = await ctx.db.query<{ id: string }>(
+              `SELECT id FROM alerts WHERE org_id = $1 AND source_id = $2 AND notification_kind = $3 AND status = 'open' AND NOT acknowledged`,
+              [org, src.sourceId, src.notificationKind],
+            );
+            if (rows[0]) await acknowledgeAlert(ctx, org, rows[0].id, 'Equipe de plantão');
+          },
+        });
+      }
+      if (resolved) steps.push({ at: closesAt, run: (ctx, org) => ingestSignals(ctx, org, toSignal(src, 'recovery', closesAt)).then(() => undefined) });
+      next = closesAt + DAY + Math.floor(random() * 5 * DAY);
+    }
+  }
+  return steps;
+}
+
+export interface DemoResult {
+  orgId: string;
+  apiKey: string;
+  adminToken: string | null;
+  alerts: number;
+}
+
+/** Builds the demo data on an open context; `now` is the real current time. */
+export async function seedDemo(ctx: Ctx, now: Date): Promise<{ orgId: string; apiKey: string }> {
+  const random = rng(20260615);
+  const clock = new ManualClock(now.getTime() - DEMO_DAYS * DAY - DAY);
+  const sim: Ctx = { ...ctx, clock };
+
+  const org = await createOrg(sim, { name: 'Demo — Contoso Analytics', escalationMinutes: 30 });
+  await replaceCapacities(sim, org.id, CAPACITIES);
+  await replaceWorkspaces(sim, org.id, WORKSPACES);
+  await upsertCosts(sim, org.id, demoCosts(now, random));
+
+  const end = now.getTime() - MIN;
+  const steps = demoTimeline(end, random).sort((a, b) => a.at - b.at);
+  for (const step of steps) {
+    clock.set(step.at);
+    await step.run(sim, org.id);
+  }
+
+  // Correlation: the production capacity is overloaded right now and two datasets on it fail
+  // because of it — they are held (correlated) until the capacity recovers.
+  clock.set(end - 20 * MIN);
+  const cap = SOURCES.find((s) => s.notificationKind === 'CapacityOverloaded')!;
+  await ingestSignals(sim, org.id, toSignal({ ...cap, sourceId: 'cap-prod-f64' }, 'failure', end - 20 * MIN, { notificationKind: 'CapacityMemoryPressure', title: 'Capacity memory pressure' }));
+  clock.set(end - 15 * MIN);
+  for (const ds of SOURCES.filter((s) => s.sourceType === 'Dataset')) {
+    await ingestSignals(sim, org.id, toSignal(ds, 'failure', end - 15 * MIN, {
+      notificationKind: 'RefreshSlow', title: 'Dataset refresh slow', causes: [{ sourceType: 'Capacity', sourceId: 'cap-prod-f64' }],
+    }));
+  }
+  // Silence: the Salesforce connector is under planned maintenance for the next two hours.
+  clock.set(end - 5 * MIN);
+  const conn = SOURCES.find((s) => s.sourceType === 'Connector')!;
+  await createSilence(sim, org.id, { matchers: { sourceType: 'Connector', sourceId: conn.sourceId }, endsAt: new Date(end + 2 * 3600_000), comment: 'Manutenção planejada do Salesforce' });
+  await ingestSignals(sim, org.id, toSignal(conn, 'failure', end - 5 * MIN, { notificationKind: 'ConnectorSyncDelayed', title: 'Connector sync delayed', severity: 'info' }));
+
+  clock.set(now);
+  const key = await createApiKey(sim, org.id, { name: 'demo (all scopes)', scopes: API_SCOPES });
+  return { orgId: org.id, apiKey: key.key };
+}
+
+export async function runDemo(config: Config): Promise<DemoResult> {
+  const ctx = await openContext(config);
+  try {
+    const adminToken = await ensureAdminToken(ctx.db, config.adminToken);
+    const { orgId, apiKey } = await seedDemo(ctx, ctx.clock.now());
+    const { rows } = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM alerts WHERE org_id = $1', [orgId]);
+    const base = `${config.baseUrl}/api/public/v1`;
+    const out = [
+      '',
+      'Vigia demo ready.',
+      `  organization: Demo — Contoso Analytics (${orgId})`,
+      `  incidents:    ${rows[0]!.n} over the last ${DEMO_DAYS} days, all source types`,
+      `  API key (all scopes, shown once): ${apiKey}`,
+      ...(adminToken ? [`  Admin token (shown once, store it now): ${adminToken}`] : []),
+      '',
+      'Start the service (npm start), then try:',
+      `  curl -H "X-Api-Key: ${apiKey}" "${base}/alerts"`,
+      `  curl -H "X-Api-Key: ${apiKey}" "${base}/alerts?status=open&sourceType=Dataset"`,
+      `  curl -H "X-Api-Key: ${apiKey}" "${base}/alerts/metrics"`,
+      `  curl -H "X-Api-Key: ${apiKey}" "${base}/capacities"`,
+      `  curl -H "X-Api-Key: ${apiKey}" "${base}/workspaces"`,
+      `  curl -H "X-Api-Key: ${apiKey}" "${base}/costs/daily"`,
+      `  curl -H "X-Api-Key: ${apiKey}" "${base}/costs/daily?currency=USD&format=csv"`,
+      `  curl -H "Authorization: ApiKey ${apiKey}" "${base}/sla"`,
+      '',
+    ];
+    process.stdout.write(`${out.join('\n')}\n`);
+    return { orgId, apiKey, adminToken, alerts: rows[0]!.n };
+  } finally {
+    await ctx.db.close();
+  }
 }
