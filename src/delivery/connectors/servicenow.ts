@@ -43,7 +43,8 @@ type Lookup = { found: IncidentRef | null } | { result: ConnectorResult };
 
 async function findByCorrelation(d: ConnectorDelivery, send: Send): Promise<Lookup> {
   const q = new URLSearchParams({
-    sysparm_query: `correlation_id=${d.body.alert.id}`,
+    // '^' separates conditions in an encoded query; a literal one is written '^^'.
+    sysparm_query: `correlation_id=${d.body.alert.id.replace(/\^/g, '^^')}`,
     sysparm_fields: 'sys_id,number',
     sysparm_limit: '1',
   });
