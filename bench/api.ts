@@ -1,0 +1,267 @@
+/**
+ * Public-API benchmark (issue 5): 1,000,000 alerts in one organization on PostgreSQL, then in one
+ * run: requests/s of /alerts?pageSize=100 with auth on (rate limit raised), p50/p99 of the deepest
+ * page (page=1000&pageSize=500 over a 366-day window), p50 of /alerts/metrics over 366 days and
+ * of /sla — beside a static route of the same framework answering the same bytes.
+ *
+ * Run: `npm run bench -- api` (through bench/run.ts) or standalone `node --import tsx bench/api.ts`.
+ * Needs a PostgreSQL server: VIGIA_BENCH_PG_URL (admin URL; default VIGIA_TEST_PG_URL or
+ * postgres://postgres@127.0.0.1:5432/test). A scratch database is created and dropped.
+ * Options (env): BENCH_ALERTS (1000000), BENCH_SECONDS (10 per throughput phase),
+ * BENCH_CONCURRENCY (32), BENCH_NO_WRITE=1 to skip writing bench/RESULTS.md.
+ */
+import { cpus, totalmem } from 'node:os';
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import Fastify from 'fastify';
+import pg from 'pg';
+import { Pool } from 'undici';
+import { buildApp } from '../src/app.js';
+import { systemClock } from '../src/clock.js';
+import { loadConfig } from '../src/config.js';
+import type { AppContext } from '../src/context.js';
+import { migrate } from '../src/db/index.js';
+import { createPgDatabase } from '../src/db/pg.js';
+import { randomBase62 } from '../src/ids.js';
+import { createLogger } from '../src/logger.js';
+import { Sealer } from '../src/secrets/sealing.js';
+import { generateApiKey } from '../src/secrets/tokens.js';
+import { randomBytes } from 'node:crypto';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface ApiBenchResult {
+  alerts: number;
+  loadSeconds: number;
+  listRps: number;
+  staticRps: number;
+  listRatio: number;
+  deepPageP50Ms: number;
+  deepPageP99Ms: number;
+  metricsP50Ms: number;
+  slaP50Ms: number;
+  concurrency: number;
+  seconds: number;
+}
+
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+};
+const ms = (v: number) => Math.round(v * 10) / 10;
+
+/** Requests/s of `path` with `concurrency` requests in flight for `seconds`. */
+async function throughput(pool: Pool, pathAndQuery: string, headers: Record<string, string>, concurrency: number, seconds: number) {
+  const end = performance.now() + seconds * 1000;
+  let done = 0;
+  let failed = 0;
+  const worker = async () => {
+    while (performance.now() < end) {
+      const res = await pool.request({ method: 'GET', path: pathAndQuery, headers });
+      await res.body.arrayBuffer();
+      if (res.statusCode === 200) done += 1;
+      else failed += 1;
+    }
+  };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsed = (performance.now() - start) / 1000;
+  if (failed > 0) throw new Error(`${pathAndQuery}: ${failed} non-200 answers`);
+  return done / elapsed;
+}
+
+/** Sequential latencies (ms) of `n` requests after `warm` warm-up requests. */
+async function latencies(pool: Pool, pathAndQuery: string, headers: Record<string, string>, n: number, warm = 3) {
+  const out: number[] = [];
+  for (let i = 0; i < n + warm; i++) {
+    const t0 = performance.now();
+    const res = await pool.request({ method: 'GET', path: pathAndQuery, headers });
+    const body = await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`${pathAndQuery}: ${res.statusCode} ${body.slice(0, 200)}`);
+    if (i >= warm) out.push(performance.now() - t0);
+  }
+  return out;
+}
+
+async function load(db: pg.Client, orgId: string, n: number, nowIso: string) {
+  // One INSERT … SELECT: spread over the 366 days before now, ~32 s apart, deterministic mix.
+  await db.query(
+    `INSERT INTO alerts (id, org_id, source_type, source_id, source_name, notification_kind, severity, title, message,
+        workspace_name, capacity_name, status, acknowledged, acknowledged_at, created_at, resolved_at, failure_count,
+        last_occurrence_at, silenced, correlated, updated_at)
+     SELECT 'alr_' || lpad(i::text, 10, '0'), $1,
+            (ARRAY['Gateway','Capacity','Dataset','FabricJob','Mirroring','DataFreshness','Connector'])[1 + i % 7],
+            'src-' || i, 'Source ' || (i % 997), 'Kind' || (i % 7),
+            CASE WHEN i % 10 < 8 THEN 'error' ELSE 'info' END,
+            'Incident ' || i, 'Something failed on source ' || (i % 997) || ', attempt ' || i,
+            'Workspace ' || (i % 50), 'cap-' || (i % 20),
+            CASE WHEN i % 10 = 0 THEN 'open' ELSE 'resolved' END,
+            i % 5 < 3, CASE WHEN i % 5 < 3 THEN c + (60 + i % 1800) * interval '1 second' END,
+            c, CASE WHEN i % 10 <> 0 THEN c + (600 + (i * 7) % 7200) * interval '1 second' END,
+            1 + i % 5, c, i % 50 = 0, i % 40 = 0, c
+       FROM (SELECT i, $2::timestamptz - (i::float8 * 366 * 86400 / $3) * interval '1 second' AS c
+               FROM generate_series(1, $3::int) AS i) s`,
+    [orgId, nowIso, n],
+  );
+  await db.query(
+    `INSERT INTO capacities (org_id, name, sku, state, region)
+     SELECT $1, 'cap-' || i, 'F64', 'Active', 'brazilsouth' FROM generate_series(0, 19) i`,
+    [orgId],
+  );
+  await db.query('VACUUM ANALYZE alerts');
+  await db.query('VACUUM ANALYZE capacities');
+}
+
+function machine(): string {
+  const c = cpus();
+  return `${c.length} × ${c[0]?.model.trim() ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}`;
+}
+
+export async function runApiBench(opts: { write?: boolean; log?: (s: string) => void } = {}): Promise<ApiBenchResult> {
+  const say = opts.log ?? ((s: string) => process.stdout.write(`${s}\n`));
+  const n = Number(process.env.BENCH_ALERTS ?? 1_000_000);
+  const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+  const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
+  const adminUrl = process.env.VIGIA_BENCH_PG_URL ?? process.env.VIGIA_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const dbName = `vigia_bench_${randomBase62(8).toLowerCase()}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${dbName}`;
+  const client = new pg.Client({ connectionString: url.toString() });
+  const db = createPgDatabase(url.toString(), undefined, { max: 10 });
+  const servers: Array<{ close(): Promise<unknown> }> = [];
+  try {
+    await client.connect();
+    await migrate(db);
+    const orgId = 'org_bench';
+    await client.query(
+      `INSERT INTO orgs (id, name, created_at, updated_at) VALUES ($1, 'Bench', now(), now())`,
+      [orgId],
+    );
+    const { key, prefix, hash } = generateApiKey();
+    await client.query(
+      `INSERT INTO api_keys (id, org_id, name, prefix, key_hash, scopes, created_at)
+       VALUES ('key_bench', $1, 'bench', $2, $3, $4, now())`,
+      [orgId, prefix, hash, ['ReadAlerts', 'ReadMetrics', 'ReadCapacities', 'ReadWorkspaces', 'ReadCosts', 'ReadSla']],
+    );
+    const now = new Date();
+    say(`loading ${n} alerts into ${dbName}…`);
+    const t0 = performance.now();
+    await load(client, orgId, n, now.toISOString());
+    const loadSeconds = (performance.now() - t0) / 1000;
+    say(`loaded in ${loadSeconds.toFixed(1)} s`);
+
+    const config = {
+      ...loadConfig({ VIGIA_LOG_LEVEL: 'warn', VIGIA_SECRET_KEY: randomBytes(32).toString('base64') }),
+      databaseUrl: url.toString(),
+      apiRateLimitPerMinute: 100_000_000,
+    };
+    const ctx: AppContext = { config, db, clock: systemClock, log: createLogger('warn'), sealer: new Sealer(randomBytes(32)) };
+    const app = await buildApp(ctx);
+    const apiAddress = await app.listen({ port: 0, host: '127.0.0.1' });
+    servers.push(app);
+    const headers = { 'x-api-key': key };
+    const apiPool = new Pool(apiAddress, { connections: concurrency });
+    servers.push(apiPool);
+
+    // The limit: same framework, a static route answering the very bytes of the list response.
+    const sample = await apiPool.request({ method: 'GET', path: '/api/public/v1/alerts?pageSize=100', headers });
+    const sampleBytes = Buffer.from(await sample.body.arrayBuffer());
+    if (sample.statusCode !== 200) throw new Error(`sample request failed: ${sample.statusCode}`);
+    const staticApp = Fastify();
+    staticApp.get('/static', async (_req, reply) =>
+      reply.header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-store').send(sampleBytes),
+    );
+    const staticAddress = await staticApp.listen({ port: 0, host: '127.0.0.1' });
+    servers.push(staticApp);
+    const staticPool = new Pool(staticAddress, { connections: concurrency });
+    servers.push(staticPool);
+
+    say(`list page: ${sampleBytes.length} bytes; throughput phases of ${seconds} s at concurrency ${concurrency}`);
+    await throughput(staticPool, '/static', {}, concurrency, 1); // warm-up
+    const staticRps = await throughput(staticPool, '/static', {}, concurrency, seconds);
+    await throughput(apiPool, '/api/public/v1/alerts?pageSize=100', headers, concurrency, 1);
+    const listRps = await throughput(apiPool, '/api/public/v1/alerts?pageSize=100', headers, concurrency, seconds);
+
+    const from = new Date(now.getTime() - 366 * 86_400_000).toISOString();
+    const deep = `/api/public/v1/alerts?from=${from}&to=${now.toISOString()}&page=1000&pageSize=500`;
+    const deepL = await latencies(apiPool, deep, headers, 40);
+    const today = now.toISOString().slice(0, 10);
+    const yearAgo = new Date(now.getTime() - 365 * 86_400_000).toISOString().slice(0, 10);
+    const metricsL = await latencies(apiPool, `/api/public/v1/alerts/metrics?from=${yearAgo}&to=${today}`, headers, 10, 2);
+    const slaL = await latencies(apiPool, '/api/public/v1/sla', headers, 10, 2);
+
+    const result: ApiBenchResult = {
+      alerts: n,
+      loadSeconds: ms(loadSeconds),
+      listRps: Math.round(listRps),
+      staticRps: Math.round(staticRps),
+      listRatio: Math.round((listRps / staticRps) * 1000) / 10,
+      deepPageP50Ms: ms(percentile(deepL, 50)),
+      deepPageP99Ms: ms(percentile(deepL, 99)),
+      metricsP50Ms: ms(percentile(metricsL, 50)),
+      slaP50Ms: ms(percentile(slaL, 50)),
+      concurrency,
+      seconds,
+    };
+    say(JSON.stringify(result, null, 2));
+    if (opts.write !== false && process.env.BENCH_NO_WRITE !== '1') writeResults(result);
+    return result;
+  } finally {
+    for (const s of servers.reverse()) await s.close().catch(() => undefined);
+    await db.close().catch(() => undefined);
+    await client.end().catch(() => undefined);
+    if (process.env.BENCH_KEEP_DB === '1') say(`kept database ${dbName}`);
+    else await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
+    await admin.end();
+  }
+}
+
+/** Replaces the "## Public API" section of bench/RESULTS.md (other sections are kept as they are). */
+function writeResults(r: ApiBenchResult): void {
+  const file = path.join(ROOT, 'bench', 'RESULTS.md');
+  const section = [
+    '## Public API',
+    '',
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine()}, PostgreSQL on the same machine.`,
+    `Command: \`npm run bench -- api\` (or \`node --import tsx bench/api.ts\`). ${r.alerts.toLocaleString('en-US')} alerts in one organization`,
+    `(loaded with one INSERT … SELECT generate_series in ${r.loadSeconds} s, then VACUUM ANALYZE); load generator in process`,
+    `(undici Pool, ${r.concurrency} requests in flight, ${r.seconds} s per throughput phase), so server and client share the CPUs.`,
+    '',
+    '| Measure | Result | Target |',
+    '|---|---|---|',
+    `| \`/alerts?pageSize=100\` with auth (rate limit raised) | ${r.listRps} req/s | |`,
+    `| static Fastify route, same bytes | ${r.staticRps} req/s | |`,
+    `| list throughput / static | ${r.listRatio} % | ≥ 40 % |`,
+    `| deepest page \`page=1000&pageSize=500\` (366-day window) p50 / p99 | ${r.deepPageP50Ms} / ${r.deepPageP99Ms} ms | p99 ≤ 60 ms |`,
+    `| \`/alerts/metrics\` over 366 days, p50 | ${r.metricsP50Ms} ms | ≤ 300 ms |`,
+    `| \`/sla\` (previous month), p50 | ${r.slaP50Ms} ms | ≤ 300 ms |`,
+    '',
+  ].join('\n');
+  let text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n\n';
+  const start = text.indexOf('## Public API');
+  if (start >= 0) {
+    const next = text.indexOf('\n## ', start + 1);
+    text = text.slice(0, start) + section + (next >= 0 ? text.slice(next + 1) : '');
+  } else {
+    text = `${text.replace(/\n*$/, '\n\n')}${section}`;
+  }
+  writeFileSync(file, text);
+}
+
+export const run = runApiBench;
+export default runApiBench;
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  runApiBench().then(
+    () => process.exit(0),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
