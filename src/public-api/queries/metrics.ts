@@ -53,53 +53,56 @@ export async function summarizeIncidents(
   targets: { ackSeconds: number; resolveSeconds: number } = { ackSeconds: -1, resolveSeconds: -1 },
 ): Promise<IncidentSummary> {
   const params = [orgId, start, end];
-  const durations = `SELECT source_type, source_name, acknowledged, status, silenced, correlated, failure_count,
-                            extract(epoch FROM acknowledged_at - created_at)::float8 AS ack_s,
-                            extract(epoch FROM resolved_at - created_at)::float8 AS res_s
-                       FROM alerts WHERE org_id = $1 AND created_at >= $2 AND created_at < $3`;
-  // Two scans of the window instead of one per figure: per-source aggregates (totals, by type,
-  // noisiest and means all derive from them) and the two medians.
-  const [groups, medians] = await Promise.all([
-    db.query<SourceGroup>(
-      `SELECT source_type, source_name, count(*)::int8 AS incidents, sum(failure_count)::int8 AS occurrences,
+  const cond = 'org_id = $1 AND created_at >= $2 AND created_at < $3';
+  // date_part returns float8 directly (extract returns numeric, several times slower here).
+  const ack = `date_part('epoch', acknowledged_at - created_at)`;
+  const res = `date_part('epoch', resolved_at - created_at)`;
+  // Three independent scans run side by side: totals and per-source counts are parallel
+  // aggregates; the medians are one sort each (ordered-set aggregates do not run in parallel).
+  const [totals, groups, medians] = await Promise.all([
+    db.query<Totals>(
+      `SELECT count(*)::int8 AS incidents,
               count(*) FILTER (WHERE acknowledged)::int8 AS acknowledged,
               count(*) FILTER (WHERE status = 'resolved')::int8 AS resolved,
               count(*) FILTER (WHERE status = 'open' AND NOT acknowledged)::int8 AS open_unacknowledged,
               count(*) FILTER (WHERE silenced)::int8 AS silenced,
               count(*) FILTER (WHERE correlated)::int8 AS correlated,
-              count(*) FILTER (WHERE ack_s <= $4)::int8 AS ack_within,
-              count(*) FILTER (WHERE res_s <= $5)::int8 AS res_within,
-              coalesce(sum(ack_s), 0) AS ack_sum, count(ack_s)::int8 AS ack_n,
-              coalesce(sum(res_s), 0) AS res_sum, count(res_s)::int8 AS res_n
-         FROM (${durations}) d
-        GROUP BY source_type, source_name`,
+              coalesce(sum(failure_count - 1), 0)::int8 AS reoccurrences,
+              count(*) FILTER (WHERE ${ack} <= $4)::int8 AS ack_within,
+              count(*) FILTER (WHERE ${res} <= $5)::int8 AS res_within,
+              avg(${ack}) AS ack_mean, count(acknowledged_at)::int8 AS ack_n,
+              avg(${res}) AS res_mean, count(resolved_at)::int8 AS res_n
+         FROM alerts WHERE ${cond}`,
       [...params, targets.ackSeconds, targets.resolveSeconds],
     ),
+    db.query<SourceGroup>(
+      `SELECT source_type, source_name, count(*)::int8 AS incidents, sum(failure_count)::int8 AS occurrences
+         FROM alerts WHERE ${cond} GROUP BY source_type, source_name`,
+      params,
+    ),
     db.query<{ mtta: number | null; mttr: number | null }>(
-      `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ack_s) AS mtta,
-              percentile_cont(0.5) WITHIN GROUP (ORDER BY res_s) AS mttr
-         FROM (${durations}) d`,
+      `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ${ack}) AS mtta,
+              percentile_cont(0.5) WITHIN GROUP (ORDER BY ${res}) AS mttr
+         FROM alerts WHERE ${cond}`,
       params,
     ),
   ]);
-  const sum = (f: (g: SourceGroup) => number) => groups.rows.reduce((acc, g) => acc + f(g), 0);
+  const t = totals.rows[0]!;
   const byType = new Map<string, number>();
   for (const g of groups.rows) byType.set(g.source_type, (byType.get(g.source_type) ?? 0) + g.incidents);
-  const ackN = sum((g) => g.ack_n);
-  const resN = sum((g) => g.res_n);
   const m = medians.rows[0]!;
   return {
-    incidents: sum((g) => g.incidents),
-    acknowledged: sum((g) => g.acknowledged),
-    resolved: sum((g) => g.resolved),
-    openUnacknowledged: sum((g) => g.open_unacknowledged),
-    silenced: sum((g) => g.silenced),
-    correlated: sum((g) => g.correlated),
-    reoccurrences: sum((g) => g.occurrences - g.incidents),
-    acknowledgedWithinTarget: sum((g) => g.ack_within),
-    resolvedWithinTarget: sum((g) => g.res_within),
-    mtta: { medianSeconds: secs(m.mtta), meanSeconds: ackN ? secs(sum((g) => g.ack_sum) / ackN) : null, samples: ackN },
-    mttr: { medianSeconds: secs(m.mttr), meanSeconds: resN ? secs(sum((g) => g.res_sum) / resN) : null, samples: resN },
+    incidents: t.incidents,
+    acknowledged: t.acknowledged,
+    resolved: t.resolved,
+    openUnacknowledged: t.open_unacknowledged,
+    silenced: t.silenced,
+    correlated: t.correlated,
+    reoccurrences: t.reoccurrences,
+    acknowledgedWithinTarget: t.ack_within,
+    resolvedWithinTarget: t.res_within,
+    mtta: { medianSeconds: secs(m.mtta), meanSeconds: secs(t.ack_mean), samples: t.ack_n },
+    mttr: { medianSeconds: secs(m.mttr), meanSeconds: secs(t.res_mean), samples: t.res_n },
     bySourceType: [...byType.entries()]
       .map(([sourceType, incidents]) => ({ sourceType, incidents }))
       .sort((a, b) => b.incidents - a.incidents || compare(a.sourceType, b.sourceType)),
@@ -121,16 +124,21 @@ interface SourceGroup {
   source_name: string;
   incidents: number;
   occurrences: number;
+}
+
+interface Totals {
+  incidents: number;
   acknowledged: number;
   resolved: number;
   open_unacknowledged: number;
   silenced: number;
   correlated: number;
+  reoccurrences: number;
   ack_within: number;
   res_within: number;
-  ack_sum: number;
+  ack_mean: number | null;
   ack_n: number;
-  res_sum: number;
+  res_mean: number | null;
   res_n: number;
 }
 
