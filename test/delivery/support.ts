@@ -70,3 +70,26 @@ export async function until<T>(fn: () => Promise<T | undefined | null | false>, 
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** Emits n alert.opened events (a new incident each) in transactions of `chunk` events. */
+export async function emitMany(ctx: AppContext, orgId: string, n: number, chunk = 100): Promise<string[]> {
+  const ids: string[] = [];
+  for (let done = 0; done < n; done += chunk) {
+    const size = Math.min(chunk, n - done);
+    await ctx.db.tx(async (q) => {
+      for (let i = 0; i < size; i++) {
+        const alertId = newId('alt');
+        const now = ctx.clock.now();
+        await q.query(
+          `INSERT INTO alerts (id, org_id, source_type, source_id, source_name, notification_kind, severity, title, message, status,
+                               created_at, last_occurrence_at, updated_at)
+           VALUES ($1, $2, 'Gateway', $1, 'Gateway', 'GatewayOffline', 'error', 'Gateway offline', 'down', 'open', $3, $3, $3)`,
+          [alertId, orgId, now],
+        );
+        await recordEvent(q, { orgId, alertId, event: 'alert.opened', occurredAt: now, snapshot: snapshotFor(ctx, alertId), now });
+        ids.push(alertId);
+      }
+    });
+  }
+  return ids;
+}
