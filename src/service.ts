@@ -66,7 +66,15 @@ export async function startService(config: Config = loadConfig(), opts: ServiceO
     address,
     stop() {
       stopping ??= (async () => {
-        await app?.close();
+        // A keep-alive connection whose request was in flight when close() began becomes idle
+        // only afterwards, and would hold close() until the socket times out (~60 s): close such
+        // connections as soon as they are idle.
+        const sweep = app ? setInterval(() => app!.server.closeIdleConnections(), 100) : undefined;
+        try {
+          await app?.close();
+        } finally {
+          clearInterval(sweep);
+        }
         await Promise.all(workers.map((w) => w.stop()));
         await ctx.db.close();
       })();

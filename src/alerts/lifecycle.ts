@@ -46,12 +46,18 @@ export async function ingestSignals(ctx: Ctx, orgId: string, body: unknown): Pro
  * (and on ON CONFLICT's wait for an uncommitted insert); with the locks they simply queue.
  */
 async function lockIncidentKeys(q: Queryable, orgId: string, signals: Signal[]): Promise<void> {
-  const keys = [...new Set(signals.map((s) => [orgId, s.sourceType, s.sourceId, s.notificationKind].join('\u001f')))];
+  const keys = [...new Set(signals.map((s) => incidentLockKey(orgId, s)))];
   await q.query(
     `SELECT count(pg_advisory_xact_lock(h)) FROM (
-       SELECT DISTINCT hashtextextended(k, 7342) AS h FROM unnest($1::text[]) AS k ORDER BY 1) AS ordered`,
+       SELECT DISTINCT hashtextextended(k, ${INCIDENT_LOCK_SEED}) AS h FROM unnest($1::text[]) AS k ORDER BY 1) AS ordered`,
     [keys],
   );
+}
+
+/** Advisory lock of an incident key: hashtextextended(incidentLockKey(…), INCIDENT_LOCK_SEED). */
+export const INCIDENT_LOCK_SEED = 7342;
+export function incidentLockKey(orgId: string, k: { sourceType: string; sourceId: string; notificationKind: string }): string {
+  return [orgId, k.sourceType, k.sourceId, k.notificationKind].join('\u001f');
 }
 
 export async function applySignal(q: Queryable, baseUrl: string, orgId: string, s: Signal, now: Date): Promise<SignalOutcome> {
