@@ -54,27 +54,41 @@ return c`;
 
 export class RedisCounterStore implements CounterStore {
   private readonly redis: Redis;
+  /** Set while Redis is known to be unreachable: calls fail at once instead of waiting. */
+  private down = false;
 
   constructor(
     url: string,
     private readonly prefix: string,
     private readonly log?: Logger,
   ) {
-    // Fail fast rather than queue: a request must not hang on an unreachable Redis.
-    this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false });
-    this.redis.on('error', (err: Error) => this.log?.warn({ err: err.message }, 'rate-limit redis error'));
+    // Bounded waits: a request must never hang on Redis (the limiter then fails open).
+    this.redis = new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: 500, connectTimeout: 2000 });
+    this.redis.on('error', (err: Error) => {
+      if (!this.down) this.log?.warn({ err: err.message }, 'rate-limit redis error');
+      this.down = true;
+    });
+    this.redis.on('ready', () => {
+      this.down = false;
+    });
   }
 
   private key(name: string, windowIndex: number): string {
     return `${this.prefix}:${name}:${windowIndex}`;
   }
 
+  private check(): void {
+    if (this.down && this.redis.status !== 'ready') throw new Error('redis unavailable');
+  }
+
   async increment(name: string, windowIndex: number, ttlMs: number): Promise<number> {
+    this.check();
     const n = await this.redis.eval(INCR_SCRIPT, 1, this.key(name, windowIndex), String(ttlMs));
     return Number(n);
   }
 
   async get(name: string, windowIndex: number): Promise<number> {
+    this.check();
     const v = await this.redis.get(this.key(name, windowIndex));
     return v === null ? 0 : Number(v);
   }

@@ -71,3 +71,19 @@ describe('rate limits shared through Redis by two instances', () => {
     expect((await get(second, '/alerts', key, {}, '192.0.2.45')).statusCode).toBe(200);
   });
 });
+
+describe('rate limits when Redis is unreachable', () => {
+  it('fails open: requests are served and a warning is logged', async () => {
+    const t = await createTestApp({ config: { redisUrl: 'redis://127.0.0.1:1', rateLimitPrefix: `vigia-test:${randomBase62(8)}` } });
+    try {
+      const org = await insertOrg(t.ctx.db);
+      const { key } = await insertKey(t.ctx.db, org);
+      const res = await get(t.app, '/capacities', key);
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['ratelimit-limit']).toBe('60');
+      expect(t.ctx.logs.text).toContain('rate-limit store unavailable');
+    } finally {
+      await t.close();
+    }
+  });
+});
