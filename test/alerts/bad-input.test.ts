@@ -128,4 +128,30 @@ describe('signals, alerts and silences: bad input', () => {
     expect(res.json().error.code).toBe('invalid_request');
     expect(await counts()).toEqual(before);
   });
+
+  it('refuses every alert, signal and silence route without the admin token (401)', async () => {
+    const id = await openAlert(t, orgId, { sourceId: 'no-token' });
+    for (const [method, url] of [
+      ['POST', `/orgs/${orgId}/signals`],
+      ['GET', `/orgs/${orgId}/alerts/${id}`],
+      ['POST', `/orgs/${orgId}/alerts/${id}/acknowledge`],
+      ['POST', `/orgs/${orgId}/alerts/${id}/resolve`],
+      ['POST', `/orgs/${orgId}/silences`],
+      ['GET', `/orgs/${orgId}/silences`],
+      ['DELETE', `/orgs/${orgId}/silences/sil_x`],
+      ['PUT', `/orgs/${orgId}/capacities`],
+      ['PUT', `/orgs/${orgId}/workspaces`],
+      ['POST', `/orgs/${orgId}/costs`],
+      ['POST', '/orgs'],
+      ['PATCH', `/orgs/${orgId}`],
+      ['GET', `/orgs/${orgId}/api-keys`],
+      ['POST', `/orgs/${orgId}/api-keys`],
+      ['DELETE', `/orgs/${orgId}/api-keys/key_x`],
+    ] as const) {
+      const res = await t.app.inject({ method, url: `/api/admin/v1${url}`, payload: {}, headers: { authorization: 'Bearer nope' } });
+      expect(res.statusCode, `${method} ${url}`).toBe(401);
+      expect(res.json().error.code).toBe('unauthorized');
+    }
+    expect((await t.admin('GET', `/orgs/${orgId}/alerts/${id}`)).json()).toMatchObject({ status: 'open', acknowledged: false });
+  });
 });
