@@ -10,7 +10,7 @@
  * Options (env): BENCH_ALERTS (1000000), BENCH_SECONDS (10 per throughput phase),
  * BENCH_CONCURRENCY (32), BENCH_NO_WRITE=1 to skip writing bench/RESULTS.md.
  */
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +44,9 @@ export interface ApiBenchResult {
   slaP50Ms: number;
   concurrency: number;
   seconds: number;
+  /** 1-minute load average at the start and at the end of the measurements. */
+  loadBefore: number;
+  loadAfter: number;
 }
 
 const percentile = (xs: number[], p: number) => {
@@ -181,6 +184,7 @@ export async function runApiBench(opts: { write?: boolean; log?: (s: string) => 
     const staticPool = new Pool(staticAddress, { connections: concurrency });
     servers.push(staticPool);
 
+    const loadBefore = loadavg()[0]!;
     say(`list page: ${sampleBytes.length} bytes; throughput phases of ${seconds} s at concurrency ${concurrency}`);
     await throughput(staticPool, '/static', {}, concurrency, 1); // warm-up
     const staticRps = await throughput(staticPool, '/static', {}, concurrency, seconds);
@@ -207,6 +211,8 @@ export async function runApiBench(opts: { write?: boolean; log?: (s: string) => 
       slaP50Ms: ms(percentile(slaL, 50)),
       concurrency,
       seconds,
+      loadBefore: Math.round(loadBefore * 100) / 100,
+      loadAfter: Math.round(loadavg()[0]! * 100) / 100,
     };
     say(JSON.stringify(result, null, 2));
     if (opts.write !== false && process.env.BENCH_NO_WRITE !== '1') writeResults(result);
@@ -231,6 +237,7 @@ function writeResults(r: ApiBenchResult): void {
     `Command: \`npm run bench -- api\` (or \`node --import tsx bench/api.ts\`). ${r.alerts.toLocaleString('en-US')} alerts in one organization`,
     `(loaded with one INSERT … SELECT generate_series in ${r.loadSeconds} s, then VACUUM ANALYZE); load generator in process`,
     `(undici Pool, ${r.concurrency} requests in flight, ${r.seconds} s per throughput phase), so server and client share the CPUs.`,
+    `The machine was shared with other test runs: 1-minute load average ${r.loadBefore} before and ${r.loadAfter} after the measurements.`,
     '',
     '| Measure | Result | Target |',
     '|---|---|---|',
