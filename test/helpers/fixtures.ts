@@ -126,3 +126,25 @@ export async function postCosts(
 ): Promise<void> {
   expectStatus(await t.admin('POST', `/orgs/${orgId}/costs`, costs), 200, 'postCosts');
 }
+
+/** POST /orgs/{orgId}/silences; endsAt defaults to one hour after startsAt/now of the app clock. */
+export async function createSilence(
+  t: TestApp,
+  orgId: string,
+  matchers: { sourceType?: string; sourceId?: string; notificationKind?: string },
+  window: { startsAt?: string; endsAt?: string } = {},
+): Promise<{ id: string; active: boolean }> {
+  const endsAt = window.endsAt ?? new Date(t.ctx.clock.now().getTime() + 3600_000).toISOString();
+  const res = await t.admin('POST', `/orgs/${orgId}/silences`, { matchers, ...window, endsAt });
+  expectStatus(res, 201, 'createSilence');
+  return res.json();
+}
+
+/** The outbox rows of one alert, in order: event name and the stored SPEC 2.2 snapshot. */
+export async function alertEvents(t: TestApp, alertId: string): Promise<{ id: string; event: string; occurredAt: Date; snapshot: any }[]> {
+  const { rows } = await t.ctx.db.query<{ id: string; event: string; occurred_at: Date; snapshot: any }>(
+    'SELECT id, event, occurred_at, snapshot FROM alert_events WHERE alert_id = $1 ORDER BY seq',
+    [alertId],
+  );
+  return rows.map((r) => ({ id: r.id, event: r.event, occurredAt: r.occurred_at, snapshot: r.snapshot }));
+}
