@@ -19,6 +19,7 @@ import { createGuardedSend, type GuardedSend } from './guarded-http.js';
 import { applyOutcomes, type FinishedAttempt } from './outcomes.js';
 import { purgeOldDeliveries } from './retention.js';
 import { maxAttempts } from './retry-policy.js';
+import { openWorkerDb } from './worker-db.js';
 
 export interface Worker {
   stop(): Promise<void>;
@@ -59,6 +60,7 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
   const leaseMs = ctx.config.deliveryTimeoutMs * 4 + 5_000;
   const send = opts.send ?? createGuardedSend(ctx);
   const log = ctx.log.child({ component: 'dispatcher', workerId });
+  const db = openWorkerDb(ctx);
 
   let stopping = false;
   let inFlight = 0;
@@ -112,7 +114,7 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
       while (!stopping && inFlight < maxInFlight) {
         const busy = [...inFlightByDest].filter(([, n]) => n >= perDestination).map(([id]) => id);
         const now = ctx.clock.now();
-        const claim = await ctx.db.tx((q) =>
+        const claim = await db.tx((q) =>
           claimDue(q, {
             workerId,
             now,
@@ -132,7 +134,7 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
       if (inFlight >= maxInFlight) return; // a completion will wake us
       const nowDate = ctx.clock.now();
       const cycle = cycleStart(nowDate, ctx.config.cycleSeconds);
-      const { rows } = await ctx.db.query<{ next: Date | null; capped: boolean }>(
+      const { rows } = await db.query<{ next: Date | null; capped: boolean }>(
         `SELECT (SELECT min(CASE WHEN d.locked_until > d.next_attempt_at THEN d.locked_until ELSE d.next_attempt_at END)
                    FROM deliveries d WHERE d.status = 'pending'
                     AND NOT EXISTS (SELECT 1 FROM delivery_org_budget b
@@ -222,7 +224,7 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
       while (pendingWrites.length > 0) {
         const batch = pendingWrites.splice(0, writeBatch);
         try {
-          const results = await ctx.db.tx((q) => applyOutcomes(q, batch, { workerId, now: ctx.clock.now(), scheduleMs: schedule }));
+          const results = await db.tx((q) => applyOutcomes(q, batch, { workerId, now: ctx.clock.now(), scheduleMs: schedule }));
           for (let i = 0; i < batch.length; i++) {
             const r = results[i]!;
             const status = r.status === 'pending' ? 'retry' : r.status;
@@ -293,6 +295,7 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
         checkIdle();
       });
       if (!opts.send) await send.close().catch(() => undefined);
+      await db.close().catch(() => undefined);
     },
   };
 }
