@@ -227,6 +227,11 @@ export async function runApiBench(opts: { write?: boolean; log?: (s: string) => 
   }
 }
 
+/** Whether bench/run.ts (npm run bench) started us, rather than a standalone run of this file. */
+function viaRunner(): boolean {
+  return /run\.ts$/.test(process.argv[1] ?? '');
+}
+
 /** Replaces the "## Public API" section of bench/RESULTS.md (other sections are kept as they are). */
 function writeResults(r: ApiBenchResult): void {
   const file = path.join(ROOT, 'bench', 'RESULTS.md');
@@ -234,7 +239,7 @@ function writeResults(r: ApiBenchResult): void {
     '## Public API',
     '',
     `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine()}, PostgreSQL on the same machine.`,
-    `Command: \`npm run bench -- api\` (or \`node --import tsx bench/api.ts\`). ${r.alerts.toLocaleString('en-US')} alerts in one organization`,
+    `Command: \`${viaRunner() ? 'npm run bench -- api' : 'node --import tsx bench/api.ts'}\`. ${r.alerts.toLocaleString('en-US')} alerts in one organization`,
     `(loaded with one INSERT … SELECT generate_series in ${r.loadSeconds} s, then VACUUM ANALYZE); load generator in process`,
     `(undici Pool, ${r.concurrency} requests in flight, ${r.seconds} s per throughput phase), so server and client share the CPUs.`,
     `The machine was shared with other test runs: 1-minute load average ${r.loadBefore} before and ${r.loadAfter} after the measurements.`,
