@@ -11,7 +11,7 @@ import { releaseDependents } from './release.js';
 import { emitUnlessSuppressed, toAlertJson, type AlertJson, type AlertRow } from './rows.js';
 import { txWithRetry } from './retry.js';
 import { validateSignals, type Signal } from './signals.js';
-import { findActiveSilence } from './silences.js';
+import { activeSilences, findActiveSilence, matchSilence, type ActiveSilence } from './silences.js';
 
 export type Ctx = Pick<AppContext, 'db' | 'clock' | 'config'>;
 
@@ -33,8 +33,10 @@ export async function ingestSignals(ctx: Ctx, orgId: string, body: unknown): Pro
   await requireOrg(ctx.db, orgId);
   const outcomes = await txWithRetry(ctx.db, async (q) => {
     await lockIncidentKeys(q, orgId, signals);
+    // Active silences are read once per batch (not once per signal) and matched in memory.
+    const silences = await activeSilences(q, orgId, now);
     const out: SignalOutcome[] = [];
-    for (const s of signals) out.push(await applySignal(q, ctx.config.baseUrl, orgId, s, now));
+    for (const s of signals) out.push(await applySignal(q, ctx.config.baseUrl, orgId, s, now, silences));
     return out;
   });
   return { outcomes, single };
@@ -60,8 +62,17 @@ export function incidentLockKey(orgId: string, k: { sourceType: string; sourceId
   return [orgId, k.sourceType, k.sourceId, k.notificationKind].join('\u001f');
 }
 
-export async function applySignal(q: Queryable, baseUrl: string, orgId: string, s: Signal, now: Date): Promise<SignalOutcome> {
-  return s.kind === 'failure' ? applyFailure(q, baseUrl, orgId, s, now) : applyRecovery(q, baseUrl, orgId, s, now);
+export async function applySignal(
+  q: Queryable,
+  baseUrl: string,
+  orgId: string,
+  s: Signal,
+  now: Date,
+  silences?: ActiveSilence[],
+): Promise<SignalOutcome> {
+  if (s.kind === 'recovery') return applyRecovery(q, baseUrl, orgId, s, now);
+  const silence = silences ? matchSilence(silences, s) : await findActiveSilence(q, orgId, s, now);
+  return applyFailure(q, baseUrl, orgId, s, now, silence);
 }
 
 /**
@@ -70,8 +81,7 @@ export async function applySignal(q: Queryable, baseUrl: string, orgId: string, 
  * one incident plus reoccurrences — never two open incidents, never a unique-violation error.
  * Silence and correlation are computed up front; they only take effect if the row is new.
  */
-async function applyFailure(q: Queryable, baseUrl: string, orgId: string, s: Signal, now: Date): Promise<SignalOutcome> {
-  const silence = await findActiveSilence(q, orgId, s, now);
+async function applyFailure(q: Queryable, baseUrl: string, orgId: string, s: Signal, now: Date, silence: string | null): Promise<SignalOutcome> {
   const causeIds = await openCauseIds(q, orgId, s);
   const id = newId('alr', now);
   const { rows } = await q.query<AlertRow>(

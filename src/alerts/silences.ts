@@ -71,6 +71,35 @@ export async function findActiveSilence(
   return rows[0]?.id ?? null;
 }
 
+export interface ActiveSilence {
+  id: string;
+  source_type: string | null;
+  source_id: string | null;
+  notification_kind: string | null;
+  ends_at: Date;
+}
+
+/** The organization's silences active at `now`, latest-ending first (same order as findActiveSilence). */
+export async function activeSilences(q: Queryable, orgId: string, now: Date): Promise<ActiveSilence[]> {
+  const { rows } = await q.query<ActiveSilence>(
+    `SELECT id, source_type, source_id, notification_kind, ends_at FROM silences
+     WHERE org_id = $1 AND starts_at <= $2 AND ends_at > $2 ORDER BY ends_at DESC, id`,
+    [orgId, now],
+  );
+  return rows;
+}
+
+/** In-memory twin of findActiveSilence's matcher rule: a null matcher matches anything. */
+export function matchSilence(silences: ActiveSilence[], key: { sourceType: string; sourceId: string; notificationKind: string }): string | null {
+  const hit = silences.find(
+    (s) =>
+      (s.source_type === null || s.source_type === key.sourceType) &&
+      (s.source_id === null || s.source_id === key.sourceId) &&
+      (s.notification_kind === null || s.notification_kind === key.notificationKind),
+  );
+  return hit?.id ?? null;
+}
+
 export async function createSilence(
   ctx: Ctx,
   orgId: string,
