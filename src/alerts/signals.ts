@@ -4,7 +4,7 @@
  * and so a batch error names the offending item ("signals[3].severity …").
  */
 import { invalidRequest } from '../http/errors.js';
-import { parseIsoDateTime } from '../orgs/validation.js';
+import { findNulPath, parseIsoDateTime } from '../orgs/validation.js';
 
 export interface SignalCause {
   sourceType: string;
@@ -83,6 +83,8 @@ function nullableText(obj: Record<string, unknown>, field: string, where: string
 
 export function validateSignal(raw: unknown, where: string, now: Date): Signal {
   if (!isObject(raw)) throw invalidRequest(`${where} must be an object`);
+  const nul = findNulPath(raw, where);
+  if (nul) throw invalidRequest(`${nul} must not contain the NUL character (\\u0000)`);
   for (const key of Object.keys(raw)) {
     if (!FIELDS.has(key)) throw invalidRequest(`${where}: unknown field "${key}"`);
   }

@@ -31,3 +31,31 @@ export function isCalendarDay(value: string): boolean {
 }
 
 export const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
+
+/**
+ * PostgreSQL text cannot hold U+0000: such a string would fail in the database as a 500. Every
+ * admin body is checked up front instead (a preValidation hook of each route plugin), so it is a
+ * 400 naming the field.
+ */
+export function findNulPath(value: unknown, path = 'body', depth = 0): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (depth > 20 || value === null || typeof value !== 'object') return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const hit = findNulPath(value[i], `${path}[${i}]`, depth + 1);
+      if (hit) return hit;
+    }
+    return null;
+  }
+  for (const [k, v] of Object.entries(value)) {
+    if (k.includes('\u0000')) return `${path}.${k.replace(/\u0000/g, '\\u0000')}`;
+    const hit = findNulPath(v, `${path}.${k}`, depth + 1);
+    if (hit) return hit;
+  }
+  return null;
+}
+
+export async function rejectNulCharacters(request: { body?: unknown; params?: unknown }): Promise<void> {
+  const hit = findNulPath(request.body) ?? findNulPath(request.params, 'path');
+  if (hit) throw invalidRequest(`${hit} must not contain the NUL character (\\u0000)`);
+}
