@@ -19,7 +19,8 @@ function sameCalendarDay(value: string): boolean {
 }
 
 export function isRealDate(y: number, m: number, d: number): boolean {
-  if (m < 1 || m > 12 || d < 1) return false;
+  // Year 0 does not exist in PostgreSQL's calendar (1 BC comes before AD 1).
+  if (y < 1 || m < 1 || m > 12 || d < 1) return false;
   const days = new Date(Date.UTC(y, m, 0)).getUTCDate();
   return d <= days;
 }

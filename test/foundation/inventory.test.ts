@@ -71,6 +71,7 @@ describe('admin API: inventory and costs', () => {
     ['workspaces', 'PUT', 'duplicate remoteId', [{ name: 'a', remoteId: 'r' }, { name: 'b', remoteId: 'r' }]],
     ['workspaces', 'PUT', 'capacityName a number', [{ name: 'a', remoteId: 'r', capacityName: 1 }]],
     ['costs', 'POST', 'impossible date', [cost('2026-02-30')]],
+    ['costs', 'POST', 'year zero', [cost('0000-01-01')]],
     ['costs', 'POST', 'date with time', [cost('2026-06-01T00:00:00Z')]],
     ['costs', 'POST', 'date as dd/MM/yyyy', [cost('01/06/2026')]],
     ['costs', 'POST', 'lower-case currency', [cost('2026-06-01', { currency: 'brl' })]],
