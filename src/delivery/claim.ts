@@ -81,16 +81,14 @@ export async function claimDue(q: Queryable, o: ClaimOptions): Promise<ClaimResu
   const orgs = [...byOrg.keys()].sort();
   if (orgs.length === 0) return { rows: [], capped: false, cycleEnd };
 
-  // Lock budget rows in a fixed order so concurrent workers never deadlock.
-  await q.query(
+  // Create-or-lock the budget rows in one statement, in a fixed order so concurrent workers
+  // never deadlock (the no-op DO UPDATE takes the row lock and returns the current row).
+  const budgets = await q.query<{ org_id: string; cycle_start: Date; used: number }>(
     `INSERT INTO delivery_org_budget (org_id, cycle_start, used)
      SELECT o, $2::timestamptz, 0 FROM unnest($1::text[]) AS o ORDER BY o
-     ON CONFLICT (org_id) DO NOTHING`,
+     ON CONFLICT (org_id) DO UPDATE SET cycle_start = delivery_org_budget.cycle_start
+     RETURNING org_id, cycle_start, used`,
     [orgs, cycle],
-  );
-  const budgets = await q.query<{ org_id: string; cycle_start: Date; used: number }>(
-    'SELECT org_id, cycle_start, used FROM delivery_org_budget WHERE org_id = ANY($1::text[]) ORDER BY org_id FOR UPDATE',
-    [orgs],
   );
   const grant = new Map<string, number>();
   const newUsed: number[] = [];
@@ -103,12 +101,6 @@ export async function claimDue(q: Queryable, o: ClaimOptions): Promise<ClaimResu
     grant.set(b.org_id, g);
     newUsed.push(used + g);
   }
-  await q.query(
-    `UPDATE delivery_org_budget b SET cycle_start = $3, used = u.used
-       FROM (SELECT unnest($1::text[]) AS org_id, unnest($2::int[]) AS used) u
-      WHERE b.org_id = u.org_id`,
-    [budgets.rows.map((b) => b.org_id), newUsed, cycle],
-  );
   const ids: string[] = [];
   for (const r of wanted) {
     const g = grant.get(r.org_id) ?? 0;
@@ -116,9 +108,17 @@ export async function claimDue(q: Queryable, o: ClaimOptions): Promise<ClaimResu
     grant.set(r.org_id, g - 1);
     ids.push(r.id);
   }
-  if (ids.length === 0) return { rows: [], capped, cycleEnd };
+  if (ids.length === 0) {
+    return { rows: [], capped, cycleEnd };
+  }
+  // Charge the budgets and lease the granted rows in one statement.
   const leased = await q.query<ClaimedRow>(
-    `UPDATE deliveries d SET attempts = d.attempts + 1, locked_until = $2, locked_by = $3
+    `WITH charge AS (
+       UPDATE delivery_org_budget b SET cycle_start = $4, used = u.used
+         FROM (SELECT unnest($5::text[]) AS org_id, unnest($6::int[]) AS used) u
+        WHERE b.org_id = u.org_id
+     )
+     UPDATE deliveries d SET attempts = d.attempts + 1, locked_until = $2, locked_by = $3
        FROM destinations s
       WHERE d.id = ANY($1::text[]) AND s.id = d.destination_id
       RETURNING d.id, d.org_id, d.destination_id, d.alert_id, d.event, d.event_seq, d.body, d.attempts, d.attempt_base,
@@ -126,7 +126,7 @@ export async function claimDue(q: Queryable, o: ClaimOptions): Promise<ClaimResu
                    SELECT 1 FROM delivery_attempts a WHERE a.delivery_id = d.id AND a.attempt = d.attempts - 1))) AS previous_unknown,
                 s.kind, s.url, s.config, s.credentials_sealed, s.signing_secret_sealed,
                 (SELECT r.ref FROM connector_refs r WHERE r.destination_id = d.destination_id AND r.alert_id = d.alert_id) AS ref`,
-    [ids, new Date(o.now.getTime() + o.leaseMs), o.workerId],
+    [ids, new Date(o.now.getTime() + o.leaseMs), o.workerId, cycle, budgets.rows.map((b) => b.org_id), newUsed],
   );
   return { rows: leased.rows, capped, cycleEnd };
 }

@@ -58,6 +58,8 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
   const budget = maxAttempts(schedule);
   // A lease outlives every call a delivery can make (connectors may make a few) plus margin.
   const leaseMs = ctx.config.deliveryTimeoutMs * 4 + 5_000;
+  const refillAt = Math.max(1, Math.floor(maxInFlight / 4));
+  const destRefill = Math.max(1, Math.floor(perDestination / 4));
   const send = opts.send ?? createGuardedSend(ctx);
   const log = ctx.log.child({ component: 'dispatcher', workerId });
   const db = openWorkerDb(ctx);
@@ -112,13 +114,14 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
     let capped = false;
     try {
       while (!stopping && inFlight < maxInFlight) {
+        const limitAsked = maxInFlight - inFlight;
         const busy = [...inFlightByDest].filter(([, n]) => n >= perDestination).map(([id]) => id);
         const now = ctx.clock.now();
         const claim = await db.tx((q) =>
           claimDue(q, {
             workerId,
             now,
-            limit: maxInFlight - inFlight,
+            limit: limitAsked,
             leaseMs,
             busyDestinations: busy,
             destinationSlots: (id) => perDestination - (inFlightByDest.get(id) ?? 0),
@@ -128,7 +131,8 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
         );
         capped ||= claim.capped;
         for (const row of claim.rows) start(row);
-        if (claim.rows.length === 0) break;
+        // Fewer rows than asked for: nothing more is claimable now; skip an empty claim.
+        if (claim.rows.length < limitAsked) break;
       }
       if (stopping) return;
       if (inFlight >= maxInFlight) return; // a completion will wake us
@@ -163,7 +167,10 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
       const n = (inFlightByDest.get(row.destination_id) ?? 1) - 1;
       if (n <= 0) inFlightByDest.delete(row.destination_id);
       else inFlightByDest.set(row.destination_id, n);
-      wake();
+      // Claim again once a useful number of slots is free (or the worker is idle), so a busy
+      // worker claims in batches instead of one row per finished attempt.
+      // (Every refillAt-th free slot overall, or every destRefill-th at this destination.)
+      if (inFlight === 0 || (maxInFlight - inFlight) % refillAt === 0 || (perDestination - Math.max(0, n)) % destRefill === 0) wake();
       checkIdle();
     });
   }

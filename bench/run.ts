@@ -1,0 +1,47 @@
+/**
+ * `npm run bench -- delivery|api` (no argument: both). Each benchmark writes its own section of
+ * bench/RESULTS.md. The local HTTPS receivers use the test CA, which Node must trust from the
+ * start of the process, so unless NODE_EXTRA_CA_CERTS names it, this re-runs itself with it set.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+// @ts-expect-error plain ESM script without types
+import { makeTestCerts } from '../scripts/make-test-certs.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const which = process.argv.slice(2).filter((a) => a !== '--');
+const wanted = which.length ? which : ['delivery', 'api'];
+for (const w of wanted) {
+  if (w !== 'delivery' && w !== 'api') {
+    process.stderr.write(`unknown benchmark "${w}" (use delivery or api)\n`);
+    process.exit(2);
+  }
+}
+
+const { caCert } = makeTestCerts() as { caCert: string };
+if (process.env.NODE_EXTRA_CA_CERTS !== caCert) {
+  const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...wanted], {
+    stdio: 'inherit',
+    env: { ...process.env, NODE_EXTRA_CA_CERTS: caCert },
+  });
+  process.exit(r.status ?? 1);
+}
+
+for (const w of wanted) {
+  if (w === 'delivery') {
+    const { runDeliveryBench } = await import('./delivery.js');
+    await runDeliveryBench();
+  } else {
+    const file = path.join(here, 'api.ts');
+    if (!existsSync(file)) {
+      process.stdout.write('api benchmark: bench/api.ts not present, skipped\n');
+      continue;
+    }
+    const specifier = './api.js';
+    const mod = (await import(specifier)) as { run?: () => Promise<unknown>; default?: () => Promise<unknown> };
+    await (mod.run ?? mod.default)!();
+  }
+}
+process.exit(0);
