@@ -47,6 +47,12 @@ export function createPgDatabase(url: string, logger?: Logger, opts: { max?: num
     async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
       const client = await pool.connect();
       let broken = false;
+      // A checked-out client has no pool error listener: a server restart between two
+      // statements would otherwise be an uncaught 'error' event and kill the process.
+      const onError = () => {
+        broken = true;
+      };
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await fn(wrap(client));
@@ -60,6 +66,7 @@ export function createPgDatabase(url: string, logger?: Logger, opts: { max?: num
         }
         throw err;
       } finally {
+        client.off('error', onError);
         client.release(broken);
       }
     },
