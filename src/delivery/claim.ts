@@ -41,6 +41,8 @@ export interface ClaimResult {
   rows: ClaimedRow[];
   /** True when some organization hit its cap this cycle (wake again at the next cycle). */
   capped: boolean;
+  /** True when more rows were due than this claim leased (bound, cap or limit). */
+  more: boolean;
   cycleEnd: Date;
 }
 
@@ -64,7 +66,7 @@ export async function claimDue(q: Queryable, o: ClaimOptions): Promise<ClaimResu
       FOR UPDATE OF d SKIP LOCKED`,
     [o.now, o.limit * 2, o.busyDestinations, cycle, o.orgCapPerCycle],
   );
-  if (cand.rows.length === 0) return { rows: [], capped: false, cycleEnd };
+  if (cand.rows.length === 0) return { rows: [], capped: false, more: false, cycleEnd };
 
   // Per-destination bound first (local), then the organizations' shared budgets.
   const perDest = new Map<string, number>();
@@ -79,7 +81,7 @@ export async function claimDue(q: Queryable, o: ClaimOptions): Promise<ClaimResu
   const byOrg = new Map<string, number>();
   for (const r of wanted) byOrg.set(r.org_id, (byOrg.get(r.org_id) ?? 0) + 1);
   const orgs = [...byOrg.keys()].sort();
-  if (orgs.length === 0) return { rows: [], capped: false, cycleEnd };
+  if (orgs.length === 0) return { rows: [], capped: false, more: true, cycleEnd };
 
   // Create-or-lock the budget rows in one statement, in a fixed order so concurrent workers
   // never deadlock (the no-op DO UPDATE takes the row lock and returns the current row).
@@ -108,9 +110,7 @@ export async function claimDue(q: Queryable, o: ClaimOptions): Promise<ClaimResu
     grant.set(r.org_id, g - 1);
     ids.push(r.id);
   }
-  if (ids.length === 0) {
-    return { rows: [], capped, cycleEnd };
-  }
+  if (ids.length === 0) return { rows: [], capped, more: true, cycleEnd };
   // Charge the budgets and lease the granted rows in one statement.
   const leased = await q.query<ClaimedRow>(
     `WITH charge AS (
@@ -128,5 +128,5 @@ export async function claimDue(q: Queryable, o: ClaimOptions): Promise<ClaimResu
                 (SELECT r.ref FROM connector_refs r WHERE r.destination_id = d.destination_id AND r.alert_id = d.alert_id) AS ref`,
     [ids, new Date(o.now.getTime() + o.leaseMs), o.workerId, cycle, budgets.rows.map((b) => b.org_id), newUsed],
   );
-  return { rows: leased.rows, capped, cycleEnd };
+  return { rows: leased.rows, capped, more: cand.rows.length > leased.rows.length, cycleEnd };
 }

@@ -69,6 +69,8 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
   const inFlightByDest = new Map<string, number>();
   const pendingWrites: FinishedAttempt[] = [];
   let pumping = false;
+  /** The last claim left due rows behind (bound, cap or capacity): a freed slot should claim. */
+  let backlog = false;
   let pumpAgain = false;
   let flushing: Promise<void> | null = null;
   let timer: NodeJS.Timeout | undefined;
@@ -130,6 +132,7 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
           }),
         );
         capped ||= claim.capped;
+        backlog = claim.more;
         for (const row of claim.rows) start(row);
         // Fewer rows than asked for: nothing more is claimable now; skip an empty claim.
         if (claim.rows.length < limitAsked) break;
@@ -170,7 +173,7 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
       // Claim again once a useful number of slots is free (or the worker is idle), so a busy
       // worker claims in batches instead of one row per finished attempt.
       // (Every refillAt-th free slot overall, or every destRefill-th at this destination.)
-      if (inFlight === 0 || (maxInFlight - inFlight) % refillAt === 0 || (perDestination - Math.max(0, n)) % destRefill === 0) wake();
+      if (backlog && (inFlight === 0 || (maxInFlight - inFlight) % refillAt === 0 || (perDestination - Math.max(0, n)) % destRefill === 0)) wake();
       checkIdle();
     });
   }
@@ -232,6 +235,7 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
         const batch = pendingWrites.splice(0, writeBatch);
         try {
           const results = await db.tx((q) => applyOutcomes(q, batch, { workerId, now: ctx.clock.now(), scheduleMs: schedule }));
+          if (results.some((r) => r.status === 'pending')) retryScheduled = true;
           for (let i = 0; i < batch.length; i++) {
             const r = results[i]!;
             const status = r.status === 'pending' ? 'retry' : r.status;
@@ -251,13 +255,17 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
     })().finally(() => {
       flushing = null;
       if (pendingWrites.length > 0) requestFlush();
-      // A retry's due time may now be the earliest one.
-      wake();
+      // A retry's due time may now be the earliest one: recompute the timer.
+      if (retryScheduled) {
+        retryScheduled = false;
+        wake();
+      }
       checkIdle();
     });
   }
 
   let stopDeadline = Infinity;
+  let retryScheduled = false;
   const unlisten = await ctx.db.listen(DELIVERY_CHANNEL, () => wake()).catch((err) => {
     log.warn({ err: (err as Error).message }, 'LISTEN unavailable; polling only');
     return async () => {};
