@@ -66,7 +66,7 @@ export async function applyOutcomes(
             completed_at = u.completed, locked_until = NULL, locked_by = NULL
        FROM (SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[], $5::text[], $6::timestamptz[])
                AS t(id, status, next, code, err, completed)) u
-      WHERE d.id = u.id AND d.locked_by = $7 AND d.status = 'pending'
+      WHERE d.id = u.id AND d.id = ANY($1::text[]) AND d.locked_by = $7 AND d.status = 'pending'
       RETURNING d.id`,
     [
       decided.map((x) => x.a.id),
