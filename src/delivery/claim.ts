@@ -1,5 +1,5 @@
 /**
- * Claiming due deliveries (ARCHITECTURE §3): one transaction picks due rows with
+ * Claiming due deliveries (ARCHITECTURE §3): one SQL statement picks due rows with
  * FOR UPDATE SKIP LOCKED, charges each organization's shared per-cycle budget, and leases the
  * granted rows to this worker. Rows over budget or over the per-destination bound are left
  * untouched for a later pass (or another instance).
@@ -30,9 +30,12 @@ export interface ClaimOptions {
   now: Date;
   limit: number;
   leaseMs: number;
-  /** Destinations already at their concurrency bound in this worker, and how many slots each has left. */
-  destinationSlots: (destinationId: string) => number;
+  /** Destinations at their concurrency bound in this worker (skipped). */
   busyDestinations: string[];
+  /** Destinations with attempts in flight in this worker → slots they have left. */
+  partialDestinations: Map<string, number>;
+  /** Slots of a destination with nothing in flight here. */
+  perDestination: number;
   cycleSeconds: number;
   orgCapPerCycle: number;
 }
@@ -51,82 +54,87 @@ export function cycleStart(now: Date, cycleSeconds: number): Date {
   return new Date(Math.floor(now.getTime() / ms) * ms);
 }
 
-export async function claimDue(q: Queryable, o: ClaimOptions): Promise<ClaimResult> {
+/**
+ * One statement (one round trip, atomic without an explicit transaction):
+ *   cand    — due rows, oldest first, FOR UPDATE SKIP LOCKED (other workers' rows are skipped);
+ *   fit     — at most the free slots of each destination in this worker, at most `limit` rows;
+ *   charge  — create-or-update each organization's budget row for the current cycle, in org-id
+ *             order (no deadlocks between workers), granting at most cap − used;
+ *   leased  — the granted rows get the lease and attempts + 1.
+ * It returns the leased rows plus whether anything was left behind.
+ */
+const CLAIM_SQL = `
+WITH cand AS (
+  SELECT d.id, d.org_id, d.destination_id, d.next_attempt_at
+    FROM deliveries d
+   WHERE d.status = 'pending' AND d.next_attempt_at <= $1
+     AND (d.locked_until IS NULL OR d.locked_until <= $1)
+     AND NOT (d.destination_id = ANY($3::text[]))
+     AND NOT EXISTS (SELECT 1 FROM delivery_org_budget b
+                      WHERE b.org_id = d.org_id AND b.cycle_start = $4 AND b.used >= $5)
+   ORDER BY d.next_attempt_at
+   LIMIT $2
+   FOR UPDATE OF d SKIP LOCKED
+),
+by_dest AS (
+  SELECT c.*, row_number() OVER (PARTITION BY c.destination_id ORDER BY c.next_attempt_at, c.id) AS rn
+    FROM cand c
+),
+fit AS (
+  SELECT b.id, b.org_id, b.next_attempt_at FROM by_dest b
+    LEFT JOIN (SELECT * FROM unnest($6::text[], $7::int[]) AS t(dest, slots)) s ON s.dest = b.destination_id
+   WHERE b.rn <= COALESCE(s.slots, $8)
+   ORDER BY b.next_attempt_at, b.id
+   LIMIT $9
+),
+want AS (SELECT org_id, count(*)::int AS n FROM fit GROUP BY org_id),
+charge AS (
+  INSERT INTO delivery_org_budget AS b (org_id, cycle_start, used, granted)
+  SELECT org_id, $4::timestamptz, LEAST(n, $5::int), LEAST(n, $5::int) FROM want ORDER BY org_id
+  ON CONFLICT (org_id) DO UPDATE SET
+    granted = GREATEST(0, LEAST(EXCLUDED.used, $5::int - CASE WHEN b.cycle_start = $4 THEN b.used ELSE 0 END)),
+    used = CASE WHEN b.cycle_start = $4 THEN b.used ELSE 0 END
+           + GREATEST(0, LEAST(EXCLUDED.used, $5::int - CASE WHEN b.cycle_start = $4 THEN b.used ELSE 0 END)),
+    cycle_start = $4
+  RETURNING b.org_id, b.granted
+),
+picked AS (
+  SELECT f.id FROM (SELECT fit.*, row_number() OVER (PARTITION BY fit.org_id ORDER BY fit.next_attempt_at, fit.id) AS rn_org FROM fit) f
+    JOIN charge g ON g.org_id = f.org_id
+   WHERE f.rn_org <= g.granted
+),
+leased AS (
+  UPDATE deliveries d SET attempts = d.attempts + 1, locked_until = $10, locked_by = $11
+    FROM destinations s, picked p
+   WHERE d.id = p.id AND s.id = d.destination_id
+  RETURNING d.id, d.org_id, d.destination_id, d.alert_id, d.event, d.event_seq, d.body, d.attempts, d.attempt_base,
+            (d.attempts - d.attempt_base > 1 AND (d.last_status_code IS NULL OR NOT EXISTS (
+               SELECT 1 FROM delivery_attempts a WHERE a.delivery_id = d.id AND a.attempt = d.attempts - 1))) AS previous_unknown,
+            s.kind, s.url, s.config, s.credentials_sealed, s.signing_secret_sealed,
+            (SELECT r.ref FROM connector_refs r WHERE r.destination_id = d.destination_id AND r.alert_id = d.alert_id) AS ref
+)
+SELECT (SELECT count(*)::int FROM cand) AS cand_count,
+       (SELECT coalesce(json_agg(leased), '[]'::json) FROM leased) AS rows,
+       EXISTS (SELECT 1 FROM charge g JOIN want w ON w.org_id = g.org_id WHERE g.granted < w.n) AS capped`;
+
+export async function claimDue(q: Pick<Queryable, 'query'>, o: ClaimOptions): Promise<ClaimResult> {
   const cycle = cycleStart(o.now, o.cycleSeconds);
   const cycleEnd = new Date(cycle.getTime() + o.cycleSeconds * 1000);
-  const cand = await q.query<{ id: string; org_id: string; destination_id: string }>(
-    `SELECT d.id, d.org_id, d.destination_id FROM deliveries d
-      WHERE d.status = 'pending' AND d.next_attempt_at <= $1
-        AND (d.locked_until IS NULL OR d.locked_until <= $1)
-        AND NOT (d.destination_id = ANY($3::text[]))
-        AND NOT EXISTS (SELECT 1 FROM delivery_org_budget b
-                         WHERE b.org_id = d.org_id AND b.cycle_start = $4 AND b.used >= $5)
-      ORDER BY d.next_attempt_at
-      LIMIT $2
-      FOR UPDATE OF d SKIP LOCKED`,
-    [o.now, o.limit * 2, o.busyDestinations, cycle, o.orgCapPerCycle],
-  );
-  if (cand.rows.length === 0) return { rows: [], capped: false, more: false, cycleEnd };
-
-  // Per-destination bound first (local), then the organizations' shared budgets.
-  const perDest = new Map<string, number>();
-  const wanted: typeof cand.rows = [];
-  for (const r of cand.rows) {
-    if (wanted.length >= o.limit) break;
-    const used = perDest.get(r.destination_id) ?? 0;
-    if (used >= o.destinationSlots(r.destination_id)) continue;
-    perDest.set(r.destination_id, used + 1);
-    wanted.push(r);
-  }
-  const byOrg = new Map<string, number>();
-  for (const r of wanted) byOrg.set(r.org_id, (byOrg.get(r.org_id) ?? 0) + 1);
-  const orgs = [...byOrg.keys()].sort();
-  if (orgs.length === 0) return { rows: [], capped: false, more: true, cycleEnd };
-
-  // Create-or-lock the budget rows in one statement, in a fixed order so concurrent workers
-  // never deadlock (the no-op DO UPDATE takes the row lock and returns the current row).
-  const budgets = await q.query<{ org_id: string; cycle_start: Date; used: number }>(
-    `INSERT INTO delivery_org_budget (org_id, cycle_start, used)
-     SELECT o, $2::timestamptz, 0 FROM unnest($1::text[]) AS o ORDER BY o
-     ON CONFLICT (org_id) DO UPDATE SET cycle_start = delivery_org_budget.cycle_start
-     RETURNING org_id, cycle_start, used`,
-    [orgs, cycle],
-  );
-  const grant = new Map<string, number>();
-  const newUsed: number[] = [];
-  let capped = false;
-  for (const b of budgets.rows) {
-    const used = new Date(b.cycle_start).getTime() === cycle.getTime() ? b.used : 0;
-    const want = byOrg.get(b.org_id) ?? 0;
-    const g = Math.max(0, Math.min(want, o.orgCapPerCycle - used));
-    if (g < want) capped = true;
-    grant.set(b.org_id, g);
-    newUsed.push(used + g);
-  }
-  const ids: string[] = [];
-  for (const r of wanted) {
-    const g = grant.get(r.org_id) ?? 0;
-    if (g <= 0) continue;
-    grant.set(r.org_id, g - 1);
-    ids.push(r.id);
-  }
-  if (ids.length === 0) return { rows: [], capped, more: true, cycleEnd };
-  // Charge the budgets and lease the granted rows in one statement.
-  const leased = await q.query<ClaimedRow>(
-    `WITH charge AS (
-       UPDATE delivery_org_budget b SET cycle_start = $4, used = u.used
-         FROM (SELECT unnest($5::text[]) AS org_id, unnest($6::int[]) AS used) u
-        WHERE b.org_id = u.org_id
-     )
-     UPDATE deliveries d SET attempts = d.attempts + 1, locked_until = $2, locked_by = $3
-       FROM destinations s
-      WHERE d.id = ANY($1::text[]) AND s.id = d.destination_id
-      RETURNING d.id, d.org_id, d.destination_id, d.alert_id, d.event, d.event_seq, d.body, d.attempts, d.attempt_base,
-                (d.attempts - d.attempt_base > 1 AND (d.last_status_code IS NULL OR NOT EXISTS (
-                   SELECT 1 FROM delivery_attempts a WHERE a.delivery_id = d.id AND a.attempt = d.attempts - 1))) AS previous_unknown,
-                s.kind, s.url, s.config, s.credentials_sealed, s.signing_secret_sealed,
-                (SELECT r.ref FROM connector_refs r WHERE r.destination_id = d.destination_id AND r.alert_id = d.alert_id) AS ref`,
-    [ids, new Date(o.now.getTime() + o.leaseMs), o.workerId, cycle, budgets.rows.map((b) => b.org_id), newUsed],
-  );
-  return { rows: leased.rows, capped, more: cand.rows.length > leased.rows.length, cycleEnd };
+  const slotDests = [...o.partialDestinations.keys()];
+  const { rows } = await q.query<{ cand_count: number; rows: ClaimedRow[] | string; capped: boolean }>(CLAIM_SQL, [
+    o.now,
+    o.limit * 2,
+    o.busyDestinations,
+    cycle,
+    o.orgCapPerCycle,
+    slotDests,
+    slotDests.map((d) => o.partialDestinations.get(d)!),
+    o.perDestination,
+    o.limit,
+    new Date(o.now.getTime() + o.leaseMs),
+    o.workerId,
+  ]);
+  const r = rows[0]!;
+  const leased = (typeof r.rows === 'string' ? JSON.parse(r.rows) : r.rows) as ClaimedRow[];
+  return { rows: leased, capped: r.capped, more: r.cand_count > leased.length, cycleEnd };
 }

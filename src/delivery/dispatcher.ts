@@ -119,18 +119,19 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
         const limitAsked = maxInFlight - inFlight;
         const busy = [...inFlightByDest].filter(([, n]) => n >= perDestination).map(([id]) => id);
         const now = ctx.clock.now();
-        const claim = await db.tx((q) =>
-          claimDue(q, {
-            workerId,
-            now,
-            limit: limitAsked,
-            leaseMs,
-            busyDestinations: busy,
-            destinationSlots: (id) => perDestination - (inFlightByDest.get(id) ?? 0),
-            cycleSeconds: ctx.config.cycleSeconds,
-            orgCapPerCycle: ctx.config.orgCapPerCycle,
-          }),
-        );
+        const partial = new Map<string, number>();
+        for (const [id, n] of inFlightByDest) if (n < perDestination) partial.set(id, perDestination - n);
+        const claim = await claimDue(db, {
+          workerId,
+          now,
+          limit: limitAsked,
+          leaseMs,
+          busyDestinations: busy,
+          partialDestinations: partial,
+          perDestination,
+          cycleSeconds: ctx.config.cycleSeconds,
+          orgCapPerCycle: ctx.config.orgCapPerCycle,
+        });
         capped ||= claim.capped;
         backlog = claim.more;
         for (const row of claim.rows) start(row);
