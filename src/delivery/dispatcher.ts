@@ -16,7 +16,7 @@ import { performAttempt } from './attempt.js';
 import { claimDue, cycleStart, type ClaimedRow } from './claim.js';
 import { DELIVERY_CHANNEL } from './fanout.js';
 import { createGuardedSend, type GuardedSend } from './guarded-http.js';
-import { applyOutcomes, type FinishedAttempt } from './outcomes.js';
+import { applyOutcomes, needsTransaction, type FinishedAttempt } from './outcomes.js';
 import { purgeOldDeliveries } from './retention.js';
 import { maxAttempts } from './retry-policy.js';
 import { openWorkerDb } from './worker-db.js';
@@ -235,7 +235,11 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
       while (pendingWrites.length > 0) {
         const batch = pendingWrites.splice(0, writeBatch);
         try {
-          const results = await db.tx((q) => applyOutcomes(q, batch, { workerId, now: ctx.clock.now(), scheduleMs: schedule }));
+          const write = { workerId, now: ctx.clock.now(), scheduleMs: schedule };
+          // Connector batches also store references and release held events: one transaction.
+          const results = needsTransaction(batch)
+            ? await db.tx((q) => applyOutcomes(q, batch, write))
+            : await applyOutcomes(db, batch, write);
           if (results.some((r) => r.status === 'pending')) retryScheduled = true;
           for (let i = 0; i < batch.length; i++) {
             const r = results[i]!;

@@ -40,44 +40,48 @@ export function decideStatus(scheduleMs: readonly number[], a: FinishedAttempt, 
   return { status: 'pending', next: new Date(now.getTime() + delay) };
 }
 
+/**
+ * Attempt-log rows and delivery states in ONE statement (data-modifying CTEs): the whole
+ * write-back of a webhook batch is a single round trip. Returns the ids this worker still held.
+ */
+const WRITE_SQL = `
+WITH log AS (
+  INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error)
+  SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[])
+  ON CONFLICT (delivery_id, attempt) DO NOTHING
+)
+UPDATE deliveries d SET status = u.status, next_attempt_at = u.next, last_status_code = u.code, last_error = u.err,
+       completed_at = u.completed, locked_until = NULL, locked_by = NULL
+  FROM (SELECT * FROM unnest($1::text[], $7::text[], $8::timestamptz[], $5::int[], $6::text[], $9::timestamptz[])
+          AS t(id, status, next, code, err, completed)) u
+ WHERE d.id = u.id AND d.id = ANY($1::text[]) AND d.locked_by = $10 AND d.status = 'pending'
+RETURNING d.id`;
+
+/** Webhook-only batches need nothing but WRITE_SQL: one autocommit statement, no transaction. */
+export function needsTransaction(items: FinishedAttempt[]): boolean {
+  return items.some((a) => a.kind !== 'webhook');
+}
+
 export async function applyOutcomes(
-  q: Queryable,
+  q: Pick<Queryable, 'query'>,
   items: FinishedAttempt[],
   o: { workerId: string; now: Date; scheduleMs: readonly number[] },
 ): Promise<AppliedOutcome[]> {
   if (items.length === 0) return [];
   const iso = (d: Date | null) => (d ? d.toISOString() : null);
-  await q.query(
-    `INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error)
-     SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[])
-     ON CONFLICT (delivery_id, attempt) DO NOTHING`,
-    [
-      items.map((a) => a.id),
-      items.map((a) => a.attempt),
-      items.map((a) => iso(a.startedAt)),
-      items.map((a) => a.durationMs),
-      items.map((a) => a.result.statusCode ?? null),
-      items.map((a) => ('error' in a.result ? a.result.error : null)),
-    ],
-  );
   const decided = items.map((a) => ({ a, ...decideStatus(o.scheduleMs, a, o.now) }));
-  const { rows } = await q.query<{ id: string }>(
-    `UPDATE deliveries d SET status = u.status, next_attempt_at = u.next, last_status_code = u.code, last_error = u.err,
-            completed_at = u.completed, locked_until = NULL, locked_by = NULL
-       FROM (SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[], $5::text[], $6::timestamptz[])
-               AS t(id, status, next, code, err, completed)) u
-      WHERE d.id = u.id AND d.id = ANY($1::text[]) AND d.locked_by = $7 AND d.status = 'pending'
-      RETURNING d.id`,
-    [
-      decided.map((x) => x.a.id),
-      decided.map((x) => x.status),
-      decided.map((x) => iso(x.next)),
-      decided.map((x) => x.a.result.statusCode ?? null),
-      decided.map((x) => ('error' in x.a.result ? x.a.result.error : null)),
-      decided.map((x) => (x.status === 'pending' ? null : o.now.toISOString())),
-      o.workerId,
-    ],
-  );
+  const { rows } = await q.query<{ id: string }>(WRITE_SQL, [
+    items.map((a) => a.id),
+    items.map((a) => a.attempt),
+    items.map((a) => iso(a.startedAt)),
+    items.map((a) => a.durationMs),
+    items.map((a) => a.result.statusCode ?? null),
+    items.map((a) => ('error' in a.result ? a.result.error : null)),
+    decided.map((x) => x.status),
+    decided.map((x) => iso(x.next)),
+    decided.map((x) => (x.status === 'pending' ? null : o.now.toISOString())),
+    o.workerId,
+  ]);
   const applied = new Set(rows.map((r) => r.id));
 
   let released = false;
