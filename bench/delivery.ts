@@ -321,8 +321,9 @@ function writeResults(r: Results, meta: { date: string; pgVersion: string; loadB
     'row and a status update (batched), charges the organization budget and takes a lease; graphile-worker deletes',
     'one job row. What limits Vigia here: the 2 shared CPUs (producer, dispatcher, receiver with TLS, and',
     'PostgreSQL all compete for them; the undici-alone limit needs no database at all), and the round trips of the',
-    'claim transaction (begin, candidates with SKIP LOCKED, budget upsert, lease update, commit), which also set',
-    'the floor of the first-attempt latency. Results vary by ±40 % between runs on this shared machine.',
+    'claim (one statement: candidates with SKIP LOCKED, budget upsert, lease) and of the write-back, which set',
+    'the floor of the first-attempt latency. Results vary by ±40 % between runs on this shared machine (the
+undici-alone limit ranged 4,900–10,600 POSTs/s across runs of the same afternoon).',
     '',
   ].join('\n');
   let text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n\n';
