@@ -322,8 +322,8 @@ function writeResults(r: Results, meta: { date: string; pgVersion: string; loadB
     'one job row. What limits Vigia here: the 2 shared CPUs (producer, dispatcher, receiver with TLS, and',
     'PostgreSQL all compete for them; the undici-alone limit needs no database at all), and the round trips of the',
     'claim (one statement: candidates with SKIP LOCKED, budget upsert, lease) and of the write-back, which set',
-    'the floor of the first-attempt latency. Results vary by ±40 % between runs on this shared machine (the
-undici-alone limit ranged 4,900–10,600 POSTs/s across runs of the same afternoon).',
+    'the floor of the first-attempt latency. Results vary by ±40 % between runs on this shared machine (the',
+    'undici-alone limit ranged 4,900–10,600 POSTs/s across runs of the same afternoon).',
     '',
   ].join('\n');
   let text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n\n';
