@@ -67,6 +67,7 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
   let stopping = false;
   let inFlight = 0;
   const inFlightByDest = new Map<string, number>();
+  const inFlightIds = new Set<string>();
   const pendingWrites: FinishedAttempt[] = [];
   let pumping = false;
   /** The last claim left due rows behind (bound, cap or capacity): a freed slot should claim. */
@@ -164,9 +165,15 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
   }
 
   function start(row: ClaimedRow): void {
+    // Our own lease ran out while the attempt was still running (a very slow call, or a clock
+    // jump): the row came back to us. Never send it twice from one worker; the running
+    // attempt's outcome is written under the same worker id.
+    if (inFlightIds.has(row.id)) return;
+    inFlightIds.add(row.id);
     inFlight++;
     inFlightByDest.set(row.destination_id, (inFlightByDest.get(row.destination_id) ?? 0) + 1);
     void run(row).finally(() => {
+      inFlightIds.delete(row.id);
       inFlight--;
       const n = (inFlightByDest.get(row.destination_id) ?? 1) - 1;
       if (n <= 0) inFlightByDest.delete(row.destination_id);
