@@ -1,12 +1,11 @@
 /**
  * The dispatcher's own connection pool on PostgreSQL.
  *
- * Why: a worker must survive a PostgreSQL restart. node-pg emits 'error' on a client that is
- * checked out of the pool (inside a transaction) when the server terminates its connection, and
- * an 'error' event with no listener crashes the process. The shared pool in src/db/pg.ts listens
- * for errors on idle clients only (reported in the issue-3 report); until it also covers
- * checked-out clients, the dispatcher uses this small pool, whose every client has a listener.
- * The failed statement still rejects, so the dispatcher's normal retry path handles it.
+ * Why a separate pool: the dispatcher's claim and write-back statements never queue behind the
+ * HTTP API's queries (or the reverse), and every client of this pool has an error listener, so
+ * a PostgreSQL restart fails the statement in flight — the dispatcher retries it — instead of
+ * crashing the worker. (src/db/pg.ts got the same protection for its transactions in e6b11ba,
+ * after this pool was written; the isolation is the reason to keep it.)
  * On PGlite (one in-process connection) the shared database is used as is.
  */
 import pg from 'pg';
