@@ -37,6 +37,11 @@ export function createPgDatabase(url: string, logger?: Logger, opts: { max?: num
   // An idle client losing its server (restart, failover) must not crash the process: the pool
   // drops it and the next query opens a fresh connection.
   pool.on('error', (err) => logger?.warn({ err: err.message }, 'idle database connection lost'));
+  // Every client gets a permanent listener too: a server restart while a client is checked out
+  // would otherwise be an uncaught 'error' event. The statement in flight still rejects.
+  pool.on('connect', (client) => {
+    client.on('error', (err) => logger?.warn({ err: err.message }, 'database connection lost'));
+  });
   const root = wrap(pool);
   const listeners = new Set<{ stop(): Promise<void> }>();
 
