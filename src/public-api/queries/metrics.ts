@@ -57,40 +57,45 @@ export async function summarizeIncidents(
   // date_part returns float8 directly (extract returns numeric, several times slower here).
   const ack = `date_part('epoch', acknowledged_at - created_at)`;
   const res = `date_part('epoch', resolved_at - created_at)`;
-  // Three independent scans run side by side: totals and per-source counts are parallel
-  // aggregates; the medians are one sort each (ordered-set aggregates do not run in parallel).
-  const [totals, groups, medians] = await Promise.all([
-    db.query<Totals>(
-      `SELECT count(*)::int8 AS incidents,
-              count(*) FILTER (WHERE acknowledged)::int8 AS acknowledged,
-              count(*) FILTER (WHERE status = 'resolved')::int8 AS resolved,
-              count(*) FILTER (WHERE status = 'open' AND NOT acknowledged)::int8 AS open_unacknowledged,
-              count(*) FILTER (WHERE silenced)::int8 AS silenced,
-              count(*) FILTER (WHERE correlated)::int8 AS correlated,
-              coalesce(sum(failure_count - 1), 0)::int8 AS reoccurrences,
-              count(*) FILTER (WHERE ${ack} <= $4)::int8 AS ack_within,
+  // Two scans side by side (there were three). The per-source groups carry every plain count
+  // (a parallel aggregate); the totals are their sums, exact integers. The other scan computes
+  // what needs the durations: the two exact medians (ordered-set aggregates do not run in
+  // parallel), the means, the sample counts and the within-target counts.
+  const [durations, groups] = await Promise.all([
+    db.query<Durations>(
+      `SELECT count(*) FILTER (WHERE ${ack} <= $4)::int8 AS ack_within,
               count(*) FILTER (WHERE ${res} <= $5)::int8 AS res_within,
               avg(${ack}) AS ack_mean, count(acknowledged_at)::int8 AS ack_n,
-              avg(${res}) AS res_mean, count(resolved_at)::int8 AS res_n
+              avg(${res}) AS res_mean, count(resolved_at)::int8 AS res_n,
+              percentile_cont(0.5) WITHIN GROUP (ORDER BY ${ack}) AS mtta,
+              percentile_cont(0.5) WITHIN GROUP (ORDER BY ${res}) AS mttr
          FROM alerts WHERE ${cond}`,
       [...params, targets.ackSeconds, targets.resolveSeconds],
     ),
     db.query<SourceGroup>(
-      `SELECT source_type, source_name, count(*)::int8 AS incidents, sum(failure_count)::int8 AS occurrences
+      `SELECT source_type, source_name, count(*)::int8 AS incidents, sum(failure_count)::int8 AS occurrences,
+              count(*) FILTER (WHERE acknowledged)::int8 AS acknowledged,
+              count(*) FILTER (WHERE status = 'resolved')::int8 AS resolved,
+              count(*) FILTER (WHERE status = 'open' AND NOT acknowledged)::int8 AS open_unacknowledged,
+              count(*) FILTER (WHERE silenced)::int8 AS silenced,
+              count(*) FILTER (WHERE correlated)::int8 AS correlated
          FROM alerts WHERE ${cond} GROUP BY source_type, source_name`,
       params,
     ),
-    db.query<{ mtta: number | null; mttr: number | null }>(
-      `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ${ack}) AS mtta,
-              percentile_cont(0.5) WITHIN GROUP (ORDER BY ${res}) AS mttr
-         FROM alerts WHERE ${cond}`,
-      params,
-    ),
   ]);
-  const t = totals.rows[0]!;
+  const d = durations.rows[0]!;
+  const t = { incidents: 0, acknowledged: 0, resolved: 0, open_unacknowledged: 0, silenced: 0, correlated: 0, reoccurrences: 0 };
+  for (const g of groups.rows) {
+    t.incidents += g.incidents;
+    t.acknowledged += g.acknowledged;
+    t.resolved += g.resolved;
+    t.open_unacknowledged += g.open_unacknowledged;
+    t.silenced += g.silenced;
+    t.correlated += g.correlated;
+    t.reoccurrences += g.occurrences - g.incidents;
+  }
   const byType = new Map<string, number>();
   for (const g of groups.rows) byType.set(g.source_type, (byType.get(g.source_type) ?? 0) + g.incidents);
-  const m = medians.rows[0]!;
   return {
     incidents: t.incidents,
     acknowledged: t.acknowledged,
@@ -99,10 +104,10 @@ export async function summarizeIncidents(
     silenced: t.silenced,
     correlated: t.correlated,
     reoccurrences: t.reoccurrences,
-    acknowledgedWithinTarget: t.ack_within,
-    resolvedWithinTarget: t.res_within,
-    mtta: { medianSeconds: secs(m.mtta), meanSeconds: secs(t.ack_mean), samples: t.ack_n },
-    mttr: { medianSeconds: secs(m.mttr), meanSeconds: secs(t.res_mean), samples: t.res_n },
+    acknowledgedWithinTarget: d.ack_within,
+    resolvedWithinTarget: d.res_within,
+    mtta: { medianSeconds: secs(d.mtta), meanSeconds: secs(d.ack_mean), samples: d.ack_n },
+    mttr: { medianSeconds: secs(d.mttr), meanSeconds: secs(d.res_mean), samples: d.res_n },
     bySourceType: [...byType.entries()]
       .map(([sourceType, incidents]) => ({ sourceType, incidents }))
       .sort((a, b) => b.incidents - a.incidents || compare(a.sourceType, b.sourceType)),
@@ -124,22 +129,22 @@ interface SourceGroup {
   source_name: string;
   incidents: number;
   occurrences: number;
-}
-
-interface Totals {
-  incidents: number;
   acknowledged: number;
   resolved: number;
   open_unacknowledged: number;
   silenced: number;
   correlated: number;
-  reoccurrences: number;
+}
+
+interface Durations {
   ack_within: number;
   res_within: number;
   ack_mean: number | null;
   ack_n: number;
   res_mean: number | null;
   res_n: number;
+  mtta: number | null;
+  mttr: number | null;
 }
 
 /** Code-point order, the same on every machine (no locale collation). */
