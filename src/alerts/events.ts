@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/index.js';
 import { newId } from '../ids.js';
-import { fanOutEvent } from '../delivery/fanout.js';
+import { planFanOut, writeEventWithDeliveries } from '../delivery/fanout.js';
 import type { AlertSnapshot } from './snapshot.js';
 
 export const ALERT_EVENTS = ['alert.opened', 'alert.acknowledged', 'alert.escalated', 'alert.recovered'] as const;
@@ -26,21 +26,19 @@ export async function recordEvent(
   q: Queryable,
   input: { orgId: string; alertId: string; event: AlertEventName; occurredAt: Date; snapshot: AlertSnapshot; now: Date },
 ): Promise<RecordedEvent> {
-  const id = newId('evt', input.now);
-  const { rows } = await q.query<{ seq: number }>(
-    `INSERT INTO alert_events (id, org_id, alert_id, event, occurred_at, snapshot, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING seq`,
-    [id, input.orgId, input.alertId, input.event, input.occurredAt, JSON.stringify(input.snapshot), input.now],
-  );
-  const recorded: RecordedEvent = {
-    id,
-    seq: rows[0]!.seq,
+  const pending = {
+    id: newId('evt', input.now),
     orgId: input.orgId,
     alertId: input.alertId,
     event: input.event,
     occurredAt: input.occurredAt,
     snapshot: input.snapshot,
   };
-  await fanOutEvent(q, recorded, input.now);
+  // Deliveries are planned first (destinations, connector ordering state), then the event and
+  // its deliveries are written by one statement: one round trip per event, plus the org's
+  // destinations once per transaction.
+  const planned = await planFanOut(q, pending, input.now);
+  const seq = await writeEventWithDeliveries(q, pending, planned, input.now);
+  const recorded: RecordedEvent = { ...pending, seq };
   return recorded;
 }

@@ -2,27 +2,67 @@ import type { Queryable } from '../db/index.js';
 import type { RecordedEvent } from '../alerts/events.js';
 import { newId } from '../ids.js';
 import { buildDeliveryBody } from './body.js';
-import { loadActiveDestinations, matchesFilter } from './destinations.js';
+import { loadActiveDestinations, matchesFilter, type DestinationRow } from './destinations.js';
 
 /** NOTIFY channel the dispatcher listens on; the payload is empty (it only means "look"). */
 export const DELIVERY_CHANNEL = 'vigia_deliveries';
 
 export const OPENING_FAILED_REASON = 'abandoned: the opening delivery of this incident failed, so the target has no record to update';
 
+/** An event before it is written (no sequence number yet). */
+export type PendingEvent = Omit<RecordedEvent, 'seq'>;
+
+/** One delivery row the fan-out will create for an event. */
+export interface PlannedDelivery {
+  id: string;
+  destinationId: string;
+  status: 'pending' | 'waiting' | 'abandoned';
+  body: string;
+  lastError: string | null;
+}
+
 /**
- * Creates one delivery row per (event, enabled matching destination) inside the event's
- * transaction (ARCHITECTURE §2) and signals the dispatcher; NOTIFY is delivered at commit, so
- * the worker never sees a row that might still roll back.
+ * The organization's active destinations, loaded once per transaction: a transaction that
+ * records many events (a batch of signals, an escalation or release pass) reads the
+ * destinations table once instead of once per event. The cache is keyed by the transaction's
+ * Queryable (a fresh object per transaction in both engines), so it dies with the transaction.
+ * A Queryable that can open transactions itself (`tx`) is a pool, not a transaction: never
+ * cached. As a safety net an entry is also reused for at most a second.
+ */
+const DESTINATION_CACHE_MS = 1_000;
+const destinationCache = new WeakMap<object, Map<string, { at: number; rows: Promise<DestinationRow[]> }>>();
+
+function activeDestinations(q: Queryable, orgId: string): Promise<DestinationRow[]> {
+  if (typeof (q as { tx?: unknown }).tx === 'function') return loadActiveDestinations(q, orgId);
+  let byOrg = destinationCache.get(q);
+  if (!byOrg) destinationCache.set(q, (byOrg = new Map()));
+  const hit = byOrg.get(orgId);
+  const now = Date.now();
+  if (hit && now - hit.at < DESTINATION_CACHE_MS) return hit.rows;
+  const rows = loadActiveDestinations(q, orgId);
+  byOrg.set(orgId, { at: now, rows });
+  rows.catch(() => byOrg!.delete(orgId));
+  return rows;
+}
+
+/** Forget the cached destinations of a transaction (call after changing destinations in it). */
+export function forgetDestinations(q: Queryable): void {
+  destinationCache.delete(q);
+}
+
+/**
+ * The deliveries an event creates: one per enabled matching destination. Needs no sequence
+ * number, so the event and its deliveries can be written by one statement afterwards.
  *
  * Connector kinds keep an incident's events in order (SPEC §4.2 rule 1): a later event waits
  * while an earlier delivery of the same incident to that destination is unfinished; it is
  * abandoned at once when the opening delivery already failed for good and left no reference.
  */
-export async function fanOutEvent(q: Queryable, event: RecordedEvent, now: Date): Promise<void> {
-  const destinations = (await loadActiveDestinations(q, event.orgId)).filter((d) =>
+export async function planFanOut(q: Queryable, event: PendingEvent, now: Date): Promise<PlannedDelivery[]> {
+  const destinations = (await activeDestinations(q, event.orgId)).filter((d) =>
     matchesFilter(d.filter, { event: event.event, severity: event.snapshot.severity, sourceType: event.snapshot.sourceType }),
   );
-  if (destinations.length === 0) return;
+  if (destinations.length === 0) return [];
 
   const connectorIds = destinations.filter((d) => d.kind !== 'webhook').map((d) => d.id);
   const prior = new Map<string, { unfinished: boolean; openingFailed: boolean; hasRef: boolean }>();
@@ -42,13 +82,10 @@ export async function fanOutEvent(q: Queryable, event: RecordedEvent, now: Date)
     for (const r of rows) prior.set(r.destination_id, { unfinished: r.unfinished, openingFailed: r.opening_failed, hasRef: r.has_ref });
   }
 
-  const values: unknown[] = [];
-  const tuples: string[] = [];
-  let anyPending = false;
-  for (const d of destinations) {
+  return destinations.map((d) => {
     const id = newId('dlv', now);
     const body = buildDeliveryBody({ deliveryId: id, event: event.event, occurredAt: event.occurredAt, alert: event.snapshot });
-    let status: 'pending' | 'waiting' | 'abandoned' = 'pending';
+    let status: PlannedDelivery['status'] = 'pending';
     let lastError: string | null = null;
     const p = prior.get(d.id);
     if (p?.unfinished) status = 'waiting';
@@ -56,15 +93,84 @@ export async function fanOutEvent(q: Queryable, event: RecordedEvent, now: Date)
       status = 'abandoned';
       lastError = OPENING_FAILED_REASON;
     }
-    if (status === 'pending') anyPending = true;
-    const base = values.length;
-    values.push(id, event.orgId, d.id, event.id, event.seq, event.alertId, event.event, status, body, status === 'pending' ? now : null, lastError, now, status === 'abandoned' ? now : null);
-    tuples.push(`(${Array.from({ length: 13 }, (_, i) => `$${base + i + 1}`).join(', ')})`);
-  }
-  await q.query(
-    `INSERT INTO deliveries (id, org_id, destination_id, event_id, event_seq, alert_id, event, status, body, next_attempt_at, last_error, created_at, completed_at)
-     VALUES ${tuples.join(', ')}`,
-    values,
+    return { id, destinationId: d.id, status, body, lastError };
+  });
+}
+
+/**
+ * The outbox write of one event, as ONE statement (one round trip): the alert_events row, its
+ * delivery rows (with the event's sequence number) and — when one of them is due — the NOTIFY
+ * that wakes the dispatcher. NOTIFY is delivered at commit, so the worker never sees a row that
+ * might still roll back. Returns the event's sequence number.
+ */
+export async function writeEventWithDeliveries(q: Queryable, event: PendingEvent, planned: PlannedDelivery[], now: Date): Promise<number> {
+  // With no delivery the statement is the plain outbox insert (the CTE inserts nothing).
+  const anyPending = planned.some((p) => p.status === 'pending');
+  const { rows } = await q.query<{ seq: number }>(
+    `WITH ev AS (
+       INSERT INTO alert_events (id, org_id, alert_id, event, occurred_at, snapshot, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING seq
+     ), dl AS (
+       INSERT INTO deliveries (id, org_id, destination_id, event_id, event_seq, alert_id, event, status, body,
+                               next_attempt_at, last_error, created_at, completed_at)
+       SELECT t.id, $2, t.dest, $1, ev.seq, $3, $4, t.status, t.body,
+              CASE WHEN t.status = 'pending' THEN $7::timestamptz END, t.err, $7::timestamptz,
+              CASE WHEN t.status = 'abandoned' THEN $7::timestamptz END
+         FROM ev, unnest($8::text[], $9::text[], $10::text[], $11::text[], $12::text[]) WITH ORDINALITY AS t(id, dest, status, body, err, n)
+        ORDER BY t.n
+     )
+     SELECT ev.seq, CASE WHEN $13::boolean THEN (SELECT 1 FROM pg_notify('${DELIVERY_CHANNEL}', '')) END AS notified FROM ev`,
+    [
+      event.id,
+      event.orgId,
+      event.alertId,
+      event.event,
+      event.occurredAt,
+      JSON.stringify(event.snapshot),
+      now,
+      planned.map((p) => p.id),
+      planned.map((p) => p.destinationId),
+      planned.map((p) => p.status),
+      planned.map((p) => p.body),
+      planned.map((p) => p.lastError),
+      anyPending,
+    ],
   );
-  if (anyPending) await q.query(`SELECT pg_notify('${DELIVERY_CHANNEL}', '')`);
+  return rows[0]!.seq;
+}
+
+/**
+ * Creates the delivery rows of an event that is already written (one per enabled matching
+ * destination) and signals the dispatcher, in the caller's transaction. recordEvent uses
+ * planFanOut + writeEventWithDeliveries instead (one statement for event and deliveries).
+ */
+export async function fanOutEvent(q: Queryable, event: RecordedEvent, now: Date): Promise<void> {
+  const planned = await planFanOut(q, event, now);
+  if (planned.length === 0) return;
+  await q.query(
+    `WITH dl AS (
+       INSERT INTO deliveries (id, org_id, destination_id, event_id, event_seq, alert_id, event, status, body,
+                               next_attempt_at, last_error, created_at, completed_at)
+       SELECT t.id, $1, t.dest, $2, $3, $4, $5, t.status, t.body,
+              CASE WHEN t.status = 'pending' THEN $6::timestamptz END, t.err, $6::timestamptz,
+              CASE WHEN t.status = 'abandoned' THEN $6::timestamptz END
+         FROM unnest($7::text[], $8::text[], $9::text[], $10::text[], $11::text[]) WITH ORDINALITY AS t(id, dest, status, body, err, n)
+        ORDER BY t.n
+     )
+     SELECT CASE WHEN $12::boolean THEN (SELECT 1 FROM pg_notify('${DELIVERY_CHANNEL}', '')) END AS notified`,
+    [
+      event.orgId,
+      event.id,
+      event.seq,
+      event.alertId,
+      event.event,
+      now,
+      planned.map((p) => p.id),
+      planned.map((p) => p.destinationId),
+      planned.map((p) => p.status),
+      planned.map((p) => p.body),
+      planned.map((p) => p.lastError),
+      planned.some((p) => p.status === 'pending'),
+    ],
+  );
 }
