@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ApiError, forbidden } from '../http/errors.js';
 import { hashToken, parseApiKey, safeEqual } from '../secrets/tokens.js';
+import { preparedQuery } from './prepared.js';
 import type { PublicApiRateLimiter } from './rate-limit.js';
 
 export const SCOPES = ['ReadAlerts', 'ReadMetrics', 'ReadCapacities', 'ReadWorkspaces', 'ReadCosts', 'ReadSla'] as const;
@@ -102,7 +103,7 @@ async function lookUp(ctx: AppContext, key: string, nowMs: number): Promise<KeyR
     safeEqual(hash, DUMMY_HASH);
     return null;
   }
-  const { rows } = await ctx.db.query<KeyRow>(
+  const { rows } = await preparedQuery<KeyRow>(ctx.db, 
     `SELECT k.id, k.org_id, k.key_hash, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, o.suspended
        FROM api_keys k JOIN orgs o ON o.id = k.org_id
       WHERE k.prefix = $1`,

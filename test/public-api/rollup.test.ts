@@ -248,7 +248,7 @@ describe('alert count rollup: property', () => {
             await db.query(
               `INSERT INTO alerts (id, org_id, source_type, source_id, source_name, notification_kind, severity, title,
                   message, status, created_at, last_occurrence_at, updated_at)
-               SELECT $1 || '-' || i, $2, $3, 's' || i, 'n', 'K', 'error', 't', 'm', $4, $5::timestamptz, $5::timestamptz, $5::timestamptz
+               SELECT $1 || '-' || i, $2, $3, $1 || '-' || i, 'n', 'K', 'error', 't', 'm', $4, $5::timestamptz, $5::timestamptz, $5::timestamptz
                  FROM generate_series(1, $6::int) i`,
               [`p${run}-${seq++}`, orgId, TYPES[o.type], o.open ? 'open' : 'resolved', new Date(base), o.count],
             );

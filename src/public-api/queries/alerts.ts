@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/index.js';
+import { preparedQuery } from '../prepared.js';
 
 /** SPEC §2.3, in this order (also the CSV header). */
 export const ALERT_FIELDS = [
@@ -154,10 +155,10 @@ export async function listAlerts(
   let countQuery: Promise<{ rows: Array<{ n: number; pending: number }> }>;
   let pageQuery: Promise<{ rows: any[] }>;
   if (hours === null) {
-    countQuery = db.query(`SELECT count(*)::int8 AS n, 0 AS pending FROM alerts WHERE ${w.sql}`, w.params);
+    countQuery = preparedQuery(db, `SELECT count(*)::int8 AS n, 0 AS pending FROM alerts WHERE ${w.sql}`, w.params);
   } else {
     const r = rollupWhere(f, n + 5);
-    countQuery = db.query(
+    countQuery = preparedQuery(db, 
       `SELECT ((SELECT count(*) FROM alerts WHERE ${w.sql} AND created_at >= $${n + 4})
             + (SELECT coalesce(sum(n), 0) FROM (${segmentsSql(n + 1, r.sql)}) seg)
             + (SELECT count(*) FROM alerts WHERE ${w.sql} AND created_at < $${n + 1}))::int8 AS n,
@@ -167,7 +168,7 @@ export async function listAlerts(
     );
   }
   if (!deep) {
-    pageQuery = db.query<any>(
+    pageQuery = preparedQuery<any>(db, 
       `SELECT ${columns}
          FROM (SELECT id, created_at FROM alerts WHERE ${w.sql}
                 ORDER BY created_at DESC, id DESC OFFSET $${n + 1} LIMIT $${n + 2}) p
@@ -178,7 +179,7 @@ export async function listAlerts(
   } else {
     // $n+1 offset, $n+2 limit, $n+3… hFrom, dFrom, dTo, hTo, then the rollup filter.
     const r = rollupWhere(f, n + 7);
-    pageQuery = db.query<any>(
+    pageQuery = preparedQuery<any>(db, 
       `WITH top AS (SELECT count(*) AS n FROM alerts WHERE ${w.sql} AND created_at >= $${n + 6}),
             cum AS (SELECT t, (SELECT n FROM top) + sum(n) OVER (ORDER BY t DESC) AS s
                       FROM (${segmentsSql(n + 3, r.sql)}) seg),
