@@ -5,7 +5,7 @@
  */
 import type { Queryable } from '../db/index.js';
 import type { RecordedEvent } from './events.js';
-import { emitUnlessSuppressed, type AlertRow } from './rows.js';
+import { emitAllUnlessSuppressed, type AlertRow } from './rows.js';
 
 /**
  * Claims due incidents with FOR UPDATE SKIP LOCKED and marks them in the same statement; the
@@ -27,10 +27,5 @@ export async function escalateDue(q: Queryable, baseUrl: string, now: Date, limi
      RETURNING alerts.*`,
     [now],
   );
-  const events: RecordedEvent[] = [];
-  for (const row of rows.sort((x, y) => (x.id < y.id ? -1 : 1))) {
-    const e = await emitUnlessSuppressed(q, row, 'alert.escalated', now, now, baseUrl);
-    if (e) events.push(e);
-  }
-  return events;
+  return emitAllUnlessSuppressed(q, rows.sort((x, y) => (x.id < y.id ? -1 : 1)), 'alert.escalated', now, now, baseUrl);
 }

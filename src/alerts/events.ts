@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/index.js';
 import { newId } from '../ids.js';
-import { planFanOut, writeEventWithDeliveries } from '../delivery/fanout.js';
+import { planFanOut, planFanOutBatch, writeEventWithDeliveries, writeEventsWithDeliveries } from '../delivery/fanout.js';
 import type { AlertSnapshot } from './snapshot.js';
 
 export const ALERT_EVENTS = ['alert.opened', 'alert.acknowledged', 'alert.escalated', 'alert.recovered'] as const;
@@ -41,4 +41,34 @@ export async function recordEvent(
   const seq = await writeEventWithDeliveries(q, pending, planned, input.now);
   const recorded: RecordedEvent = { ...pending, seq };
   return recorded;
+}
+
+export type EventInput = Parameters<typeof recordEvent>[1];
+
+/**
+ * recordEvent for many events of one transaction (a pass over many incidents): the same rows,
+ * sequence numbers in the order given and the same deliveries as calling recordEvent for each in
+ * turn, written by one statement when no delivery depends on earlier state (openings, or no
+ * connector destination involved) and one by one otherwise. Results are in the order given.
+ */
+export async function recordEvents(q: Queryable, inputs: EventInput[]): Promise<RecordedEvent[]> {
+  if (inputs.length === 0) return [];
+  if (inputs.length === 1) return [await recordEvent(q, inputs[0]!)];
+  const now = inputs[0]!.now;
+  const pending = inputs.map((input) => ({
+    id: newId('evt', input.now),
+    orgId: input.orgId,
+    alertId: input.alertId,
+    event: input.event,
+    occurredAt: input.occurredAt,
+    snapshot: input.snapshot,
+  }));
+  const planned = inputs.every((i) => i.now.getTime() === now.getTime()) ? await planFanOutBatch(q, pending, now) : null;
+  if (!planned) {
+    const out: RecordedEvent[] = [];
+    for (const input of inputs) out.push(await recordEvent(q, input));
+    return out;
+  }
+  const seqs = await writeEventsWithDeliveries(q, pending, planned, now);
+  return pending.map((p, i) => ({ ...p, seq: seqs[i]! }));
 }

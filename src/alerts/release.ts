@@ -6,7 +6,7 @@
  */
 import type { Queryable } from '../db/index.js';
 import type { RecordedEvent } from './events.js';
-import { emitUnlessSuppressed, type AlertRow } from './rows.js';
+import { emitAllUnlessSuppressed, type AlertRow } from './rows.js';
 
 /** SQL condition (on alias `a`, $1 = now) that an incident no longer needs to be held. */
 const RELEASABLE = `a.status = 'open' AND a.suppressed
@@ -34,12 +34,7 @@ async function releaseWhere(q: Queryable, baseUrl: string, now: Date, extraWhere
      RETURNING alerts.*`,
     [now, ...params],
   );
-  const events: RecordedEvent[] = [];
-  for (const row of rows.sort((x, y) => (x.id < y.id ? -1 : 1))) {
-    const e = await emitUnlessSuppressed(q, row, 'alert.opened', now, now, baseUrl);
-    if (e) events.push(e);
-  }
-  return events;
+  return emitAllUnlessSuppressed(q, rows.sort((x, y) => (x.id < y.id ? -1 : 1)), 'alert.opened', now, now, baseUrl);
 }
 
 /** Called in the transaction that resolved `causeId`: releases incidents that waited on it. */

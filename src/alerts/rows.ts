@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/index.js';
-import { recordEvent, type AlertEventName, type RecordedEvent } from './events.js';
+import { recordEvent, recordEvents, type AlertEventName, type RecordedEvent } from './events.js';
 import { toAlertSnapshot, type AlertRowForSnapshot } from './snapshot.js';
 
 /** One row of the alerts table, as selected with `*`. */
@@ -106,4 +106,24 @@ export async function emitUnlessSuppressed(
     snapshot: toAlertSnapshot(row, baseUrl),
     now,
   });
+}
+
+/**
+ * emitUnlessSuppressed for many alerts of one transaction, in the order given (one outbox
+ * statement when possible, see recordEvents). Suppressed incidents produce no event.
+ */
+export async function emitAllUnlessSuppressed(
+  q: Queryable,
+  rows: AlertRow[],
+  event: AlertEventName,
+  occurredAt: Date,
+  now: Date,
+  baseUrl: string,
+): Promise<RecordedEvent[]> {
+  return recordEvents(
+    q,
+    rows
+      .filter((row) => !row.suppressed)
+      .map((row) => ({ orgId: row.org_id, alertId: row.id, event, occurredAt, snapshot: toAlertSnapshot(row, baseUrl), now })),
+  );
 }

@@ -174,3 +174,75 @@ export async function fanOutEvent(q: Queryable, event: RecordedEvent, now: Date)
     ],
   );
 }
+
+/**
+ * Plans a batch of events as one write, or returns null when the batch needs the per-event path:
+ * the batch path is taken only when no event's deliveries depend on earlier state — every event
+ * is an `alert.opened` (connector ordering never holds an opening) or none of its matching
+ * destinations is a connector. Every planned delivery is then 'pending', exactly what recording
+ * the events one by one would give.
+ */
+export async function planFanOutBatch(q: Queryable, events: PendingEvent[], now: Date): Promise<PlannedDelivery[][] | null> {
+  const out: PlannedDelivery[][] = [];
+  for (const event of events) {
+    const destinations = (await activeDestinations(q, event.orgId)).filter((d) =>
+      matchesFilter(d.filter, { event: event.event, severity: event.snapshot.severity, sourceType: event.snapshot.sourceType }),
+    );
+    if (event.event !== 'alert.opened' && destinations.some((d) => d.kind !== 'webhook')) return null;
+    out.push(
+      destinations.map((d) => {
+        const id = newId('dlv', now);
+        const body = buildDeliveryBody({ deliveryId: id, event: event.event, occurredAt: event.occurredAt, alert: event.snapshot });
+        return { id, destinationId: d.id, status: 'pending' as const, body, lastError: null };
+      }),
+    );
+  }
+  return out;
+}
+
+/**
+ * Many outbox events and all their (pending) deliveries as ONE statement. Sequence numbers are
+ * taken in the order of `events` (rows are inserted in that order), as if recorded one by one.
+ * Returns the sequence numbers in the order of `events`.
+ */
+export async function writeEventsWithDeliveries(q: Queryable, events: PendingEvent[], planned: PlannedDelivery[][], now: Date): Promise<number[]> {
+  const dl = planned.flatMap((ps, i) => ps.map((p) => ({ p, e: events[i]! })));
+  const { rows } = await q.query<{ id: string; seq: number }>(
+    `WITH ev AS (
+       INSERT INTO alert_events (id, org_id, alert_id, event, occurred_at, snapshot, created_at)
+       SELECT e.id, e.org, e.alert, e.event, e.occurred, e.snap::jsonb, $7::timestamptz
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[])
+              WITH ORDINALITY AS e(id, org, alert, event, occurred, snap, n)
+        ORDER BY e.n
+       RETURNING id, seq
+     ), dl AS (
+       INSERT INTO deliveries (id, org_id, destination_id, event_id, event_seq, alert_id, event, status, body,
+                               next_attempt_at, last_error, created_at, completed_at)
+       SELECT t.id, t.org, t.dest, t.event_id, ev.seq, t.alert, t.event, 'pending', t.body, $7::timestamptz, NULL, $7::timestamptz, NULL
+         FROM unnest($8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[])
+              WITH ORDINALITY AS t(id, org, dest, event_id, alert, event, body, n)
+         JOIN ev ON ev.id = t.event_id
+        ORDER BY t.n
+     )
+     SELECT ev.id, ev.seq, CASE WHEN $15::boolean THEN (SELECT 1 FROM pg_notify('${DELIVERY_CHANNEL}', '')) END AS notified FROM ev`,
+    [
+      events.map((e) => e.id),
+      events.map((e) => e.orgId),
+      events.map((e) => e.alertId),
+      events.map((e) => e.event),
+      events.map((e) => e.occurredAt.toISOString()),
+      events.map((e) => JSON.stringify(e.snapshot)),
+      now,
+      dl.map((x) => x.p.id),
+      dl.map((x) => x.e.orgId),
+      dl.map((x) => x.p.destinationId),
+      dl.map((x) => x.e.id),
+      dl.map((x) => x.e.alertId),
+      dl.map((x) => x.e.event),
+      dl.map((x) => x.p.body),
+      dl.length > 0,
+    ],
+  );
+  const seqs = new Map(rows.map((r) => [r.id, r.seq]));
+  return events.map((e) => seqs.get(e.id)!);
+}

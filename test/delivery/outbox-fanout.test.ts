@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { recordEvent } from '../../src/alerts/events.js';
+import { recordEvent, recordEvents } from '../../src/alerts/events.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { insertAlert, insertOrg, snapshotFor } from './support.js';
 
@@ -151,5 +151,107 @@ describe('outbox fan-out', () => {
     const res = await t.admin('PATCH', `/orgs/${orgId}/destinations/${first}`, { enabled: false });
     expect(res.statusCode, res.body).toBe(200);
     expect(await emitOne()).toEqual([second]);
+  });
+
+  describe('recordEvents (batch)', () => {
+    async function pagerduty(orgId: string): Promise<string> {
+      const res = await t.admin('POST', `/orgs/${orgId}/destinations`, {
+        name: 'PD',
+        kind: 'pagerduty',
+        config: { region: 'us', apiBaseUrl: 'https://127.0.0.1:9' },
+        credentials: { routingKey: 'ORDERTESTKEY0123456789abcdefABCD' },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().id as string;
+    }
+
+    it('an empty batch writes nothing', async () => {
+      expect(await t.ctx.db.tx((q) => recordEvents(q, []))).toEqual([]);
+    });
+
+    it('writes the events in the order given, across organizations, each with its matching deliveries', async () => {
+      const orgA = await insertOrg(t.ctx);
+      const orgB = await insertOrg(t.ctx);
+      const hookA = await webhook(orgA);
+      const pdA = await pagerduty(orgA);
+      const infoB = await webhook(orgB, { severities: ['info'] });
+      const alerts = [
+        { orgId: orgA, alertId: await insertAlert(t.ctx, orgA), severity: 'error' as const },
+        { orgId: orgB, alertId: await insertAlert(t.ctx, orgB), severity: 'error' as const },
+        { orgId: orgA, alertId: await insertAlert(t.ctx, orgA), severity: 'error' as const },
+        { orgId: orgB, alertId: await insertAlert(t.ctx, orgB, { severity: 'info' }), severity: 'info' as const },
+      ];
+      const now = t.ctx.clock.now();
+      const recorded = await t.ctx.db.tx((q) =>
+        recordEvents(
+          q,
+          alerts.map((a) => ({
+            orgId: a.orgId,
+            alertId: a.alertId,
+            event: 'alert.opened' as const,
+            occurredAt: now,
+            snapshot: snapshotFor(t.ctx, a.alertId, { severity: a.severity }),
+            now,
+          })),
+        ),
+      );
+      expect(recorded.map((r) => r.alertId)).toEqual(alerts.map((a) => a.alertId));
+      const seqs = recorded.map((r) => BigInt(r.seq));
+      for (let i = 1; i < seqs.length; i++) expect(seqs[i]! > seqs[i - 1]!).toBe(true);
+      const stored = (
+        await t.ctx.db.query<{ id: string; seq: string; snapshot: unknown }>('SELECT id, seq::text AS seq, snapshot FROM alert_events WHERE id = ANY($1) ORDER BY seq', [
+          recorded.map((r) => r.id),
+        ])
+      ).rows;
+      expect(stored.map((e) => e.id)).toEqual(recorded.map((r) => r.id));
+      expect(stored.map((e) => e.seq)).toEqual(recorded.map((r) => String(r.seq)));
+      expect(stored[0]!.snapshot).toEqual(recorded[0]!.snapshot);
+
+      const rows = (
+        await t.ctx.db.query<{ event_id: string; event_seq: string; destination_id: string; status: string; org_id: string; alert_id: string; body: string }>(
+          'SELECT event_id, event_seq::text AS event_seq, destination_id, status, org_id, alert_id, body FROM deliveries WHERE event_id = ANY($1)',
+          [recorded.map((r) => r.id)],
+        )
+      ).rows;
+      const want = [
+        `${recorded[0]!.id}→${hookA}`,
+        `${recorded[0]!.id}→${pdA}`,
+        `${recorded[2]!.id}→${hookA}`,
+        `${recorded[2]!.id}→${pdA}`,
+        `${recorded[3]!.id}→${infoB}`,
+      ].sort();
+      expect(rows.map((r) => `${r.event_id}→${r.destination_id}`).sort()).toEqual(want);
+      for (const r of rows) {
+        const ev = recorded.find((e) => e.id === r.event_id)!;
+        expect([r.status, r.event_seq, r.org_id, r.alert_id]).toEqual(['pending', String(ev.seq), ev.orgId, ev.alertId]);
+        expect(JSON.parse(r.body).alert.id).toBe(ev.alertId);
+      }
+    });
+
+    it('keeps connector ordering inside the batch: a later event of an incident waits behind the earlier one', async () => {
+      const orgId = await insertOrg(t.ctx);
+      const pd = await pagerduty(orgId);
+      const alertId = await insertAlert(t.ctx, orgId);
+      const now = t.ctx.clock.now();
+      await t.ctx.db.tx((q) => recordEvent(q, { orgId, alertId, event: 'alert.opened', occurredAt: now, snapshot: snapshotFor(t.ctx, alertId), now }));
+      const recorded = await t.ctx.db.tx((q) =>
+        recordEvents(q, [
+          { orgId, alertId, event: 'alert.acknowledged', occurredAt: now, snapshot: snapshotFor(t.ctx, alertId, { acknowledged: true }), now },
+          { orgId, alertId, event: 'alert.escalated', occurredAt: now, snapshot: snapshotFor(t.ctx, alertId, { acknowledged: true }), now },
+        ]),
+      );
+      expect(BigInt(recorded[1]!.seq) > BigInt(recorded[0]!.seq)).toBe(true);
+      const rows = (
+        await t.ctx.db.query<{ event: string; status: string }>('SELECT event, status FROM deliveries WHERE destination_id = $1 AND alert_id = $2 ORDER BY event_seq', [
+          pd,
+          alertId,
+        ])
+      ).rows;
+      expect(rows.map((r) => [r.event, r.status])).toEqual([
+        ['alert.opened', 'pending'],
+        ['alert.acknowledged', 'waiting'],
+        ['alert.escalated', 'waiting'],
+      ]);
+    });
   });
 });
