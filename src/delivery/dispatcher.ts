@@ -30,6 +30,12 @@ export interface DispatcherOptions {
   maxInFlight?: number;
   /** Attempts in flight per destination in this worker at once. */
   perDestination?: number;
+  /**
+   * Leased rows kept ready beyond the attempts in flight (default half of maxInFlight), so a
+   * freed slot starts its next attempt at once instead of waiting for a claim round trip. They
+   * are leased like rows in flight; a graceful stop gives back the ones never started.
+   */
+  prefetch?: number;
   /** Rows written back per transaction at most. */
   writeBatch?: number;
   /** Longest sleep without a wake-up, as a safety net (ms). */
@@ -58,6 +64,9 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
   const budget = maxAttempts(schedule);
   // A lease outlives every call a delivery can make (connectors may make a few) plus margin.
   const leaseMs = ctx.config.deliveryTimeoutMs * 4 + 5_000;
+  const prefetch = Math.max(0, opts.prefetch ?? Math.floor(maxInFlight / 2));
+  /** Rows of one destination this worker may hold (in flight + ready). */
+  const destHold = perDestination + Math.min(prefetch, Math.floor(perDestination / 2));
   const refillAt = Math.max(1, Math.floor(maxInFlight / 4));
   const destRefill = Math.max(1, Math.floor(perDestination / 4));
   const send = opts.send ?? createGuardedSend(ctx);
@@ -68,6 +77,10 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
   let inFlight = 0;
   const inFlightByDest = new Map<string, number>();
   const inFlightIds = new Set<string>();
+  /** Leased, not started yet (in claim order). Their ids are in inFlightIds too. */
+  let ready: ClaimedRow[] = [];
+  /** Rows held per destination: in flight + ready (the claim's per-destination slots). */
+  const heldByDest = new Map<string, number>();
   const pendingWrites: FinishedAttempt[] = [];
   let pumping = false;
   /** The last claim left due rows behind (bound, cap or capacity): a freed slot should claim. */
@@ -78,7 +91,7 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
   let idleWaiters: (() => void)[] = [];
 
   const checkIdle = () => {
-    if (inFlight === 0 && pendingWrites.length === 0 && !flushing) {
+    if (inFlight === 0 && ready.length === 0 && pendingWrites.length === 0 && !flushing) {
       const w = idleWaiters;
       idleWaiters = [];
       for (const f of w) f();
@@ -116,12 +129,12 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
   async function pumpOnce(): Promise<void> {
     let capped = false;
     try {
-      while (!stopping && inFlight < maxInFlight) {
-        const limitAsked = maxInFlight - inFlight;
-        const busy = [...inFlightByDest].filter(([, n]) => n >= perDestination).map(([id]) => id);
+      while (!stopping && inFlight + ready.length < maxInFlight + prefetch) {
+        const limitAsked = maxInFlight + prefetch - inFlight - ready.length;
+        const busy = [...heldByDest].filter(([, n]) => n >= destHold).map(([id]) => id);
         const now = ctx.clock.now();
         const partial = new Map<string, number>();
-        for (const [id, n] of inFlightByDest) if (n < perDestination) partial.set(id, perDestination - n);
+        for (const [id, n] of heldByDest) if (n < destHold) partial.set(id, destHold - n);
         const claim = await claimDue(db, {
           workerId,
           now,
@@ -129,18 +142,19 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
           leaseMs,
           busyDestinations: busy,
           partialDestinations: partial,
-          perDestination,
+          perDestination: destHold,
           cycleSeconds: ctx.config.cycleSeconds,
           orgCapPerCycle: ctx.config.orgCapPerCycle,
         });
         capped ||= claim.capped;
         backlog = claim.more;
-        for (const row of claim.rows) start(row);
+        for (const row of claim.rows) hold(row);
+        startReady();
         // Fewer rows than asked for: nothing more is claimable now; skip an empty claim.
         if (claim.rows.length < limitAsked) break;
       }
       if (stopping) return;
-      if (inFlight >= maxInFlight) return; // a completion will wake us
+      if (inFlight + ready.length >= maxInFlight + prefetch) return; // a completion will wake us
       const nowDate = ctx.clock.now();
       const cycle = cycleStart(nowDate, ctx.config.cycleSeconds);
       const { rows } = await db.query<{ next: Date | null; capped: boolean }>(
@@ -164,12 +178,28 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
     }
   }
 
-  function start(row: ClaimedRow): void {
-    // Our own lease ran out while the attempt was still running (a very slow call, or a clock
-    // jump): the row came back to us. Never send it twice from one worker; the running
-    // attempt's outcome is written under the same worker id.
+  function hold(row: ClaimedRow): void {
+    // Our own lease ran out while the attempt was still running or waiting (a very slow call,
+    // or a clock jump): the row came back to us. Never send it twice from one worker; the
+    // running attempt's outcome is written under the same worker id.
     if (inFlightIds.has(row.id)) return;
     inFlightIds.add(row.id);
+    heldByDest.set(row.destination_id, (heldByDest.get(row.destination_id) ?? 0) + 1);
+    ready.push(row);
+  }
+
+  /** Starts ready rows, in claim order, while the worker and their destination have free slots. */
+  function startReady(): void {
+    if (ready.length === 0 || inFlight >= maxInFlight || stopping) return;
+    const keep: ClaimedRow[] = [];
+    for (const row of ready) {
+      if (inFlight < maxInFlight && (inFlightByDest.get(row.destination_id) ?? 0) < perDestination) start(row);
+      else keep.push(row);
+    }
+    ready = keep;
+  }
+
+  function start(row: ClaimedRow): void {
     inFlight++;
     inFlightByDest.set(row.destination_id, (inFlightByDest.get(row.destination_id) ?? 0) + 1);
     void run(row).finally(() => {
@@ -178,10 +208,15 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
       const n = (inFlightByDest.get(row.destination_id) ?? 1) - 1;
       if (n <= 0) inFlightByDest.delete(row.destination_id);
       else inFlightByDest.set(row.destination_id, n);
+      const h = (heldByDest.get(row.destination_id) ?? 1) - 1;
+      if (h <= 0) heldByDest.delete(row.destination_id);
+      else heldByDest.set(row.destination_id, h);
+      startReady();
       // Claim again once a useful number of slots is free (or the worker is idle), so a busy
       // worker claims in batches instead of one row per finished attempt.
       // (Every refillAt-th free slot overall, or every destRefill-th at this destination.)
-      if (backlog && (inFlight === 0 || (maxInFlight - inFlight) % refillAt === 0 || (perDestination - Math.max(0, n)) % destRefill === 0)) wake();
+      const free = maxInFlight + prefetch - inFlight - ready.length;
+      if (backlog && (inFlight === 0 || free % refillAt === 0 || (destHold - Math.max(0, h)) % destRefill === 0)) wake();
       checkIdle();
     });
   }
@@ -276,6 +311,31 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
     });
   }
 
+  async function giveBack(): Promise<void> {
+    const rows = ready;
+    ready = [];
+    for (const row of rows) {
+      inFlightIds.delete(row.id);
+      const h = (heldByDest.get(row.destination_id) ?? 1) - 1;
+      if (h <= 0) heldByDest.delete(row.destination_id);
+      else heldByDest.set(row.destination_id, h);
+    }
+    if (rows.length === 0) return;
+    try {
+      await db.query(
+        `WITH back AS (
+           UPDATE deliveries SET attempts = attempts - 1, locked_until = NULL, locked_by = NULL
+            WHERE id = ANY($1::text[]) AND locked_by = $2 AND status = 'pending'
+           RETURNING 1)
+         SELECT CASE WHEN EXISTS (SELECT 1 FROM back) THEN (SELECT 1 FROM pg_notify('${DELIVERY_CHANNEL}', '')) END AS notified`,
+        [rows.map((r) => r.id), workerId],
+      );
+    } catch (err) {
+      // The leases end on their own; those rows come back then (attempt counted once more).
+      log.warn({ err: (err as Error).message, rows: rows.length }, 'giving back unstarted rows failed; their leases will expire');
+    }
+  }
+
   let stopDeadline = Infinity;
   let retryScheduled = false;
   const unlisten = await ctx.db.listen(DELIVERY_CHANNEL, () => wake()).catch((err) => {
@@ -315,8 +375,10 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
       if (timer) clearTimeout(timer);
       if (retentionTimer) clearInterval(retentionTimer);
       await unlisten().catch(() => undefined);
-      // Graceful: let the attempts in flight finish and their outcomes be written.
+      // Graceful: let the attempts in flight finish and their outcomes be written; rows leased
+      // but never started are given back (lease cleared, attempt count restored) at once.
       while (pumping) await new Promise((r) => setTimeout(r, 10));
+      await giveBack();
       await new Promise<void>((resolve) => {
         idleWaiters.push(resolve);
         checkIdle();
