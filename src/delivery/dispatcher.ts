@@ -81,6 +81,8 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
   let ready: ClaimedRow[] = [];
   /** Rows held per destination: in flight + ready (the claim's per-destination slots). */
   const heldByDest = new Map<string, number>();
+  /** Start of the budget cycle each ready row was charged to (for the refund on give-back). */
+  const chargedCycle = new Map<string, number>();
   const pendingWrites: FinishedAttempt[] = [];
   let pumping = false;
   /** The last claim left due rows behind (bound, cap or capacity): a freed slot should claim. */
@@ -148,7 +150,8 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
         });
         capped ||= claim.capped;
         backlog = claim.more;
-        for (const row of claim.rows) hold(row);
+        const charged = cycleStart(now, ctx.config.cycleSeconds).getTime();
+        for (const row of claim.rows) if (hold(row)) chargedCycle.set(row.id, charged);
         startReady();
         // Fewer rows than asked for: nothing more is claimable now; skip an empty claim.
         if (claim.rows.length < limitAsked) break;
@@ -178,14 +181,15 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
     }
   }
 
-  function hold(row: ClaimedRow): void {
+  function hold(row: ClaimedRow): boolean {
     // Our own lease ran out while the attempt was still running or waiting (a very slow call,
     // or a clock jump): the row came back to us. Never send it twice from one worker; the
     // running attempt's outcome is written under the same worker id.
-    if (inFlightIds.has(row.id)) return;
+    if (inFlightIds.has(row.id)) return false;
     inFlightIds.add(row.id);
     heldByDest.set(row.destination_id, (heldByDest.get(row.destination_id) ?? 0) + 1);
     ready.push(row);
+    return true;
   }
 
   /** Starts ready rows, in claim order, while the worker and their destination have free slots. */
@@ -200,6 +204,7 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
   }
 
   function start(row: ClaimedRow): void {
+    chargedCycle.delete(row.id);
     inFlight++;
     inFlightByDest.set(row.destination_id, (inFlightByDest.get(row.destination_id) ?? 0) + 1);
     void run(row).finally(() => {
@@ -321,14 +326,22 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
       else heldByDest.set(row.destination_id, h);
     }
     if (rows.length === 0) return;
+    // Rows charged to the organization's current cycle are refunded to its budget.
+    const cycle = cycleStart(ctx.clock.now(), ctx.config.cycleSeconds);
+    const refundable = rows.filter((r) => chargedCycle.get(r.id) === cycle.getTime()).map((r) => r.id);
+    for (const r of rows) chargedCycle.delete(r.id);
     try {
       await db.query(
         `WITH back AS (
            UPDATE deliveries SET attempts = attempts - 1, locked_until = NULL, locked_by = NULL
             WHERE id = ANY($1::text[]) AND locked_by = $2 AND status = 'pending'
-           RETURNING 1)
+           RETURNING id, org_id),
+         refund AS (
+           UPDATE delivery_org_budget b SET used = GREATEST(0, b.used - x.n)
+             FROM (SELECT org_id, count(*)::int AS n FROM back WHERE id = ANY($4::text[]) GROUP BY org_id) x
+            WHERE b.org_id = x.org_id AND b.cycle_start = $3)
          SELECT CASE WHEN EXISTS (SELECT 1 FROM back) THEN (SELECT 1 FROM pg_notify('${DELIVERY_CHANNEL}', '')) END AS notified`,
-        [rows.map((r) => r.id), workerId],
+        [rows.map((r) => r.id), workerId, cycle, refundable],
       );
     } catch (err) {
       // The leases end on their own; those rows come back then (attempt counted once more).

@@ -84,6 +84,39 @@ describe('dispatcher', () => {
     expect(rows.every((r: any) => r.locked_by === null)).toBe(true);
   });
 
+  it('a graceful stop gives back leased rows it never started: lease cleared, attempt count and budget restored', async () => {
+    const org = await insertOrg(t.ctx);
+    const slow = await hook(org, 'held');
+    rx.fallback = { status: 200, delayMs: 1500 };
+    for (let i = 0; i < 6; i++) await emit(t.ctx, org); // cap is 3 per cycle
+    // Two attempts in flight at this destination, one more row leased and kept ready.
+    const w = await startDispatcher(t.ctx, { retentionEveryMs: 0, perDestination: 2, prefetch: 4 });
+    await rx.waitFor(2);
+    const leased = async () =>
+      (await t.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM deliveries WHERE destination_id = $1 AND locked_by IS NOT NULL', [slow])).rows[0]!.n;
+    await until(async () => (await leased()) === 3, 10_000, 'third row leased');
+    expect(rx.requests.length).toBe(2);
+    await w.stop();
+    expect(rx.requests.length).toBe(2); // the ready row was not sent at stop
+    const rows = (
+      await t.ctx.db.query<{ status: string; attempts: number; locked_by: string | null }>(
+        'SELECT status, attempts, locked_by FROM deliveries WHERE destination_id = $1',
+        [slow],
+      )
+    ).rows;
+    expect(rows.filter((r) => r.status === 'succeeded').map((r) => r.attempts)).toEqual([1, 1]);
+    const pending = rows.filter((r) => r.status === 'pending');
+    expect(pending).toHaveLength(4);
+    expect(pending.every((r) => r.attempts === 0 && r.locked_by === null)).toBe(true);
+    const budget = (await t.ctx.db.query<{ used: number }>('SELECT used FROM delivery_org_budget WHERE org_id = $1', [org])).rows[0]!;
+    expect(budget.used).toBe(2); // the given-back row no longer counts against this cycle
+    // Another worker takes the given-back row in this cycle (the cap leaves room for one).
+    rx.fallback = { status: 200 };
+    const w2 = await startDispatcher(t.ctx, { retentionEveryMs: 0 });
+    workers.push(w2);
+    await until(async () => (await statuses(slow)).filter((s) => s === 'succeeded').length === 3, 10_000, 'given-back row sent');
+  });
+
   it('exposes Prometheus metrics: outcomes, attempt latency, due backlog and oldest due age', async () => {
     const org = await insertOrg(t.ctx);
     await hook(org, 'm');
