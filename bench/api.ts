@@ -258,7 +258,7 @@ const ANALYSIS = [
   '  request, less than the database round trips alone cost here.',
   '- Metrics over 366 days: the two exact medians need every duration of the window sorted',
   '  (ordered-set aggregates do not run in parallel): one scan of 1,000,000 rows and two sorts of',
-  '  600,000 and 900,000 values, ~0.9–1.2 s on this machine under its shared load; the per-source',
+  '  600,000 and 900,000 values, ~0.8–1.2 s on this machine under its shared load; the per-source',
   '  groups are a parallel scan of the same rows beside it. Per-day summaries cannot give an exact',
   '  median. A covering index (org_id, created_at) INCLUDE (acknowledged_at, resolved_at) made the',
   '  duration scan index-only but saved ~80–250 ms of it at best, the planner preferred the table',
