@@ -6,7 +6,7 @@ import { createPgDatabase } from './pg.js';
 import { createPgliteDatabase } from './pglite.js';
 import type { Database } from './types.js';
 
-export type { Database, Queryable, QueryResult, Engine } from './types.js';
+export type { Database, Queryable, QueryOptions, QueryResult, Engine } from './types.js';
 export { migrate } from './migrate.js';
 
 /** DATABASE_URL → PostgreSQL pool; unset → PGlite persisted under VIGIA_DATA_DIR/db. */

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { OID, parseNumeric, type Database, type Queryable, type QueryResult } from './types.js';
+import { OID, parseNumeric, type Database, type Queryable, type QueryOptions, type QueryResult } from './types.js';
 
 const typeOverrides: Record<number, (v: string) => unknown> = {
   [OID.INT8]: parseNumeric,
@@ -16,8 +16,9 @@ const types = {
 
 function wrap(client: pg.Pool | pg.PoolClient): Queryable {
   return {
-    async query<T>(text: string, params?: readonly unknown[]): Promise<QueryResult<T>> {
-      const r = await client.query(text, params as unknown[] | undefined);
+    async query<T>(text: string, params?: readonly unknown[], opts?: QueryOptions): Promise<QueryResult<T>> {
+      const values = params as unknown[] | undefined;
+      const r = opts?.name ? await client.query({ name: opts.name, text, values }) : await client.query(text, values);
       return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
     },
     async exec(text: string): Promise<void> {

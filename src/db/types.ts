@@ -5,9 +5,18 @@ export interface QueryResult<T> {
   rowCount: number;
 }
 
+export interface QueryOptions {
+  /**
+   * Name of a prepared statement: on PostgreSQL each connection plans the text once and reuses
+   * the plan (worth it for hot statements whose planning costs more than running them). The
+   * same name must always carry the same text. PGlite ignores it.
+   */
+  name?: string;
+}
+
 export interface Queryable {
   /** One statement, positional parameters ($1…). jsonb parameters must be passed as JSON text. */
-  query<T = Record<string, any>>(text: string, params?: readonly unknown[]): Promise<QueryResult<T>>;
+  query<T = Record<string, any>>(text: string, params?: readonly unknown[], opts?: QueryOptions): Promise<QueryResult<T>>;
   /** Several statements, no parameters (migrations). */
   exec(text: string): Promise<void>;
 }
