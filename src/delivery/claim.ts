@@ -5,6 +5,7 @@
  * untouched for a later pass (or another instance).
  */
 import type { Queryable } from '../db/index.js';
+import { preparedQuery } from './prepared.js';
 
 export interface ClaimedRow {
   id: string;
@@ -121,7 +122,7 @@ export async function claimDue(q: Pick<Queryable, 'query'>, o: ClaimOptions): Pr
   const cycle = cycleStart(o.now, o.cycleSeconds);
   const cycleEnd = new Date(cycle.getTime() + o.cycleSeconds * 1000);
   const slotDests = [...o.partialDestinations.keys()];
-  const { rows } = await q.query<{ cand_count: number; rows: ClaimedRow[] | string; capped: boolean }>(CLAIM_SQL, [
+  const { rows } = await preparedQuery<{ cand_count: number; rows: ClaimedRow[] | string; capped: boolean }>(q, 'claim', CLAIM_SQL, [
     o.now,
     o.limit * 2,
     o.busyDestinations,

@@ -20,6 +20,7 @@ import { applyOutcomes, needsTransaction, type FinishedAttempt } from './outcome
 import { purgeOldDeliveries } from './retention.js';
 import { maxAttempts } from './retry-policy.js';
 import { openWorkerDb } from './worker-db.js';
+import { preparedQuery } from './prepared.js';
 
 export interface Worker {
   stop(): Promise<void>;
@@ -160,7 +161,9 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
       if (inFlight + ready.length >= maxInFlight + prefetch) return; // a completion will wake us
       const nowDate = ctx.clock.now();
       const cycle = cycleStart(nowDate, ctx.config.cycleSeconds);
-      const { rows } = await db.query<{ next: Date | null; capped: boolean }>(
+      const { rows } = await preparedQuery<{ next: Date | null; capped: boolean }>(
+        db,
+        'next_due',
         `SELECT (SELECT min(CASE WHEN d.locked_until > d.next_attempt_at THEN d.locked_until ELSE d.next_attempt_at END)
                    FROM deliveries d WHERE d.status = 'pending'
                     AND NOT EXISTS (SELECT 1 FROM delivery_org_budget b

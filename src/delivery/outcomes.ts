@@ -6,6 +6,7 @@
 import type { Queryable } from '../db/index.js';
 import type { ConnectorResult } from './connectors/types.js';
 import { DELIVERY_CHANNEL, OPENING_FAILED_REASON } from './fanout.js';
+import { preparedQuery } from './prepared.js';
 import { retryDelayMs } from './retry-policy.js';
 
 export interface FinishedAttempt {
@@ -70,7 +71,7 @@ export async function applyOutcomes(
   if (items.length === 0) return [];
   const iso = (d: Date | null) => (d ? d.toISOString() : null);
   const decided = items.map((a) => ({ a, ...decideStatus(o.scheduleMs, a, o.now) }));
-  const { rows } = await q.query<{ id: string }>(WRITE_SQL, [
+  const { rows } = await preparedQuery<{ id: string }>(q, 'write_back', WRITE_SQL, [
     items.map((a) => a.id),
     items.map((a) => a.attempt),
     items.map((a) => iso(a.startedAt)),
