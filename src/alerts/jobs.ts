@@ -3,6 +3,7 @@ import type { RecordedEvent } from './events.js';
 import { escalateDue } from './escalation.js';
 import { releaseDue } from './release.js';
 import { txWithRetry } from './retry.js';
+import { compactAlertCounts } from '../public-api/queries/alerts.js';
 
 export interface BackgroundJob {
   stop(): Promise<void>;
@@ -36,6 +37,24 @@ export async function runReleasePass(ctx: JobCtx): Promise<RecordedEvent[]> {
 }
 
 /**
+ * Folds the count rollup's pending deltas (written by the alerts triggers, migration 031) for
+ * every organization that has any, so the rollup stays small even for an organization that
+ * never lists its alerts. Returns how many organizations were compacted.
+ */
+export async function runRollupCompactionPass(ctx: Pick<AppContext, 'db'>): Promise<number> {
+  const { rows } = await ctx.db.query<{ org_id: string }>(
+    `SELECT DISTINCT org_id FROM alert_counts WHERE pending
+     UNION SELECT DISTINCT org_id FROM alert_counts_daily WHERE pending`,
+  );
+  let done = 0;
+  for (const { org_id } of rows) if (await compactAlertCounts(ctx.db, org_id)) done++;
+  return done;
+}
+
+/** The rollup is compacted every this many job ticks (12 × 5 s = once a minute). */
+const COMPACTION_EVERY_TICKS = 12;
+
+/**
  * Periodic alert work: release first (a released incident can then escalate on a later pass),
  * then escalation. Passes never overlap in one process; stop() waits for the one in flight.
  */
@@ -43,10 +62,12 @@ export async function startAlertJobs(ctx: AppContext): Promise<BackgroundJob> {
   let stopped = false;
   let running = false;
   let inFlight: Promise<void> = Promise.resolve();
+  let ticks = 0;
   const tick = async (): Promise<void> => {
     try {
       await runReleasePass(ctx);
       await runEscalationPass(ctx);
+      if (ticks++ % COMPACTION_EVERY_TICKS === 0) await runRollupCompactionPass(ctx);
     } catch (err) {
       ctx.log.error({ err }, 'alert job pass failed');
     }
