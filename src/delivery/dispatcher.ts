@@ -84,6 +84,14 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
   const heldByDest = new Map<string, number>();
   /** Start of the budget cycle each ready row was charged to (for the refund on give-back). */
   const chargedCycle = new Map<string, number>();
+  /** When each ready row was leased (performance.now()). */
+  const heldAt = new Map<string, number>();
+  /**
+   * A ready row that waited longer than this for a slot gets its lease renewed before its
+   * attempt, so the lease still outlives every call the attempt can make (the lease is
+   * 4 × timeout + 5 s; a row that waited under 5 s has at least 4 × timeout left).
+   */
+  const renewAfterMs = 5_000;
   const pendingWrites: FinishedAttempt[] = [];
   let pumping = false;
   /** The last claim left due rows behind (bound, cap or capacity): a freed slot should claim. */
@@ -192,6 +200,7 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
     inFlightIds.add(row.id);
     heldByDest.set(row.destination_id, (heldByDest.get(row.destination_id) ?? 0) + 1);
     ready.push(row);
+    heldAt.set(row.id, performance.now());
     return true;
   }
 
@@ -208,9 +217,11 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
 
   function start(row: ClaimedRow): void {
     chargedCycle.delete(row.id);
+    const waited = performance.now() - (heldAt.get(row.id) ?? performance.now());
+    heldAt.delete(row.id);
     inFlight++;
     inFlightByDest.set(row.destination_id, (inFlightByDest.get(row.destination_id) ?? 0) + 1);
-    void run(row).finally(() => {
+    void runHeld(row, waited).finally(() => {
       inFlightIds.delete(row.id);
       inFlight--;
       const n = (inFlightByDest.get(row.destination_id) ?? 1) - 1;
@@ -227,6 +238,23 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
       if (backlog && (inFlight === 0 || free % refillAt === 0 || (destHold - Math.max(0, h)) % destRefill === 0)) wake();
       checkIdle();
     });
+  }
+
+  async function runHeld(row: ClaimedRow, waitedMs: number): Promise<void> {
+    if (waitedMs > renewAfterMs) {
+      try {
+        const { rows } = await db.query(
+          `UPDATE deliveries SET locked_until = $3 WHERE id = $1 AND locked_by = $2 AND status = 'pending' RETURNING id`,
+          [row.id, workerId, new Date(ctx.clock.now().getTime() + leaseMs)],
+        );
+        if (rows.length === 0) return; // the lease was lost meanwhile: another worker owns the row
+      } catch (err) {
+        // Cannot renew: do not send on a lease that may run out; the row comes back when it ends.
+        log.warn({ err: (err as Error).message }, 'renewing the lease of a ready row failed; leaving it to the lease expiry');
+        return;
+      }
+    }
+    return run(row);
   }
 
   async function run(row: ClaimedRow): Promise<void> {
@@ -324,6 +352,7 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
     ready = [];
     for (const row of rows) {
       inFlightIds.delete(row.id);
+      heldAt.delete(row.id);
       const h = (heldByDest.get(row.destination_id) ?? 1) - 1;
       if (h <= 0) heldByDest.delete(row.destination_id);
       else heldByDest.set(row.destination_id, h);
