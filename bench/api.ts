@@ -11,7 +11,7 @@
  * BENCH_CONCURRENCY (32), BENCH_NO_WRITE=1 to skip writing bench/RESULTS.md.
  */
 import { cpus, loadavg, totalmem } from 'node:os';
-import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { writeResultsSection } from './results-file.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -301,15 +301,7 @@ function writeResults(r: ApiBenchResult): void {
     '',
     '',
   ].join('\n');
-  let text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n\n';
-  const start = text.indexOf('## Public API');
-  if (start >= 0) {
-    const next = text.indexOf('\n## ', start + 1);
-    text = text.slice(0, start) + section + (next >= 0 ? text.slice(next + 1) : '');
-  } else {
-    text = `${text.replace(/\n*$/, '\n\n')}${section}`;
-  }
-  writeFileSync(file, text);
+  writeResultsSection(file, 'Public API', section);
 }
 
 export const run = runApiBench;

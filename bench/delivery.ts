@@ -16,7 +16,7 @@
  * URL; default the test server), BENCH_DELIVERIES (default 4000), BENCH_LATENCY_SECONDS (15).
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeResultsSection } from './results-file.js';
 import { cpus, loadavg, totalmem } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -383,15 +383,7 @@ function writeResults(r: Results, meta: { date: string; pgVersion: string; loadB
     'delivery. Results vary by ±40 % between runs on this shared machine.',
     '',
   ].join('\n');
-  let text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n\n';
-  const start = text.indexOf('## Delivery');
-  if (start >= 0) {
-    const next = text.indexOf('\n## ', start + 1);
-    text = text.slice(0, start) + section + (next >= 0 ? text.slice(next + 1) : '');
-  } else {
-    text = `${text.replace(/\n*$/, '\n\n')}${section}`;
-  }
-  writeFileSync(file, text);
+  writeResultsSection(file, 'Delivery', section);
 }
 
 export async function runDeliveryBench(opts: { write?: boolean; log?: (s: string) => void } = {}): Promise<Results> {

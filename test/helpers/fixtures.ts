@@ -4,6 +4,7 @@
  * failing fixture says why.
  */
 import type { LightMyRequestResponse } from 'fastify';
+import type { SignalInput as DomainSignalInput } from '../../src/alerts/signals.js';
 import type { TestApp } from './context.js';
 
 export const ALL_SCOPES = ['ReadAlerts', 'ReadMetrics', 'ReadCapacities', 'ReadWorkspaces', 'ReadCosts', 'ReadSla'] as const;
@@ -46,20 +47,8 @@ export async function createApiKey(
   return { key: body.key, id: body.id, prefix: body.prefix };
 }
 
-export interface SignalInput {
-  sourceType: string;
-  sourceId: string;
-  sourceName: string;
-  kind: 'failure' | 'recovery';
-  notificationKind: string;
-  severity?: 'error' | 'info';
-  title: string;
-  message: string;
-  workspaceName?: string | null;
-  capacityName?: string | null;
-  occurredAt?: string;
-  causes?: { sourceType: string; sourceId: string }[];
-}
+/** Signal as the admin API takes it (occurredAt as ISO text here). */
+export type SignalInput = Omit<DomainSignalInput, 'occurredAt'> & { occurredAt?: string };
 
 export interface SignalOutcome {
   alertId: string | null;
