@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { runEscalationPass } from '../../src/alerts/jobs.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
-import { createOrg, openAlert, sendSignals, signal } from '../helpers/fixtures.js';
+import { alertEvents, createOrg, openAlert, sendSignals, signal } from '../helpers/fixtures.js';
 
 type State = 'none' | 'open' | 'acknowledged' | 'resolved' | 'escalated';
 type Trigger = 'failure' | 'recovery' | 'acknowledge' | 'resolve' | 'escalation-due' | 'escalation-not-due';
@@ -55,10 +55,7 @@ describe('alert lifecycle (SPEC §3)', () => {
   });
   afterAll(() => t.close());
 
-  async function events(alertId: string): Promise<string[]> {
-    const { rows } = await t.ctx.db.query<{ event: string }>('SELECT event FROM alert_events WHERE alert_id = $1 ORDER BY seq', [alertId]);
-    return rows.map((r) => r.event);
-  }
+  const events = async (alertId: string) => (await alertEvents(t, alertId)).map((e) => e.event);
 
   async function reach(orgId: string, state: State, sig: ReturnType<typeof signal>): Promise<string | null> {
     if (state === 'none') return null;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { runEscalationPass, runReleasePass } from '../../src/alerts/jobs.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
-import { createOrg, sendSignals, signal } from '../helpers/fixtures.js';
+import { alertEvents, createOrg, sendSignals, signal } from '../helpers/fixtures.js';
 
 describe('silences and correlation', () => {
   let t: TestApp;
@@ -18,10 +18,7 @@ describe('silences and correlation', () => {
   });
   afterAll(() => t.close());
 
-  async function events(alertId: string): Promise<string[]> {
-    const { rows } = await t.ctx.db.query<{ event: string }>('SELECT event FROM alert_events WHERE alert_id = $1 ORDER BY seq', [alertId]);
-    return rows.map((r) => r.event);
-  }
+  const events = async (alertId: string) => (await alertEvents(t, alertId)).map((e) => e.event);
   async function silence(orgId: string, matchers: Record<string, string>, minutes = 60, startsInMinutes = 0) {
     const res = await t.admin('POST', `/orgs/${orgId}/silences`, {
       matchers,

@@ -6,7 +6,7 @@
  */
 import type { Connector, ConnectorDelivery, ConnectorResult, OutboundRequest, Send } from './types.js';
 import { texts } from './texts.js';
-import { base, checkHttpsUrl, failure, str, truncate } from './shared.js';
+import { base, checkRegionalConfig, failure, str, truncate } from './shared.js';
 
 const REGIONS: Record<string, string> = { us: 'https://api.opsgenie.com', eu: 'https://api.eu.opsgenie.com' };
 const PRIORITIES = ['P1', 'P2', 'P3', 'P4', 'P5'];
@@ -62,12 +62,8 @@ export const opsgenie: Connector = {
   kind: 'opsgenie',
 
   validate(config, credentials) {
-    const region = config.region ?? 'us';
-    if (region !== 'us' && region !== 'eu') return 'config.region must be "us" or "eu"';
-    if (config.apiBaseUrl !== undefined) {
-      const e = checkHttpsUrl(config.apiBaseUrl, 'config.apiBaseUrl');
-      if (e) return e;
-    }
+    const regional = checkRegionalConfig(config);
+    if (regional) return regional;
     if (config.priority !== undefined && !PRIORITIES.includes(config.priority as string)) return 'config.priority must be one of P1, P2, P3, P4, P5';
     if (typeof credentials.apiKey !== 'string' || credentials.apiKey.trim() === '') return 'credentials.apiKey is required';
     return null;

@@ -5,7 +5,7 @@
  */
 import type { Connector, ConnectorDelivery, ConnectorResult, Send } from './types.js';
 import { texts } from './texts.js';
-import { base, checkHttpsUrl, failure, is2xx, parseJson, str, truncate } from './shared.js';
+import { base, checkRegionalConfig, failure, is2xx, parseJson, str, truncate } from './shared.js';
 
 const REGIONS: Record<string, string> = { us: 'https://events.pagerduty.com', eu: 'https://events.eu.pagerduty.com' };
 const SUMMARY_MAX = 1024;
@@ -58,12 +58,8 @@ export const pagerduty: Connector = {
   kind: 'pagerduty',
 
   validate(config, credentials) {
-    const region = config.region ?? 'us';
-    if (region !== 'us' && region !== 'eu') return 'config.region must be "us" or "eu"';
-    if (config.apiBaseUrl !== undefined) {
-      const e = checkHttpsUrl(config.apiBaseUrl, 'config.apiBaseUrl');
-      if (e) return e;
-    }
+    const regional = checkRegionalConfig(config);
+    if (regional) return regional;
     const key = credentials.routingKey;
     if (typeof key !== 'string' || key.trim() === '') return 'credentials.routingKey is required';
     if (key.length !== 32) return 'credentials.routingKey must be the 32-character integration key';

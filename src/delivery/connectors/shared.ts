@@ -34,6 +34,13 @@ export function checkHttpsUrl(value: unknown, field: string): string | null {
   return null;
 }
 
+/** The `region` (us|eu) and optional `apiBaseUrl` of the regional SaaS targets (PagerDuty, Opsgenie). */
+export function checkRegionalConfig(config: Record<string, unknown>): string | null {
+  const region = config.region ?? 'us';
+  if (region !== 'us' && region !== 'eu') return 'config.region must be "us" or "eu"';
+  return config.apiBaseUrl === undefined ? null : checkHttpsUrl(config.apiBaseUrl, 'config.apiBaseUrl');
+}
+
 export function requireString(obj: Record<string, unknown>, key: string, field: string): string | null {
   const v = obj[key];
   return typeof v === 'string' && v.trim() !== '' ? null : `${field} is required`;
