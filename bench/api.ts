@@ -26,7 +26,7 @@ import { migrate } from '../src/db/index.js';
 import { createPgDatabase } from '../src/db/pg.js';
 import { randomBase62 } from '../src/ids.js';
 import { createLogger } from '../src/logger.js';
-import { compactAlertCounts } from '../src/public-api/queries/alerts.js';
+import { compactAlertCounts } from '../src/alerts/rollup.js';
 import { Sealer } from '../src/secrets/sealing.js';
 import { generateApiKey } from '../src/secrets/tokens.js';
 import { randomBytes } from 'node:crypto';

@@ -3,7 +3,7 @@ import type { RecordedEvent } from './events.js';
 import { escalateDue } from './escalation.js';
 import { releaseDue } from './release.js';
 import { txWithRetry } from './retry.js';
-import { compactAlertCounts } from '../public-api/queries/alerts.js';
+import { compactAlertCounts } from './rollup.js';
 
 export interface BackgroundJob {
   stop(): Promise<void>;

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import type { Queryable } from '../../src/db/index.js';
-import { compactAlertCounts } from '../../src/public-api/queries/alerts.js';
+import { compactAlertCounts } from '../../src/alerts/rollup.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { get, insertKey, insertOrg } from './helpers.js';
 
