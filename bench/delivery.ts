@@ -36,7 +36,7 @@ import { recordEvent, recordEvents } from '../src/alerts/events.js';
 import { startDispatcher } from '../src/delivery/dispatcher.js';
 import { createGuardedSend } from '../src/delivery/guarded-http.js';
 import { webhookHeaders } from '../src/delivery/signing.js';
-import { buildDeliveryBody } from '../src/delivery/body.js';
+import { buildDeliveryBody } from '../src/outbox/index.js';
 import { startReceiver, type TestReceiver } from '../test/helpers/receiver.js';
 import { snapshotFor } from '../test/delivery/support.js';
 
@@ -137,7 +137,7 @@ async function vigiaRun(ctx: AppContext, rx: TestReceiver, n: number, latencySec
   // One guarded client for the whole run, like the peer's one undici Agent: the drain's fresh
   // dispatcher starts with warm keep-alive connections exactly as graphile-worker's runner does.
   const send = createGuardedSend(ctx);
-  let worker = await startDispatcher(ctx, { retentionEveryMs: 0, perDestination: CONCURRENCY, maxInFlight: CONCURRENCY, send });
+  let worker = await startDispatcher(ctx, { perDestination: CONCURRENCY, maxInFlight: CONCURRENCY, send });
   const count = async () =>
     (await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE destination_id = $1 AND status = 'succeeded'`, [destId])).rows[0]!.n;
   // The completion poll (every 10 ms) must cost the database as little as graphile-worker's
@@ -167,7 +167,7 @@ async function vigiaRun(ctx: AppContext, rx: TestReceiver, n: number, latencySec
     const commits = new Map<string, number>();
     for (let done = 0; done < n; done += 100) await produce(ctx, orgId, Math.min(100, n - done), commits);
     const d0 = performance.timeOrigin + performance.now();
-    worker = await startDispatcher(ctx, { retentionEveryMs: 0, perDestination: CONCURRENCY, maxInFlight: CONCURRENCY, send });
+    worker = await startDispatcher(ctx, { perDestination: CONCURRENCY, maxInFlight: CONCURRENCY, send });
     const dEnd = await waitUntil(() => allSucceeded(n + 100), 120_000, 'drain run');
     const drainPerSecond = n / ((dEnd - d0) / 1000);
 

@@ -10,6 +10,7 @@ import { ensureAdminToken } from './admin-api/admin-token.js';
 import { buildApp } from './app.js';
 import { startAlertJobs } from './alerts/jobs.js';
 import { startDispatcher } from './delivery/dispatcher.js';
+import { startRetentionJob } from './delivery/retention.js';
 
 export interface ServiceOptions {
   http?: boolean;
@@ -50,7 +51,7 @@ export async function startService(config: Config = loadConfig(), opts: ServiceO
     ctx.log.warn({ allowlist: config.destinationAllowlist }, 'VIGIA_DESTINATION_ALLOWLIST is set: these hosts bypass the private-address rule (development and tests only)');
   }
 
-  const workers = opts.worker === false ? [] : [await startAlertJobs(ctx), await startDispatcher(ctx)];
+  const workers = opts.worker === false ? [] : [await startAlertJobs(ctx), startRetentionJob(ctx), await startDispatcher(ctx)];
   let app: FastifyInstance | undefined;
   let address: string | undefined;
   if (opts.http !== false) {

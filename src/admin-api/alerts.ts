@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { invalidRequest } from '../http/errors.js';
 import { acknowledgeAlert, getAlert, ingestSignals, resolveAlert } from '../alerts/lifecycle.js';
 import { createSilence, endSilence, listSilences, type SilenceMatchers } from '../alerts/silences.js';
-import { parseIsoDateTime, rejectNulCharacters } from '../orgs/validation.js';
+import { parseIsoDateTime } from '../orgs/validation.js';
 import { nonEmptyText, orgIdParams } from '../orgs/schemas.js';
 
 const idParam = { type: 'string', minLength: 1, maxLength: 100 } as const;
@@ -35,7 +35,6 @@ interface SilenceBody {
 /** Admin routes: signals, alerts (acknowledge, resolve, get) and silences (CONTRACT §2). */
 export async function alertsRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
-  app.addHook('preValidation', rejectNulCharacters);
 
   // One object → one outcome object; an array (≤ 1000) → an array of outcomes. The body is
   // validated by hand (see alerts/signals.ts) so batch errors name the item.

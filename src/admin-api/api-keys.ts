@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { API_SCOPES, createApiKey, listApiKeys, revokeApiKey } from '../orgs/api-keys.js';
-import { parseIsoDateTime, rejectNulCharacters } from '../orgs/validation.js';
+import { parseIsoDateTime } from '../orgs/validation.js';
 import { nonEmptyText, orgIdParams } from '../orgs/schemas.js';
 
 interface CreateBody {
@@ -13,7 +13,6 @@ interface CreateBody {
 /** Admin routes: API keys (CONTRACT §2). The clear key appears in the create response only. */
 export async function apiKeysRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
-  app.addHook('preValidation', rejectNulCharacters);
 
   app.post<{ Params: { orgId: string }; Body: CreateBody }>(
     '/orgs/:orgId/api-keys',

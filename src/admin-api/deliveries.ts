@@ -1,48 +1,22 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { conflict, invalidRequest, notFound } from '../http/errors.js';
-import { DELIVERY_CHANNEL } from '../delivery/fanout.js';
+import { getDelivery, listDeliveries, redeliverDelivery } from '../delivery/history.js';
+import { invalidRequest } from '../http/errors.js';
+import { MAX_PAGE, MAX_PAGE_SIZE, pageEnvelope, pageRequest } from '../http/paging.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../outbox/index.js';
 
-/** Admin routes: delivery history and redelivery (CONTRACT §2) — delivery engine (issue 3). */
+/** Admin routes: delivery history and redelivery. Thin: the work is in delivery/history.ts. */
 
-const STATUSES = ['pending', 'waiting', 'succeeded', 'failed', 'abandoned'] as const;
-
-interface DeliveryRow {
-  id: string;
-  event: string;
-  alert_id: string;
-  status: string;
-  attempts: number;
-  next_attempt_at: Date | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: Date;
-  completed_at: Date | null;
-  test: boolean;
-}
-
-const COLUMNS = 'id, event, alert_id, status, attempts, next_attempt_at, last_status_code, last_error, created_at, completed_at, test';
-
-function toView(r: DeliveryRow) {
-  return {
-    id: r.id,
-    event: r.event,
-    alertId: r.alert_id,
-    status: r.status,
-    attempts: r.attempts,
-    nextAttemptAt: r.status === 'pending' && r.next_attempt_at ? r.next_attempt_at.toISOString() : null,
-    lastStatusCode: r.last_status_code,
-    lastError: r.last_error,
-    createdAt: r.created_at.toISOString(),
-    completedAt: r.completed_at ? r.completed_at.toISOString() : null,
-    test: r.test,
-  };
-}
+const deliveryParams = {
+  type: 'object',
+  required: ['orgId', 'deliveryId'],
+  properties: { orgId: { type: 'string' }, deliveryId: { type: 'string' } },
+} as const;
 
 export async function deliveriesRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
 
-  app.get<{ Params: { orgId: string; id: string }; Querystring: { status?: string; page?: string; pageSize?: string } }>(
+  app.get<{ Params: { orgId: string; id: string }; Querystring: { status?: DeliveryStatus; page?: string; pageSize?: string } }>(
     '/orgs/:orgId/destinations/:id/deliveries',
     {
       schema: {
@@ -51,7 +25,7 @@ export async function deliveriesRoutes(app: FastifyInstance, opts: { ctx: AppCon
           type: 'object',
           additionalProperties: false,
           properties: {
-            status: { type: 'string', enum: [...STATUSES] },
+            status: { type: 'string', enum: [...DELIVERY_STATUSES] },
             page: { type: 'string', pattern: '^[0-9]{1,6}$' },
             pageSize: { type: 'string', pattern: '^[0-9]{1,6}$' },
           },
@@ -61,90 +35,22 @@ export async function deliveriesRoutes(app: FastifyInstance, opts: { ctx: AppCon
     async (req) => {
       const { orgId, id } = req.params;
       const { status } = req.query;
-      const page = Number(req.query.page ?? 1);
-      const pageSize = Number(req.query.pageSize ?? 100);
-      if (page < 1 || page > 1000) throw invalidRequest('page must be from 1 to 1000');
-      if (pageSize < 1 || pageSize > 500) throw invalidRequest('pageSize must be from 1 to 500');
-      const dest = await ctx.db.query('SELECT 1 FROM destinations WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL', [orgId, id]);
-      if (dest.rows.length === 0) throw notFound('destination');
-      const where = `org_id = $1 AND destination_id = $2${status ? ' AND status = $3' : ''}`;
-      const params: unknown[] = status ? [orgId, id, status] : [orgId, id];
-      const [count, list] = await Promise.all([
-        ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE ${where}`, params),
-        ctx.db.query<DeliveryRow>(
-          `SELECT ${COLUMNS} FROM deliveries WHERE ${where} ORDER BY created_at DESC, id DESC
-            LIMIT ${pageSize} OFFSET ${(page - 1) * pageSize}`,
-          params,
-        ),
-      ]);
-      const totalCount = count.rows[0]!.n;
-      const hasNext = page * pageSize < totalCount && page < 1000;
-      const q = new URLSearchParams({ ...(status ? { status } : {}), page: String(page + 1), pageSize: String(pageSize) });
-      return {
-        value: list.rows.map(toView),
-        page,
-        pageSize,
-        totalCount,
-        nextLink: hasNext ? `/api/admin/v1/orgs/${encodeURIComponent(orgId)}/destinations/${encodeURIComponent(id)}/deliveries?${q}` : '',
-      };
+      const p = pageRequest({ page: Number(req.query.page ?? 1), pageSize: Number(req.query.pageSize ?? 100) });
+      if (p.page < 1 || p.page > MAX_PAGE) throw invalidRequest(`page must be from 1 to ${MAX_PAGE}`);
+      if (p.pageSize < 1 || p.pageSize > MAX_PAGE_SIZE) throw invalidRequest(`pageSize must be from 1 to ${MAX_PAGE_SIZE}`);
+      const { value, totalCount } = await listDeliveries(ctx.db, { orgId, destinationId: id, status, limit: p.pageSize, offset: p.offset });
+      const path = `/api/admin/v1/orgs/${encodeURIComponent(orgId)}/destinations/${encodeURIComponent(id)}/deliveries`;
+      return pageEnvelope(path, { status }, p, totalCount, value);
     },
   );
 
-  app.get<{ Params: { orgId: string; deliveryId: string } }>(
-    '/orgs/:orgId/deliveries/:deliveryId',
-    { schema: { params: { type: 'object', required: ['orgId', 'deliveryId'], properties: { orgId: { type: 'string' }, deliveryId: { type: 'string' } } } } },
-    async (req) => {
-      const { orgId, deliveryId } = req.params;
-      const { rows } = await ctx.db.query<DeliveryRow & { destination_id: string }>(
-        `SELECT ${COLUMNS}, destination_id FROM deliveries WHERE org_id = $1 AND id = $2`,
-        [orgId, deliveryId],
-      );
-      if (!rows[0]) throw notFound('delivery');
-      const attempts = await ctx.db.query<{ attempt: number; started_at: Date; duration_ms: number; status_code: number | null; error: string | null }>(
-        'SELECT attempt, started_at, duration_ms, status_code, error FROM delivery_attempts WHERE delivery_id = $1 ORDER BY attempt',
-        [deliveryId],
-      );
-      return {
-        ...toView(rows[0]),
-        destinationId: rows[0].destination_id,
-        attemptLog: attempts.rows.map((a) => ({
-          attempt: a.attempt,
-          startedAt: a.started_at.toISOString(),
-          durationMs: a.duration_ms,
-          statusCode: a.status_code,
-          error: a.error,
-        })),
-      };
-    },
+  app.get<{ Params: { orgId: string; deliveryId: string } }>('/orgs/:orgId/deliveries/:deliveryId', { schema: { params: deliveryParams } }, async (req) =>
+    getDelivery(ctx.db, req.params.orgId, req.params.deliveryId),
   );
 
   app.post<{ Params: { orgId: string; deliveryId: string } }>(
     '/orgs/:orgId/deliveries/:deliveryId/redeliver',
-    { schema: { params: { type: 'object', required: ['orgId', 'deliveryId'], properties: { orgId: { type: 'string' }, deliveryId: { type: 'string' } } } } },
-    async (req, reply) => {
-      const { orgId, deliveryId } = req.params;
-      const now = ctx.clock.now();
-      const row = await ctx.db.tx(async (q) => {
-        const found = await q.query<{ status: string; deleted: boolean }>(
-          `SELECT d.status, s.deleted_at IS NOT NULL AS deleted FROM deliveries d JOIN destinations s ON s.id = d.destination_id
-            WHERE d.org_id = $1 AND d.id = $2 FOR UPDATE OF d`,
-          [orgId, deliveryId],
-        );
-        if (!found.rows[0] || found.rows[0].deleted) throw notFound('delivery');
-        if (found.rows[0].status === 'pending' || found.rows[0].status === 'waiting') {
-          throw conflict('the delivery is still in progress');
-        }
-        // Same id and body; a fresh attempt budget; attempt numbers keep counting in the log.
-        const { rows } = await q.query<DeliveryRow>(
-          `UPDATE deliveries SET status = 'pending', attempt_base = attempts, next_attempt_at = $3, completed_at = NULL,
-                  locked_until = NULL, locked_by = NULL
-            WHERE org_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
-          [orgId, deliveryId, now],
-        );
-        await q.query(`SELECT pg_notify('${DELIVERY_CHANNEL}', '')`);
-        return rows[0]!;
-      });
-      return reply.code(202).send(toView(row));
-    },
+    { schema: { params: deliveryParams } },
+    async (req, reply) => reply.code(202).send(await redeliverDelivery(ctx.db, req.params.orgId, req.params.deliveryId, ctx.clock.now())),
   );
 }

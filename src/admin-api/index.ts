@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
+import { rejectNulCharacters } from '../http/nul-guard.js';
 import { installAdminAuth } from './auth.js';
 import { orgsRoutes } from './orgs.js';
 import { apiKeysRoutes } from './api-keys.js';
@@ -14,6 +15,8 @@ export async function adminApi(app: FastifyInstance, opts: { ctx: AppContext }):
     reply.header('cache-control', 'no-store');
   });
   installAdminAuth(app, opts.ctx);
+  // Once for the whole scope: every admin route below gets a 400 for a NUL character.
+  app.addHook('preValidation', rejectNulCharacters);
   // Pass only ctx: opts also carries this plugin's own prefix, which would be applied twice.
   const routeOpts = { ctx: opts.ctx };
   await app.register(orgsRoutes, routeOpts);

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { rejectNulCharacters } from '../orgs/validation.js';
 import { replaceCapacities, replaceWorkspaces, upsertCosts, type Capacity, type DailyCost, type Workspace } from '../orgs/inventory.js';
 import { nonEmptyText, orgIdParams } from '../orgs/schemas.js';
 
@@ -10,7 +9,6 @@ const money = { type: 'number', minimum: -1e12, maximum: 1e12 } as const;
 /** Admin routes: capacities and workspaces (replace-all) and daily costs (upsert), CONTRACT §2. */
 export async function inventoryRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
-  app.addHook('preValidation', rejectNulCharacters);
 
   app.put<{ Params: { orgId: string }; Body: Capacity[] }>(
     '/orgs/:orgId/capacities',

@@ -1,13 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { rejectNulCharacters } from '../orgs/validation.js';
 import { createOrg, listOrgs, requireOrg, updateOrg, type CreateOrgInput, type UpdateOrgInput } from '../orgs/orgs.js';
 import { escalationMinutesSchema, nonEmptyText, orgIdParams, slaTargetsSchema } from '../orgs/schemas.js';
 
 /** Admin routes: organizations (CONTRACT §2). */
 export async function orgsRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
-  app.addHook('preValidation', rejectNulCharacters);
 
   app.post<{ Body: CreateOrgInput }>(
     '/orgs',

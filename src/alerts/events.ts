@@ -1,32 +1,21 @@
 import type { Queryable } from '../db/index.js';
 import { newId } from '../ids.js';
-import { planFanOut, planFanOutBatch, writeEventWithDeliveries, writeEventsWithDeliveries } from '../delivery/fanout.js';
-import type { AlertSnapshot } from './snapshot.js';
+import { planFanOut, planFanOutBatch } from '../delivery/fanout.js';
+import { appendEvent, appendEvents, type AlertEventName, type AlertSnapshot, type PendingEvent, type RecordedEvent } from '../outbox/index.js';
 
-export const ALERT_EVENTS = ['alert.opened', 'alert.acknowledged', 'alert.escalated', 'alert.recovered'] as const;
-export type AlertEventName = (typeof ALERT_EVENTS)[number];
+export { ALERT_EVENTS, type AlertEventName, type RecordedEvent } from '../outbox/index.js';
 
-export interface RecordedEvent {
-  id: string;
-  seq: number;
+export interface EventInput {
   orgId: string;
   alertId: string;
   event: AlertEventName;
   occurredAt: Date;
   snapshot: AlertSnapshot;
+  now: Date;
 }
 
-/**
- * Writes one event to the outbox (alert_events) and fans it out to the organization's matching
- * destinations — in the caller's transaction, so the state change, the event and its deliveries
- * commit together or not at all (ARCHITECTURE §2). Callers must not call this for a suppressed
- * (silenced or correlated, not yet released) incident.
- */
-export async function recordEvent(
-  q: Queryable,
-  input: { orgId: string; alertId: string; event: AlertEventName; occurredAt: Date; snapshot: AlertSnapshot; now: Date },
-): Promise<RecordedEvent> {
-  const pending = {
+function pendingEvent(input: EventInput): PendingEvent {
+  return {
     id: newId('evt', input.now),
     orgId: input.orgId,
     alertId: input.alertId,
@@ -34,16 +23,23 @@ export async function recordEvent(
     occurredAt: input.occurredAt,
     snapshot: input.snapshot,
   };
+}
+
+/**
+ * Writes one event to the outbox and fans it out to the organization's matching destinations —
+ * in the caller's transaction, so the state change, the event and its deliveries commit
+ * together or not at all. Callers must not call this for a suppressed (silenced or correlated,
+ * not yet released) incident.
+ */
+export async function recordEvent(q: Queryable, input: EventInput): Promise<RecordedEvent> {
+  const pending = pendingEvent(input);
   // Deliveries are planned first (destinations, connector ordering state), then the event and
   // its deliveries are written by one statement: one round trip per event, plus the org's
   // destinations once per transaction.
   const planned = await planFanOut(q, pending, input.now);
-  const seq = await writeEventWithDeliveries(q, pending, planned, input.now);
-  const recorded: RecordedEvent = { ...pending, seq };
-  return recorded;
+  const seq = await appendEvent(q, pending, planned, input.now);
+  return { ...pending, seq };
 }
-
-export type EventInput = Parameters<typeof recordEvent>[1];
 
 /**
  * recordEvent for many events of one transaction (a pass over many incidents): the same rows,
@@ -55,20 +51,13 @@ export async function recordEvents(q: Queryable, inputs: EventInput[]): Promise<
   if (inputs.length === 0) return [];
   if (inputs.length === 1) return [await recordEvent(q, inputs[0]!)];
   const now = inputs[0]!.now;
-  const pending = inputs.map((input) => ({
-    id: newId('evt', input.now),
-    orgId: input.orgId,
-    alertId: input.alertId,
-    event: input.event,
-    occurredAt: input.occurredAt,
-    snapshot: input.snapshot,
-  }));
+  const pending = inputs.map(pendingEvent);
   const planned = inputs.every((i) => i.now.getTime() === now.getTime()) ? await planFanOutBatch(q, pending, now) : null;
   if (!planned) {
     const out: RecordedEvent[] = [];
     for (const input of inputs) out.push(await recordEvent(q, input));
     return out;
   }
-  const seqs = await writeEventsWithDeliveries(q, pending, planned, now);
+  const seqs = await appendEvents(q, pending, planned, now);
   return pending.map((p, i) => ({ ...p, seq: seqs[i]! }));
 }

@@ -4,7 +4,7 @@
  */
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/index.js';
-import { conflict, notFound } from '../http/errors.js';
+import { conflictError, notFoundError } from '../errors.js';
 import { newId } from '../ids.js';
 import { requireOrg } from '../orgs/orgs.js';
 import { releaseDependents } from './release.js';
@@ -161,8 +161,8 @@ export async function acknowledgeAlert(ctx: Ctx, orgId: string, alertId: string,
     const updated = rows[0];
     if (!updated) {
       const current = await loadAlert(q, orgId, alertId);
-      if (!current) throw notFound('alert');
-      throw conflict(current.status !== 'open' ? 'alert is not open' : 'alert is already acknowledged');
+      if (!current) throw notFoundError('alert');
+      throw conflictError(current.status !== 'open' ? 'alert is not open' : 'alert is already acknowledged');
     }
     await emitUnlessSuppressed(q, updated, 'alert.acknowledged', now, now, ctx.config.baseUrl);
     return updated;
@@ -182,8 +182,8 @@ export async function resolveAlert(ctx: Ctx, orgId: string, alertId: string): Pr
     );
     const updated = rows[0];
     if (!updated) {
-      if (!(await loadAlert(q, orgId, alertId))) throw notFound('alert');
-      throw conflict('alert is not open');
+      if (!(await loadAlert(q, orgId, alertId))) throw notFoundError('alert');
+      throw conflictError('alert is not open');
     }
     await afterResolved(q, ctx.config.baseUrl, updated, updated.resolved_at!, now);
     return updated;
@@ -202,7 +202,7 @@ export interface AlertEventJson {
 export async function getAlert(ctx: Ctx, orgId: string, alertId: string): Promise<AlertJson & { events: AlertEventJson[] }> {
   await requireOrg(ctx.db, orgId);
   const row = await loadAlert(ctx.db, orgId, alertId);
-  if (!row) throw notFound('alert');
+  if (!row) throw notFoundError('alert');
   const { rows } = await ctx.db.query<{ id: string; event: string; occurred_at: Date; created_at: Date }>(
     'SELECT id, event, occurred_at, created_at FROM alert_events WHERE alert_id = $1 AND org_id = $2 ORDER BY seq',
     [alertId, orgId],

@@ -3,7 +3,7 @@
  * than a route schema so that the demo and other callers of ingestSignals get the same checks,
  * and so a batch error names the offending item ("signals[3].severity …").
  */
-import { invalidRequest } from '../http/errors.js';
+import { invalidInput } from '../errors.js';
 import { findNulPath, parseIsoDateTime } from '../orgs/validation.js';
 
 export interface SignalCause {
@@ -66,12 +66,12 @@ function isObject(v: unknown): v is Record<string, unknown> {
 function text(obj: Record<string, unknown>, field: string, where: string, max: number, required: boolean): string | undefined {
   const v = obj[field];
   if (v === undefined) {
-    if (required) throw invalidRequest(`${where}: "${field}" is required`);
+    if (required) throw invalidInput(`${where}: "${field}" is required`);
     return undefined;
   }
-  if (typeof v !== 'string') throw invalidRequest(`${where}.${field} must be a string`);
-  if (v.trim().length === 0) throw invalidRequest(`${where}.${field} must not be empty`);
-  if (v.length > max) throw invalidRequest(`${where}.${field} must be at most ${max} characters`);
+  if (typeof v !== 'string') throw invalidInput(`${where}.${field} must be a string`);
+  if (v.trim().length === 0) throw invalidInput(`${where}.${field} must not be empty`);
+  if (v.length > max) throw invalidInput(`${where}.${field} must be at most ${max} characters`);
   return v;
 }
 
@@ -82,38 +82,38 @@ function nullableText(obj: Record<string, unknown>, field: string, where: string
 }
 
 export function validateSignal(raw: unknown, where: string, now: Date): Signal {
-  if (!isObject(raw)) throw invalidRequest(`${where} must be an object`);
+  if (!isObject(raw)) throw invalidInput(`${where} must be an object`);
   const nul = findNulPath(raw, where);
-  if (nul) throw invalidRequest(`${nul} must not contain the NUL character (\\u0000)`);
+  if (nul) throw invalidInput(`${nul} must not contain the NUL character (\\u0000)`);
   for (const key of Object.keys(raw)) {
-    if (!FIELDS.has(key)) throw invalidRequest(`${where}: unknown field "${key}"`);
+    if (!FIELDS.has(key)) throw invalidInput(`${where}: unknown field "${key}"`);
   }
   const kind = raw.kind;
   if (kind !== 'failure' && kind !== 'recovery') {
-    throw invalidRequest(kind === undefined ? `${where}: "kind" is required` : `${where}.kind must be "failure" or "recovery"`);
+    throw invalidInput(kind === undefined ? `${where}: "kind" is required` : `${where}.kind must be "failure" or "recovery"`);
   }
   const severity = raw.severity ?? 'error';
-  if (severity !== 'error' && severity !== 'info') throw invalidRequest(`${where}.severity must be "error" or "info"`);
+  if (severity !== 'error' && severity !== 'info') throw invalidInput(`${where}.severity must be "error" or "info"`);
   const message = raw.message;
-  if (message === undefined) throw invalidRequest(`${where}: "message" is required`);
-  if (typeof message !== 'string') throw invalidRequest(`${where}.message must be a string`);
+  if (message === undefined) throw invalidInput(`${where}: "message" is required`);
+  if (typeof message !== 'string') throw invalidInput(`${where}.message must be a string`);
 
   let occurredAt = now;
   if (raw.occurredAt !== undefined) {
     if (raw.occurredAt instanceof Date && !Number.isNaN(raw.occurredAt.getTime())) occurredAt = raw.occurredAt;
     else if (typeof raw.occurredAt === 'string') occurredAt = parseIsoDateTime(raw.occurredAt, `${where}.occurredAt`);
-    else throw invalidRequest(`${where}.occurredAt must be an ISO 8601 date-time string`);
+    else throw invalidInput(`${where}.occurredAt must be an ISO 8601 date-time string`);
   }
 
   const causes: SignalCause[] = [];
   if (raw.causes !== undefined) {
-    if (!Array.isArray(raw.causes)) throw invalidRequest(`${where}.causes must be an array`);
-    if (raw.causes.length > MAX_CAUSES) throw invalidRequest(`${where}.causes must have at most ${MAX_CAUSES} items`);
+    if (!Array.isArray(raw.causes)) throw invalidInput(`${where}.causes must be an array`);
+    if (raw.causes.length > MAX_CAUSES) throw invalidInput(`${where}.causes must have at most ${MAX_CAUSES} items`);
     raw.causes.forEach((c, i) => {
       const w = `${where}.causes[${i}]`;
-      if (!isObject(c)) throw invalidRequest(`${w} must be an object`);
+      if (!isObject(c)) throw invalidInput(`${w} must be an object`);
       for (const key of Object.keys(c)) {
-        if (key !== 'sourceType' && key !== 'sourceId') throw invalidRequest(`${w}: unknown field "${key}"`);
+        if (key !== 'sourceType' && key !== 'sourceId') throw invalidInput(`${w}: unknown field "${key}"`);
       }
       causes.push({ sourceType: text(c, 'sourceType', w, 100, true)!, sourceId: text(c, 'sourceId', w, 500, true)! });
     });
@@ -138,8 +138,8 @@ export function validateSignal(raw: unknown, where: string, now: Date): Signal {
 /** One signal object or an array of 1..1000; everything is checked before anything is written. */
 export function validateSignals(body: unknown, now: Date): { signals: Signal[]; single: boolean } {
   if (Array.isArray(body)) {
-    if (body.length === 0) throw invalidRequest('signals: the array must not be empty');
-    if (body.length > MAX_BATCH) throw invalidRequest(`signals: at most ${MAX_BATCH} signals per request`);
+    if (body.length === 0) throw invalidInput('signals: the array must not be empty');
+    if (body.length > MAX_BATCH) throw invalidInput(`signals: at most ${MAX_BATCH} signals per request`);
     return { signals: body.map((s, i) => validateSignal(s, `signals[${i}]`, now)), single: false };
   }
   return { signals: [validateSignal(body, 'signal', now)], single: true };

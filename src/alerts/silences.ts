@@ -1,7 +1,7 @@
 /** Silences (CONTRACT §2): matchers on sourceType / sourceId / notificationKind, a time window. */
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/index.js';
-import { invalidRequest, notFound } from '../http/errors.js';
+import { invalidInput, notFoundError } from '../errors.js';
 import { newId } from '../ids.js';
 import { requireOrg } from '../orgs/orgs.js';
 import { releaseOrg } from './release.js';
@@ -107,8 +107,8 @@ export async function createSilence(
 ): Promise<SilenceJson> {
   const now = ctx.clock.now();
   const startsAt = input.startsAt ?? now;
-  if (input.endsAt.getTime() <= startsAt.getTime()) throw invalidRequest('endsAt must be after startsAt');
-  if (input.endsAt.getTime() <= now.getTime()) throw invalidRequest('endsAt must be in the future');
+  if (input.endsAt.getTime() <= startsAt.getTime()) throw invalidInput('endsAt must be after startsAt');
+  if (input.endsAt.getTime() <= now.getTime()) throw invalidInput('endsAt must be in the future');
   await requireOrg(ctx.db, orgId);
   const { rows } = await ctx.db.query<SilenceRow>(
     `INSERT INTO silences (id, org_id, source_type, source_id, notification_kind, starts_at, ends_at, comment, created_at)
@@ -144,7 +144,7 @@ export async function endSilence(ctx: Ctx, orgId: string, silenceId: string): Pr
        WHERE id = $1 AND org_id = $2 RETURNING *`,
       [silenceId, orgId, now],
     );
-    if (!rows[0]) throw notFound('silence');
+    if (!rows[0]) throw notFoundError('silence');
     await releaseOrg(q, ctx.config.baseUrl, orgId, now);
   });
 }

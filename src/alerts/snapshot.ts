@@ -1,24 +1,7 @@
-/**
- * The SPEC §2.2 `alert` object. It is computed from the alert row inside the transaction that
- * emits the event and stored in alert_events.snapshot, so a delivery body shows the alert exactly
- * as it was when the event happened.
- */
-export interface AlertSnapshot {
-  id: string;
-  title: string;
-  message: string;
-  sourceType: string;
-  sourceId: string;
-  workspaceName: string | null;
-  capacityName: string | null;
-  severity: 'error' | 'info';
-  status: 'open' | 'resolved';
-  acknowledged: boolean;
-  openedAt: string;
-  resolvedAt: string | null;
-  failureCount: number;
-  url: string;
-}
+import type { AlertSnapshot } from '../outbox/index.js';
+
+/** The alert object an event carries; the type belongs to the outbox, which stores it. */
+export type { AlertSnapshot };
 
 /** Columns of the alerts table the snapshot needs (snake_case, as selected). */
 export interface AlertRowForSnapshot {

@@ -46,8 +46,10 @@ export function createPgDatabase(url: string, logger?: Logger, opts: { max?: num
   const root = wrap(pool);
   const listeners = new Set<{ stop(): Promise<void> }>();
 
-  return {
+  const db: Database = {
     engine: 'pg',
+    capabilities: { concurrentConnections: true, crossProcessNotify: true },
+    dedicatedPool: (max) => createPgDatabase(url, logger, { max }),
     query: root.query,
     exec: root.exec,
     async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
@@ -129,4 +131,5 @@ export function createPgDatabase(url: string, logger?: Logger, opts: { max?: num
       await pool.end();
     },
   };
+  return db;
 }

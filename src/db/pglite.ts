@@ -35,8 +35,11 @@ export async function createPgliteDatabase(dataDir?: string): Promise<Database> 
   });
   const raw = direct(lite);
 
-  return {
+  const db: Database = {
     engine: 'pglite',
+    capabilities: { concurrentConnections: false, crossProcessNotify: false },
+    // One in-process connection: the "pool" is the database itself, and closing it is the owner's job.
+    dedicatedPool: () => ({ ...db, close: async () => {} }),
     query: (text, params) => queue.run(() => raw.query(text, params)),
     exec: (text) => queue.run(() => raw.exec(text)),
     tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
@@ -50,4 +53,5 @@ export async function createPgliteDatabase(dataDir?: string): Promise<Database> 
       await queue.run(() => lite.close());
     },
   };
+  return db;
 }

@@ -23,8 +23,26 @@ export interface Queryable {
 
 export type Engine = 'pg' | 'pglite';
 
+/**
+ * What an engine can do, so code outside src/db asks for a capability instead of checking which
+ * engine runs.
+ */
+export interface DatabaseCapabilities {
+  /** Several connections work at once (false: one connection, every statement queued). */
+  readonly concurrentConnections: boolean;
+  /** NOTIFY reaches other processes (false: in-process only). */
+  readonly crossProcessNotify: boolean;
+}
+
 export interface Database extends Queryable {
   readonly engine: Engine;
+  readonly capabilities: DatabaseCapabilities;
+  /**
+   * A separate pool of at most `max` connections to the same database, for a component whose
+   * statements must not queue behind everyone else's (the dispatcher). An engine without
+   * concurrent connections returns a handle on its one connection whose close() does nothing.
+   */
+  dedicatedPool(max: number): Database;
   /**
    * Runs fn in one transaction. Inside fn use only the given Queryable: on PGlite the database
    * is a single connection and calling `db` from inside `tx` would wait for itself.

@@ -3,7 +3,7 @@
  * the loading the fan-out needs.
  */
 import type { Queryable } from '../db/index.js';
-import type { AlertEventName } from '../alerts/events.js';
+import type { AlertEventName } from '../outbox/index.js';
 import type { DestinationKind } from './connectors/types.js';
 
 export const DESTINATION_KINDS = ['webhook', 'pagerduty', 'opsgenie', 'servicenow', 'azure-devops'] as const;

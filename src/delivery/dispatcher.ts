@@ -1,26 +1,24 @@
 /**
- * The delivery worker (ARCHITECTURE §3). A small loop around three batch operations:
- *   claim  — lease due rows (claim.ts), bounded by free capacity, per-destination slots and the
- *            organizations' shared per-cycle budget;
- *   send   — attempts run concurrently through the guarded client (attempt.ts);
- *   write  — finished attempts are written back in batches (outcomes.ts).
- * It wakes on NOTIFY (new or released rows), on a timer set to the earliest due row or lease
- * expiry, when capacity frees up, and on a slow safety poll. Any number of workers may share a
- * database: SKIP LOCKED and leases keep them apart; a crashed worker's rows come back when its
- * lease ends (at worst a second send with the same Idempotency-Key).
+ * The delivery worker: a claim/timer loop around three parts.
+ *   HeldRows      (held-rows.ts)      — the rows this worker leased, ready or running, and its bounds;
+ *   runHeldRow    (attempt-runner.ts) — one attempt through the guarded client;
+ *   OutcomeWriter (outcome-writer.ts) — finished attempts written back through the outbox in batches.
+ * The loop claims due rows (outbox claim: SKIP LOCKED, lease, per-organization budget shared by
+ * all instances) while there is room, then sets a timer for the earliest due row. It wakes on
+ * NOTIFY (new or released rows), on that timer, when enough slots free up, and on a slow safety
+ * poll. Any number of workers may share a database: SKIP LOCKED and leases keep them apart; a
+ * crashed worker's rows come back when its lease ends (at worst a second send with the same
+ * Idempotency-Key).
  */
 import type { AppContext } from '../context.js';
 import { newId } from '../ids.js';
-import { recordAttempt } from '../metrics.js';
-import { performAttempt } from './attempt.js';
-import { claimDue, cycleStart, type ClaimedRow } from './claim.js';
-import { DELIVERY_CHANNEL } from './fanout.js';
+import { claimDue, cycleStart, nextDueTime, onDeliveriesDue, releaseLeases, type ClaimedRow } from '../outbox/index.js';
+import { runHeldRow, type AttemptRunnerDeps } from './attempt-runner.js';
 import { createGuardedSend, type GuardedSend } from './guarded-http.js';
-import { applyOutcomes, needsTransaction, type FinishedAttempt } from './outcomes.js';
-import { purgeOldDeliveries } from './retention.js';
+import { HeldRows } from './held-rows.js';
+import { OutcomeWriter } from './outcome-writer.js';
 import { maxAttempts } from './retry-policy.js';
 import { openWorkerDb } from './worker-db.js';
-import { preparedQuery } from './prepared.js';
 
 export interface Worker {
   stop(): Promise<void>;
@@ -37,12 +35,10 @@ export interface DispatcherOptions {
    * are leased like rows in flight; a graceful stop gives back the ones never started.
    */
   prefetch?: number;
-  /** Rows written back per transaction at most. */
+  /** Rows written back per batch at most. */
   writeBatch?: number;
   /** Longest sleep without a wake-up, as a safety net (ms). */
   idlePollMs?: number;
-  /** How often old history is purged (ms); 0 disables. */
-  retentionEveryMs?: number;
   send?: GuardedSend;
 }
 
@@ -50,384 +46,214 @@ export interface Dispatcher extends Worker {
   readonly workerId: string;
   /** Look for due work now (tests with a ManualClock call it after moving time). */
   poke(): void;
-  /** Resolves when nothing is in flight and no outcome waits to be written. */
+  /** Resolves when no attempt is in flight and no outcome waits to be written. */
   idle(): Promise<void>;
+  /**
+   * One full pass: claim what is due now, send it, write the outcomes. Resolves when that work
+   * is done — a test can then assert that nothing (more) happened without sleeping.
+   */
+  pass(): Promise<void>;
 }
+
+/** The loop's mode: `running` claims and sends; `stopping` only lets work in flight finish. */
+type LoopMode = 'running' | 'stopping';
+
+/** Retry a failed claim pass after this long. */
+const PASS_RETRY_MS = 1_000;
+/** Due rows exist that we could not take (their destination is busy elsewhere): poll this often. */
+const BUSY_POLL_MS = 250;
 
 export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions = {}): Promise<Dispatcher> {
   const workerId = newId('wrk');
   const maxInFlight = opts.maxInFlight ?? 64;
   const perDestination = opts.perDestination ?? 16;
-  const writeBatch = opts.writeBatch ?? 200;
   const idlePollMs = opts.idlePollMs ?? 15_000;
-  const retentionEveryMs = opts.retentionEveryMs ?? 3_600_000;
-  const schedule = ctx.config.retryScheduleMs;
-  const budget = maxAttempts(schedule);
-  // A lease outlives every call a delivery can make (connectors may make a few) plus margin.
-  const leaseMs = ctx.config.deliveryTimeoutMs * 4 + 5_000;
-  const prefetch = Math.max(0, opts.prefetch ?? Math.floor(maxInFlight / 2));
-  /** Rows of one destination this worker may hold (in flight + ready). */
-  const destHold = perDestination + Math.min(prefetch, Math.floor(perDestination / 2));
+  const held = new HeldRows({ maxInFlight, perDestination, prefetch: Math.max(0, opts.prefetch ?? Math.floor(maxInFlight / 2)) });
   const refillAt = Math.max(1, Math.floor(maxInFlight / 4));
   const destRefill = Math.max(1, Math.floor(perDestination / 4));
   const send = opts.send ?? createGuardedSend(ctx);
   const log = ctx.log.child({ component: 'dispatcher', workerId });
   const db = openWorkerDb(ctx);
+  const runner: AttemptRunnerDeps = {
+    ctx,
+    db,
+    send,
+    log,
+    workerId,
+    // A lease outlives every call a delivery can make (connectors may make a few) plus margin.
+    leaseMs: ctx.config.deliveryTimeoutMs * 4 + 5_000,
+    attemptBudget: maxAttempts(ctx.config.retryScheduleMs),
+  };
+  const writer = new OutcomeWriter({
+    db,
+    log,
+    workerId,
+    scheduleMs: ctx.config.retryScheduleMs,
+    now: () => ctx.clock.now(),
+    batchSize: opts.writeBatch ?? 200,
+    onRetryScheduled: () => wake(),
+  });
 
-  let stopping = false;
-  let inFlight = 0;
-  const inFlightByDest = new Map<string, number>();
-  const inFlightIds = new Set<string>();
-  /** Leased, not started yet (in claim order). Their ids are in inFlightIds too. */
-  let ready: ClaimedRow[] = [];
-  /** Rows held per destination: in flight + ready (the claim's per-destination slots). */
-  const heldByDest = new Map<string, number>();
-  /** Start of the budget cycle each ready row was charged to (for the refund on give-back). */
-  const chargedCycle = new Map<string, number>();
-  /** When each ready row was leased (performance.now()). */
-  const heldAt = new Map<string, number>();
-  /**
-   * A ready row that waited longer than this for a slot gets its lease renewed before its
-   * attempt, so the lease still outlives every call the attempt can make (the lease is
-   * 4 × timeout + 5 s; a row that waited under 5 s has at least 4 × timeout left).
-   */
-  const renewAfterMs = 5_000;
-  const pendingWrites: FinishedAttempt[] = [];
-  let pumping = false;
+  let mode: LoopMode = 'running';
+  /** The claim loop in progress, and whether it must run once more when it ends. */
+  let pumping: Promise<void> | null = null;
+  let pumpAgain = false;
   /** The last claim left due rows behind (bound, cap or capacity): a freed slot should claim. */
   let backlog = false;
-  let pumpAgain = false;
-  let flushing: Promise<void> | null = null;
   let timer: NodeJS.Timeout | undefined;
-  let idleWaiters: (() => void)[] = [];
+  const running = new Set<Promise<void>>();
 
-  const checkIdle = () => {
-    if (inFlight === 0 && ready.length === 0 && pendingWrites.length === 0 && !flushing) {
-      const w = idleWaiters;
-      idleWaiters = [];
-      for (const f of w) f();
+  /** Resolves when no attempt runs and no outcome waits to be written (checked again after each wait). */
+  const idle = async (): Promise<void> => {
+    while (running.size > 0 || !writer.idle) {
+      await Promise.all([...running]);
+      await writer.drained();
     }
   };
 
-  const schedule_ = (ms: number) => {
-    if (stopping) return;
+  function setTimer(ms: number): void {
+    if (mode !== 'running') return;
     if (timer) clearTimeout(timer);
-    timer = setTimeout(() => wake(), Math.max(0, Math.min(ms, idlePollMs)));
-  };
+    timer = setTimeout(() => void wake(), Math.max(0, Math.min(ms, idlePollMs)));
+  }
 
-  function wake(): void {
-    if (stopping) return;
+  /** Starts the claim loop, or asks the running one to go round once more. Resolves when it ends. */
+  function wake(): Promise<void> {
+    if (mode !== 'running') return Promise.resolve();
     if (pumping) {
       pumpAgain = true;
-      return;
+      return pumping;
     }
-    void pump();
-  }
-
-  async function pump(): Promise<void> {
-    pumping = true;
-    try {
+    pumping = (async () => {
       do {
         pumpAgain = false;
-        await pumpOnce();
-      } while (pumpAgain && !stopping);
-    } finally {
-      pumping = false;
-    }
+        await claimPass();
+      } while (pumpAgain && mode === 'running');
+    })().finally(() => {
+      pumping = null;
+    });
+    return pumping;
   }
 
-  /** Claims until capacity is full or nothing is due, then sets the timer for the next due row. */
-  async function pumpOnce(): Promise<void> {
-    let capped = false;
+  /** Claims until there is no room or nothing is due, then sets the timer for the next due row. */
+  async function claimPass(): Promise<void> {
     try {
-      while (!stopping && inFlight + ready.length < maxInFlight + prefetch) {
-        const limitAsked = maxInFlight + prefetch - inFlight - ready.length;
-        const busy = [...heldByDest].filter(([, n]) => n >= destHold).map(([id]) => id);
-        const now = ctx.clock.now();
-        const partial = new Map<string, number>();
-        for (const [id, n] of heldByDest) if (n < destHold) partial.set(id, destHold - n);
-        const claim = await claimDue(db, {
-          workerId,
-          now,
-          limit: limitAsked,
-          leaseMs,
-          busyDestinations: busy,
-          partialDestinations: partial,
-          perDestination: destHold,
-          cycleSeconds: ctx.config.cycleSeconds,
-          orgCapPerCycle: ctx.config.orgCapPerCycle,
-        });
-        capped ||= claim.capped;
-        backlog = claim.more;
-        const charged = cycleStart(now, ctx.config.cycleSeconds).getTime();
-        for (const row of claim.rows) if (hold(row)) chargedCycle.set(row.id, charged);
-        startReady();
-        // Fewer rows than asked for: nothing more is claimable now; skip an empty claim.
-        if (claim.rows.length < limitAsked) break;
-      }
-      if (stopping) return;
-      if (inFlight + ready.length >= maxInFlight + prefetch) return; // a completion will wake us
-      const nowDate = ctx.clock.now();
-      const cycle = cycleStart(nowDate, ctx.config.cycleSeconds);
-      const { rows } = await preparedQuery<{ next: Date | null; capped: boolean }>(
-        db,
-        'next_due',
-        `SELECT (SELECT min(CASE WHEN d.locked_until > d.next_attempt_at THEN d.locked_until ELSE d.next_attempt_at END)
-                   FROM deliveries d WHERE d.status = 'pending'
-                    AND NOT EXISTS (SELECT 1 FROM delivery_org_budget b
-                                     WHERE b.org_id = d.org_id AND b.cycle_start = $1 AND b.used >= $2)) AS next,
-                EXISTS (SELECT 1 FROM delivery_org_budget b WHERE b.cycle_start = $1 AND b.used >= $2) AS capped`,
-        [cycle, ctx.config.orgCapPerCycle],
-      );
-      const now = nowDate.getTime();
-      let nextAt = rows[0]?.next ? new Date(rows[0].next).getTime() : now + idlePollMs;
-      // An organization over its cap gets its turn back when the next cycle starts.
-      if (rows[0]?.capped || capped) nextAt = Math.min(nextAt, cycle.getTime() + ctx.config.cycleSeconds * 1000);
-      // Due rows we could not take (their destination is at its bound): a completion wakes us;
-      // poll slowly in case they belong to another worker's busy destination.
-      schedule_(nextAt <= now ? 250 : nextAt - now + 5);
+      const capped = await claimWhileRoom();
+      if (mode === 'running' && held.room > 0) await scheduleNextDue(capped);
     } catch (err) {
       log.warn({ err: (err as Error).message }, 'dispatch pass failed; retrying');
-      schedule_(1_000);
+      setTimer(PASS_RETRY_MS);
     }
   }
 
-  function hold(row: ClaimedRow): boolean {
-    // Our own lease ran out while the attempt was still running or waiting (a very slow call,
-    // or a clock jump): the row came back to us. Never send it twice from one worker; the
-    // running attempt's outcome is written under the same worker id.
-    if (inFlightIds.has(row.id)) return false;
-    inFlightIds.add(row.id);
-    heldByDest.set(row.destination_id, (heldByDest.get(row.destination_id) ?? 0) + 1);
-    ready.push(row);
-    heldAt.set(row.id, performance.now());
-    return true;
+  /** Returns whether some organization hit its cap. */
+  async function claimWhileRoom(): Promise<boolean> {
+    let capped = false;
+    while (mode === 'running' && held.room > 0) {
+      const limit = held.room;
+      const now = ctx.clock.now();
+      const { busy, partial } = held.destinationSlots();
+      const claim = await claimDue(db, {
+        workerId,
+        now,
+        limit,
+        leaseMs: runner.leaseMs,
+        busyDestinations: busy,
+        partialDestinations: partial,
+        perDestination: held.destHold,
+        cycleSeconds: ctx.config.cycleSeconds,
+        orgCapPerCycle: ctx.config.orgCapPerCycle,
+      });
+      capped ||= claim.capped;
+      backlog = claim.more;
+      const charged = cycleStart(now, ctx.config.cycleSeconds).getTime();
+      for (const row of claim.rows) held.hold(row, charged);
+      startReady();
+      // Fewer rows than asked for: nothing more is claimable now; skip an empty claim.
+      if (claim.rows.length < limit) break;
+    }
+    return capped;
   }
 
-  /** Starts ready rows, in claim order, while the worker and their destination have free slots. */
+  async function scheduleNextDue(capped: boolean): Promise<void> {
+    const nowDate = ctx.clock.now();
+    const cycle = cycleStart(nowDate, ctx.config.cycleSeconds);
+    const due = await nextDueTime(db, cycle, ctx.config.orgCapPerCycle);
+    const now = nowDate.getTime();
+    let nextAt = due.next ? due.next.getTime() : now + idlePollMs;
+    // An organization over its cap gets its turn back when the next cycle starts.
+    if (due.capped || capped) nextAt = Math.min(nextAt, cycle.getTime() + ctx.config.cycleSeconds * 1000);
+    // Due rows we could not take (their destination is at its bound): a completion wakes us;
+    // poll slowly in case they belong to another worker's busy destination.
+    setTimer(nextAt <= now ? BUSY_POLL_MS : nextAt - now + 5);
+  }
+
   function startReady(): void {
-    if (ready.length === 0 || inFlight >= maxInFlight || stopping) return;
-    const keep: ClaimedRow[] = [];
-    for (const row of ready) {
-      if (inFlight < maxInFlight && (inFlightByDest.get(row.destination_id) ?? 0) < perDestination) start(row);
-      else keep.push(row);
+    if (mode !== 'running') return;
+    for (const { row, waitedMs } of held.startable()) {
+      const p = runOne(row, waitedMs);
+      running.add(p);
+      void p.finally(() => running.delete(p));
     }
-    ready = keep;
   }
 
-  function start(row: ClaimedRow): void {
-    chargedCycle.delete(row.id);
-    const waited = performance.now() - (heldAt.get(row.id) ?? performance.now());
-    heldAt.delete(row.id);
-    inFlight++;
-    inFlightByDest.set(row.destination_id, (inFlightByDest.get(row.destination_id) ?? 0) + 1);
-    void runHeld(row, waited).finally(() => {
-      inFlightIds.delete(row.id);
-      inFlight--;
-      const n = (inFlightByDest.get(row.destination_id) ?? 1) - 1;
-      if (n <= 0) inFlightByDest.delete(row.destination_id);
-      else inFlightByDest.set(row.destination_id, n);
-      const h = (heldByDest.get(row.destination_id) ?? 1) - 1;
-      if (h <= 0) heldByDest.delete(row.destination_id);
-      else heldByDest.set(row.destination_id, h);
+  async function runOne(row: ClaimedRow, waitedMs: number): Promise<void> {
+    try {
+      const finished = await runHeldRow(runner, row, waitedMs);
+      if (finished) writer.push(finished);
+    } catch (err) {
+      // performAttempt turns failures into outcomes; this is a bug guard: the lease brings the row back.
+      log.error({ err: (err as Error).message, deliveryId: row.id }, 'attempt crashed; the row returns when its lease ends');
+    } finally {
+      const heldAtDest = held.finish(row);
       startReady();
       // Claim again once a useful number of slots is free (or the worker is idle), so a busy
       // worker claims in batches instead of one row per finished attempt.
-      // (Every refillAt-th free slot overall, or every destRefill-th at this destination.)
-      const free = maxInFlight + prefetch - inFlight - ready.length;
-      if (backlog && (inFlight === 0 || free % refillAt === 0 || (destHold - Math.max(0, h)) % destRefill === 0)) wake();
-      checkIdle();
-    });
-  }
-
-  async function runHeld(row: ClaimedRow, waitedMs: number): Promise<void> {
-    if (waitedMs > renewAfterMs) {
-      try {
-        const { rows } = await db.query(
-          `UPDATE deliveries SET locked_until = $3 WHERE id = $1 AND locked_by = $2 AND status = 'pending' RETURNING id`,
-          [row.id, workerId, new Date(ctx.clock.now().getTime() + leaseMs)],
-        );
-        if (rows.length === 0) return; // the lease was lost meanwhile: another worker owns the row
-      } catch (err) {
-        // Cannot renew: do not send on a lease that may run out; the row comes back when it ends.
-        log.warn({ err: (err as Error).message }, 'renewing the lease of a ready row failed; leaving it to the lease expiry');
-        return;
-      }
+      const free = held.room;
+      if (backlog && (held.running === 0 || free % refillAt === 0 || (held.destHold - heldAtDest) % destRefill === 0)) void wake();
     }
-    return run(row);
   }
 
-  async function run(row: ClaimedRow): Promise<void> {
-    const budgetAttempt = row.attempts - row.attempt_base;
-    if (budgetAttempt > budget) {
-      // Only reachable when a worker died mid-attempt on the last attempt of the budget.
-      pendingWrites.push({
-        id: row.id,
-        destinationId: row.destination_id,
-        alertId: row.alert_id,
-        kind: row.kind,
-        event: row.event,
-        attempt: row.attempts,
-        budgetAttempt,
-        result: { outcome: 'retry', error: 'attempt outcome unknown' },
-        startedAt: ctx.clock.now(),
-        durationMs: 0,
-      });
-      requestFlush();
-      return;
-    }
-    const outcome = await performAttempt(ctx, send, {
-      id: row.id,
-      event: row.event,
-      body: row.body,
-      kind: row.kind,
-      url: row.url,
-      config: row.config,
-      destinationId: row.destination_id,
-      credentialsSealed: row.credentials_sealed,
-      signingSecretSealed: row.signing_secret_sealed,
-      ref: row.ref,
-      attempt: budgetAttempt,
-      previousOutcomeUnknown: row.previous_unknown,
-    });
-    pendingWrites.push({
-      id: row.id,
-      destinationId: row.destination_id,
-      alertId: row.alert_id,
-      kind: row.kind,
-      event: row.event,
-      attempt: row.attempts,
-      budgetAttempt,
-      result: outcome.result,
-      startedAt: outcome.startedAt,
-      durationMs: outcome.durationMs,
-    });
-    requestFlush();
-  }
-
-  /** Write-back runs one batch at a time; attempts finishing meanwhile join the next batch. */
-  function requestFlush(): void {
-    if (flushing) return;
-    flushing = (async () => {
-      await new Promise((r) => setImmediate(r)); // let siblings of this batch finish first
-      while (pendingWrites.length > 0) {
-        const batch = pendingWrites.splice(0, writeBatch);
-        try {
-          const write = { workerId, now: ctx.clock.now(), scheduleMs: schedule };
-          // Connector batches also store references and release held events: one transaction.
-          const results = needsTransaction(batch)
-            ? await db.tx((q) => applyOutcomes(q, batch, write))
-            : await applyOutcomes(db, batch, write);
-          if (results.some((r) => r.status === 'pending')) retryScheduled = true;
-          for (let i = 0; i < batch.length; i++) {
-            const r = results[i]!;
-            const status = r.status === 'pending' ? 'retry' : r.status;
-            recordAttempt(batch[i]!.kind, status, batch[i]!.durationMs);
-          }
-        } catch (err) {
-          // Database unavailable: keep the outcomes and try again; the leases protect the rows.
-          pendingWrites.unshift(...batch);
-          log.warn({ err: (err as Error).message }, 'writing outcomes failed; retrying');
-          await new Promise((r) => setTimeout(r, 1_000));
-          if (stopping && Date.now() > stopDeadline) {
-            log.error({ lost: pendingWrites.length }, 'giving up writing outcomes at shutdown; leases will expire');
-            pendingWrites.length = 0;
-          }
-        }
-      }
-    })().finally(() => {
-      flushing = null;
-      if (pendingWrites.length > 0) requestFlush();
-      // A retry's due time may now be the earliest one: recompute the timer.
-      if (retryScheduled) {
-        retryScheduled = false;
-        wake();
-      }
-      checkIdle();
-    });
-  }
-
+  /** Rows leased but never started go back at once: lease cleared, attempt count and budget restored. */
   async function giveBack(): Promise<void> {
-    const rows = ready;
-    ready = [];
-    for (const row of rows) {
-      inFlightIds.delete(row.id);
-      heldAt.delete(row.id);
-      const h = (heldByDest.get(row.destination_id) ?? 1) - 1;
-      if (h <= 0) heldByDest.delete(row.destination_id);
-      else heldByDest.set(row.destination_id, h);
-    }
+    const rows = held.takeReady();
     if (rows.length === 0) return;
-    // Rows charged to the organization's current cycle are refunded to its budget.
     const cycle = cycleStart(ctx.clock.now(), ctx.config.cycleSeconds);
-    const refundable = rows.filter((r) => chargedCycle.get(r.id) === cycle.getTime()).map((r) => r.id);
-    for (const r of rows) chargedCycle.delete(r.id);
+    const refundable = rows.filter((r) => r.chargedCycle === cycle.getTime()).map((r) => r.row.id);
     try {
-      await db.query(
-        `WITH back AS (
-           UPDATE deliveries SET attempts = attempts - 1, locked_until = NULL, locked_by = NULL
-            WHERE id = ANY($1::text[]) AND locked_by = $2 AND status = 'pending'
-           RETURNING id, org_id),
-         refund AS (
-           UPDATE delivery_org_budget b SET used = GREATEST(0, b.used - x.n)
-             FROM (SELECT org_id, count(*)::int AS n FROM back WHERE id = ANY($4::text[]) GROUP BY org_id) x
-            WHERE b.org_id = x.org_id AND b.cycle_start = $3)
-         SELECT CASE WHEN EXISTS (SELECT 1 FROM back) THEN (SELECT 1 FROM pg_notify('${DELIVERY_CHANNEL}', '')) END AS notified`,
-        [rows.map((r) => r.id), workerId, cycle, refundable],
-      );
+      await releaseLeases(db, rows.map((r) => r.row.id), refundable, workerId, cycle);
     } catch (err) {
       // The leases end on their own; those rows come back then (attempt counted once more).
       log.warn({ err: (err as Error).message, rows: rows.length }, 'giving back unstarted rows failed; their leases will expire');
     }
   }
 
-  let stopDeadline = Infinity;
-  let retryScheduled = false;
-  const unlisten = await ctx.db.listen(DELIVERY_CHANNEL, () => wake()).catch((err) => {
+  const unlisten = await onDeliveriesDue(ctx.db, () => void wake()).catch((err) => {
     log.warn({ err: (err as Error).message }, 'LISTEN unavailable; polling only');
     return async () => {};
   });
 
-  let retentionTimer: NodeJS.Timeout | undefined;
-  const retention = async () => {
-    try {
-      const purged = await purgeOldDeliveries(ctx.db, ctx.clock.now());
-      if (purged > 0) log.info({ purged }, 'purged delivery history older than 30 days');
-    } catch (err) {
-      log.warn({ err: (err as Error).message }, 'history purge failed');
-    }
-  };
-  if (retentionEveryMs > 0) {
-    retentionTimer = setInterval(() => void retention(), retentionEveryMs);
-    retentionTimer.unref();
-    setTimeout(() => void retention(), 5_000).unref();
-  }
-
-  wake();
+  void wake();
 
   return {
     workerId,
-    poke: wake,
-    idle: () =>
-      new Promise<void>((resolve) => {
-        idleWaiters.push(resolve);
-        checkIdle();
-      }),
+    poke: () => void wake(),
+    idle,
+    async pass() {
+      await wake();
+      await idle();
+    },
     async stop() {
-      if (stopping) return;
-      stopping = true;
-      stopDeadline = Date.now() + 15_000;
+      if (mode === 'stopping') return;
+      mode = 'stopping';
+      writer.stopping();
       if (timer) clearTimeout(timer);
-      if (retentionTimer) clearInterval(retentionTimer);
       await unlisten().catch(() => undefined);
       // Graceful: let the attempts in flight finish and their outcomes be written; rows leased
-      // but never started are given back (lease cleared, attempt count restored) at once.
-      while (pumping) await new Promise((r) => setTimeout(r, 10));
+      // but never started are given back at once.
+      await pumping;
       await giveBack();
-      await new Promise<void>((resolve) => {
-        idleWaiters.push(resolve);
-        checkIdle();
-      });
+      await idle();
       if (!opts.send) await send.close().catch(() => undefined);
       await db.close().catch(() => undefined);
     },

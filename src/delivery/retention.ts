@@ -1,21 +1,48 @@
-/** Delivery history is kept 30 days (SPEC §6 rule 5); older finished rows are purged in batches. */
-import type { Database } from '../db/index.js';
+/**
+ * Delivery history is kept 30 days: a periodic job (started by the service next to the alert
+ * jobs, not by the dispatcher) purges older finished rows through the outbox.
+ */
+import type { AppContext } from '../context.js';
+import { purgeHistory } from '../outbox/index.js';
 
-export const HISTORY_DAYS = 30;
+export interface BackgroundJob {
+  stop(): Promise<void>;
+}
 
-/** Deletes finished deliveries created before now − 30 days (attempts cascade); returns how many. */
-export async function purgeOldDeliveries(db: Database, now: Date, batchSize = 1000): Promise<number> {
-  const cutoff = new Date(now.getTime() - HISTORY_DAYS * 86_400_000);
-  let total = 0;
-  for (;;) {
-    // Small batches keep each transaction short, so purging never stalls the dispatcher.
-    const { rowCount } = await db.query(
-      `DELETE FROM deliveries WHERE id IN (
-         SELECT id FROM deliveries WHERE created_at < $1 AND status NOT IN ('pending', 'waiting')
-          ORDER BY created_at LIMIT $2)`,
-      [cutoff, batchSize],
-    );
-    total += rowCount;
-    if (rowCount < batchSize) return total;
-  }
+export const RETENTION_EVERY_MS = 3_600_000;
+/** The first purge runs shortly after start, not an hour later. */
+const FIRST_RUN_AFTER_MS = 5_000;
+
+/** One purge pass; returns how many deliveries were deleted. */
+export async function runRetentionPass(ctx: Pick<AppContext, 'db' | 'clock'>): Promise<number> {
+  return purgeHistory(ctx.db, ctx.clock.now());
+}
+
+export function startRetentionJob(ctx: AppContext, everyMs = RETENTION_EVERY_MS): BackgroundJob {
+  const log = ctx.log.child({ component: 'retention' });
+  let inFlight: Promise<void> = Promise.resolve();
+  let running = false;
+  const tick = () => {
+    if (running) return; // a slow purge is not stacked up behind
+    running = true;
+    inFlight = runRetentionPass(ctx)
+      .then((purged) => {
+        if (purged > 0) log.info({ purged }, 'purged delivery history older than 30 days');
+      })
+      .catch((err) => log.warn({ err: (err as Error).message }, 'history purge failed'))
+      .finally(() => {
+        running = false;
+      });
+  };
+  const first = setTimeout(tick, FIRST_RUN_AFTER_MS);
+  const timer = setInterval(tick, everyMs);
+  first.unref();
+  timer.unref();
+  return {
+    async stop() {
+      clearTimeout(first);
+      clearInterval(timer);
+      await inFlight;
+    },
+  };
 }

@@ -4,10 +4,10 @@
  * connector kinds use the connector's own test action (open a sample incident, then close it).
  */
 import type { AppContext } from '../context.js';
-import type { AlertSnapshot } from '../alerts/snapshot.js';
+import type { AlertSnapshot } from '../outbox/index.js';
 import { newId } from '../ids.js';
 import { performAttempt } from './attempt.js';
-import { buildDeliveryBody } from './body.js';
+import { buildDeliveryBody, recordTestDelivery, type FinalStatus } from '../outbox/index.js';
 import type { DestinationRow } from './destinations.js';
 import { createGuardedSend } from './guarded-http.js';
 import { getConnector } from './connectors/index.js';
@@ -73,19 +73,22 @@ async function webhookTest(ctx: AppContext, d: DestinationRow): Promise<TestActi
   }
   const r = outcome.result;
   const ok = r.outcome === 'succeeded';
-  const status = ok ? 'succeeded' : r.outcome === 'abandon' ? 'abandoned' : 'failed';
+  const status: FinalStatus = ok ? 'succeeded' : r.outcome === 'abandon' ? 'abandoned' : 'failed';
   const error = 'error' in r ? r.error : null;
   const doneAt = ctx.clock.now();
-  await ctx.db.tx(async (q) => {
-    await q.query(
-      `INSERT INTO deliveries (id, org_id, destination_id, alert_id, event, status, body, test, attempts, last_status_code, last_error, created_at, completed_at)
-       VALUES ($1, $2, $3, $4, 'alert.opened', $5, $6, true, 1, $7, $8, $9, $10)`,
-      [id, d.org_id, d.id, alertId, status, body, r.statusCode ?? null, error, now, doneAt],
-    );
-    await q.query(
-      'INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error) VALUES ($1, 1, $2, $3, $4, $5)',
-      [id, outcome.startedAt, outcome.durationMs, r.statusCode ?? null, error],
-    );
+  await recordTestDelivery(ctx.db, {
+    id,
+    orgId: d.org_id,
+    destinationId: d.id,
+    alertId,
+    status,
+    body,
+    statusCode: r.statusCode ?? null,
+    error,
+    createdAt: now,
+    completedAt: doneAt,
+    startedAt: outcome.startedAt,
+    durationMs: outcome.durationMs,
   });
   const step: TestStep = { action: 'send', ok, ...(r.statusCode !== undefined ? { statusCode: r.statusCode } : {}), ...(error ? { error } : {}) };
   return {

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { DomainError, type DomainErrorKind } from '../errors.js';
 
 /** SPEC §7 envelope: { error: { code, message } }. Every failure of every API uses it. */
 export interface ErrorBody {
@@ -21,6 +22,19 @@ export const notFound = (what = 'resource') => new ApiError(404, 'not_found', `$
 export const conflict = (message: string) => new ApiError(409, 'conflict', message);
 export const limitExceeded = (message: string) => new ApiError(409, 'limit_exceeded', message);
 export const forbidden = (message: string) => new ApiError(403, 'forbidden', message);
+
+/** The one place a domain error becomes a status code and an envelope code. */
+const DOMAIN_ERROR_HTTP: Record<DomainErrorKind, { status: number; code: string }> = {
+  invalid: { status: 400, code: 'invalid_request' },
+  not_found: { status: 404, code: 'not_found' },
+  conflict: { status: 409, code: 'conflict' },
+  limit: { status: 409, code: 'limit_exceeded' },
+};
+
+export function fromDomainError(err: DomainError): ApiError {
+  const { status, code } = DOMAIN_ERROR_HTTP[err.kind];
+  return new ApiError(status, code, err.message);
+}
 
 export function envelope(code: string, message: string): ErrorBody {
   return { error: { code, message } };
@@ -56,6 +70,7 @@ function validationMessage(err: FastifyError): string {
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ApiError) return sendError(reply, error);
+    if (error instanceof DomainError) return sendError(reply, fromDomainError(error));
     if (error.validation) return sendError(reply, invalidRequest(validationMessage(error)));
     const status = error.statusCode ?? 500;
     switch (error.code) {

@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { newId } from '../ids.js';
-import { invalidRequest, notFound } from '../http/errors.js';
+import { invalidInput, notFoundError } from '../errors.js';
 import { generateApiKey } from '../secrets/tokens.js';
 import { requireOrg } from './orgs.js';
 
@@ -54,7 +54,7 @@ export async function createApiKey(
 ): Promise<ApiKeyInfo & { key: string }> {
   const now = ctx.clock.now();
   if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
-    throw invalidRequest('expiresAt must be in the future');
+    throw invalidInput('expiresAt must be in the future');
   }
   return ctx.db.tx(async (q) => {
     await requireOrg(q, orgId);
@@ -87,5 +87,5 @@ export async function revokeApiKey(ctx: Pick<AppContext, 'db' | 'clock'>, orgId:
     `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3) WHERE id = $1 AND org_id = $2`,
     [keyId, orgId, now],
   );
-  if (rowCount === 0) throw notFound('api key');
+  if (rowCount === 0) throw notFoundError('api key');
 }

@@ -1,6 +1,6 @@
 /** Inventory and costs fed by the monitoring core (CONTRACT §2): replace-all sets and an upsert. */
 import type { AppContext } from '../context.js';
-import { invalidRequest } from '../http/errors.js';
+import { invalidInput } from '../errors.js';
 import { requireOrg } from './orgs.js';
 import { isCalendarDay } from './validation.js';
 
@@ -32,7 +32,7 @@ function duplicates<T>(items: T[], key: (item: T) => string, what: string): void
   const seen = new Set<string>();
   items.forEach((item, i) => {
     const k = key(item);
-    if (seen.has(k)) throw invalidRequest(`[${i}]: duplicate ${what}`);
+    if (seen.has(k)) throw invalidInput(`[${i}]: duplicate ${what}`);
     seen.add(k);
   });
 }
@@ -92,7 +92,7 @@ export async function listWorkspaces(ctx: Ctx, orgId: string): Promise<Workspace
  */
 export async function upsertCosts(ctx: Ctx, orgId: string, items: DailyCost[]): Promise<{ upserted: number }> {
   items.forEach((c, i) => {
-    if (!isCalendarDay(c.date)) throw invalidRequest(`[${i}].date must be a real day as yyyy-MM-dd`);
+    if (!isCalendarDay(c.date)) throw invalidInput(`[${i}].date must be a real day as yyyy-MM-dd`);
   });
   duplicates(items, (c) => `${c.date}|${c.capacityName}|${c.currency}`, '(date, capacityName, currency)');
   if (items.length === 0) {

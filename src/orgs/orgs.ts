@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/index.js';
 import type { AppContext } from '../context.js';
 import { newId } from '../ids.js';
-import { notFound } from '../http/errors.js';
+import { notFoundError } from '../errors.js';
 
 export interface SlaTargets {
   mttaMinutes: number;
@@ -88,7 +88,7 @@ export async function findOrg(q: Queryable, orgId: string): Promise<Org | null> 
 /** The org or a 404 — every org-scoped route starts here so unknown ids never reach a query. */
 export async function requireOrg(q: Queryable, orgId: string): Promise<Org> {
   const org = await findOrg(q, orgId);
-  if (!org) throw notFound('organization');
+  if (!org) throw notFoundError('organization');
   return org;
 }
 
@@ -96,7 +96,7 @@ export async function updateOrg(ctx: Pick<AppContext, 'db' | 'clock'>, orgId: st
   const now = ctx.clock.now();
   return ctx.db.tx(async (q) => {
     const { rows } = await q.query<OrgRow>('SELECT * FROM orgs WHERE id = $1 FOR UPDATE', [orgId]);
-    if (!rows[0]) throw notFound('organization');
+    if (!rows[0]) throw notFoundError('organization');
     const cur = toOrg(rows[0]);
     const sla = { ...cur.slaTargets, ...input.slaTargets };
     const { rows: updated } = await q.query<OrgRow>(

@@ -1,5 +1,5 @@
 /** Small validators shared by the admin routes and the domain functions (both engines). */
-import { invalidRequest } from '../http/errors.js';
+import { invalidInput } from '../errors.js';
 
 /** ISO 8601 date-time with an explicit zone (Z or ±hh:mm); returns the instant or throws 400. */
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
@@ -7,7 +7,7 @@ const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-
 export function parseIsoDateTime(value: string, field: string): Date {
   const d = new Date(value);
   if (!ISO_DATE_TIME.test(value) || Number.isNaN(d.getTime()) || !sameCalendarDay(value)) {
-    throw invalidRequest(`${field} must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T12:00:00Z`);
+    throw invalidInput(`${field} must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T12:00:00Z`);
   }
   return d;
 }
@@ -34,9 +34,9 @@ export function isCalendarDay(value: string): boolean {
 export const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
 
 /**
- * PostgreSQL text cannot hold U+0000: such a string would fail in the database as a 500. Every
- * admin body is checked up front instead (a preValidation hook of each route plugin), so it is a
- * 400 naming the field.
+ * PostgreSQL text cannot hold U+0000: such a string would fail in the database as a 500. Returns
+ * the path of the first string (or key) holding it, or null. The admin API checks every request
+ * with it up front (src/http/nul-guard.ts); signal ingest names the offending signal field.
  */
 export function findNulPath(value: unknown, path = 'body', depth = 0): string | null {
   if (typeof value === 'string') return value.includes('\u0000') ? path : null;
@@ -54,9 +54,4 @@ export function findNulPath(value: unknown, path = 'body', depth = 0): string | 
     if (hit) return hit;
   }
   return null;
-}
-
-export async function rejectNulCharacters(request: { body?: unknown; params?: unknown }): Promise<void> {
-  const hit = findNulPath(request.body) ?? findNulPath(request.params, 'path');
-  if (hit) throw invalidRequest(`${hit} must not contain the NUL character (\\u0000)`);
 }

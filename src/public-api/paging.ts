@@ -1,34 +1,9 @@
 import type { FastifyReply } from 'fastify';
+import { pageEnvelope, type PageRequest, type Paged } from '../http/paging.js';
 
-export const MAX_PAGE = 1000;
-export const MAX_PAGE_SIZE = 500;
-export const DEFAULT_PAGE_SIZE = 100;
+export { MAX_PAGE, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE, pageRequest, type Paged, type PageRequest } from '../http/paging.js';
 
-export interface Paged<T> {
-  value: T[];
-  page: number;
-  pageSize: number;
-  totalCount: number;
-  nextLink: string;
-}
-
-export interface PageRequest {
-  page: number;
-  pageSize: number;
-  offset: number;
-}
-
-export function pageRequest(q: { page?: number; pageSize?: number }): PageRequest {
-  const page = q.page ?? 1;
-  const pageSize = q.pageSize ?? DEFAULT_PAGE_SIZE;
-  return { page, pageSize, offset: (page - 1) * pageSize };
-}
-
-/**
- * The envelope of SPEC §2.7. `nextLink` repeats every parameter of the resolved request (explicit
- * window included) so following it never shifts the window; it is empty on the last page and
- * after page 1000, which is the deepest page a client may ask for.
- */
+/** The paging envelope of a public API list (`path` is relative to /api/public/v1). */
 export function envelope<T>(
   path: string,
   params: Record<string, string | number | undefined>,
@@ -36,16 +11,7 @@ export function envelope<T>(
   totalCount: number,
   value: T[],
 ): Paged<T> {
-  const hasNext = p.page * p.pageSize < totalCount && p.page < MAX_PAGE;
-  let nextLink = '';
-  if (hasNext) {
-    const qs = new URLSearchParams();
-    for (const [k, v] of Object.entries(params)) if (v !== undefined) qs.set(k, String(v));
-    qs.set('page', String(p.page + 1));
-    qs.set('pageSize', String(p.pageSize));
-    nextLink = `/api/public/v1${path}?${qs.toString()}`;
-  }
-  return { value, page: p.page, pageSize: p.pageSize, totalCount, nextLink };
+  return pageEnvelope(`/api/public/v1${path}`, params, p, totalCount, value);
 }
 
 // CONTRACT §3: a text cell starting with one of these could run as a spreadsheet formula.

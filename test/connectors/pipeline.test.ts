@@ -100,7 +100,7 @@ describe('connectors through the delivery pipeline', () => {
         ['alert.recovered', 'waiting'],
       ]);
     }
-    worker = await startDispatcher(t.ctx, { retentionEveryMs: 0 });
+    worker = await startDispatcher(t.ctx);
     const done = await settled(ids);
     expect(done.every((r) => r.status === 'succeeded')).toBe(true);
 
@@ -138,7 +138,7 @@ describe('connectors through the delivery pipeline', () => {
     const org = await createOrg(t);
     const id = await snDest(org.id);
     sn.failNext(1, { kind: 'reply', reply: { status: 503, body: { error: { message: 'busy', detail: '' }, status: 'failure' } } });
-    worker = await startDispatcher(t.ctx, { retentionEveryMs: 0 });
+    worker = await startDispatcher(t.ctx);
     const alertId = await openAlert(t, org.id, { sourceId: 'gw-e2e-2' });
     await until(async () => (await rows(id))[0]?.attempts === 1 && (await rows(id))[0]?.locked_by === null, 30_000, 'first attempt');
     await acknowledgeAlert(t, org.id, alertId);
@@ -162,7 +162,7 @@ describe('connectors through the delivery pipeline', () => {
     ado.failNext(1, { kind: 'reply', reply: { status: 400, body: { message: 'TF401326: Invalid field status', typeKey: 'WorkItemFieldInvalidException' } } }, (r) => r.path.endsWith('/workitems/$Task'));
     const alertId = await openAlert(t, org.id, { sourceId: 'gw-e2e-3' });
     await acknowledgeAlert(t, org.id, alertId);
-    worker = await startDispatcher(t.ctx, { retentionEveryMs: 0 });
+    worker = await startDispatcher(t.ctx);
     const r = await settled([id]);
     expect(r.map((x) => [x.event, x.status])).toEqual([['alert.opened', 'abandoned'], ['alert.acknowledged', 'abandoned']]);
     expect(r[0].last_status_code).toBe(400);
@@ -181,7 +181,7 @@ describe('connectors through the delivery pipeline', () => {
     const adoId = await adoDest(org.id);
     sn.failNext(1, { kind: 'delay', ms: 4000, afterHandling: true }, (r) => r.method === 'POST');
     ado.failNext(1, { kind: 'delay', ms: 4000, afterHandling: true }, (r) => r.path.endsWith('/workitems/$Task'));
-    worker = await startDispatcher(t.ctx, { retentionEveryMs: 0 });
+    worker = await startDispatcher(t.ctx);
     const alertId = await openAlert(t, org.id, { sourceId: 'gw-e2e-4' });
     await until(async () => {
       const all = [...(await rows(snId)), ...(await rows(adoId))];
@@ -203,7 +203,7 @@ describe('connectors through the delivery pipeline', () => {
     const org = await createOrg(t);
     // A first ServiceNow destination sees the opening, so the incident exists at the instance.
     const first = await snDest(org.id);
-    worker = await startDispatcher(t.ctx, { retentionEveryMs: 0 });
+    worker = await startDispatcher(t.ctx);
     const alertId = await openAlert(t, org.id, { sourceId: 'gw-e2e-5' });
     await settled([first]);
     // Two destinations added after the opening: no opening delivery, no stored reference.

@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { startDispatcher, type Dispatcher } from '../../src/delivery/dispatcher.js';
-import { OPENING_FAILED_REASON } from '../../src/delivery/fanout.js';
+import { OPENING_FAILED_REASON } from '../../src/outbox/index.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { PagerDutyFake } from '../fakes/pagerduty.js';
 import { emit, insertOrg, until } from './support.js';
@@ -62,7 +62,7 @@ describe('connector ordering (waiting)', () => {
       ['alert.recovered', 'waiting'],
     ]);
     const before = pd.requests.length;
-    worker = await startDispatcher(t.ctx, { retentionEveryMs: 0 });
+    worker = await startDispatcher(t.ctx);
     await until(async () => (await rows(destId, opened.alertId)).every((r: any) => r.status === 'succeeded'), 30_000, 'all succeeded');
     const actions = pd.requests.slice(before).map((r: any) => JSON.parse(r.body).event_action);
     expect(actions).toEqual(['trigger', 'acknowledge', 'resolve']);
@@ -73,7 +73,7 @@ describe('connector ordering (waiting)', () => {
     pd.failNext(1, { kind: 'reply', reply: { status: 400, body: { status: 'invalid event', message: 'Event object is invalid' } } });
     const opened = await emit(t.ctx, orgId, 'alert.opened');
     await emit(t.ctx, orgId, 'alert.acknowledged', { alertId: opened.alertId, snapshot: { acknowledged: true } });
-    worker = await startDispatcher(t.ctx, { retentionEveryMs: 0 });
+    worker = await startDispatcher(t.ctx);
     await until(async () => (await rows(destId, opened.alertId))[0]?.status === 'abandoned', 30_000, 'opening abandoned');
     await worker.idle();
     const after = await rows(destId, opened.alertId);

@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { startDispatcher, type Dispatcher } from '../../src/delivery/dispatcher.js';
-import { purgeOldDeliveries } from '../../src/delivery/retention.js';
+import { purgeHistory } from '../../src/outbox/index.js';
 import { newId } from '../../src/ids.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { startReceiver, type TestReceiver } from '../helpers/receiver.js';
@@ -52,7 +52,7 @@ describe('dispatcher', () => {
     for (let i = 0; i < 5; i++) await emit(t.ctx, a);
     for (let i = 0; i < 2; i++) await emit(t.ctx, b);
     // Two workers on one database share the organization's budget.
-    workers = [await startDispatcher(t.ctx, { retentionEveryMs: 0 }), await startDispatcher(t.ctx, { retentionEveryMs: 0 })];
+    workers = [await startDispatcher(t.ctx), await startDispatcher(t.ctx)];
     await rx.waitFor(5);
     await until(async () => (await statuses(db)).every((s) => s === 'succeeded') && (await statuses(da)).filter((s) => s === 'succeeded').length === 3, 30_000, 'first cycle');
     for (const w of workers) w.poke();
@@ -75,7 +75,7 @@ describe('dispatcher', () => {
     const slow = await hook(org, 'slow');
     rx.fallback = { status: 200, delayMs: 1500 };
     for (let i = 0; i < 6; i++) await emit(t.ctx, org); // cap is 3 per cycle: 3 go out now
-    const w = await startDispatcher(t.ctx, { retentionEveryMs: 0, perDestination: 2 });
+    const w = await startDispatcher(t.ctx, { perDestination: 2 });
     await rx.waitFor(2);
     expect(rx.requests.length).toBe(2); // the third waits for a free slot at this destination
     await w.stop(); // graceful: the two in flight complete and are recorded
@@ -90,7 +90,7 @@ describe('dispatcher', () => {
     rx.fallback = { status: 200, delayMs: 1500 };
     for (let i = 0; i < 6; i++) await emit(t.ctx, org); // cap is 3 per cycle
     // Two attempts in flight at this destination, one more row leased and kept ready.
-    const w = await startDispatcher(t.ctx, { retentionEveryMs: 0, perDestination: 2, prefetch: 4 });
+    const w = await startDispatcher(t.ctx, { perDestination: 2, prefetch: 4 });
     await rx.waitFor(2);
     const leased = async () =>
       (await t.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM deliveries WHERE destination_id = $1 AND locked_by IS NOT NULL', [slow])).rows[0]!.n;
@@ -112,7 +112,7 @@ describe('dispatcher', () => {
     expect(budget.used).toBe(2); // the given-back row no longer counts against this cycle
     // Another worker takes the given-back row in this cycle (the cap leaves room for one).
     rx.fallback = { status: 200 };
-    const w2 = await startDispatcher(t.ctx, { retentionEveryMs: 0 });
+    const w2 = await startDispatcher(t.ctx);
     workers.push(w2);
     await until(async () => (await statuses(slow)).filter((s) => s === 'succeeded').length === 3, 10_000, 'given-back row sent');
   });
@@ -123,7 +123,7 @@ describe('dispatcher', () => {
     rx.script([{ status: 200 }, { status: 500 }]);
     await emit(t.ctx, org);
     await emit(t.ctx, org);
-    const w = await startDispatcher(t.ctx, { retentionEveryMs: 0 });
+    const w = await startDispatcher(t.ctx);
     workers.push(w);
     await rx.waitFor(2);
     await until(async () => (await t.ctx.db.query(`SELECT 1 FROM deliveries WHERE locked_by IS NOT NULL`)).rows.length === 0 && rx.requests.length === 2, 30_000, 'settled');
@@ -159,7 +159,7 @@ describe('dispatcher', () => {
     };
     const old = [await mk(31, 'succeeded'), await mk(40, 'failed'), await mk(35, 'abandoned'), await mk(60, 'succeeded'), await mk(31, 'succeeded')];
     const kept = [await mk(29, 'succeeded'), await mk(1, 'failed')];
-    expect(await purgeOldDeliveries(t.ctx.db, now, 2)).toBe(5);
+    expect(await purgeHistory(t.ctx.db, now, 2)).toBe(5);
     const left = (await t.ctx.db.query('SELECT id FROM deliveries WHERE destination_id = $1', [dest])).rows.map((r: any) => r.id).sort();
     expect(left).toEqual([...kept].sort());
     const attempts = await t.ctx.db.query('SELECT count(*)::int AS n FROM delivery_attempts WHERE delivery_id = ANY($1::text[])', [old]);

@@ -37,7 +37,7 @@ describe('dispatcher ready rows', () => {
     rx.fallback = { status: 200, delayMs: 5_500 };
     for (let i = 0; i < 3; i++) await emit(t.ctx, org);
     // Two attempts in flight, the third row leased and kept ready until a slot frees (~5.5 s).
-    const w = await startDispatcher(t.ctx, { retentionEveryMs: 0, maxInFlight: 2, perDestination: 2, prefetch: 2 });
+    const w = await startDispatcher(t.ctx, { maxInFlight: 2, perDestination: 2, prefetch: 2 });
     try {
       const rows = async () =>
         (

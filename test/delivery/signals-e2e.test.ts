@@ -22,7 +22,7 @@ describe('signals to receiver, end to end', () => {
   beforeAll(async () => {
     t = await createTestApp({ clock, config: { destinationAllowlist: ['127.0.0.1'], deliveryTimeoutMs: 2000 } });
     rx = await startReceiver();
-    worker = await startDispatcher(t.ctx, { retentionEveryMs: 0 });
+    worker = await startDispatcher(t.ctx);
   });
   afterAll(async () => {
     await worker.stop();

@@ -59,7 +59,7 @@ describe('webhook delivery end to end', () => {
 
   it('sends the SPEC body and headers, signed, and records success', async () => {
     const { orgId, destId, secret } = await setup();
-    worker = await startDispatcher(t.ctx, { retentionEveryMs: 0 });
+    worker = await startDispatcher(t.ctx);
     const ev = await emit(t.ctx, orgId, 'alert.opened');
     const [req] = await rx.waitFor(1);
     const row = await waitRow(destId, (r) => r.status === 'succeeded', 'success');
@@ -103,7 +103,7 @@ describe('webhook delivery end to end', () => {
   it('retries 500, 500 then 200 on the exact schedule with fresh timestamps and signatures', async () => {
     const { orgId, destId, secret } = await setup();
     rx.script([{ status: 500 }, { status: 503 }, { status: 200 }]);
-    worker = await startDispatcher(t.ctx, { retentionEveryMs: 0 });
+    worker = await startDispatcher(t.ctx);
     await emit(t.ctx, orgId);
     await rx.waitFor(1);
     let row = await waitRow(destId, (r) => r.attempts === 1 && r.locked_by === null, 'first outcome');
@@ -163,7 +163,7 @@ describe('webhook delivery end to end', () => {
       { answer: { status: 307, headers: { location: '/elsewhere' } }, status: 'abandoned', code: 307, error: 'redirect 307 not followed' },
       { answer: { status: 204 }, status: 'succeeded', code: 204, error: null },
     ];
-    worker = await startDispatcher(t.ctx, { retentionEveryMs: 0 });
+    worker = await startDispatcher(t.ctx);
     const dests: string[] = [];
     const orgId = await insertOrg(t.ctx);
     for (let i = 0; i < cases.length; i++) {
@@ -190,7 +190,7 @@ describe('webhook delivery end to end', () => {
   it('gives up after 5 attempts (failed), and a redelivery gets a fresh budget with the same id and body', async () => {
     const { orgId, destId } = await setup();
     rx.fallback = { status: 500 };
-    worker = await startDispatcher(t.ctx, { retentionEveryMs: 0 });
+    worker = await startDispatcher(t.ctx);
     await emit(t.ctx, orgId);
     const waits = [60_000, 300_000, 1_800_000, 7_200_000];
     for (let n = 1; n <= 5; n++) {
@@ -252,7 +252,7 @@ describe('webhook delivery end to end', () => {
   it('lists history newest first with paging and a status filter; foreign ids are 404', async () => {
     const { orgId, destId } = await setup();
     rx.handle((_r, i) => (i % 2 === 0 ? { status: 200 } : { status: 404 }));
-    worker = await startDispatcher(t.ctx, { retentionEveryMs: 0 });
+    worker = await startDispatcher(t.ctx);
     for (let i = 0; i < 5; i++) {
       await emit(t.ctx, orgId);
       await rx.waitFor(i + 1);
@@ -301,7 +301,7 @@ describe('webhook delivery end to end', () => {
     await emit(t.ctx, orgId);
     await emit(t.ctx, orgId);
     expect((await t.admin('DELETE', `/orgs/${orgId}/destinations/${destId}`)).statusCode).toBe(204);
-    worker = await startDispatcher(t.ctx, { retentionEveryMs: 0 });
+    worker = await startDispatcher(t.ctx);
     worker.poke();
     await new Promise((r) => setTimeout(r, 500));
     await worker.idle();

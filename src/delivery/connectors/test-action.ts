@@ -17,7 +17,7 @@
  * user to close it by hand. Nothing is stored; this is a synchronous check for the console.
  */
 import { randomBase62 } from '../../ids.js';
-import type { AlertSnapshot } from '../../alerts/snapshot.js';
+import type { AlertSnapshot } from '../../outbox/index.js';
 import type { Connector, ConnectorDelivery, ConnectorResult, DeliveryBody, Send } from './types.js';
 import { texts } from './texts.js';
 

@@ -4,7 +4,7 @@
  * Functions take the alert snapshot and return plain text; length limits are applied by the
  * connectors, which know each vendor's limits.
  */
-import type { AlertSnapshot } from '../../alerts/snapshot.js';
+import type { AlertSnapshot } from '../../outbox/index.js';
 
 const SEVERITY: Record<AlertSnapshot['severity'], string> = { error: 'erro', info: 'informativo' };
 

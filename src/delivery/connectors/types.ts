@@ -4,20 +4,12 @@
  * and says what the answers mean. Retries, timeouts, destination safety, ordering, history and
  * limits are the pipeline's job, never the connector's.
  */
-import type { AlertSnapshot } from '../../alerts/snapshot.js';
-import type { AlertEventName } from '../../alerts/events.js';
+import type { DeliveryBody } from '../../outbox/index.js';
+
+export type { DeliveryBody };
 
 export type ConnectorKind = 'pagerduty' | 'opsgenie' | 'servicenow' | 'azure-devops';
 export type DestinationKind = 'webhook' | ConnectorKind;
-
-/** The delivery body (SPEC §2.1) as stored at creation; connectors read the incident from it. */
-export interface DeliveryBody {
-  id: string;
-  event: AlertEventName;
-  occurredAt: string;
-  test?: true;
-  alert: AlertSnapshot;
-}
 
 export interface OutboundRequest {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';

@@ -1,10 +1,17 @@
 /**
- * The SPEC §2.1 delivery body. Serialized once, when the delivery is created, and stored as the
- * exact bytes every attempt and redelivery sends (CONTRACT §4). Field order is fixed here.
+ * The delivery body. Serialized once, when the delivery is created, and stored as the exact
+ * bytes every attempt and redelivery sends. Field order is fixed here.
  */
-import type { AlertSnapshot } from '../alerts/snapshot.js';
-import type { AlertEventName } from '../alerts/events.js';
-import type { DeliveryBody } from './connectors/types.js';
+import type { AlertEventName, AlertSnapshot } from './events.js';
+
+/** The delivery body as stored at creation; connectors read the incident from it. */
+export interface DeliveryBody {
+  id: string;
+  event: AlertEventName;
+  occurredAt: string;
+  test?: true;
+  alert: AlertSnapshot;
+}
 
 export function buildDeliveryBody(input: {
   deliveryId: string;
@@ -14,12 +21,14 @@ export function buildDeliveryBody(input: {
   test?: boolean;
 }): string {
   const a = input.alert;
-  // Copy the snapshot field by field: only SPEC §2.2 fields may leave the service (no org ids,
-  // no e-mail addresses), whatever else a snapshot might carry.
+  // Copy the snapshot field by field: only the documented fields may leave the service (no org
+  // ids, no e-mail addresses), whatever else a snapshot might carry. The message is sent as
+  // stored: it was cut to 1000 code points once, at ingest, so it never ends in half a
+  // surrogate pair here.
   const alert: AlertSnapshot = {
     id: a.id,
     title: a.title,
-    message: a.message.length > 1000 ? a.message.slice(0, 1000) : a.message,
+    message: a.message,
     sourceType: a.sourceType,
     sourceId: a.sourceId,
     workspaceName: a.workspaceName ?? null,

@@ -2,8 +2,7 @@
  * The dispatcher's hot statements (claim, write-back, next due time) run many times a second
  * with the same text; planning the claim's CTE chain costs about as much as running it. They go
  * as named prepared statements (the database layer's `name` option), so each PostgreSQL
- * connection plans them once (PostgreSQL's plan cache still uses custom plans for the first
- * executions and a generic one only when it is no worse). PGlite ignores the name.
+ * connection plans them once. Engines without prepared statements ignore the name.
  */
 import type { Queryable, QueryResult } from '../db/index.js';
 

@@ -1,5 +1,5 @@
 /**
- * Claiming due deliveries (ARCHITECTURE §3): one SQL statement picks due rows with
+ * Claiming due deliveries: one SQL statement picks due rows with
  * FOR UPDATE SKIP LOCKED, charges each organization's shared per-cycle budget, and leases the
  * granted rows to this worker. Rows over budget or over the per-destination bound are left
  * untouched for a later pass (or another instance).

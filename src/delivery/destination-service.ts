@@ -1,0 +1,219 @@
+/**
+ * Destinations as the admin API manages them: create (with the per-organization limit), list,
+ * read, change, delete (its unsent work is abandoned), rotate the signing secret, test. Input
+ * rules live here: a webhook needs a safe https `url`; connector kinds are checked by their
+ * connector and every URL field by the address policy. Secrets are sealed before they are
+ * stored and never returned, except a new signing secret once.
+ */
+import type { AppContext } from '../context.js';
+import type { Queryable } from '../db/index.js';
+import { invalidInput, limitError, notFoundError } from '../errors.js';
+import { newId } from '../ids.js';
+import { abandonDestinationWork } from '../outbox/index.js';
+import { generateSigningSecret } from '../secrets/tokens.js';
+import { UnsafeDestinationError } from './address-policy.js';
+import { getConnector } from './connectors/index.js';
+import {
+  DESTINATION_COLUMNS,
+  MAX_DESTINATIONS_PER_ORG,
+  toDestinationView,
+  type DestinationFilter,
+  DESTINATION_KINDS,
+  type DestinationRow,
+} from './destinations.js';
+import { checkDestinationUrlResolved } from './guarded-http.js';
+import { runTestAction, type TestActionResult } from './test-send.js';
+
+export interface DestinationInput {
+  name: string;
+  kind: (typeof DESTINATION_KINDS)[number];
+  url?: string;
+  config?: Record<string, unknown>;
+  credentials?: Record<string, string>;
+  filter?: DestinationFilter | null;
+  enabled?: boolean;
+}
+export type DestinationChange = Partial<Omit<DestinationInput, 'kind'>>;
+export type DestinationView = ReturnType<typeof toDestinationView>;
+
+/** URL-valued config fields of the connector kinds, checked even before a connector is registered. */
+const KNOWN_URL_FIELDS = ['apiBaseUrl', 'instanceUrl', 'organizationUrl'];
+
+async function requireOrg(q: Queryable, orgId: string, lock = false): Promise<void> {
+  const { rows } = await q.query(`SELECT id FROM orgs WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [orgId]);
+  if (rows.length === 0) throw notFoundError('organization');
+}
+
+export async function loadDestination(q: Queryable, orgId: string, id: string): Promise<DestinationRow> {
+  const { rows } = await q.query<DestinationRow>(
+    `SELECT ${DESTINATION_COLUMNS} FROM destinations WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL`,
+    [orgId, id],
+  );
+  if (!rows[0]) throw notFoundError('destination');
+  return rows[0];
+}
+
+async function checkUrl(ctx: AppContext, value: string, field: string): Promise<void> {
+  try {
+    await checkDestinationUrlResolved(ctx, value, field);
+  } catch (err) {
+    if (err instanceof UnsafeDestinationError) throw invalidInput(err.message);
+    throw err;
+  }
+}
+
+/**
+ * Validates what a destination of `kind` will be saved with. Webhook: an https `url`, no config
+ * or credentials. Connector kinds: the connector's own validation (when registered) and the
+ * safety rules on every URL field.
+ */
+async function validateDestination(
+  ctx: AppContext,
+  kind: string,
+  input: { url: string | null; config: Record<string, unknown>; credentials: Record<string, string> | null },
+): Promise<void> {
+  if (kind === 'webhook') {
+    if (!input.url) throw invalidInput('body: "url" is required for a webhook destination');
+    if (Object.keys(input.config).length > 0) throw invalidInput('body: "config" is not used by a webhook destination');
+    if (input.credentials && Object.keys(input.credentials).length > 0) {
+      throw invalidInput('body: "credentials" is not used by a webhook destination (the signing secret is generated)');
+    }
+    await checkUrl(ctx, input.url, 'url');
+    return;
+  }
+  if (input.url) throw invalidInput(`body: "url" is not used by a ${kind} destination; use config`);
+  const connector = getConnector(kind);
+  const problem = connector?.validate(input.config, input.credentials ?? {});
+  if (problem) throw invalidInput(problem);
+  const fields = new Set([...(connector?.urlFields(input.config) ?? []), ...KNOWN_URL_FIELDS]);
+  for (const field of fields) {
+    const value = input.config[field];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string') throw invalidInput(`config.${field} must be a string`);
+    await checkUrl(ctx, value, `config.${field}`);
+  }
+}
+
+const sealedCredentials = (ctx: AppContext, c: Record<string, string> | null | undefined) =>
+  c && Object.keys(c).length > 0 ? ctx.sealer.sealJson(c) : null;
+
+/** Creates a destination; a webhook's signing secret is returned this once. */
+export async function createDestination(ctx: AppContext, orgId: string, b: DestinationInput): Promise<DestinationView & { signingSecret?: string }> {
+  await requireOrg(ctx.db, orgId);
+  const config = b.config ?? {};
+  const credentials = b.credentials ?? null;
+  await validateDestination(ctx, b.kind, { url: b.url ?? null, config, credentials });
+  const now = ctx.clock.now();
+  const id = newId('dst', now);
+  const signingSecret = b.kind === 'webhook' ? generateSigningSecret() : undefined;
+  const row = await ctx.db.tx(async (q) => {
+    await requireOrg(q, orgId, true); // serializes concurrent creates of one org for the limit
+    const { rows } = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM destinations WHERE org_id = $1 AND deleted_at IS NULL', [orgId]);
+    if (rows[0]!.n >= MAX_DESTINATIONS_PER_ORG) {
+      throw limitError(`an organization may have at most ${MAX_DESTINATIONS_PER_ORG} destinations`);
+    }
+    const ins = await q.query<DestinationRow>(
+      `INSERT INTO destinations (id, org_id, name, kind, url, config, credentials_sealed, signing_secret_sealed, filter, enabled, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING ${DESTINATION_COLUMNS}`,
+      [
+        id,
+        orgId,
+        b.name,
+        b.kind,
+        b.url ?? null,
+        JSON.stringify(config),
+        sealedCredentials(ctx, credentials),
+        signingSecret ? ctx.sealer.seal(signingSecret) : null,
+        b.filter ? JSON.stringify(b.filter) : null,
+        b.enabled ?? true,
+        now,
+      ],
+    );
+    return ins.rows[0]!;
+  });
+  return { ...toDestinationView(row), ...(signingSecret ? { signingSecret } : {}) };
+}
+
+export async function listDestinations(ctx: AppContext, orgId: string): Promise<DestinationView[]> {
+  await requireOrg(ctx.db, orgId);
+  const { rows } = await ctx.db.query<DestinationRow>(
+    `SELECT ${DESTINATION_COLUMNS} FROM destinations WHERE org_id = $1 AND deleted_at IS NULL ORDER BY created_at, id`,
+    [orgId],
+  );
+  return rows.map(toDestinationView);
+}
+
+export async function getDestination(ctx: AppContext, orgId: string, id: string): Promise<DestinationView> {
+  return toDestinationView(await loadDestination(ctx.db, orgId, id));
+}
+
+/** Changes the given fields; url, config and credentials are validated again as a whole. */
+export async function updateDestination(ctx: AppContext, orgId: string, id: string, b: DestinationChange): Promise<DestinationView> {
+  const current = await loadDestination(ctx.db, orgId, id);
+  const url = b.url !== undefined ? b.url : current.url;
+  const config = b.config ?? current.config ?? {};
+  const credentials =
+    b.credentials !== undefined
+      ? b.credentials
+      : current.credentials_sealed
+        ? ctx.sealer.openJson<Record<string, string>>(current.credentials_sealed)
+        : null;
+  if (b.url !== undefined || b.config !== undefined || b.credentials !== undefined) {
+    await validateDestination(ctx, current.kind, { url, config, credentials });
+  }
+  const { rows } = await ctx.db.query<DestinationRow>(
+    `UPDATE destinations SET
+       name = COALESCE($3, name),
+       url = $4,
+       config = $5,
+       credentials_sealed = CASE WHEN $6::boolean THEN $7 ELSE credentials_sealed END,
+       filter = CASE WHEN $8::boolean THEN $9::jsonb ELSE filter END,
+       enabled = COALESCE($10, enabled),
+       updated_at = $11
+     WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING ${DESTINATION_COLUMNS}`,
+    [
+      orgId,
+      id,
+      b.name ?? null,
+      url,
+      JSON.stringify(config),
+      b.credentials !== undefined,
+      sealedCredentials(ctx, b.credentials),
+      b.filter !== undefined,
+      b.filter ? JSON.stringify(b.filter) : null,
+      b.enabled ?? null,
+      ctx.clock.now(),
+    ],
+  );
+  if (!rows[0]) throw notFoundError('destination');
+  return toDestinationView(rows[0]);
+}
+
+/** Soft-deletes the destination; its unsent deliveries are abandoned in the same transaction. */
+export async function deleteDestination(ctx: AppContext, orgId: string, id: string): Promise<void> {
+  const now = ctx.clock.now();
+  await ctx.db.tx(async (q) => {
+    const { rowCount } = await q.query(
+      'UPDATE destinations SET deleted_at = $3, enabled = false, updated_at = $3 WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL',
+      [orgId, id, now],
+    );
+    if (rowCount === 0) throw notFoundError('destination');
+    await abandonDestinationWork(q, orgId, id, now);
+  });
+}
+
+/** A new signing secret for a webhook, returned this once. */
+export async function rotateSigningSecret(ctx: AppContext, orgId: string, id: string): Promise<{ signingSecret: string }> {
+  const current = await loadDestination(ctx.db, orgId, id);
+  if (current.kind !== 'webhook') throw invalidInput('only webhook destinations have a signing secret');
+  const signingSecret = generateSigningSecret();
+  await ctx.db.query(
+    'UPDATE destinations SET signing_secret_sealed = $3, updated_at = $4 WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL',
+    [orgId, id, ctx.sealer.seal(signingSecret), ctx.clock.now()],
+  );
+  return { signingSecret };
+}
+
+export async function testDestination(ctx: AppContext, orgId: string, id: string): Promise<TestActionResult> {
+  return runTestAction(ctx, await loadDestination(ctx.db, orgId, id));
+}

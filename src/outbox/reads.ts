@@ -1,0 +1,84 @@
+/** Reading the delivery tables: the dispatcher's next due time and the delivery history views. */
+import type { Queryable } from '../db/index.js';
+import { preparedQuery } from './prepared.js';
+import type { DeliveryStatus } from './status.js';
+
+type Q = Pick<Queryable, 'query'>;
+
+/**
+ * The earliest time a pending row becomes claimable (its due time or its lease end), ignoring
+ * organizations over their cap this cycle, and whether any organization is over its cap.
+ */
+export async function nextDueTime(q: Q, cycle: Date, orgCapPerCycle: number): Promise<{ next: Date | null; capped: boolean }> {
+  const { rows } = await preparedQuery<{ next: Date | null; capped: boolean }>(
+    q,
+    'next_due',
+    `SELECT (SELECT min(CASE WHEN d.locked_until > d.next_attempt_at THEN d.locked_until ELSE d.next_attempt_at END)
+               FROM deliveries d WHERE d.status = 'pending'
+                AND NOT EXISTS (SELECT 1 FROM delivery_org_budget b
+                                 WHERE b.org_id = d.org_id AND b.cycle_start = $1 AND b.used >= $2)) AS next,
+            EXISTS (SELECT 1 FROM delivery_org_budget b WHERE b.cycle_start = $1 AND b.used >= $2) AS capped`,
+    [cycle, orgCapPerCycle],
+  );
+  const r = rows[0];
+  return { next: r?.next ? new Date(r.next) : null, capped: r?.capped ?? false };
+}
+
+/** A delivery as the history shows it. */
+export interface DeliveryRecord {
+  id: string;
+  event: string;
+  alert_id: string;
+  destination_id: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: Date | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+  test: boolean;
+}
+
+export const DELIVERY_RECORD_COLUMNS =
+  'id, event, alert_id, destination_id, status, attempts, next_attempt_at, last_status_code, last_error, created_at, completed_at, test';
+
+export interface AttemptRecord {
+  attempt: number;
+  started_at: Date;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+}
+
+/** One page of a destination's history, newest first, with the total count. */
+export async function listDestinationDeliveries(
+  q: Q,
+  f: { orgId: string; destinationId: string; status?: DeliveryStatus; limit: number; offset: number },
+): Promise<{ rows: DeliveryRecord[]; totalCount: number }> {
+  const where = `org_id = $1 AND destination_id = $2${f.status ? ' AND status = $3' : ''}`;
+  const params: unknown[] = f.status ? [f.orgId, f.destinationId, f.status] : [f.orgId, f.destinationId];
+  const [count, list] = await Promise.all([
+    q.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE ${where}`, params),
+    q.query<DeliveryRecord>(
+      `SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries WHERE ${where} ORDER BY created_at DESC, id DESC
+        LIMIT ${Math.trunc(f.limit)} OFFSET ${Math.trunc(f.offset)}`,
+      params,
+    ),
+  ]);
+  return { rows: list.rows, totalCount: count.rows[0]!.n };
+}
+
+/** One delivery of the organization with its attempt log, or null. */
+export async function findDelivery(q: Q, orgId: string, deliveryId: string): Promise<{ delivery: DeliveryRecord; attempts: AttemptRecord[] } | null> {
+  const { rows } = await q.query<DeliveryRecord>(`SELECT ${DELIVERY_RECORD_COLUMNS} FROM deliveries WHERE org_id = $1 AND id = $2`, [
+    orgId,
+    deliveryId,
+  ]);
+  if (!rows[0]) return null;
+  const attempts = await q.query<AttemptRecord>(
+    'SELECT attempt, started_at, duration_ms, status_code, error FROM delivery_attempts WHERE delivery_id = $1 ORDER BY attempt',
+    [deliveryId],
+  );
+  return { delivery: rows[0], attempts: attempts.rows };
+}

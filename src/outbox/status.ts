@@ -1,0 +1,21 @@
+/**
+ * Delivery statuses. Migration 040 holds the same list as a CHECK constraint, so a bare string
+ * can never reach the table.
+ *   pending   — due (or scheduled for a retry); the dispatcher claims it;
+ *   waiting   — a connector delivery held behind an earlier event of the same incident;
+ *   succeeded / failed / abandoned — final.
+ */
+export const DELIVERY_STATUSES = ['pending', 'waiting', 'succeeded', 'failed', 'abandoned'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export type UnfinishedStatus = Extract<DeliveryStatus, 'pending' | 'waiting'>;
+export type FinalStatus = Extract<DeliveryStatus, 'succeeded' | 'failed' | 'abandoned'>;
+
+export function isUnfinished(status: DeliveryStatus): status is UnfinishedStatus {
+  return status === 'pending' || status === 'waiting';
+}
+
+/** Why held connector deliveries are abandoned when their incident's opening failed for good. */
+export const OPENING_FAILED_REASON = 'abandoned: the opening delivery of this incident failed, so the target has no record to update';
+/** Why unsent deliveries of a deleted destination are abandoned. */
+export const DESTINATION_DELETED_REASON = 'destination deleted';

@@ -1,0 +1,215 @@
+/**
+ * Every change of a delivery's state after it is created, each as one named, batch-first
+ * function (ids or pairs in, one statement out). The claim lives in claim.ts. Nothing outside
+ * the outbox writes deliveries or delivery_attempts; a transition that makes a row due sends
+ * the NOTIFY in the same statement.
+ */
+import type { Queryable } from '../db/index.js';
+import { NOTIFY_SQL } from './channel.js';
+import { preparedQuery } from './prepared.js';
+import { DESTINATION_DELETED_REASON, type DeliveryStatus, type FinalStatus } from './status.js';
+
+type Q = Pick<Queryable, 'query'>;
+
+/** The outcome of one finished attempt, decided by the dispatcher's retry policy. */
+export interface Settlement {
+  id: string;
+  /** Absolute attempt number (the attempt log key). */
+  attempt: number;
+  startedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  /** `pending` = retry at `nextAttemptAt`. */
+  status: Extract<DeliveryStatus, 'pending'> | FinalStatus;
+  nextAttemptAt: Date | null;
+}
+
+/**
+ * Attempt-log rows (append-only) and the delivery states of a batch in ONE statement: finish,
+ * retry, fail and abandon alike. Only rows this worker still leases change. Returns their ids.
+ */
+const SETTLE_SQL = `
+WITH log AS (
+  INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error)
+  SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[])
+  ON CONFLICT (delivery_id, attempt) DO NOTHING
+)
+UPDATE deliveries d SET status = u.status, next_attempt_at = u.next, last_status_code = u.code, last_error = u.err,
+       completed_at = u.completed, locked_until = NULL, locked_by = NULL
+  FROM (SELECT * FROM unnest($1::text[], $7::text[], $8::timestamptz[], $5::int[], $6::text[], $9::timestamptz[])
+          AS t(id, status, next, code, err, completed)) u
+ WHERE d.id = u.id AND d.id = ANY($1::text[]) AND d.locked_by = $10 AND d.status = 'pending'
+RETURNING d.id`;
+
+export async function settleAttempts(q: Q, items: Settlement[], workerId: string, now: Date): Promise<Set<string>> {
+  if (items.length === 0) return new Set();
+  const iso = (d: Date | null) => (d ? d.toISOString() : null);
+  const { rows } = await preparedQuery<{ id: string }>(q, 'write_back', SETTLE_SQL, [
+    items.map((a) => a.id),
+    items.map((a) => a.attempt),
+    items.map((a) => iso(a.startedAt)),
+    items.map((a) => a.durationMs),
+    items.map((a) => a.statusCode),
+    items.map((a) => a.error),
+    items.map((a) => a.status),
+    items.map((a) => iso(a.nextAttemptAt)),
+    items.map((a) => (a.status === 'pending' ? null : now.toISOString())),
+    workerId,
+  ]);
+  return new Set(rows.map((r) => r.id));
+}
+
+/** An incident at a connector destination: the unit of the ordering rule. */
+export interface IncidentAtDestination {
+  destinationId: string;
+  alertId: string;
+}
+
+/** Makes the earliest waiting delivery of each pair due now. Returns how many were released. */
+export async function releaseNextWaiting(q: Q, pairs: IncidentAtDestination[], now: Date): Promise<number> {
+  if (pairs.length === 0) return 0;
+  const { rows } = await q.query<{ released: number }>(
+    `WITH nxt AS (
+       SELECT (SELECT w.id FROM deliveries w WHERE w.destination_id = p.dest AND w.alert_id = p.alert AND w.status = 'waiting'
+                ORDER BY w.event_seq, w.created_at LIMIT 1) AS id
+         FROM unnest($1::text[], $2::text[]) AS p(dest, alert)
+     ), upd AS (
+       UPDATE deliveries d SET status = 'pending', next_attempt_at = $3
+        WHERE d.id IN (SELECT id FROM nxt WHERE id IS NOT NULL) AND d.status = 'waiting'
+       RETURNING d.id
+     )
+     SELECT (SELECT count(*)::int FROM upd) AS released,
+            CASE WHEN EXISTS (SELECT 1 FROM upd) THEN ${NOTIFY_SQL} END AS notified`,
+    [pairs.map((p) => p.destinationId), pairs.map((p) => p.alertId), now],
+  );
+  return rows[0]!.released;
+}
+
+/** Abandons every waiting delivery of each pair with `reason`. Returns how many. */
+export async function abandonWaiting(q: Q, pairs: IncidentAtDestination[], reason: string, now: Date): Promise<number> {
+  if (pairs.length === 0) return 0;
+  const { rowCount } = await q.query(
+    `UPDATE deliveries d SET status = 'abandoned', last_error = $3, completed_at = $4
+       FROM unnest($1::text[], $2::text[]) AS p(dest, alert)
+      WHERE d.destination_id = p.dest AND d.alert_id = p.alert AND d.status = 'waiting'`,
+    [pairs.map((p) => p.destinationId), pairs.map((p) => p.alertId), reason, now],
+  );
+  return rowCount;
+}
+
+/** Extends this worker's leases; returns the ids still held (a lost lease is not renewed). */
+export async function renewLeases(q: Q, ids: string[], workerId: string, until: Date): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const { rows } = await q.query<{ id: string }>(
+    `UPDATE deliveries SET locked_until = $3 WHERE id = ANY($1::text[]) AND locked_by = $2 AND status = 'pending' RETURNING id`,
+    [ids, workerId, until],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * Gives leased rows that were never started back (lease cleared, attempt count restored) and
+ * refunds the organization budget of the cycle `refundable` rows were charged to.
+ */
+export async function releaseLeases(q: Q, ids: string[], refundable: string[], workerId: string, cycle: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await q.query(
+    `WITH back AS (
+       UPDATE deliveries SET attempts = attempts - 1, locked_until = NULL, locked_by = NULL
+        WHERE id = ANY($1::text[]) AND locked_by = $2 AND status = 'pending'
+       RETURNING id, org_id),
+     refund AS (
+       UPDATE delivery_org_budget b SET used = GREATEST(0, b.used - x.n)
+         FROM (SELECT org_id, count(*)::int AS n FROM back WHERE id = ANY($4::text[]) GROUP BY org_id) x
+        WHERE b.org_id = x.org_id AND b.cycle_start = $3)
+     SELECT CASE WHEN EXISTS (SELECT 1 FROM back) THEN ${NOTIFY_SQL} END AS notified`,
+    [ids, workerId, cycle, refundable],
+  );
+}
+
+export type RedeliverResult<T> = { kind: 'queued'; row: T } | { kind: 'not_found' } | { kind: 'in_progress' };
+
+/**
+ * Sends a finished delivery again: same id and body, a fresh attempt budget (attempt numbers
+ * keep counting in the log). Refused while the delivery is unfinished. Must run in a
+ * transaction (the row is locked between the check and the change).
+ */
+export async function redeliver<T>(q: Q, orgId: string, deliveryId: string, now: Date, returning: string): Promise<RedeliverResult<T>> {
+  const found = await q.query<{ status: DeliveryStatus; deleted: boolean }>(
+    `SELECT d.status, s.deleted_at IS NOT NULL AS deleted FROM deliveries d JOIN destinations s ON s.id = d.destination_id
+      WHERE d.org_id = $1 AND d.id = $2 FOR UPDATE OF d`,
+    [orgId, deliveryId],
+  );
+  const current = found.rows[0];
+  if (!current || current.deleted) return { kind: 'not_found' };
+  if (current.status === 'pending' || current.status === 'waiting') return { kind: 'in_progress' };
+  const { rows } = await q.query<T>(
+    `WITH upd AS (
+       UPDATE deliveries SET status = 'pending', attempt_base = attempts, next_attempt_at = $3, completed_at = NULL,
+              locked_until = NULL, locked_by = NULL
+        WHERE org_id = $1 AND id = $2 RETURNING ${returning})
+     SELECT upd.*, ${NOTIFY_SQL} AS notified FROM upd`,
+    [orgId, deliveryId, now],
+  );
+  return { kind: 'queued', row: rows[0]! };
+}
+
+/** Unsent work of a deleted destination stops here and is never sent. Returns how many rows. */
+export async function abandonDestinationWork(q: Q, orgId: string, destinationId: string, now: Date): Promise<number> {
+  const { rowCount } = await q.query(
+    `UPDATE deliveries SET status = 'abandoned', last_error = $4, completed_at = $3,
+            next_attempt_at = NULL, locked_until = NULL, locked_by = NULL
+      WHERE org_id = $1 AND destination_id = $2 AND status IN ('pending', 'waiting')`,
+    [orgId, destinationId, now, DESTINATION_DELETED_REASON],
+  );
+  return rowCount;
+}
+
+/** A test send, already made: its history row and its one attempt, in one statement. */
+export async function recordTestDelivery(
+  q: Q,
+  d: {
+    id: string;
+    orgId: string;
+    destinationId: string;
+    alertId: string;
+    status: FinalStatus;
+    body: string;
+    statusCode: number | null;
+    error: string | null;
+    createdAt: Date;
+    completedAt: Date;
+    startedAt: Date;
+    durationMs: number;
+  },
+): Promise<void> {
+  await q.query(
+    `WITH dl AS (
+       INSERT INTO deliveries (id, org_id, destination_id, alert_id, event, status, body, test, attempts, last_status_code, last_error, created_at, completed_at)
+       VALUES ($1, $2, $3, $4, 'alert.opened', $5, $6, true, 1, $7, $8, $9, $10) RETURNING id)
+     INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error)
+     SELECT id, 1, $11, $12, $7, $8 FROM dl`,
+    [d.id, d.orgId, d.destinationId, d.alertId, d.status, d.body, d.statusCode, d.error, d.createdAt, d.completedAt, d.startedAt, d.durationMs],
+  );
+}
+
+/** Delivery history is kept this many days. */
+export const HISTORY_DAYS = 30;
+
+/** Deletes finished deliveries created before now − 30 days (attempts cascade); returns how many. */
+export async function purgeHistory(q: Q, now: Date, batchSize = 1000): Promise<number> {
+  const cutoff = new Date(now.getTime() - HISTORY_DAYS * 86_400_000);
+  let total = 0;
+  for (;;) {
+    // Small batches keep each statement short, so purging never stalls the dispatcher.
+    const { rowCount } = await q.query(
+      `DELETE FROM deliveries WHERE id IN (
+         SELECT id FROM deliveries WHERE created_at < $1 AND status NOT IN ('pending', 'waiting')
+          ORDER BY created_at LIMIT $2)`,
+      [cutoff, batchSize],
+    );
+    total += rowCount;
+    if (rowCount < batchSize) return total;
+  }
+}
