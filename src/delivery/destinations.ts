@@ -6,7 +6,7 @@ import type { Queryable } from '../db/index.js';
 import type { AlertEventName } from '../alerts/events.js';
 import type { DestinationKind } from './connectors/types.js';
 
-export const DESTINATION_KINDS = ['webhook', 'pagerduty', 'opsgenie', 'servicenow', 'azure-devops'] as const;
+export const DESTINATION_KINDS = ['webhook', 'pagerduty', 'opsgenie', 'servicenow', 'azure-devops', 'jsm'] as const;
 export const MAX_DESTINATIONS_PER_ORG = 20;
 
 export interface DestinationFilter {
