@@ -13,6 +13,7 @@ import {
   type DestinationChange,
   type DestinationInput,
 } from '../delivery/destination-service.js';
+import { SIGNATURE_SCHEMES } from '../delivery/signing.js';
 
 /** Admin routes: destinations. Thin: input rules, sealing and SQL are in delivery/destination-service.ts. */
 const idParams = {
@@ -39,6 +40,7 @@ const commonProps = {
   credentials: { type: 'object', maxProperties: 20, additionalProperties: { type: 'string', maxLength: 4096 } },
   filter: filterSchema,
   enabled: { type: 'boolean' },
+  signatureScheme: { type: 'string', enum: [...SIGNATURE_SCHEMES] },
 } as const;
 
 export async function destinationsRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
