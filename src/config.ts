@@ -10,6 +10,8 @@ export interface Config {
   secretKey: string | undefined;
   redisUrl: string | undefined;
   retryScheduleMs: number[];
+  /** VIGIA_AUTO_DISABLE_AFTER: how long a run of failures must last before the destination is disabled; null = never. */
+  autoDisableAfterMs: number | null;
   deliveryTimeoutMs: number;
   cycleSeconds: number;
   orgCapPerCycle: number;
@@ -28,15 +30,23 @@ export class ConfigError extends Error {}
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
+function parseDuration(name: string, part: string): number {
+  const m = DURATION.exec(part);
+  if (!m) throw new ConfigError(`${name}: "${part}" is not a duration like 30s, 5m or 2h`);
+  return Math.round(Number(m[1]) * UNIT_MS[m[2]!]!);
+}
+
+/** "24h" → 86400000; "off" → null (the automatic disabling rule is off). */
+export function parseAutoDisableAfter(text: string): number | null {
+  if (text.trim() === 'off') return null;
+  return parseDuration('VIGIA_AUTO_DISABLE_AFTER', text.trim());
+}
+
 /** "1m,5m,30m,2h" → [60000, 300000, 1800000, 7200000]. */
 export function parseRetrySchedule(text: string): number[] {
   const parts = text.split(',').map((p) => p.trim()).filter(Boolean);
   if (parts.length === 0) throw new ConfigError('VIGIA_RETRY_SCHEDULE must list at least one wait');
-  return parts.map((part) => {
-    const m = DURATION.exec(part);
-    if (!m) throw new ConfigError(`VIGIA_RETRY_SCHEDULE: "${part}" is not a duration like 30s, 5m or 2h`);
-    return Math.round(Number(m[1]) * UNIT_MS[m[2]!]!);
-  });
+  return parts.map((part) => parseDuration('VIGIA_RETRY_SCHEDULE', part));
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -76,6 +86,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey,
     redisUrl: text(env, 'REDIS_URL'),
     retryScheduleMs: parseRetrySchedule(text(env, 'VIGIA_RETRY_SCHEDULE') ?? '1m,5m,30m,2h'),
+    autoDisableAfterMs: parseAutoDisableAfter(text(env, 'VIGIA_AUTO_DISABLE_AFTER') ?? '24h'),
     deliveryTimeoutMs: int(env, 'VIGIA_DELIVERY_TIMEOUT_MS', 10_000, 1, 600_000),
     cycleSeconds: int(env, 'VIGIA_CYCLE_SECONDS', 60, 1, 86_400),
     orgCapPerCycle: int(env, 'VIGIA_ORG_CAP_PER_CYCLE', 1000, 1, 10_000_000),

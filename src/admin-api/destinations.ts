@@ -7,6 +7,7 @@ import {
   deleteDestination,
   getDestination,
   listDestinations,
+  recoverDeliveries,
   rotateSigningSecret,
   testDestination,
   updateDestination,
@@ -41,6 +42,7 @@ const commonProps = {
   filter: filterSchema,
   enabled: { type: 'boolean' },
   signatureScheme: { type: 'string', enum: [...SIGNATURE_SCHEMES] },
+  rateLimitPerSecond: { type: ['integer', 'null'], minimum: 1, maximum: 1000 },
 } as const;
 
 export async function destinationsRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
@@ -82,6 +84,22 @@ export async function destinationsRoutes(app: FastifyInstance, opts: { ctx: AppC
 
   app.post<Id>('/orgs/:orgId/destinations/:id/rotate-secret', { schema: { params: idParams } }, (req) =>
     rotateSigningSecret(ctx, req.params.orgId, req.params.id),
+  );
+
+  app.post<Id & { Body: { since: string; until?: string } }>(
+    '/orgs/:orgId/destinations/:id/recover',
+    {
+      schema: {
+        params: idParams,
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['since'],
+          properties: { since: { type: 'string', maxLength: 40 }, until: { type: 'string', maxLength: 40 } },
+        },
+      },
+    },
+    async (req, reply) => reply.code(202).send(await recoverDeliveries(ctx, req.params.orgId, req.params.id, req.body)),
   );
 
   app.post<Id>('/orgs/:orgId/destinations/:id/test', { schema: { params: idParams } }, (req) =>

@@ -7,9 +7,9 @@
  */
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/index.js';
-import { invalidInput, limitError, notFoundError } from '../errors.js';
+import { conflictError, invalidInput, limitError, notFoundError } from '../errors.js';
 import { newId } from '../ids.js';
-import { abandonDestinationWork } from '../outbox/index.js';
+import { abandonDestinationWork, readDestinationHealth, recordDestinationEnabled, requeueForRecovery } from '../outbox/index.js';
 import { generateSigningSecret } from '../secrets/tokens.js';
 import { UnsafeDestinationError } from './address-policy.js';
 import { getConnector } from './connectors/index.js';
@@ -17,6 +17,8 @@ import {
   DESTINATION_COLUMNS,
   MAX_DESTINATIONS_PER_ORG,
   toDestinationView,
+  toHealthView,
+  type DestinationHealthView,
   type DestinationFilter,
   DESTINATION_KINDS,
   type DestinationRow,
@@ -35,9 +37,17 @@ export interface DestinationInput {
   enabled?: boolean;
   /** Webhooks only: "service" (default) or "service+standard". */
   signatureScheme?: SignatureScheme;
+  /** Sends per second across all workers; null or absent = unlimited. */
+  rateLimitPerSecond?: number | null;
 }
 export type DestinationChange = Partial<Omit<DestinationInput, 'kind'>>;
-export type DestinationView = ReturnType<typeof toDestinationView>;
+export type DestinationView = ReturnType<typeof toDestinationView> & { health: DestinationHealthView };
+
+/** Views of destination rows with their health (one read for all of them). */
+async function withHealth(ctx: AppContext, orgId: string, rows: DestinationRow[]): Promise<DestinationView[]> {
+  const health = await readDestinationHealth(ctx.db, orgId, rows.map((r) => r.id), ctx.clock.now());
+  return rows.map((r) => ({ ...toDestinationView(r), health: toHealthView(r.enabled, health.get(r.id)) }));
+}
 
 /** URL-valued config fields of the connector kinds, checked even before a connector is registered. */
 const KNOWN_URL_FIELDS = ['apiBaseUrl', 'instanceUrl', 'organizationUrl'];
@@ -119,8 +129,8 @@ export async function createDestination(ctx: AppContext, orgId: string, b: Desti
       throw limitError(`an organization may have at most ${MAX_DESTINATIONS_PER_ORG} destinations`);
     }
     const ins = await q.query<DestinationRow>(
-      `INSERT INTO destinations (id, org_id, name, kind, url, config, credentials_sealed, signing_secret_sealed, filter, enabled, created_at, updated_at, signature_scheme)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12) RETURNING ${DESTINATION_COLUMNS}`,
+      `INSERT INTO destinations (id, org_id, name, kind, url, config, credentials_sealed, signing_secret_sealed, filter, enabled, created_at, updated_at, signature_scheme, rate_limit_per_second)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12, $13) RETURNING ${DESTINATION_COLUMNS}`,
       [
         id,
         orgId,
@@ -134,11 +144,14 @@ export async function createDestination(ctx: AppContext, orgId: string, b: Desti
         b.enabled ?? true,
         now,
         b.signatureScheme ?? 'service',
+        b.rateLimitPerSecond ?? null,
       ],
     );
+    if (b.enabled === false) await recordDestinationEnabled(q, orgId, id, false, now);
     return ins.rows[0]!;
   });
-  return { ...toDestinationView(row), ...(signingSecret ? { signingSecret } : {}) };
+  const [view] = await withHealth(ctx, orgId, [row]);
+  return { ...view!, ...(signingSecret ? { signingSecret } : {}) };
 }
 
 export async function listDestinations(ctx: AppContext, orgId: string): Promise<DestinationView[]> {
@@ -147,11 +160,12 @@ export async function listDestinations(ctx: AppContext, orgId: string): Promise<
     `SELECT ${DESTINATION_COLUMNS} FROM destinations WHERE org_id = $1 AND deleted_at IS NULL ORDER BY created_at, id`,
     [orgId],
   );
-  return rows.map(toDestinationView);
+  return withHealth(ctx, orgId, rows);
 }
 
 export async function getDestination(ctx: AppContext, orgId: string, id: string): Promise<DestinationView> {
-  return toDestinationView(await loadDestination(ctx.db, orgId, id));
+  const [view] = await withHealth(ctx, orgId, [await loadDestination(ctx.db, orgId, id)]);
+  return view!;
 }
 
 /** Changes the given fields; url, config and credentials are validated again as a whole. */
@@ -168,34 +182,44 @@ export async function updateDestination(ctx: AppContext, orgId: string, id: stri
   if (b.url !== undefined || b.config !== undefined || b.credentials !== undefined || b.signatureScheme !== undefined) {
     await validateDestination(ctx, current.kind, { url, config, credentials, signatureScheme: b.signatureScheme });
   }
-  const { rows } = await ctx.db.query<DestinationRow>(
-    `UPDATE destinations SET
-       name = COALESCE($3, name),
-       url = $4,
-       config = $5,
-       credentials_sealed = CASE WHEN $6::boolean THEN $7 ELSE credentials_sealed END,
-       filter = CASE WHEN $8::boolean THEN $9::jsonb ELSE filter END,
-       enabled = COALESCE($10, enabled),
-       updated_at = $11,
-       signature_scheme = COALESCE($12, signature_scheme)
-     WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING ${DESTINATION_COLUMNS}`,
-    [
-      orgId,
-      id,
-      b.name ?? null,
-      url,
-      JSON.stringify(config),
-      b.credentials !== undefined,
-      sealedCredentials(ctx, b.credentials),
-      b.filter !== undefined,
-      b.filter ? JSON.stringify(b.filter) : null,
-      b.enabled ?? null,
-      ctx.clock.now(),
-      b.signatureScheme ?? null,
-    ],
-  );
-  if (!rows[0]) throw notFoundError('destination');
-  return toDestinationView(rows[0]);
+  const now = ctx.clock.now();
+  const row = await ctx.db.tx(async (q) => {
+    const { rows } = await q.query<DestinationRow>(
+      `UPDATE destinations SET
+         name = COALESCE($3, name),
+         url = $4,
+         config = $5,
+         credentials_sealed = CASE WHEN $6::boolean THEN $7 ELSE credentials_sealed END,
+         filter = CASE WHEN $8::boolean THEN $9::jsonb ELSE filter END,
+         enabled = COALESCE($10, enabled),
+         updated_at = $11,
+         signature_scheme = COALESCE($12, signature_scheme),
+         rate_limit_per_second = CASE WHEN $13::boolean THEN $14::int ELSE rate_limit_per_second END
+       WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING ${DESTINATION_COLUMNS}`,
+      [
+        orgId,
+        id,
+        b.name ?? null,
+        url,
+        JSON.stringify(config),
+        b.credentials !== undefined,
+        sealedCredentials(ctx, b.credentials),
+        b.filter !== undefined,
+        b.filter ? JSON.stringify(b.filter) : null,
+        b.enabled ?? null,
+        now,
+        b.signatureScheme ?? null,
+        b.rateLimitPerSecond !== undefined,
+        b.rateLimitPerSecond ?? null,
+      ],
+    );
+    if (!rows[0]) throw notFoundError('destination');
+    // Disabling records when and why; enabling again resets the health counters.
+    if (b.enabled !== undefined && b.enabled !== current.enabled) await recordDestinationEnabled(q, orgId, id, b.enabled, now);
+    return rows[0];
+  });
+  const [view] = await withHealth(ctx, orgId, [row]);
+  return view!;
 }
 
 /** Soft-deletes the destination; its unsent deliveries are abandoned in the same transaction. */
@@ -225,4 +249,33 @@ export async function rotateSigningSecret(ctx: AppContext, orgId: string, id: st
 
 export async function testDestination(ctx: AppContext, orgId: string, id: string): Promise<TestActionResult> {
   return runTestAction(ctx, await loadDestination(ctx.db, orgId, id));
+}
+
+/**
+ * Sends a destination's failed, abandoned and skipped deliveries of a time window again (same
+ * ids and bodies, fresh attempt budgets, original event order). A disabled destination is
+ * refused (409): enable it first, so recovered deliveries are not skipped again or stuck.
+ */
+export async function recoverDeliveries(
+  ctx: AppContext,
+  orgId: string,
+  id: string,
+  input: { since: string; until?: string },
+): Promise<{ requeued: number }> {
+  const since = parseInstant(input.since, 'since');
+  const until = input.until === undefined ? null : parseInstant(input.until, 'until');
+  if (until && until.getTime() <= since.getTime()) throw invalidInput('body: "until" must be later than "since"');
+  const d = await loadDestination(ctx.db, orgId, id);
+  if (!d.enabled) throw conflictError('the destination is disabled; enable it, then recover its deliveries');
+  const requeued = await ctx.db.tx((q) => requeueForRecovery(q, orgId, id, d.kind !== 'webhook', { since, until }, ctx.clock.now()));
+  return { requeued };
+}
+
+/** ISO 8601 date-time with a time zone (Z or ±hh:mm). */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+function parseInstant(text: string, field: string): Date {
+  const ms = ISO_INSTANT.test(text) ? Date.parse(text) : NaN;
+  if (Number.isNaN(ms)) throw invalidInput(`body: "${field}" must be an ISO 8601 date-time with a time zone, like 2026-01-31T12:00:00Z`);
+  return new Date(ms);
 }

@@ -89,6 +89,7 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
     log,
     workerId,
     scheduleMs: ctx.config.retryScheduleMs,
+    autoDisableAfterMs: ctx.config.autoDisableAfterMs,
     now: () => ctx.clock.now(),
     batchSize: opts.writeBatch ?? 200,
     onRetryScheduled: () => wake(),

@@ -4,9 +4,9 @@
  */
 import type { Queryable } from '../db/index.js';
 import { newId } from '../ids.js';
-import { buildDeliveryBody, incidentDeliveryState, OPENING_FAILED_REASON, type PendingEvent, type PlannedDelivery } from '../outbox/index.js';
+import { buildDeliveryBody, DESTINATION_DISABLED_REASON, incidentDeliveryState, OPENING_FAILED_REASON, type PendingEvent, type PlannedDelivery } from '../outbox/index.js';
 import { destinationsWithRef } from './connector-refs.js';
-import { loadActiveDestinations, matchesFilter, type DestinationRow } from './destinations.js';
+import { loadLiveDestinations, matchesFilter, type DestinationRow } from './destinations.js';
 
 /**
  * The organization's active destinations, loaded once per transaction: a transaction that
@@ -19,21 +19,21 @@ import { loadActiveDestinations, matchesFilter, type DestinationRow } from './de
 const DESTINATION_CACHE_MS = 1_000;
 const destinationCache = new WeakMap<object, Map<string, { at: number; rows: Promise<DestinationRow[]> }>>();
 
-function activeDestinations(q: Queryable, orgId: string): Promise<DestinationRow[]> {
-  if (typeof (q as { tx?: unknown }).tx === 'function') return loadActiveDestinations(q, orgId);
+function liveDestinations(q: Queryable, orgId: string): Promise<DestinationRow[]> {
+  if (typeof (q as { tx?: unknown }).tx === 'function') return loadLiveDestinations(q, orgId);
   let byOrg = destinationCache.get(q);
   if (!byOrg) destinationCache.set(q, (byOrg = new Map()));
   const hit = byOrg.get(orgId);
   const now = Date.now();
   if (hit && now - hit.at < DESTINATION_CACHE_MS) return hit.rows;
-  const rows = loadActiveDestinations(q, orgId);
+  const rows = loadLiveDestinations(q, orgId);
   byOrg.set(orgId, { at: now, rows });
   rows.catch(() => byOrg!.delete(orgId));
   return rows;
 }
 
 async function matchingDestinations(q: Queryable, event: PendingEvent): Promise<DestinationRow[]> {
-  return (await activeDestinations(q, event.orgId)).filter((d) =>
+  return (await liveDestinations(q, event.orgId)).filter((d) =>
     matchesFilter(d.filter, { event: event.event, severity: event.snapshot.severity, sourceType: event.snapshot.sourceType }),
   );
 }
@@ -45,7 +45,8 @@ function planned(event: PendingEvent, destinationId: string, now: Date, status: 
 }
 
 /**
- * The deliveries an event creates: one per enabled matching destination. Needs no sequence
+ * The deliveries an event creates: one per matching destination. A disabled destination gets a
+ * `skipped` delivery (never sent, kept so it can be recovered). Needs no sequence
  * number, so the event and its deliveries can be written by one statement afterwards.
  *
  * Connector kinds keep an incident's events in order: a later event waits while an earlier
@@ -55,11 +56,12 @@ function planned(event: PendingEvent, destinationId: string, now: Date, status: 
 export async function planFanOut(q: Queryable, event: PendingEvent, now: Date): Promise<PlannedDelivery[]> {
   const destinations = await matchingDestinations(q, event);
   if (destinations.length === 0) return [];
-  const connectorIds = event.event === 'alert.opened' ? [] : destinations.filter((d) => d.kind !== 'webhook').map((d) => d.id);
+  const connectorIds = event.event === 'alert.opened' ? [] : destinations.filter((d) => d.enabled && d.kind !== 'webhook').map((d) => d.id);
   // One after the other: inside a transaction the Queryable is a single connection.
   const prior = await incidentDeliveryState(q, event.alertId, connectorIds);
   const withRef = await destinationsWithRef(q, event.alertId, connectorIds);
   return destinations.map((d) => {
+    if (!d.enabled) return planned(event, d.id, now, 'skipped', DESTINATION_DISABLED_REASON);
     const p = prior.get(d.id);
     if (p?.unfinished) return planned(event, d.id, now, 'waiting');
     if (p?.openingFailed && !withRef.has(d.id)) return planned(event, d.id, now, 'abandoned', OPENING_FAILED_REASON);
@@ -71,7 +73,7 @@ export async function planFanOut(q: Queryable, event: PendingEvent, now: Date): 
  * Plans a batch of events as one write, or returns null when the batch needs the per-event path:
  * the batch path is taken only when no event's deliveries depend on earlier state — every event
  * is an `alert.opened` (connector ordering never holds an opening) or none of its matching
- * destinations is a connector. Every planned delivery is then 'pending', exactly what recording
+ * destinations is a connector — and no matching destination is disabled (those are skipped). Every planned delivery is then 'pending', exactly what recording
  * the events one by one would give.
  */
 export async function planFanOutBatch(q: Queryable, events: PendingEvent[], now: Date): Promise<PlannedDelivery[][] | null> {
@@ -79,6 +81,7 @@ export async function planFanOutBatch(q: Queryable, events: PendingEvent[], now:
   for (const event of events) {
     const destinations = await matchingDestinations(q, event);
     if (event.event !== 'alert.opened' && destinations.some((d) => d.kind !== 'webhook')) return null;
+    if (destinations.some((d) => !d.enabled)) return null;
     out.push(destinations.map((d) => planned(event, d.id, now)));
   }
   return out;

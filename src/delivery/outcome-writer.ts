@@ -14,6 +14,8 @@ export interface OutcomeWriterOptions {
   log: Logger;
   workerId: string;
   scheduleMs: readonly number[];
+  /** The automatic disabling rule's duration (null: off). */
+  autoDisableAfterMs: number | null;
   now: () => Date;
   /** Rows written per batch at most. */
   batchSize: number;
@@ -83,10 +85,16 @@ export class OutcomeWriter {
 
   /** One batch; returns whether it scheduled a retry. */
   private async write(batch: FinishedAttempt[]): Promise<boolean> {
-    const write = { workerId: this.o.workerId, now: this.o.now(), scheduleMs: this.o.scheduleMs };
-    const results = needsTransaction(batch)
+    const write = { workerId: this.o.workerId, now: this.o.now(), scheduleMs: this.o.scheduleMs, autoDisableAfterMs: this.o.autoDisableAfterMs };
+    const { outcomes: results, autoDisabled } = needsTransaction(batch)
       ? await this.o.db.tx((q) => applyOutcomes(q, batch, write))
       : await applyOutcomes(this.o.db, batch, write);
+    for (const d of autoDisabled) {
+      this.o.log.warn(
+        { orgId: d.orgId, destinationId: d.destinationId, consecutiveFailures: d.consecutiveFailures, failingSince: d.failingSince.toISOString() },
+        'destination disabled automatically: its deliveries keep failing',
+      );
+    }
     results.forEach((r, i) => recordAttempt(batch[i]!.kind, r.status === 'pending' ? 'retry' : r.status, batch[i]!.durationMs));
     return results.some((r) => r.status === 'pending');
   }

@@ -11,7 +11,8 @@ import {
   releaseNextWaiting,
   settleAttempts,
   type DeliveryStatus,
-  type FinalStatus,
+  recordDeliveryHealth,
+  type AutoDisabled,
   type IncidentAtDestination,
 } from '../outbox/index.js';
 import { destinationsWithRef, storeConnectorRef } from './connector-refs.js';
@@ -33,7 +34,7 @@ export interface FinishedAttempt {
   durationMs: number;
 }
 
-export type OutcomeStatus = Extract<DeliveryStatus, 'pending'> | FinalStatus;
+export type OutcomeStatus = Extract<DeliveryStatus, 'pending' | 'succeeded' | 'failed' | 'abandoned'>;
 
 export interface AppliedOutcome {
   id: string;
@@ -58,9 +59,9 @@ export function needsTransaction(items: FinishedAttempt[]): boolean {
 export async function applyOutcomes(
   q: Pick<Queryable, 'query'>,
   items: FinishedAttempt[],
-  o: { workerId: string; now: Date; scheduleMs: readonly number[] },
-): Promise<AppliedOutcome[]> {
-  if (items.length === 0) return [];
+  o: { workerId: string; now: Date; scheduleMs: readonly number[]; autoDisableAfterMs: number | null },
+): Promise<{ outcomes: AppliedOutcome[]; autoDisabled: AutoDisabled[] }> {
+  if (items.length === 0) return { outcomes: [], autoDisabled: [] };
   const decided = items.map((a) => ({ a, ...decideStatus(o.scheduleMs, a, o.now) }));
   const applied = await settleAttempts(
     q,
@@ -93,5 +94,8 @@ export async function applyOutcomes(
   }
   await abandonWaiting(q, abandon, OPENING_FAILED_REASON, o.now);
   await releaseNextWaiting(q, release, o.now);
-  return decided.map((x) => ({ id: x.a.id, status: x.status, applied: applied.has(x.a.id) }));
+  // Endpoint health counts each delivery once, when it ends (retries do not count).
+  const ended = decided.flatMap(({ a, status }) => (applied.has(a.id) && status !== 'pending' ? [{ destinationId: a.destinationId, status }] : []));
+  const autoDisabled = await recordDeliveryHealth(q, ended, o.now, o.autoDisableAfterMs);
+  return { outcomes: decided.map((x) => ({ id: x.a.id, status: x.status, applied: applied.has(x.a.id) })), autoDisabled };
 }

@@ -13,7 +13,7 @@ import type { DeliveryStatus } from './status.js';
 export interface PlannedDelivery {
   id: string;
   destinationId: string;
-  status: Extract<DeliveryStatus, 'pending' | 'waiting' | 'abandoned'>;
+  status: Extract<DeliveryStatus, 'pending' | 'waiting' | 'abandoned' | 'skipped'>;
   body: string;
   lastError: string | null;
 }
@@ -33,7 +33,7 @@ export async function appendEvent(q: Queryable, event: PendingEvent, planned: Pl
                                next_attempt_at, last_error, created_at, completed_at)
        SELECT t.id, $2, t.dest, $1, ev.seq, $3, $4, t.status, t.body,
               CASE WHEN t.status = 'pending' THEN $7::timestamptz END, t.err, $7::timestamptz,
-              CASE WHEN t.status = 'abandoned' THEN $7::timestamptz END
+              CASE WHEN t.status IN ('abandoned', 'skipped') THEN $7::timestamptz END
          FROM ev, unnest($8::text[], $9::text[], $10::text[], $11::text[], $12::text[]) WITH ORDINALITY AS t(id, dest, status, body, err, n)
         ORDER BY t.n
      )

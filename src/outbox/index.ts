@@ -11,3 +11,5 @@ export { appendEvent, appendEvents, incidentDeliveryState, type PlannedDelivery,
 export { claimDue, cycleStart, type ClaimedRow, type ClaimOptions, type ClaimResult } from './claim.js';
 export * from './transitions.js';
 export * from './reads.js';
+export * from './health.js';
+export * from './recover.js';
