@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { countDisabledDestinations } from './outbox/index.js';
 import type { AppContext } from './context.js';
 
 export const registry = new Registry();
@@ -50,6 +51,13 @@ const waitingTotal = new Gauge({
   registers: [registry],
 });
 
+const disabledDestinations = new Gauge({
+  name: 'vigia_destinations_disabled',
+  help: 'Disabled destinations: reason="automatic" by the failure rule, reason="manual" by a person',
+  labelNames: ['reason'] as const,
+  registers: [registry],
+});
+
 export function recordAttempt(kind: string, outcome: 'succeeded' | 'retry' | 'failed' | 'abandoned', durationMs: number): void {
   attemptsTotal.inc({ outcome, kind });
   attemptDuration.observe({ kind }, durationMs / 1000);
@@ -68,6 +76,9 @@ async function refreshQueueGauges(ctx: AppContext): Promise<void> {
   dueBacklog.set(r.due);
   oldestDueAge.set(r.oldest ? Math.max(0, (now.getTime() - new Date(r.oldest).getTime()) / 1000) : 0);
   waitingTotal.set(r.waiting);
+  const disabled = await countDisabledDestinations(ctx.db);
+  disabledDestinations.set({ reason: 'automatic' }, disabled.automatic);
+  disabledDestinations.set({ reason: 'manual' }, disabled.manual);
 }
 
 /** GET /metrics in Prometheus text format (no auth: bind the service to a private interface). */

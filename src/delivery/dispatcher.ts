@@ -12,7 +12,7 @@
  */
 import type { AppContext } from '../context.js';
 import { newId } from '../ids.js';
-import { claimDue, cycleStart, nextDueTime, onDeliveriesDue, releaseLeases, type ClaimedRow } from '../outbox/index.js';
+import { claimDue, cycleStart, nextDueTime, onDeliveriesDue, paceRateLimitedRows, releaseLeases, type ClaimedRow } from '../outbox/index.js';
 import { runHeldRow, type AttemptRunnerDeps } from './attempt-runner.js';
 import { createGuardedSend, type GuardedSend } from './guarded-http.js';
 import { HeldRows } from './held-rows.js';
@@ -167,8 +167,10 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
       });
       capped ||= claim.capped;
       backlog = claim.more;
-      const charged = cycleStart(now, ctx.config.cycleSeconds).getTime();
-      for (const row of claim.rows) held.hold(row, charged);
+      const cycle = cycleStart(now, ctx.config.cycleSeconds);
+      // Rate-limited destinations: rows over their limit go back until their slot (separate step).
+      const sendable = await paceRateLimitedRows(db, claim.rows, { workerId, now, cycle });
+      for (const row of sendable) held.hold(row, cycle.getTime());
       startReady();
       // Fewer rows than asked for: nothing more is claimable now; skip an empty claim.
       if (claim.rows.length < limit) break;

@@ -25,6 +25,8 @@ export interface ClaimedRow {
   signing_secret_sealed: string | null;
   /** As stored (a CHECK constraint holds it to the known schemes); the delivery layer types it. */
   signature_scheme: string;
+  /** Sends per second of the destination (null = unlimited); see rate-limit.ts. */
+  rate_limit_per_second: number | null;
   ref: Record<string, unknown> | null;
 }
 
@@ -113,7 +115,7 @@ leased AS (
   RETURNING d.id, d.org_id, d.destination_id, d.alert_id, d.event, d.event_seq, d.body, d.attempts, d.attempt_base,
             (d.attempts - d.attempt_base > 1 AND (d.last_status_code IS NULL OR NOT EXISTS (
                SELECT 1 FROM delivery_attempts a WHERE a.delivery_id = d.id AND a.attempt = d.attempts - 1))) AS previous_unknown,
-            s.kind, s.url, s.config, s.credentials_sealed, s.signing_secret_sealed, s.signature_scheme,
+            s.kind, s.url, s.config, s.credentials_sealed, s.signing_secret_sealed, s.signature_scheme, s.rate_limit_per_second,
             (SELECT r.ref FROM connector_refs r WHERE r.destination_id = d.destination_id AND r.alert_id = d.alert_id) AS ref
 )
 SELECT (SELECT count(*)::int FROM cand) AS cand_count,

@@ -13,3 +13,4 @@ export * from './transitions.js';
 export * from './reads.js';
 export * from './health.js';
 export * from './recover.js';
+export { paceRateLimitedRows, emissionIntervalMs } from './rate-limit.js';
