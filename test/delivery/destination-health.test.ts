@@ -10,7 +10,8 @@ import { ManualClock } from '../../src/clock.js';
 import { startDispatcher, type Dispatcher } from '../../src/delivery/dispatcher.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { startReceiver, type TestReceiver } from '../helpers/receiver.js';
-import { emit, insertOrg } from './support.js';
+import { PagerDutyFake } from '../fakes/pagerduty.js';
+import { emit, insertOrg, until } from './support.js';
 
 const HOUR = 3_600_000;
 
@@ -197,6 +198,55 @@ describe('destination health, auto-disable, skipped and recover', () => {
       const res = await t.admin('PATCH', `/orgs/${orgId}/destinations/${id}`, { rateLimitPerSecond: bad });
       expect(res.statusCode, String(bad)).toBe(400);
       expect(res.json().error.code).toBe('invalid_request');
+    }
+  });
+
+  it('connector destinations: a recovered acknowledgement waits for its recovered opening, then both go out in order', async () => {
+    const KEY = 'RECOVERTESTKEY0123456789abcdefAB';
+    const pd = new PagerDutyFake(KEY);
+    await pd.start();
+    try {
+      const orgId = await insertOrg(t.ctx);
+      const res = await t.admin('POST', `/orgs/${orgId}/destinations`, {
+        name: 'PD',
+        kind: 'pagerduty',
+        config: { region: 'us', apiBaseUrl: pd.url },
+        credentials: { routingKey: KEY },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      const destId = res.json().id as string;
+      const since = clock.now();
+      pd.failNext(1, { kind: 'reply', reply: { status: 400, body: { status: 'invalid event', message: 'Event object is invalid' } } });
+      const opened = await emit(t.ctx, orgId, 'alert.opened');
+      await emit(t.ctx, orgId, 'alert.acknowledged', { alertId: opened.alertId, snapshot: { acknowledged: true } });
+      worker = await startDispatcher(t.ctx);
+      await worker.pass();
+      const rows = async () =>
+        (await t.ctx.db.query<{ event: string; status: string }>('SELECT event, status FROM deliveries WHERE destination_id = $1 ORDER BY event_seq', [destId])).rows.map(
+          (r) => [r.event, r.status],
+        );
+      expect(await rows()).toEqual([
+        ['alert.opened', 'abandoned'],
+        ['alert.acknowledged', 'abandoned'],
+      ]);
+      await worker.stop();
+      worker = undefined;
+
+      const rec = await t.admin('POST', `/orgs/${orgId}/destinations/${destId}/recover`, { since: since.toISOString() });
+      expect(rec.json()).toEqual({ requeued: 2 });
+      expect(await rows()).toEqual([
+        ['alert.opened', 'pending'],
+        ['alert.acknowledged', 'waiting'],
+      ]);
+      const before = pd.requests.length;
+      worker = await startDispatcher(t.ctx);
+      await until(async () => (await rows()).every(([, s]) => s === 'succeeded'), 30_000, 'both succeeded');
+      expect(pd.requests.slice(before).map((r: any) => JSON.parse(r.body).event_action)).toEqual(['trigger', 'acknowledge']);
+      expect(pd.violations).toEqual([]);
+    } finally {
+      await worker?.stop();
+      worker = undefined;
+      await pd.stop();
     }
   });
 });
