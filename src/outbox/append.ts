@@ -107,7 +107,7 @@ export async function appendEvents(q: Queryable, events: PendingEvent[], planned
 export interface IncidentDeliveryState {
   /** An earlier delivery of the incident is still pending or waiting. */
   unfinished: boolean;
-  /** The opening delivery failed for good and none succeeded. */
+  /** The opening delivery failed for good (or was skipped while the destination was disabled) and none succeeded. */
   openingFailed: boolean;
 }
 
@@ -120,7 +120,7 @@ export async function incidentDeliveryState(q: Queryable, alertId: string, desti
             EXISTS (SELECT 1 FROM deliveries x WHERE x.destination_id = d.id AND x.alert_id = $2 AND NOT x.test
                       AND x.status IN ('pending', 'waiting')) AS unfinished,
             EXISTS (SELECT 1 FROM deliveries x WHERE x.destination_id = d.id AND x.alert_id = $2 AND NOT x.test
-                      AND x.event = 'alert.opened' AND x.status IN ('failed', 'abandoned'))
+                      AND x.event = 'alert.opened' AND x.status IN ('failed', 'abandoned', 'skipped'))
               AND NOT EXISTS (SELECT 1 FROM deliveries x WHERE x.destination_id = d.id AND x.alert_id = $2 AND NOT x.test
                       AND x.event = 'alert.opened' AND x.status = 'succeeded') AS opening_failed
        FROM destinations d WHERE d.id = ANY($1::text[])`,

@@ -25,6 +25,13 @@ describe('configuration', () => {
     expect(() => parseRetrySchedule('')).toThrow(ConfigError);
   });
 
+  it('VIGIA_AUTO_DISABLE_AFTER: 24h by default, the retry schedule units, off turns the rule off, nonsense refused', () => {
+    expect(loadConfig({}).autoDisableAfterMs).toBe(86_400_000);
+    expect(loadConfig({ VIGIA_AUTO_DISABLE_AFTER: '90m' }).autoDisableAfterMs).toBe(5_400_000);
+    expect(loadConfig({ VIGIA_AUTO_DISABLE_AFTER: 'off' }).autoDisableAfterMs).toBeNull();
+    expect(() => loadConfig({ VIGIA_AUTO_DISABLE_AFTER: 'one day' })).toThrow(/VIGIA_AUTO_DISABLE_AFTER/);
+  });
+
   it('refuses a secret key that is not 32 bytes and a bad port', () => {
     expect(() => loadConfig({ VIGIA_SECRET_KEY: Buffer.alloc(16).toString('base64') })).toThrow(/32 bytes/);
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);

@@ -250,3 +250,30 @@ describe('destination health, auto-disable, skipped and recover', () => {
     }
   });
 });
+
+describe('automatic disabling turned off (VIGIA_AUTO_DISABLE_AFTER=off)', () => {
+  it('a destination failing for days stays enabled, its health says failing', async () => {
+    const clock = new ManualClock('2026-06-15T12:00:00Z');
+    const t = await createTestApp({ clock, env: { VIGIA_AUTO_DISABLE_AFTER: 'off' }, config: { destinationAllowlist: ['127.0.0.1'] } });
+    const rx = await startReceiver();
+    const worker = await startDispatcher(t.ctx);
+    try {
+      rx.fallback = { status: 400 };
+      const orgId = await insertOrg(t.ctx);
+      const res = await t.admin('POST', `/orgs/${orgId}/destinations`, { name: 'Hook', kind: 'webhook', url: `${rx.origin}/hook` });
+      const id = res.json().id as string;
+      for (let i = 0; i < 12; i++) {
+        await emit(t.ctx, orgId, 'alert.opened');
+        await worker.pass();
+        clock.advance(6 * HOUR);
+      }
+      const view = (await t.admin('GET', `/orgs/${orgId}/destinations/${id}`)).json();
+      expect(view).toMatchObject({ enabled: true, health: { state: 'failing', consecutiveFailures: 12, disabledAt: null } });
+      expect(t.ctx.logs.text).not.toContain('destination disabled automatically');
+    } finally {
+      await worker.stop();
+      await rx.close();
+      await t.close();
+    }
+  });
+});
