@@ -18,7 +18,7 @@ import {
   MAX_DESTINATIONS_PER_ORG,
   toDestinationView,
   type DestinationFilter,
-  DESTINATION_KINDS,
+  type DESTINATION_KINDS,
   type DestinationRow,
 } from './destinations.js';
 import { checkDestinationUrlResolved } from './guarded-http.js';

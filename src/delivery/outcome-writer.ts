@@ -87,7 +87,9 @@ export class OutcomeWriter {
     const results = needsTransaction(batch)
       ? await this.o.db.tx((q) => applyOutcomes(q, batch, write))
       : await applyOutcomes(this.o.db, batch, write);
-    results.forEach((r, i) => recordAttempt(batch[i]!.kind, r.status === 'pending' ? 'retry' : r.status, batch[i]!.durationMs));
+    results.forEach((r, i) => {
+      recordAttempt(batch[i]!.kind, r.status === 'pending' ? 'retry' : r.status, batch[i]!.durationMs);
+    });
     return results.some((r) => r.status === 'pending');
   }
 }

@@ -52,7 +52,7 @@ async function webhookTest(ctx: AppContext, d: DestinationRow): Promise<TestActi
   const alertId = newId('tst', now);
   const body = buildDeliveryBody({ deliveryId: id, event: 'alert.opened', occurredAt: now, alert: sampleAlert(ctx, alertId, now), test: true });
   const send = createGuardedSend(ctx);
-  let outcome;
+  let outcome: Awaited<ReturnType<typeof performAttempt>>;
   try {
     outcome = await performAttempt(ctx, send, {
       id,
