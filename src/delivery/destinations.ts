@@ -49,7 +49,7 @@ export function toDestinationView(row: DestinationRow) {
     name: row.name,
     kind: row.kind,
     url: row.url,
-    config: row.config ?? {},
+    config: row.config,
     filter: row.filter ?? null,
     enabled: row.enabled,
     credentialsSet: row.credentials_sealed !== null || row.signing_secret_sealed !== null,

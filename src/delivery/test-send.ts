@@ -111,7 +111,7 @@ async function connectorTest(ctx: AppContext, d: DestinationRow): Promise<TestAc
   try {
     return await runConnectorTest(
       connector,
-      { id: d.id, config: d.config ?? {}, credentials: d.credentials_sealed ? ctx.sealer.openJson<Record<string, string>>(d.credentials_sealed) : {} },
+      { id: d.id, config: d.config, credentials: d.credentials_sealed ? ctx.sealer.openJson<Record<string, string>>(d.credentials_sealed) : {} },
       send,
       ctx.clock.now(),
       { baseUrl: ctx.config.baseUrl },
