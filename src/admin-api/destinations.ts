@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ALERT_EVENTS } from '../outbox/index.js';
 import { DESTINATION_KINDS } from '../delivery/destinations.js';
+import { SIGNATURE_SCHEMES } from '../delivery/signing.js';
 import {
   createDestination,
   deleteDestination,
@@ -39,6 +40,7 @@ const commonProps = {
   credentials: { type: 'object', maxProperties: 20, additionalProperties: { type: 'string', maxLength: 4096 } },
   filter: filterSchema,
   enabled: { type: 'boolean' },
+  signatureScheme: { type: 'string', enum: [...SIGNATURE_SCHEMES] },
 } as const;
 
 export async function destinationsRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {

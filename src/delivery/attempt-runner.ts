@@ -9,6 +9,7 @@ import type { Logger } from '../logger.js';
 import { renewLeases, type ClaimedRow } from '../outbox/index.js';
 import { performAttempt } from './attempt.js';
 import type { GuardedSend } from './guarded-http.js';
+import type { SignatureScheme } from './signing.js';
 import type { FinishedAttempt } from './outcomes.js';
 
 /**
@@ -48,6 +49,7 @@ export async function runHeldRow(d: AttemptRunnerDeps, row: ClaimedRow, waitedMs
     destinationId: row.destination_id,
     credentialsSealed: row.credentials_sealed,
     signingSecretSealed: row.signing_secret_sealed,
+    signatureScheme: row.signature_scheme as SignatureScheme,
     ref: row.ref,
     attempt: budgetAttempt,
     previousOutcomeUnknown: row.previous_unknown,

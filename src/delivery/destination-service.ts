@@ -22,6 +22,7 @@ import {
   type DestinationRow,
 } from './destinations.js';
 import { checkDestinationUrlResolved } from './guarded-http.js';
+import type { SignatureScheme } from './signing.js';
 import { runTestAction, type TestActionResult } from './test-send.js';
 
 export interface DestinationInput {
@@ -32,6 +33,8 @@ export interface DestinationInput {
   credentials?: Record<string, string>;
   filter?: DestinationFilter | null;
   enabled?: boolean;
+  /** Webhooks only: how deliveries are signed (default `service`). */
+  signatureScheme?: SignatureScheme;
 }
 export type DestinationChange = Partial<Omit<DestinationInput, 'kind'>>;
 export type DestinationView = ReturnType<typeof toDestinationView>;
@@ -70,8 +73,11 @@ async function checkUrl(ctx: AppContext, value: string, field: string): Promise<
 async function validateDestination(
   ctx: AppContext,
   kind: string,
-  input: { url: string | null; config: Record<string, unknown>; credentials: Record<string, string> | null },
+  input: { url: string | null; config: Record<string, unknown>; credentials: Record<string, string> | null; signatureScheme?: SignatureScheme },
 ): Promise<void> {
+  if (kind !== 'webhook' && input.signatureScheme !== undefined) {
+    throw invalidInput(`body: "signatureScheme" is used only by webhook destinations (a ${kind} destination is not signed)`);
+  }
   if (kind === 'webhook') {
     if (!input.url) throw invalidInput('body: "url" is required for a webhook destination');
     if (Object.keys(input.config).length > 0) throw invalidInput('body: "config" is not used by a webhook destination');
@@ -102,7 +108,7 @@ export async function createDestination(ctx: AppContext, orgId: string, b: Desti
   await requireOrg(ctx.db, orgId);
   const config = b.config ?? {};
   const credentials = b.credentials ?? null;
-  await validateDestination(ctx, b.kind, { url: b.url ?? null, config, credentials });
+  await validateDestination(ctx, b.kind, { url: b.url ?? null, config, credentials, signatureScheme: b.signatureScheme });
   const now = ctx.clock.now();
   const id = newId('dst', now);
   const signingSecret = b.kind === 'webhook' ? generateSigningSecret() : undefined;
@@ -113,8 +119,8 @@ export async function createDestination(ctx: AppContext, orgId: string, b: Desti
       throw limitError(`an organization may have at most ${MAX_DESTINATIONS_PER_ORG} destinations`);
     }
     const ins = await q.query<DestinationRow>(
-      `INSERT INTO destinations (id, org_id, name, kind, url, config, credentials_sealed, signing_secret_sealed, filter, enabled, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING ${DESTINATION_COLUMNS}`,
+      `INSERT INTO destinations (id, org_id, name, kind, url, config, credentials_sealed, signing_secret_sealed, filter, enabled, created_at, updated_at, signature_scheme)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12) RETURNING ${DESTINATION_COLUMNS}`,
       [
         id,
         orgId,
@@ -127,6 +133,7 @@ export async function createDestination(ctx: AppContext, orgId: string, b: Desti
         b.filter ? JSON.stringify(b.filter) : null,
         b.enabled ?? true,
         now,
+        b.signatureScheme ?? 'service',
       ],
     );
     return ins.rows[0]!;
@@ -158,8 +165,8 @@ export async function updateDestination(ctx: AppContext, orgId: string, id: stri
       : current.credentials_sealed
         ? ctx.sealer.openJson<Record<string, string>>(current.credentials_sealed)
         : null;
-  if (b.url !== undefined || b.config !== undefined || b.credentials !== undefined) {
-    await validateDestination(ctx, current.kind, { url, config, credentials });
+  if (b.url !== undefined || b.config !== undefined || b.credentials !== undefined || b.signatureScheme !== undefined) {
+    await validateDestination(ctx, current.kind, { url, config, credentials, signatureScheme: b.signatureScheme });
   }
   const { rows } = await ctx.db.query<DestinationRow>(
     `UPDATE destinations SET
@@ -169,7 +176,8 @@ export async function updateDestination(ctx: AppContext, orgId: string, id: stri
        credentials_sealed = CASE WHEN $6::boolean THEN $7 ELSE credentials_sealed END,
        filter = CASE WHEN $8::boolean THEN $9::jsonb ELSE filter END,
        enabled = COALESCE($10, enabled),
-       updated_at = $11
+       updated_at = $11,
+       signature_scheme = COALESCE($12, signature_scheme)
      WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING ${DESTINATION_COLUMNS}`,
     [
       orgId,
@@ -183,6 +191,7 @@ export async function updateDestination(ctx: AppContext, orgId: string, id: stri
       b.filter ? JSON.stringify(b.filter) : null,
       b.enabled ?? null,
       ctx.clock.now(),
+      b.signatureScheme ?? null,
     ],
   );
   if (!rows[0]) throw notFoundError('destination');

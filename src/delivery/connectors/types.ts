@@ -8,7 +8,7 @@ import type { DeliveryBody } from '../../outbox/index.js';
 
 export type { DeliveryBody };
 
-export type ConnectorKind = 'pagerduty' | 'opsgenie' | 'servicenow' | 'azure-devops';
+export type ConnectorKind = 'pagerduty' | 'opsgenie' | 'servicenow' | 'azure-devops' | 'jsm';
 export type DestinationKind = 'webhook' | ConnectorKind;
 
 export interface OutboundRequest {
