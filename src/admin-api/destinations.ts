@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ALERT_EVENTS } from '../outbox/index.js';
 import { DESTINATION_KINDS } from '../delivery/destinations.js';
+import { SIGNATURE_SCHEMES } from '../delivery/signing.js';
 import {
   createDestination,
   deleteDestination,
@@ -14,7 +15,6 @@ import {
   type DestinationChange,
   type DestinationInput,
 } from '../delivery/destination-service.js';
-import { SIGNATURE_SCHEMES } from '../delivery/signing.js';
 
 /** Admin routes: destinations. Thin: input rules, sealing and SQL are in delivery/destination-service.ts. */
 const idParams = {

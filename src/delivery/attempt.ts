@@ -69,7 +69,7 @@ export async function performAttempt(ctx: AppContext, send: Send, d: AttemptInpu
             body: JSON.parse(d.body) as DeliveryBody,
             destination: {
               id: d.destinationId,
-              config: d.config ?? {},
+              config: d.config,
               credentials: d.credentialsSealed ? ctx.sealer.openJson<Record<string, string>>(d.credentialsSealed) : {},
             },
             ref: d.ref,

@@ -20,7 +20,7 @@ import {
   toHealthView,
   type DestinationHealthView,
   type DestinationFilter,
-  DESTINATION_KINDS,
+  type DESTINATION_KINDS,
   type DestinationRow,
 } from './destinations.js';
 import { checkDestinationUrlResolved } from './guarded-http.js';
@@ -172,7 +172,7 @@ export async function getDestination(ctx: AppContext, orgId: string, id: string)
 export async function updateDestination(ctx: AppContext, orgId: string, id: string, b: DestinationChange): Promise<DestinationView> {
   const current = await loadDestination(ctx.db, orgId, id);
   const url = b.url !== undefined ? b.url : current.url;
-  const config = b.config ?? current.config ?? {};
+  const config = b.config ?? current.config;
   const credentials =
     b.credentials !== undefined
       ? b.credentials

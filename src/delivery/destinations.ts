@@ -53,7 +53,7 @@ export function toDestinationView(row: DestinationRow) {
     name: row.name,
     kind: row.kind,
     url: row.url,
-    config: row.config ?? {},
+    config: row.config,
     /** Webhooks only; null for connector kinds, which do not sign. */
     signatureScheme: row.kind === 'webhook' ? row.signature_scheme : null,
     filter: row.filter ?? null,

@@ -12,13 +12,14 @@
  */
 import type { AppContext } from '../context.js';
 import { newId } from '../ids.js';
+import type { Logger } from '../logger.js';
 import { claimDue, cycleStart, nextDueTime, onDeliveriesDue, paceRateLimitedRows, releaseLeases, type ClaimedRow } from '../outbox/index.js';
 import { runHeldRow, type AttemptRunnerDeps } from './attempt-runner.js';
 import { createGuardedSend, type GuardedSend } from './guarded-http.js';
 import { HeldRows } from './held-rows.js';
 import { OutcomeWriter } from './outcome-writer.js';
 import { maxAttempts } from './retry-policy.js';
-import { openWorkerDb } from './worker-db.js';
+import { openWorkerDb, type WorkerDb } from './worker-db.js';
 
 export interface Worker {
   stop(): Promise<void>;
@@ -63,102 +64,144 @@ const PASS_RETRY_MS = 1_000;
 /** Due rows exist that we could not take (their destination is busy elsewhere): poll this often. */
 const BUSY_POLL_MS = 250;
 
-export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions = {}): Promise<Dispatcher> {
-  const workerId = newId('wrk');
-  const maxInFlight = opts.maxInFlight ?? 64;
-  const perDestination = opts.perDestination ?? 16;
-  const idlePollMs = opts.idlePollMs ?? 15_000;
-  const held = new HeldRows({ maxInFlight, perDestination, prefetch: Math.max(0, opts.prefetch ?? Math.floor(maxInFlight / 2)) });
-  const refillAt = Math.max(1, Math.floor(maxInFlight / 4));
-  const destRefill = Math.max(1, Math.floor(perDestination / 4));
-  const send = opts.send ?? createGuardedSend(ctx);
-  const log = ctx.log.child({ component: 'dispatcher', workerId });
-  const db = openWorkerDb(ctx);
-  const runner: AttemptRunnerDeps = {
-    ctx,
-    db,
-    send,
-    log,
-    workerId,
-    // A lease outlives every call a delivery can make (connectors may make a few) plus margin.
-    leaseMs: ctx.config.deliveryTimeoutMs * 4 + 5_000,
-    attemptBudget: maxAttempts(ctx.config.retryScheduleMs),
-  };
-  const writer = new OutcomeWriter({
-    db,
-    log,
-    workerId,
-    scheduleMs: ctx.config.retryScheduleMs,
-    autoDisableAfterMs: ctx.config.autoDisableAfterMs,
-    now: () => ctx.clock.now(),
-    batchSize: opts.writeBatch ?? 200,
-    onRetryScheduled: () => wake(),
-  });
-
-  let mode: LoopMode = 'running';
-  /** The claim loop in progress, and whether it must run once more when it ends. */
-  let pumping: Promise<void> | null = null;
-  let pumpAgain = false;
+class DispatchLoop implements Dispatcher {
+  readonly workerId = newId('wrk');
+  private mode: LoopMode = 'running';
+  /** The claim loop in progress, and whether it must go round once more when it ends. */
+  private pumping: Promise<void> | null = null;
+  private pumpAgain = false;
   /** The last claim left due rows behind (bound, cap or capacity): a freed slot should claim. */
-  let backlog = false;
-  let timer: NodeJS.Timeout | undefined;
-  const running = new Set<Promise<void>>();
+  private backlog = false;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly running = new Set<Promise<void>>();
+  private unlisten: () => Promise<void> = async () => {};
 
-  /** Resolves when no attempt runs and no outcome waits to be written (checked again after each wait). */
-  const idle = async (): Promise<void> => {
-    while (running.size > 0 || !writer.idle) {
-      await Promise.all([...running]);
-      await writer.drained();
+  private readonly held: HeldRows;
+  private readonly writer: OutcomeWriter;
+  private readonly runner: AttemptRunnerDeps;
+  private readonly log: Logger;
+  private readonly db: WorkerDb;
+  private readonly idlePollMs: number;
+  /** Claim again after this many free slots overall, or at one destination (batches, not one row per attempt). */
+  private readonly refillAt: number;
+  private readonly destRefill: number;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly opts: DispatcherOptions,
+  ) {
+    const maxInFlight = opts.maxInFlight ?? 64;
+    const perDestination = opts.perDestination ?? 16;
+    this.idlePollMs = opts.idlePollMs ?? 15_000;
+    this.held = new HeldRows({ maxInFlight, perDestination, prefetch: Math.max(0, opts.prefetch ?? Math.floor(maxInFlight / 2)) });
+    this.refillAt = Math.max(1, Math.floor(maxInFlight / 4));
+    this.destRefill = Math.max(1, Math.floor(perDestination / 4));
+    this.log = ctx.log.child({ component: 'dispatcher', workerId: this.workerId });
+    this.db = openWorkerDb(ctx);
+    this.runner = {
+      ctx,
+      db: this.db,
+      send: opts.send ?? createGuardedSend(ctx),
+      log: this.log,
+      workerId: this.workerId,
+      // A lease outlives every call a delivery can make (connectors may make a few) plus margin.
+      leaseMs: ctx.config.deliveryTimeoutMs * 4 + 5_000,
+      attemptBudget: maxAttempts(ctx.config.retryScheduleMs),
+    };
+    this.writer = new OutcomeWriter({
+      db: this.db,
+      log: this.log,
+      workerId: this.workerId,
+      scheduleMs: ctx.config.retryScheduleMs,
+      autoDisableAfterMs: ctx.config.autoDisableAfterMs,
+      now: () => ctx.clock.now(),
+      batchSize: opts.writeBatch ?? 200,
+      onRetryScheduled: () => void this.wake(),
+    });
+  }
+
+  async start(): Promise<void> {
+    this.unlisten = await onDeliveriesDue(this.ctx.db, () => void this.wake()).catch((err) => {
+      this.log.warn({ err: (err as Error).message }, 'LISTEN unavailable; polling only');
+      return async () => {};
+    });
+    void this.wake();
+  }
+
+  poke(): void {
+    void this.wake();
+  }
+
+  async idle(): Promise<void> {
+    // Checked again after each wait: a finished attempt may start a ready row.
+    while (this.running.size > 0 || !this.writer.idle) {
+      await Promise.all([...this.running]);
+      await this.writer.drained();
     }
-  };
+  }
 
-  function setTimer(ms: number): void {
-    if (mode !== 'running') return;
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(() => void wake(), Math.max(0, Math.min(ms, idlePollMs)));
+  async pass(): Promise<void> {
+    await this.wake();
+    await this.idle();
+  }
+
+  async stop(): Promise<void> {
+    if (this.mode === 'stopping') return;
+    this.mode = 'stopping';
+    this.writer.stopping();
+    if (this.timer) clearTimeout(this.timer);
+    await this.unlisten().catch(() => undefined);
+    // Graceful: let the attempts in flight finish and their outcomes be written; rows leased
+    // but never started are given back at once.
+    await this.pumping;
+    await this.giveBack();
+    await this.idle();
+    if (!this.opts.send) await this.runner.send.close().catch(() => undefined);
+    await this.db.close().catch(() => undefined);
   }
 
   /** Starts the claim loop, or asks the running one to go round once more. Resolves when it ends. */
-  function wake(): Promise<void> {
-    if (mode !== 'running') return Promise.resolve();
-    if (pumping) {
-      pumpAgain = true;
-      return pumping;
+  private wake(): Promise<void> {
+    if (this.mode !== 'running') return Promise.resolve();
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return this.pumping;
     }
-    pumping = (async () => {
+    this.pumping = (async () => {
       do {
-        pumpAgain = false;
-        await claimPass();
-      } while (pumpAgain && mode === 'running');
+        this.pumpAgain = false;
+        await this.claimPass();
+      } while (this.pumpAgain && this.mode === 'running');
     })().finally(() => {
-      pumping = null;
+      this.pumping = null;
     });
-    return pumping;
+    return this.pumping;
   }
 
   /** Claims until there is no room or nothing is due, then sets the timer for the next due row. */
-  async function claimPass(): Promise<void> {
+  private async claimPass(): Promise<void> {
     try {
-      const capped = await claimWhileRoom();
-      if (mode === 'running' && held.room > 0) await scheduleNextDue(capped);
+      const capped = await this.claimWhileRoom();
+      if (this.mode === 'running' && this.held.room > 0) await this.scheduleNextDue(capped);
     } catch (err) {
-      log.warn({ err: (err as Error).message }, 'dispatch pass failed; retrying');
-      setTimer(PASS_RETRY_MS);
+      this.log.warn({ err: (err as Error).message }, 'dispatch pass failed; retrying');
+      this.setTimer(PASS_RETRY_MS);
     }
   }
 
   /** Returns whether some organization hit its cap. */
-  async function claimWhileRoom(): Promise<boolean> {
+  private async claimWhileRoom(): Promise<boolean> {
+    const { ctx, held } = this;
     let capped = false;
-    while (mode === 'running' && held.room > 0) {
+    while (this.mode === 'running' && held.room > 0) {
       const limit = held.room;
       const now = ctx.clock.now();
       const { busy, partial } = held.destinationSlots();
-      const claim = await claimDue(db, {
-        workerId,
+      const claim = await claimDue(this.db, {
+        workerId: this.workerId,
         now,
         limit,
-        leaseMs: runner.leaseMs,
+        leaseMs: this.runner.leaseMs,
         busyDestinations: busy,
         partialDestinations: partial,
         perDestination: held.destHold,
@@ -166,99 +209,82 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
         orgCapPerCycle: ctx.config.orgCapPerCycle,
       });
       capped ||= claim.capped;
-      backlog = claim.more;
+      this.backlog = claim.more;
       const cycle = cycleStart(now, ctx.config.cycleSeconds);
       // Rate-limited destinations: rows over their limit go back until their slot (separate step).
-      const sendable = await paceRateLimitedRows(db, claim.rows, { workerId, now, cycle });
+      const sendable = await paceRateLimitedRows(this.db, claim.rows, { workerId: this.workerId, now, cycle });
       for (const row of sendable) held.hold(row, cycle.getTime());
-      startReady();
+      this.startReady();
       // Fewer rows than asked for: nothing more is claimable now; skip an empty claim.
       if (claim.rows.length < limit) break;
     }
     return capped;
   }
 
-  async function scheduleNextDue(capped: boolean): Promise<void> {
-    const nowDate = ctx.clock.now();
-    const cycle = cycleStart(nowDate, ctx.config.cycleSeconds);
-    const due = await nextDueTime(db, cycle, ctx.config.orgCapPerCycle);
+  private async scheduleNextDue(capped: boolean): Promise<void> {
+    const { config } = this.ctx;
+    const nowDate = this.ctx.clock.now();
+    const cycle = cycleStart(nowDate, config.cycleSeconds);
+    const due = await nextDueTime(this.db, cycle, config.orgCapPerCycle);
     const now = nowDate.getTime();
-    let nextAt = due.next ? due.next.getTime() : now + idlePollMs;
+    let nextAt = due.next ? due.next.getTime() : now + this.idlePollMs;
     // An organization over its cap gets its turn back when the next cycle starts.
-    if (due.capped || capped) nextAt = Math.min(nextAt, cycle.getTime() + ctx.config.cycleSeconds * 1000);
+    if (due.capped || capped) nextAt = Math.min(nextAt, cycle.getTime() + config.cycleSeconds * 1000);
     // Due rows we could not take (their destination is at its bound): a completion wakes us;
     // poll slowly in case they belong to another worker's busy destination.
-    setTimer(nextAt <= now ? BUSY_POLL_MS : nextAt - now + 5);
+    this.setTimer(nextAt <= now ? BUSY_POLL_MS : nextAt - now + 5);
   }
 
-  function startReady(): void {
-    if (mode !== 'running') return;
-    for (const { row, waitedMs } of held.startable()) {
-      const p = runOne(row, waitedMs);
-      running.add(p);
-      void p.finally(() => running.delete(p));
+  private setTimer(ms: number): void {
+    if (this.mode !== 'running') return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.wake(), Math.max(0, Math.min(ms, this.idlePollMs)));
+  }
+
+  private startReady(): void {
+    if (this.mode !== 'running') return;
+    for (const { row, waitedMs } of this.held.startable()) {
+      const p = this.runOne(row, waitedMs);
+      this.running.add(p);
+      void p.finally(() => this.running.delete(p));
     }
   }
 
-  async function runOne(row: ClaimedRow, waitedMs: number): Promise<void> {
+  private async runOne(row: ClaimedRow, waitedMs: number): Promise<void> {
     try {
-      const finished = await runHeldRow(runner, row, waitedMs);
-      if (finished) writer.push(finished);
+      const finished = await runHeldRow(this.runner, row, waitedMs);
+      if (finished) this.writer.push(finished);
     } catch (err) {
       // performAttempt turns failures into outcomes; this is a bug guard: the lease brings the row back.
-      log.error({ err: (err as Error).message, deliveryId: row.id }, 'attempt crashed; the row returns when its lease ends');
+      this.log.error({ err: (err as Error).message, deliveryId: row.id }, 'attempt crashed; the row returns when its lease ends');
     } finally {
-      const heldAtDest = held.finish(row);
-      startReady();
+      const heldAtDest = this.held.finish(row);
+      this.startReady();
       // Claim again once a useful number of slots is free (or the worker is idle), so a busy
       // worker claims in batches instead of one row per finished attempt.
-      const free = held.room;
-      if (backlog && (held.running === 0 || free % refillAt === 0 || (held.destHold - heldAtDest) % destRefill === 0)) void wake();
+      const { held } = this;
+      const refill = held.running === 0 || held.room % this.refillAt === 0 || (held.destHold - heldAtDest) % this.destRefill === 0;
+      if (this.backlog && refill) void this.wake();
     }
   }
 
   /** Rows leased but never started go back at once: lease cleared, attempt count and budget restored. */
-  async function giveBack(): Promise<void> {
-    const rows = held.takeReady();
+  private async giveBack(): Promise<void> {
+    const rows = this.held.takeReady();
     if (rows.length === 0) return;
-    const cycle = cycleStart(ctx.clock.now(), ctx.config.cycleSeconds);
+    const cycle = cycleStart(this.ctx.clock.now(), this.ctx.config.cycleSeconds);
     const refundable = rows.filter((r) => r.chargedCycle === cycle.getTime()).map((r) => r.row.id);
     try {
-      await releaseLeases(db, rows.map((r) => r.row.id), refundable, workerId, cycle);
+      await releaseLeases(this.db, rows.map((r) => r.row.id), refundable, this.workerId, cycle);
     } catch (err) {
       // The leases end on their own; those rows come back then (attempt counted once more).
-      log.warn({ err: (err as Error).message, rows: rows.length }, 'giving back unstarted rows failed; their leases will expire');
+      this.log.warn({ err: (err as Error).message, rows: rows.length }, 'giving back unstarted rows failed; their leases will expire');
     }
   }
+}
 
-  const unlisten = await onDeliveriesDue(ctx.db, () => void wake()).catch((err) => {
-    log.warn({ err: (err as Error).message }, 'LISTEN unavailable; polling only');
-    return async () => {};
-  });
-
-  void wake();
-
-  return {
-    workerId,
-    poke: () => void wake(),
-    idle,
-    async pass() {
-      await wake();
-      await idle();
-    },
-    async stop() {
-      if (mode === 'stopping') return;
-      mode = 'stopping';
-      writer.stopping();
-      if (timer) clearTimeout(timer);
-      await unlisten().catch(() => undefined);
-      // Graceful: let the attempts in flight finish and their outcomes be written; rows leased
-      // but never started are given back at once.
-      await pumping;
-      await giveBack();
-      await idle();
-      if (!opts.send) await send.close().catch(() => undefined);
-      await db.close().catch(() => undefined);
-    },
-  };
+export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions = {}): Promise<Dispatcher> {
+  const loop = new DispatchLoop(ctx, opts);
+  await loop.start();
+  return loop;
 }

@@ -22,7 +22,10 @@ const destinationCache = new WeakMap<object, Map<string, { at: number; rows: Pro
 function liveDestinations(q: Queryable, orgId: string): Promise<DestinationRow[]> {
   if (typeof (q as { tx?: unknown }).tx === 'function') return loadLiveDestinations(q, orgId);
   let byOrg = destinationCache.get(q);
-  if (!byOrg) destinationCache.set(q, (byOrg = new Map()));
+  if (!byOrg) {
+    byOrg = new Map();
+    destinationCache.set(q, byOrg);
+  }
   const hit = byOrg.get(orgId);
   const now = Date.now();
   if (hit && now - hit.at < DESTINATION_CACHE_MS) return hit.rows;

@@ -87,7 +87,7 @@ export class HeldRows {
   /** A running row's attempt ended (outcome queued or row dropped). Returns rows still held at its destination. */
   finish(row: ClaimedRow): number {
     const h = this.rows.get(row.id);
-    if (!h || h.mode !== 'running') return this.heldByDest.get(row.destination_id) ?? 0;
+    if (h?.mode !== 'running') return this.heldByDest.get(row.destination_id) ?? 0;
     this.rows.delete(row.id);
     this.runningCount--;
     bump(this.runningByDest, row.destination_id, -1);

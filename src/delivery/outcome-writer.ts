@@ -95,7 +95,9 @@ export class OutcomeWriter {
         'destination disabled automatically: its deliveries keep failing',
       );
     }
-    results.forEach((r, i) => recordAttempt(batch[i]!.kind, r.status === 'pending' ? 'retry' : r.status, batch[i]!.durationMs));
+    results.forEach((r, i) => {
+      recordAttempt(batch[i]!.kind, r.status === 'pending' ? 'retry' : r.status, batch[i]!.durationMs);
+    });
     return results.some((r) => r.status === 'pending');
   }
 }

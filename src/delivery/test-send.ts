@@ -52,7 +52,7 @@ async function webhookTest(ctx: AppContext, d: DestinationRow): Promise<TestActi
   const alertId = newId('tst', now);
   const body = buildDeliveryBody({ deliveryId: id, event: 'alert.opened', occurredAt: now, alert: sampleAlert(ctx, alertId, now), test: true });
   const send = createGuardedSend(ctx);
-  let outcome;
+  let outcome: Awaited<ReturnType<typeof performAttempt>>;
   try {
     outcome = await performAttempt(ctx, send, {
       id,
@@ -112,7 +112,7 @@ async function connectorTest(ctx: AppContext, d: DestinationRow): Promise<TestAc
   try {
     return await runConnectorTest(
       connector,
-      { id: d.id, config: d.config ?? {}, credentials: d.credentials_sealed ? ctx.sealer.openJson<Record<string, string>>(d.credentials_sealed) : {} },
+      { id: d.id, config: d.config, credentials: d.credentials_sealed ? ctx.sealer.openJson<Record<string, string>>(d.credentials_sealed) : {} },
       send,
       ctx.clock.now(),
       { baseUrl: ctx.config.baseUrl },

@@ -49,7 +49,7 @@ export function findNulPath(value: unknown, path = 'body', depth = 0): string | 
     return null;
   }
   for (const [k, v] of Object.entries(value)) {
-    if (k.includes('\u0000')) return `${path}.${k.replace(/\u0000/g, '\\u0000')}`;
+    if (k.includes('\u0000')) return `${path}.${k.replaceAll('\u0000', '\\u0000')}`;
     const hit = findNulPath(v, `${path}.${k}`, depth + 1);
     if (hit) return hit;
   }

@@ -35,8 +35,8 @@ export interface AutoDisabled {
 function summarize(items: FinishedDelivery[]): { dest: string; ok: boolean; after: number; fails: number }[] {
   const by = new Map<string, { dest: string; ok: boolean; after: number; fails: number }>();
   for (const it of items) {
-    let s = by.get(it.destinationId);
-    if (!s) by.set(it.destinationId, (s = { dest: it.destinationId, ok: false, after: 0, fails: 0 }));
+    const s = by.get(it.destinationId) ?? { dest: it.destinationId, ok: false, after: 0, fails: 0 };
+    by.set(it.destinationId, s);
     if (it.status === 'succeeded') {
       s.ok = true;
       s.after = 0;

@@ -55,9 +55,7 @@ describe('dispatcher', () => {
     workers = [await startDispatcher(t.ctx), await startDispatcher(t.ctx)];
     await rx.waitFor(5);
     await until(async () => (await statuses(db)).every((s) => s === 'succeeded') && (await statuses(da)).filter((s) => s === 'succeeded').length === 3, 30_000, 'first cycle');
-    for (const w of workers) w.poke();
-    await new Promise((r) => setTimeout(r, 300));
-    await Promise.all(workers.map((w) => w.idle()));
+    await Promise.all(workers.map((w) => w.pass()));
     expect(rx.requests.filter((r) => r.url === '/a')).toHaveLength(3);
     expect(rx.requests.filter((r) => r.url === '/b')).toHaveLength(2);
     expect(await statuses(da)).toEqual(['pending', 'pending', 'succeeded', 'succeeded', 'succeeded']);

@@ -112,8 +112,7 @@ describe('webhook delivery end to end', () => {
     expect(new Date(row.next_attempt_at).toISOString()).toBe(new Date(Date.parse(T0) + 60_000).toISOString());
 
     clock.advance(59_000);
-    worker.poke();
-    await new Promise((r) => setTimeout(r, 300));
+    await worker.pass();
     expect(rx.requests).toHaveLength(1); // not due yet
 
     clock.advance(1_000);
@@ -205,8 +204,7 @@ describe('webhook delivery end to end', () => {
     expect(row.attempts).toBe(5);
     expect(row.next_attempt_at).toBeNull();
     clock.advance(86_400_000);
-    worker.poke();
-    await new Promise((r) => setTimeout(r, 300));
+    await worker.pass();
     expect(rx.requests).toHaveLength(5);
 
     rx.fallback = { status: 200 };
@@ -302,9 +300,7 @@ describe('webhook delivery end to end', () => {
     await emit(t.ctx, orgId);
     expect((await t.admin('DELETE', `/orgs/${orgId}/destinations/${destId}`)).statusCode).toBe(204);
     worker = await startDispatcher(t.ctx);
-    worker.poke();
-    await new Promise((r) => setTimeout(r, 500));
-    await worker.idle();
+    await worker.pass();
     expect(rx.requests).toHaveLength(0);
     const rows = await deliveryRow(destId);
     expect(rows.map((r: any) => [r.status, r.last_error])).toEqual([

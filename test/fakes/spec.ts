@@ -109,7 +109,9 @@ export function validateSchema(root: Schema, schema: Schema | undefined, value: 
     }
   }
   if (actual === 'array' && s.items) {
-    (value as unknown[]).forEach((item, i) => errors.push(...validateSchema(root, s.items, item, `${at}[${i}]`, bareObjectIsAny)));
+    (value as unknown[]).forEach((item, i) => {
+      errors.push(...validateSchema(root, s.items, item, `${at}[${i}]`, bareObjectIsAny));
+    });
   }
   for (const sub of allOf) errors.push(...validateSchema(root, sub, value, at, bareObjectIsAny));
   return errors;

@@ -1,0 +1,80 @@
+/**
+ * The dependency walls of Vigia, checked by `npm run walls` (dependency-cruiser) in CI:
+ *   HTTP layers (src/http, src/admin-api, src/public-api routes) → domain (alerts, orgs,
+ *   delivery, public queries) → outbox → db. No cycles; only src/db knows the engine.
+ */
+const DOMAIN = '^src/(alerts|orgs|delivery|outbox|public-api/queries)/';
+/** Modules that speak HTTP: Fastify plugins, hooks, schemas, the envelope. */
+const HTTP = [
+  '^src/(http|admin-api)/',
+  '^src/public-api/(index|auth|docs|limits|paging|query-validator|schemas|windows)\\.ts$',
+  '^src/public-api/routes/',
+  '^src/app\\.ts$',
+];
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      comment: 'A cycle makes two modules one; split the shared part out instead.',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'domain-not-http',
+      severity: 'error',
+      comment: 'Domain modules throw typed domain errors (src/errors.ts); only the HTTP layer knows status codes, the envelope and Fastify.',
+      from: { path: DOMAIN },
+      to: { path: [...HTTP, '^node_modules/fastify/', '^node_modules/@fastify/'] },
+    },
+    {
+      name: 'outbox-below-domain',
+      severity: 'error',
+      comment: 'The outbox is below the domain: it may use the database, ids and shared types, never alerts, orgs, delivery or an API.',
+      from: { path: '^src/outbox/' },
+      to: { path: ['^src/(alerts|orgs|delivery|public-api|admin-api|http)/', '^src/(app|service|context|metrics)\\.ts$'] },
+    },
+    {
+      name: 'db-at-the-bottom',
+      severity: 'error',
+      comment: 'The database layer depends on nothing of ours but configuration and logging types.',
+      from: { path: '^src/db/' },
+      to: { path: '^src/', pathNot: ['^src/db/', '^src/(config|logger)\\.ts$'] },
+    },
+    {
+      name: 'only-db-knows-the-engine',
+      severity: 'error',
+      comment: 'Outside src/db, use the Database interface (src/db/index.ts) and its capability flags, never an engine module or driver.',
+      from: { path: '^src/', pathNot: '^src/db/' },
+      to: { path: ['^src/db/(pg|pglite)\\.ts$', '^node_modules/pg/', '^node_modules/@electric-sql/pglite/'] },
+    },
+    {
+      name: 'public-api-not-delivery',
+      severity: 'error',
+      comment: 'The read-only public API never reaches into the delivery engine.',
+      from: { path: '^src/public-api/' },
+      to: { path: '^src/delivery/' },
+    },
+    {
+      name: 'domain-not-apis',
+      severity: 'error',
+      comment: 'Domain modules never import an API layer (the arrows point from HTTP to domain).',
+      from: { path: DOMAIN },
+      to: { path: ['^src/admin-api/', '^src/public-api/(index|auth|docs|limits|routes/)'] },
+    },
+    {
+      name: 'no-unresolvable',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist|data)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js', '.mjs', '.json'] },
+  },
+};
