@@ -1,6 +1,6 @@
 /**
- * Delivery statuses. Migration 040 holds the same list as a CHECK constraint, so a bare string
- * can never reach the table.
+ * Delivery statuses. Migrations 040 and 051 (which adds skipped) hold the same list as a CHECK
+ * constraint, so a bare string can never reach the table.
  *   pending   — due (or scheduled for a retry); the dispatcher claims it;
  *   waiting   — a connector delivery held behind an earlier event of the same incident;
  *   succeeded / failed / abandoned — final;
