@@ -153,11 +153,13 @@ export async function readDestinationHealth(q: Q, orgId: string, destinationIds:
     succeeded: number;
   }>(
     `SELECT s.id, h.consecutive_failures, h.last_success_at, h.last_failure_at, h.disabled_at, h.disabled_reason,
-            (SELECT count(*)::int FROM deliveries d WHERE d.destination_id = s.id AND NOT d.test
-                AND d.status IN ('succeeded', 'failed', 'abandoned') AND d.completed_at > $3) AS ended,
-            (SELECT count(*)::int FROM deliveries d WHERE d.destination_id = s.id AND NOT d.test
-                AND d.status = 'succeeded' AND d.completed_at > $3) AS succeeded
+            c.ended, c.succeeded
        FROM destinations s LEFT JOIN destination_health h ON h.destination_id = s.id
+       CROSS JOIN LATERAL (
+         SELECT count(*) FILTER (WHERE d.status IN ('succeeded', 'failed', 'abandoned'))::int AS ended,
+                count(*) FILTER (WHERE d.status = 'succeeded')::int AS succeeded
+           FROM deliveries d
+          WHERE d.destination_id = s.id AND d.completed_at > $3 AND d.completed_at IS NOT NULL AND NOT d.test) c
       WHERE s.org_id = $1 AND s.id = ANY($2::text[])`,
     [orgId, destinationIds, new Date(now.getTime() - 86_400_000)],
   );

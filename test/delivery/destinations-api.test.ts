@@ -37,9 +37,19 @@ describe('destinations admin API', () => {
       signatureScheme: 'service',
       filter: { events: ['alert.opened'], severities: ['error'] },
       enabled: true,
+      rateLimitPerSecond: null,
       credentialsSet: true,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
+      health: {
+        state: 'healthy',
+        consecutiveFailures: 0,
+        successRate24h: null,
+        lastSuccessAt: null,
+        lastFailureAt: null,
+        disabledAt: null,
+        disabledReason: null,
+      },
       signingSecret: expect.stringMatching(/^whsec_[0-9A-Za-z]{32,}$/),
     });
     const secret = d.signingSecret as string;

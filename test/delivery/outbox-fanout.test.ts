@@ -141,9 +141,12 @@ describe('outbox fan-out', () => {
       const alertId = await insertAlert(t.ctx, orgId);
       const now = t.ctx.clock.now();
       const ev = await t.ctx.db.tx((q) => recordEvent(q, { orgId, alertId, event: 'alert.opened', occurredAt: now, snapshot: snapshotFor(t.ctx, alertId), now }));
-      return (await t.ctx.db.query<{ destination_id: string }>('SELECT destination_id FROM deliveries WHERE event_id = $1', [ev.id])).rows.map(
-        (r) => r.destination_id,
-      ).sort();
+      // A disabled destination keeps its events as skipped deliveries: only pending ones are sent.
+      return (
+        await t.ctx.db.query<{ destination_id: string }>(`SELECT destination_id FROM deliveries WHERE event_id = $1 AND status = 'pending'`, [ev.id])
+      ).rows
+        .map((r) => r.destination_id)
+        .sort();
     };
     expect(await emitOne()).toEqual([first]);
     const second = await webhook(orgId);

@@ -279,7 +279,7 @@ describe('webhook delivery end to end', () => {
     expect((await t.admin('GET', `/orgs/${other}/deliveries/${all[0].id}`)).statusCode).toBe(404);
   });
 
-  it('fans out only to enabled destinations whose filter matches', async () => {
+  it('fans out to destinations whose filter matches; a disabled one keeps them as skipped', async () => {
     const orgId = await insertOrg(t.ctx);
     const mk = async (name: string, extra: object) =>
       (await t.admin('POST', `/orgs/${orgId}/destinations`, { name, kind: 'webhook', url: `${rx.origin}/${name}`, ...extra })).json().id as string;
@@ -291,7 +291,8 @@ describe('webhook delivery end to end', () => {
     await emit(t.ctx, orgId, 'alert.opened', { snapshot: { severity: 'info' } });
     await emit(t.ctx, orgId, 'alert.opened', { snapshot: { severity: 'error', sourceType: 'Capacity' } });
     const count = async (id: string) => (await deliveryRow(id)).length;
-    expect([await count(all), await count(errorsOnly), await count(recovered), await count(capacity), await count(off)]).toEqual([2, 1, 0, 1, 0]);
+    expect([await count(all), await count(errorsOnly), await count(recovered), await count(capacity), await count(off)]).toEqual([2, 1, 0, 1, 2]);
+    expect((await deliveryRow(off)).map((r: any) => r.status)).toEqual(['skipped', 'skipped']);
   });
 
   it('a deleted destination never sends its unsent deliveries', async () => {

@@ -29,3 +29,7 @@ CREATE TABLE destination_rate (
   destination_id text PRIMARY KEY REFERENCES destinations(id),
   tat timestamptz NOT NULL
 );
+
+-- successRate24h counts the deliveries of a destination that ended in the last 24 hours; without
+-- this index that read would scan the destination's whole 30-day history.
+CREATE INDEX deliveries_destination_completed ON deliveries (destination_id, completed_at) WHERE completed_at IS NOT NULL AND NOT test;
