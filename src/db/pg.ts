@@ -47,7 +47,6 @@ export function createPgDatabase(url: string, logger?: Logger, opts: { max?: num
   const listeners = new Set<{ stop(): Promise<void> }>();
 
   const db: Database = {
-    engine: 'pg',
     capabilities: { concurrentConnections: true, crossProcessNotify: true },
     dedicatedPool: (max) => createPgDatabase(url, logger, { max }),
     query: root.query,

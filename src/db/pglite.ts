@@ -36,7 +36,6 @@ export async function createPgliteDatabase(dataDir?: string): Promise<Database> 
   const raw = direct(lite);
 
   const db: Database = {
-    engine: 'pglite',
     capabilities: { concurrentConnections: false, crossProcessNotify: false },
     // One in-process connection: the "pool" is the database itself, and closing it is the owner's job.
     dedicatedPool: () => ({ ...db, close: async () => {} }),

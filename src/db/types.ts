@@ -34,8 +34,11 @@ export interface DatabaseCapabilities {
   readonly crossProcessNotify: boolean;
 }
 
+/**
+ * Which engine runs is known only inside src/db (the factories); the interface exposes what an
+ * engine can do (`capabilities`), never which one it is.
+ */
 export interface Database extends Queryable {
-  readonly engine: Engine;
   readonly capabilities: DatabaseCapabilities;
   /**
    * A separate pool of at most `max` connections to the same database, for a component whose

@@ -6,7 +6,6 @@
 import type { Database } from '../db/index.js';
 import { conflictError, notFoundError } from '../errors.js';
 import {
-  DELIVERY_RECORD_COLUMNS,
   findDelivery,
   listDestinationDeliveries,
   redeliver,
@@ -72,7 +71,7 @@ export async function getDelivery(db: Database, orgId: string, deliveryId: strin
 
 /** Queues a finished delivery again (same id and body, fresh attempt budget). */
 export async function redeliverDelivery(db: Database, orgId: string, deliveryId: string, now: Date): Promise<DeliveryView> {
-  const result = await db.tx((q) => redeliver<DeliveryRecord>(q, orgId, deliveryId, now, DELIVERY_RECORD_COLUMNS));
+  const result = await db.tx((q) => redeliver(q, orgId, deliveryId, now));
   if (result.kind === 'not_found') throw notFoundError('delivery');
   if (result.kind === 'in_progress') throw conflictError('the delivery is still in progress');
   return toDeliveryView(result.row);

@@ -7,6 +7,7 @@
 import type { Queryable } from '../db/index.js';
 import { NOTIFY_SQL } from './channel.js';
 import { preparedQuery } from './prepared.js';
+import { DELIVERY_RECORD_COLUMNS, type DeliveryRecord } from './reads.js';
 import { DESTINATION_DELETED_REASON, type DeliveryStatus, type FinalStatus } from './status.js';
 
 type Q = Pick<Queryable, 'query'>;
@@ -128,14 +129,14 @@ export async function releaseLeases(q: Q, ids: string[], refundable: string[], w
   );
 }
 
-export type RedeliverResult<T> = { kind: 'queued'; row: T } | { kind: 'not_found' } | { kind: 'in_progress' };
+export type RedeliverResult = { kind: 'queued'; row: DeliveryRecord } | { kind: 'not_found' } | { kind: 'in_progress' };
 
 /**
  * Sends a finished delivery again: same id and body, a fresh attempt budget (attempt numbers
  * keep counting in the log). Refused while the delivery is unfinished. Must run in a
  * transaction (the row is locked between the check and the change).
  */
-export async function redeliver<T>(q: Q, orgId: string, deliveryId: string, now: Date, returning: string): Promise<RedeliverResult<T>> {
+export async function redeliver(q: Q, orgId: string, deliveryId: string, now: Date): Promise<RedeliverResult> {
   const found = await q.query<{ status: DeliveryStatus; deleted: boolean }>(
     `SELECT d.status, s.deleted_at IS NOT NULL AS deleted FROM deliveries d JOIN destinations s ON s.id = d.destination_id
       WHERE d.org_id = $1 AND d.id = $2 FOR UPDATE OF d`,
@@ -144,11 +145,11 @@ export async function redeliver<T>(q: Q, orgId: string, deliveryId: string, now:
   const current = found.rows[0];
   if (!current || current.deleted) return { kind: 'not_found' };
   if (current.status === 'pending' || current.status === 'waiting') return { kind: 'in_progress' };
-  const { rows } = await q.query<T>(
+  const { rows } = await q.query<DeliveryRecord>(
     `WITH upd AS (
        UPDATE deliveries SET status = 'pending', attempt_base = attempts, next_attempt_at = $3, completed_at = NULL,
               locked_until = NULL, locked_by = NULL
-        WHERE org_id = $1 AND id = $2 RETURNING ${returning})
+        WHERE org_id = $1 AND id = $2 RETURNING ${DELIVERY_RECORD_COLUMNS})
      SELECT upd.*, ${NOTIFY_SQL} AS notified FROM upd`,
     [orgId, deliveryId, now],
   );

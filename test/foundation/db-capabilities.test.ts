@@ -1,0 +1,49 @@
+/**
+ * What code outside src/db may rely on instead of checking the engine: the capability flags and
+ * the dedicated pool (the dispatcher's own connections). A dedicated pool sees the same data,
+ * and closing it never closes the shared database.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/db.js';
+
+describe(`database capabilities (${ENGINE})`, () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase({ migrate: false });
+  });
+  afterAll(() => t.drop());
+
+  it('reports what the engine can do', () => {
+    const many = ENGINE === 'pg';
+    expect(t.db.capabilities).toEqual({ concurrentConnections: many, crossProcessNotify: many });
+  });
+
+  it('a dedicated pool reads what the shared database wrote, and closing it leaves the shared one open', async () => {
+    await t.db.exec('CREATE TABLE pool_probe (v int)');
+    await t.db.query('INSERT INTO pool_probe VALUES (7)');
+    const pool = t.db.dedicatedPool(2);
+    expect((await pool.query<{ v: number }>('SELECT v FROM pool_probe')).rows).toEqual([{ v: 7 }]);
+    await pool.tx((q) => q.query('INSERT INTO pool_probe VALUES (8)'));
+    await pool.close();
+    const { rows } = await t.db.query<{ v: number }>('SELECT v FROM pool_probe ORDER BY v');
+    expect(rows).toEqual([{ v: 7 }, { v: 8 }]);
+  });
+
+  it('a transaction on the dedicated pool: concurrent engines do not show it before commit, the single-connection one queues the reader behind it', async () => {
+    await t.db.exec('CREATE TABLE pool_iso (v int)');
+    const pool = t.db.dedicatedPool(2);
+    const count = async () => (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM pool_iso')).rows[0]!.n;
+    let reader: Promise<number> | undefined;
+    let seenWhileOpen: number | undefined;
+    await pool.tx(async (q) => {
+      await q.query('INSERT INTO pool_iso VALUES (1)');
+      // With one connection, awaiting the shared database here would wait for this very transaction.
+      if (t.db.capabilities.concurrentConnections) seenWhileOpen = await count();
+      else reader = count();
+    });
+    await pool.close();
+    if (t.db.capabilities.concurrentConnections) expect(seenWhileOpen).toBe(0);
+    else expect(await reader).toBe(1);
+    expect(await count()).toBe(1);
+  });
+});
