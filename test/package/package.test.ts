@@ -111,6 +111,40 @@ console.log(JSON.stringify(pages));
   });
 });
 
+describe('the installed package from TypeScript and the shell', () => {
+  it('type-checks a strict consumer against its declarations (skipLibCheck off)', async () => {
+    writeFileSync(
+      path.join(scratch, 'consumer.ts'),
+      `import { createPublicApiClient, type AlertItem, type Page } from 'vigia/client';
+import { verifyWebhook, IdempotencyDeduplicator, type WebhookEvent } from 'vigia/receiver';
+const client = createPublicApiClient({ baseUrl: 'http://localhost:8080', apiKey: 'vgk_x' });
+export async function firstMessages(): Promise<string[]> {
+  const page: Page<AlertItem> = await client.alerts({ status: 'open', pageSize: 5 });
+  return page.value.map((a) => a.message);
+}
+export function check(raw: Buffer, headers: Record<string, string>): WebhookEvent | null {
+  const seen = new IdempotencyDeduplicator({ ttlSeconds: 60 });
+  const event = verifyWebhook({ rawBody: raw, headers, secret: 'whsec_x' });
+  return seen.firstSeen(event.id) ? event : null;
+}
+`,
+    );
+    writeFileSync(
+      path.join(scratch, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', skipLibCheck: false, types: ['node'], typeRoots: [path.join(ROOT, 'node_modules/@types')] },
+        files: ['consumer.ts'],
+      }),
+    );
+    await promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: scratch });
+  });
+
+  it('runs the vigia command', async () => {
+    const help = await runNode('node_modules/vigia/bin/vigia.mjs', ['--help']);
+    for (const command of ['serve', 'migrate', 'demo', 'listen']) expect(help).toContain(command);
+  });
+});
+
 describe('examples/typescript on the installed package', () => {
   it('verifies, deduplicates and refuses stale and tampered deliveries', async () => {
     await checkExample(service, (secret) => startExample(process.execPath, ['--import', 'tsx', 'server.ts'], { cwd: scratch, secret, env: { NODE_OPTIONS: '' } }));
