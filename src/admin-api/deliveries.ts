@@ -7,7 +7,7 @@ import { DELIVERY_CHANNEL } from '../delivery/fanout.js';
 
 const STATUSES = ['pending', 'waiting', 'succeeded', 'failed', 'abandoned'] as const;
 
-interface DeliveryRow {
+export interface DeliveryRow {
   id: string;
   event: string;
   alert_id: string;
@@ -21,9 +21,9 @@ interface DeliveryRow {
   test: boolean;
 }
 
-const COLUMNS = 'id, event, alert_id, status, attempts, next_attempt_at, last_status_code, last_error, created_at, completed_at, test';
+export const DELIVERY_COLUMNS = 'id, event, alert_id, status, attempts, next_attempt_at, last_status_code, last_error, created_at, completed_at, test';
 
-function toView(r: DeliveryRow) {
+export function toDeliveryView(r: DeliveryRow) {
   return {
     id: r.id,
     event: r.event,
@@ -72,7 +72,7 @@ export async function deliveriesRoutes(app: FastifyInstance, opts: { ctx: AppCon
       const [count, list] = await Promise.all([
         ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE ${where}`, params),
         ctx.db.query<DeliveryRow>(
-          `SELECT ${COLUMNS} FROM deliveries WHERE ${where} ORDER BY created_at DESC, id DESC
+          `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE ${where} ORDER BY created_at DESC, id DESC
             LIMIT ${pageSize} OFFSET ${(page - 1) * pageSize}`,
           params,
         ),
@@ -81,7 +81,7 @@ export async function deliveriesRoutes(app: FastifyInstance, opts: { ctx: AppCon
       const hasNext = page * pageSize < totalCount && page < 1000;
       const q = new URLSearchParams({ ...(status ? { status } : {}), page: String(page + 1), pageSize: String(pageSize) });
       return {
-        value: list.rows.map(toView),
+        value: list.rows.map(toDeliveryView),
         page,
         pageSize,
         totalCount,
@@ -96,7 +96,7 @@ export async function deliveriesRoutes(app: FastifyInstance, opts: { ctx: AppCon
     async (req) => {
       const { orgId, deliveryId } = req.params;
       const { rows } = await ctx.db.query<DeliveryRow & { destination_id: string }>(
-        `SELECT ${COLUMNS}, destination_id FROM deliveries WHERE org_id = $1 AND id = $2`,
+        `SELECT ${DELIVERY_COLUMNS}, destination_id FROM deliveries WHERE org_id = $1 AND id = $2`,
         [orgId, deliveryId],
       );
       if (!rows[0]) throw notFound('delivery');
@@ -105,7 +105,7 @@ export async function deliveriesRoutes(app: FastifyInstance, opts: { ctx: AppCon
         [deliveryId],
       );
       return {
-        ...toView(rows[0]),
+        ...toDeliveryView(rows[0]),
         destinationId: rows[0].destination_id,
         attemptLog: attempts.rows.map((a) => ({
           attempt: a.attempt,
@@ -138,13 +138,13 @@ export async function deliveriesRoutes(app: FastifyInstance, opts: { ctx: AppCon
         const { rows } = await q.query<DeliveryRow>(
           `UPDATE deliveries SET status = 'pending', attempt_base = attempts, next_attempt_at = $3, completed_at = NULL,
                   locked_until = NULL, locked_by = NULL
-            WHERE org_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+            WHERE org_id = $1 AND id = $2 RETURNING ${DELIVERY_COLUMNS}`,
           [orgId, deliveryId, now],
         );
         await q.query(`SELECT pg_notify('${DELIVERY_CHANNEL}', '')`);
         return rows[0]!;
       });
-      return reply.code(202).send(toView(row));
+      return reply.code(202).send(toDeliveryView(row));
     },
   );
 }
