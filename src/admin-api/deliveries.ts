@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { conflict, invalidRequest, notFound } from '../http/errors.js';
 import { DELIVERY_CHANNEL } from '../delivery/fanout.js';
+import { parseIsoDateTime } from '../orgs/validation.js';
 
 /** Admin routes: delivery history and redelivery (CONTRACT §2) — delivery engine (issue 3). */
 
@@ -42,7 +43,7 @@ export function toDeliveryView(r: DeliveryRow) {
 export async function deliveriesRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
 
-  app.get<{ Params: { orgId: string; id: string }; Querystring: { status?: string; page?: string; pageSize?: string } }>(
+  app.get<{ Params: { orgId: string; id: string }; Querystring: { status?: string; from?: string; to?: string; page?: string; pageSize?: string } }>(
     '/orgs/:orgId/destinations/:id/deliveries',
     {
       schema: {
@@ -52,6 +53,8 @@ export async function deliveriesRoutes(app: FastifyInstance, opts: { ctx: AppCon
           additionalProperties: false,
           properties: {
             status: { type: 'string', enum: [...STATUSES] },
+            from: { type: 'string', maxLength: 40 },
+            to: { type: 'string', maxLength: 40 },
             page: { type: 'string', pattern: '^[0-9]{1,6}$' },
             pageSize: { type: 'string', pattern: '^[0-9]{1,6}$' },
           },
@@ -65,10 +68,19 @@ export async function deliveriesRoutes(app: FastifyInstance, opts: { ctx: AppCon
       const pageSize = Number(req.query.pageSize ?? 100);
       if (page < 1 || page > 1000) throw invalidRequest('page must be from 1 to 1000');
       if (pageSize < 1 || pageSize > 500) throw invalidRequest('pageSize must be from 1 to 500');
+      // Time filter on createdAt: from inclusive, to exclusive.
+      const from = req.query.from === undefined ? undefined : parseIsoDateTime(req.query.from, 'from');
+      const to = req.query.to === undefined ? undefined : parseIsoDateTime(req.query.to, 'to');
+      if (from && to && from >= to) throw invalidRequest('from must be before to');
       const dest = await ctx.db.query('SELECT 1 FROM destinations WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL', [orgId, id]);
       if (dest.rows.length === 0) throw notFound('destination');
-      const where = `org_id = $1 AND destination_id = $2${status ? ' AND status = $3' : ''}`;
-      const params: unknown[] = status ? [orgId, id, status] : [orgId, id];
+      const params: unknown[] = [orgId, id];
+      let where = 'org_id = $1 AND destination_id = $2';
+      for (const [sql, value] of [['status =', status], ['created_at >=', from], ['created_at <', to]] as const) {
+        if (value === undefined) continue;
+        params.push(value);
+        where += ` AND ${sql} $${params.length}`;
+      }
       const [count, list] = await Promise.all([
         ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE ${where}`, params),
         ctx.db.query<DeliveryRow>(
@@ -79,7 +91,13 @@ export async function deliveriesRoutes(app: FastifyInstance, opts: { ctx: AppCon
       ]);
       const totalCount = count.rows[0]!.n;
       const hasNext = page * pageSize < totalCount && page < 1000;
-      const q = new URLSearchParams({ ...(status ? { status } : {}), page: String(page + 1), pageSize: String(pageSize) });
+      const q = new URLSearchParams({
+        ...(status ? { status } : {}),
+        ...(from ? { from: from.toISOString() } : {}),
+        ...(to ? { to: to.toISOString() } : {}),
+        page: String(page + 1),
+        pageSize: String(pageSize),
+      });
       return {
         value: list.rows.map(toDeliveryView),
         page,
