@@ -1,0 +1,279 @@
+/**
+ * The web console end to end, in headless Chromium (Debian's chromium driven by playwright-core):
+ * a real Vigia process on loopback (HTTP app, dispatcher, database of the engine under test) and a
+ * real HTTPS receiver as the webhook destination. Each step asserts what the operator sees and
+ * what the service then does (requests the receiver got, answers of the public API, rows).
+ *
+ * With VIGIA_CONSOLE_SCREENSHOTS=<dir> the pg run also saves the main pages at desktop and phone
+ * width there (docs/console/ holds the ones shown in the README).
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
+import { startDispatcher, type Dispatcher } from '../../src/delivery/dispatcher.js';
+import { verifyWebhook } from '../../src/receiver/verify.js';
+import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/context.js';
+import { startReceiver, type TestReceiver } from '../helpers/receiver.js';
+
+const SHOTS = process.env.VIGIA_TEST_ENGINE === 'pg' ? process.env.VIGIA_CONSOLE_SCREENSHOTS : undefined;
+const DESKTOP = { width: 1280, height: 860 };
+const PHONE = { width: 390, height: 844 };
+
+async function launch(): Promise<Browser> {
+  try {
+    return await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+  } catch (err) {
+    throw new Error(`Chromium is needed for the console tests: install Debian's chromium (apt-get install -y chromium). ${(err as Error).message}`);
+  }
+}
+
+describe('web console in Chromium', () => {
+  let t: TestApp;
+  let rx: TestReceiver;
+  let worker: Dispatcher;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let origin: string;
+  let orgId: string;
+  let destinationId: string;
+  let secret: string;
+  const pageErrors: string[] = [];
+
+  /** Saves the current page at desktop and phone width when screenshots are asked for. */
+  async function shot(name: string): Promise<void> {
+    if (!SHOTS) return;
+    mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });
+    await page.setViewportSize(PHONE);
+    await page.screenshot({ path: path.join(SHOTS, `${name}-phone.png`), fullPage: true });
+    await page.setViewportSize(DESKTOP);
+  }
+
+  async function newPage(): Promise<Page> {
+    context = await browser.newContext({ viewport: DESKTOP, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
+    const p = await context.newPage();
+    p.on('pageerror', (err) => pageErrors.push(err.message));
+    // Nothing may be loaded from anywhere but the Vigia origin (no CDN, no font service).
+    await p.route('**/*', (route) => (route.request().url().startsWith(origin) ? route.continue() : route.abort()));
+    p.on('requestfailed', (req) => {
+      if (!req.url().startsWith(origin)) pageErrors.push(`outside request: ${req.url()}`);
+    });
+    return p;
+  }
+
+  async function signIn(p: Page, token = TEST_ADMIN_TOKEN): Promise<void> {
+    await p.getByLabel('Token de administrador').fill(token);
+    await p.getByRole('button', { name: 'Entrar' }).click();
+  }
+
+  beforeAll(async () => {
+    t = await createTestApp({ clock: systemClock, config: { destinationAllowlist: ['127.0.0.1'], deliveryTimeoutMs: 3000 } });
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    // Delivery bodies carry {baseUrl}/alerts/{id}: point it at this process so the link opens the console.
+    t.ctx.config.baseUrl = origin;
+    rx = await startReceiver();
+    worker = await startDispatcher(t.ctx, { retentionEveryMs: 0, idlePollMs: 200 });
+    browser = await launch();
+    page = await newPage();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await worker?.stop();
+    await rx?.close();
+    await t?.close();
+  });
+
+  it('signs in with the admin token (refusing a wrong one) and creates an organization', async () => {
+    await page.goto(`${origin}/`);
+    await expect(page.getByRole('heading', { name: 'Entrar no console do Vigia' }).isVisible()).resolves.toBe(true);
+    await signIn(page, 'vat_wrong');
+    await page.getByText('Token recusado. Confira o token de administrador.').waitFor();
+    await shot('sign-in');
+
+    await signIn(page);
+    await page.getByText('Nenhuma organização ainda. Crie a primeira abaixo.').waitFor();
+    expect(page.url()).not.toContain(TEST_ADMIN_TOKEN);
+    expect(await page.evaluate(() => sessionStorage.getItem('vigia.adminToken'))).toBe(TEST_ADMIN_TOKEN);
+
+    await page.getByLabel('Nome da organização').fill('Contoso Analytics');
+    await page.getByRole('button', { name: 'Criar' }).click();
+    await page.getByText('Nenhum destino. Crie um para receber os alertas.').waitFor();
+    const orgs = (await t.admin('GET', '/orgs')).json() as { id: string; name: string }[];
+    expect(orgs.map((o) => o.name)).toEqual(['Contoso Analytics']);
+    orgId = orgs[0]!.id;
+    expect(new URL(page.url()).pathname).toBe('/destinations');
+  });
+
+  it('validates a destination before sending, then shows the signing secret once', async () => {
+    await page.getByRole('button', { name: 'Criar' }).click();
+    await page.getByText('Nome: obrigatório.').waitFor();
+    await expect(page.getByText('URL (https): obrigatório.').isVisible()).resolves.toBe(true);
+    await page.getByLabel('Nome', { exact: true }).fill('Plantão Ops');
+    await page.getByLabel('URL (https)').fill('http://not-secure.example.com/hook');
+    await page.getByRole('button', { name: 'Criar' }).click();
+    await page.getByText('URL (https): informe um endereço https:// completo.').waitFor();
+    // Nothing reached the API while the form was invalid.
+    expect((await t.admin('GET', `/orgs/${orgId}/destinations`)).json()).toEqual([]);
+
+    // Switching the kind shows only that kind's fields.
+    await page.getByLabel('Tipo').selectOption('pagerduty');
+    await expect(page.getByLabel('Chave de integração (routing key)').isVisible()).resolves.toBe(true);
+    await expect(page.getByLabel('URL (https)').count()).resolves.toBe(0);
+    await page.getByLabel('Tipo').selectOption('webhook');
+
+    await page.getByLabel('URL (https)').fill(`${rx.origin}/hook`);
+    await page.getByRole('button', { name: 'Criar' }).click();
+    const once = page.getByTestId('shown-once');
+    await once.waitFor();
+    await expect(once.getByText('você não verá este segredo de novo', { exact: false }).isVisible()).resolves.toBe(true);
+    await expect(once.getByRole('button', { name: 'Copiar' }).isVisible()).resolves.toBe(true);
+    secret = await once.getByLabel('Segredo de assinatura').inputValue();
+    expect(secret).toMatch(/^whsec_/);
+    await page.getByRole('link', { name: 'Plantão Ops' }).waitFor();
+    await shot('destinations');
+
+    const list = (await t.admin('GET', `/orgs/${orgId}/destinations`)).json() as { id: string; url: string }[];
+    expect(list).toHaveLength(1);
+    expect(list[0]!.url).toBe(`${rx.origin}/hook`);
+    destinationId = list[0]!.id;
+
+    await page.reload();
+    await page.getByRole('link', { name: 'Plantão Ops' }).waitFor();
+    expect(await page.content()).not.toContain(secret);
+    await expect(page.getByTestId('shown-once').count()).resolves.toBe(0);
+  });
+
+  it('sends a test with its step-by-step result, then shows it in the history with its attempt', async () => {
+    await page.getByRole('link', { name: 'Plantão Ops' }).click();
+    await page.getByRole('heading', { name: 'Histórico de entregas' }).waitFor();
+    await page.getByText('Nenhuma entrega com estes filtros.').waitFor();
+    await page.getByRole('button', { name: 'Testar' }).click();
+    await page.getByRole('heading', { name: 'Resultado do teste: Teste bem-sucedido' }).waitFor();
+    await expect(page.getByText('Envio: ok — HTTP 200').isVisible()).resolves.toBe(true);
+
+    // The receiver got one request, signed with the secret the console showed.
+    expect(rx.requests).toHaveLength(1);
+    const sent = verifyWebhook({ rawBody: rx.requests[0]!.rawBody, headers: rx.requests[0]!.headers, secret });
+    expect(sent.test).toBe(true);
+
+    const item = page.locator('li.delivery').first();
+    await item.getByText('entregue').waitFor();
+    await expect(item.getByText('teste', { exact: true }).isVisible()).resolves.toBe(true);
+    await item.getByRole('button', { name: /^Tentativas/ }).click();
+    const log = item.getByRole('table', { name: 'Registro de tentativas' });
+    await log.waitFor();
+    const cells = await log.locator('tbody tr').first().locator('td').allInnerTexts();
+    expect(cells[0]).toBe('1');
+    expect(cells[2]).toBe('200');
+    expect(cells[3]).toMatch(/^\d+ ms$/);
+
+    // Filtering on another status leaves the history empty, in words.
+    await page.getByLabel('Situação').selectOption('failed');
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    await page.getByText('Nenhuma entrega com estes filtros.').waitFor();
+    await page.getByLabel('Situação').selectOption('');
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    await page.locator('li.delivery').first().waitFor();
+    await shot('destination');
+  });
+
+  it('creates an API key shown once, and revoking it makes the public API refuse it', async () => {
+    await page.getByRole('link', { name: 'Chaves de API' }).click();
+    await page.getByText('Nenhuma chave de API.').waitFor();
+    await page.getByLabel('Nome', { exact: true }).fill('Exportação BI');
+    await page.getByRole('checkbox', { name: 'ReadCosts' }).check();
+    await page.getByRole('button', { name: 'Criar' }).click();
+    const once = page.getByTestId('shown-once');
+    await once.waitFor();
+    await expect(once.getByText('você não verá esta chave de novo', { exact: false }).isVisible()).resolves.toBe(true);
+    const key = await once.getByLabel('Nova chave de API').inputValue();
+    expect(key).toMatch(/^vgk_/);
+
+    const publicCall = () => fetch(`${origin}/api/public/v1/alerts`, { headers: { 'x-api-key': key } });
+    expect((await publicCall()).status).toBe(200);
+    await page.getByRole('button', { name: 'Já copiei' }).click();
+    await page.reload();
+    await page.getByRole('cell', { name: 'Exportação BI', exact: true }).waitFor();
+    expect(await page.content()).not.toContain(key);
+    await expect(page.getByRole('cell', { name: 'ReadAlerts, ReadCosts' }).isVisible()).resolves.toBe(true);
+    await shot('api-keys');
+
+    await page.getByRole('button', { name: 'Revogar: Exportação BI' }).click();
+    await page.getByRole('button', { name: 'Confirmar' }).click();
+    await page.getByText(/^Revogada /).waitFor();
+    const refused = await publicCall();
+    expect(refused.status).toBe(401);
+    expect((await refused.json()).error.code).toBe('unauthorized');
+  });
+
+  it('lists an open alert and acknowledges it; the delivery url opens the alert page', async () => {
+    const signal = await t.admin('POST', `/orgs/${orgId}/signals`, {
+      sourceType: 'Dataset',
+      sourceId: 'ds-vendas',
+      sourceName: 'Vendas',
+      kind: 'failure',
+      notificationKind: 'RefreshFailed',
+      title: 'Falha na atualização do conjunto Vendas',
+      message: 'Tempo esgotado consultando a origem SQL',
+    });
+    const alertId = signal.json().alertId as string;
+    // The dispatcher delivers alert.opened to the webhook; its body carries the alert's url.
+    const [, opened] = await rx.waitFor(2, 30_000);
+    const body = JSON.parse(opened!.rawBody.toString('utf8'));
+    expect(body.event).toBe('alert.opened');
+    const url = body.alert.url as string;
+    expect(url).toBe(`${origin}/alerts/${alertId}`);
+
+    await page.getByRole('link', { name: 'Alertas' }).click();
+    const row = page.locator(`li[data-alert-id="${alertId}"]`);
+    await row.getByText('Falha na atualização do conjunto Vendas').waitFor();
+    await shot('alerts');
+    await row.getByRole('button', { name: 'Reconhecer: Falha na atualização do conjunto Vendas' }).click();
+    await row.getByText('reconhecido', { exact: true }).waitFor();
+    const alert = (await t.admin('GET', `/orgs/${orgId}/alerts/${alertId}`)).json();
+    expect(alert.acknowledged).toBe(true);
+    expect(alert.events.map((e: { event: string }) => e.event)).toEqual(['alert.opened', 'alert.acknowledged']);
+
+    // A new tab from the link in the delivery: sign in, then the alert page itself.
+    const tab = await newPage();
+    await tab.goto(url);
+    await signIn(tab);
+    await tab.getByRole('heading', { name: 'Falha na atualização do conjunto Vendas' }).waitFor();
+    expect(new URL(tab.url()).pathname).toBe(`/alerts/${alertId}`);
+    await tab.getByRole('heading', { name: /^aberto \(alert\.opened\)/ }).waitFor();
+    const openedItem = tab.locator('li.event').first().locator('li.delivery');
+    await openedItem.getByText('entregue').waitFor();
+    await expect(openedItem.getByText('→ Plantão Ops').isVisible()).resolves.toBe(true);
+    await expect(tab.getByRole('heading', { name: /^reconhecido \(alert\.acknowledged\)/ }).isVisible()).resolves.toBe(true);
+    if (SHOTS) {
+      page = tab;
+      await shot('alert');
+    }
+    await tab.close();
+  });
+
+  it('switches to English and keeps the choice', async () => {
+    await page.getByLabel('Idioma').selectOption('en');
+    await page.getByRole('link', { name: 'Destinations' }).waitFor();
+    await expect(page.getByRole('button', { name: 'Sign out' }).isVisible()).resolves.toBe(true);
+    await page.reload();
+    await page.getByRole('link', { name: 'Destinations' }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('en');
+    await page.getByLabel('Language').selectOption('pt-BR');
+  });
+
+  it('never logged the admin token, and the page raised no script error', () => {
+    expect(t.ctx.logs.text).not.toContain(TEST_ADMIN_TOKEN);
+    expect(t.ctx.logs.text).not.toContain(secret);
+    expect(pageErrors).toEqual([]);
+  });
+});
