@@ -47,13 +47,13 @@ describe('web console in Chromium', () => {
   const pageErrors: string[] = [];
 
   /** Saves the current page at desktop and phone width when screenshots are asked for. */
-  async function shot(name: string): Promise<void> {
+  async function shot(name: string, p: Page = page): Promise<void> {
     if (!SHOTS) return;
     mkdirSync(SHOTS, { recursive: true });
-    await page.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });
-    await page.setViewportSize(PHONE);
-    await page.screenshot({ path: path.join(SHOTS, `${name}-phone.png`), fullPage: true });
-    await page.setViewportSize(DESKTOP);
+    await p.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });
+    await p.setViewportSize(PHONE);
+    await p.screenshot({ path: path.join(SHOTS, `${name}-phone.png`), fullPage: true });
+    await p.setViewportSize(DESKTOP);
   }
 
   async function newPage(): Promise<Page> {
@@ -254,11 +254,29 @@ describe('web console in Chromium', () => {
     await openedItem.getByText('entregue').waitFor();
     await expect(openedItem.getByText('→ Plantão Ops').isVisible()).resolves.toBe(true);
     await expect(tab.getByRole('heading', { name: /^reconhecido \(alert\.acknowledged\)/ }).isVisible()).resolves.toBe(true);
-    if (SHOTS) {
-      page = tab;
-      await shot('alert');
-    }
+    await shot('alert', tab);
     await tab.close();
+  });
+
+  it('creates a silence and ends it', async () => {
+    await page.getByRole('link', { name: 'Silêncios' }).click();
+    await page.getByText('Nenhum silêncio.').waitFor();
+    await page.getByRole('button', { name: 'Criar' }).click();
+    await page.getByText('Informe quando o silêncio termina (no futuro).').waitFor();
+    await page.getByLabel('Tipo de origem').fill('Connector');
+    await page.getByLabel('Termina em').fill('2099-01-01T10:00');
+    await page.getByLabel('Comentário (opcional)').fill('manutenção planejada');
+    await page.getByRole('button', { name: 'Criar' }).click();
+    await page.getByRole('cell', { name: 'ativo', exact: true }).waitFor();
+    const [created] = (await t.admin('GET', `/orgs/${orgId}/silences`)).json();
+    expect(created).toMatchObject({ matchers: { sourceType: 'Connector' }, comment: 'manutenção planejada', active: true });
+    // The viewer is in São Paulo (UTC−3): 10:00 there is 13:00 UTC.
+    expect(created.endsAt).toBe('2099-01-01T13:00:00.000Z');
+    await shot('silences');
+    await page.getByRole('button', { name: 'Encerrar: sourceType = Connector' }).click();
+    await page.getByRole('button', { name: 'Confirmar' }).click();
+    await page.getByRole('cell', { name: 'encerrado', exact: true }).waitFor();
+    expect((await t.admin('GET', `/orgs/${orgId}/silences`)).json()[0].active).toBe(false);
   });
 
   it('switches to English and keeps the choice', async () => {

@@ -90,6 +90,8 @@ export function DeliveryHistory(props: { orgId: string; destinationPath: string;
 
 /** One delivery: its summary, its attempt log on demand, and redelivery once it is finished. */
 export function DeliveryItem(props: { orgId: string; delivery: Delivery; onChanged: () => void; destinationName?: string }) {
+  // On an alert's own page (destinationName given) the link to that alert would point to itself.
+  const linkAlert = props.destinationName === undefined;
   const { t, call, lang } = useConsole();
   const d = props.delivery;
   const [log, setLog] = useState<AttemptLogEntry[] | null>(null);
@@ -110,7 +112,7 @@ export function DeliveryItem(props: { orgId: string; delivery: Delivery; onChang
         {t('attempts')}: {d.attempts}
         {d.lastStatusCode !== null && ` · ${t('statusCode', { code: d.lastStatusCode })}`}
         {d.lastError && ` · ${d.lastError}`}
-        {!d.test && (
+        {!d.test && linkAlert && (
           <>
             {' · '}
             <Link href={`/alerts/${encodeURIComponent(d.alertId)}`}>{d.alertId}</Link>
