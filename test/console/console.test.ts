@@ -44,6 +44,7 @@ describe('web console in Chromium', () => {
   let orgId: string;
   let destinationId: string;
   let secret: string;
+  let rotatedSecret = 'unset';
   const pageErrors: string[] = [];
 
   /** Saves the current page at desktop and phone width when screenshots are asked for. */
@@ -227,8 +228,8 @@ describe('web console in Chromium', () => {
     });
     const alertId = signal.json().alertId as string;
     // The dispatcher delivers alert.opened to the webhook; its body carries the alert's url.
-    const [, opened] = await rx.waitFor(2, 30_000);
-    const body = JSON.parse(opened!.rawBody.toString('utf8'));
+    const received = await rx.waitFor(2, 30_000);
+    const body = received.map((r) => JSON.parse(r.rawBody.toString('utf8'))).find((b) => !b.test);
     expect(body.event).toBe('alert.opened');
     const url = body.alert.url as string;
     expect(url).toBe(`${origin}/alerts/${alertId}`);
@@ -279,6 +280,33 @@ describe('web console in Chromium', () => {
     expect((await t.admin('GET', `/orgs/${orgId}/silences`)).json()[0].active).toBe(false);
   });
 
+  it('redelivers, rotates the secret, disables and deletes the destination', async () => {
+    await page.getByRole('link', { name: 'Destinos' }).click();
+    await page.getByRole('link', { name: 'Plantão Ops' }).click();
+    const before = rx.requests.length;
+    const latest = page.locator('li.delivery').first();
+    await latest.getByRole('button', { name: /^Reenviar/ }).click();
+    await latest.getByText('Entrega reenfileirada.').waitFor();
+    await rx.waitFor(before + 1, 30_000);
+
+    await page.getByRole('button', { name: 'Trocar segredo' }).click();
+    await page.getByRole('button', { name: 'Confirmar' }).click();
+    const rotated = await page.getByTestId('shown-once').getByLabel('Segredo de assinatura').inputValue();
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(secret);
+    rotatedSecret = rotated;
+
+    await page.getByRole('button', { name: 'Desativar' }).click();
+    await page.getByRole('button', { name: 'Ativar' }).waitFor();
+    expect((await t.admin('GET', `/orgs/${orgId}/destinations/${destinationId}`)).json().enabled).toBe(false);
+
+    await page.getByRole('button', { name: 'Excluir destino' }).click();
+    await page.getByText('Excluir “Plantão Ops”? Entregas pendentes serão abandonadas.', { exact: false }).waitFor();
+    await page.getByRole('button', { name: 'Confirmar' }).click();
+    await page.getByText('Nenhum destino. Crie um para receber os alertas.').waitFor();
+    expect((await t.admin('GET', `/orgs/${orgId}/destinations/${destinationId}`)).statusCode).toBe(404);
+  });
+
   it('switches to English and keeps the choice', async () => {
     await page.getByLabel('Idioma').selectOption('en');
     await page.getByRole('link', { name: 'Destinations' }).waitFor();
@@ -292,6 +320,7 @@ describe('web console in Chromium', () => {
   it('never logged the admin token, and the page raised no script error', () => {
     expect(t.ctx.logs.text).not.toContain(TEST_ADMIN_TOKEN);
     expect(t.ctx.logs.text).not.toContain(secret);
+    expect(t.ctx.logs.text).not.toContain(rotatedSecret);
     expect(pageErrors).toEqual([]);
   });
 });

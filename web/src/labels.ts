@@ -28,3 +28,6 @@ const EVENT_KEYS: Record<string, TextKey> = {
   'alert.recovered': 'evRecovered',
 };
 export const eventLabel = (t: Translate, event: string): string => (EVENT_KEYS[event] ? `${t(EVENT_KEYS[event])} (${event})` : event);
+
+const HEALTH_KEYS: Record<string, TextKey> = { healthy: 'healthHealthy', failing: 'healthFailing', disabled: 'healthDisabled' };
+export const healthLabel = (t: Translate, state: string): string => (HEALTH_KEYS[state] ? t(HEALTH_KEYS[state]) : state);

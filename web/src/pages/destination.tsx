@@ -3,7 +3,7 @@ import { ApiFailure, type Destination, type TestResult } from '../api.js';
 import { orgPath, useConsole } from '../app-context.js';
 import { ConfirmAction, ErrorMessage, Notice, ShownOnce, useAction, useLoad, usePageTitle } from '../components.js';
 import { formatDate } from '../format.js';
-import { kindLabel } from '../labels.js';
+import { healthLabel, kindLabel } from '../labels.js';
 import { Link, navigate } from '../router.js';
 import { successRate } from './destinations.js';
 import { DeliveryHistory } from './deliveries.js';
@@ -87,7 +87,7 @@ export function DestinationPage(props: { orgId: string; destinationId: string })
           <dl class="facts">
             <dt>{t('healthState')}</dt>
             <dd>
-              <span class={`badge health-${h.state}`}>{h.state}</span>
+              <span class={`badge health-${h.state}`}>{healthLabel(t, h.state)}</span>
             </dd>
             <dt>{t('successRate24h')}</dt>
             <dd>{successRate(lang, h.successRate24h)}</dd>

@@ -4,7 +4,7 @@ import { orgPath, useConsole } from '../app-context.js';
 import { Empty, ErrorMessage, Notice, ShownOnce, useLoad, usePageTitle } from '../components.js';
 import { formatDate, formatPercent } from '../format.js';
 import type { Lang, Translate } from '../i18n.js';
-import { kindLabel } from '../labels.js';
+import { healthLabel, kindLabel } from '../labels.js';
 import { Link } from '../router.js';
 import { DestinationForm } from './destination-form.js';
 
@@ -19,7 +19,7 @@ export function HealthSummary(props: { health: Health | undefined; t: Translate;
   if (!health) return <span class="muted">{t('healthUnknown')}</span>;
   return (
     <span>
-      <span class={`badge health-${health.state}`}>{health.state}</span> {successRate(lang, health.successRate24h)}
+      <span class={`badge health-${health.state}`}>{healthLabel(t, health.state)}</span> {successRate(lang, health.successRate24h)}
       {health.lastFailureAt && (
         <small class="muted">
           {' '}
