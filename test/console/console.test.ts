@@ -17,6 +17,7 @@ import { startDispatcher, type Dispatcher } from '../../src/delivery/dispatcher.
 import { verifyWebhook } from '../../src/receiver/verify.js';
 import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/context.js';
 import { startReceiver, type TestReceiver } from '../helpers/receiver.js';
+import { ServiceNowFake } from '../fakes/servicenow.js';
 
 const SHOTS = process.env.VIGIA_TEST_ENGINE === 'pg' ? process.env.VIGIA_CONSOLE_SCREENSHOTS : undefined;
 const DESKTOP = { width: 1280, height: 860 };
@@ -36,6 +37,7 @@ async function launch(): Promise<Browser> {
 describe('web console in Chromium', () => {
   let t: TestApp;
   let rx: TestReceiver;
+  const serviceNow = new ServiceNowFake('vigia', 'pw-123456');
   let worker: Dispatcher;
   let browser: Browser;
   let context: BrowserContext;
@@ -81,6 +83,7 @@ describe('web console in Chromium', () => {
     // Delivery bodies carry {baseUrl}/alerts/{id}: point it at this process so the link opens the console.
     t.ctx.config.baseUrl = origin;
     rx = await startReceiver();
+    await serviceNow.start();
     worker = await startDispatcher(t.ctx, { retentionEveryMs: 0, idlePollMs: 200 });
     browser = await launch();
     page = await newPage();
@@ -90,6 +93,7 @@ describe('web console in Chromium', () => {
     await browser?.close();
     await worker?.stop();
     await rx?.close();
+    await serviceNow.stop();
     await t?.close();
   });
 
@@ -185,6 +189,35 @@ describe('web console in Chromium', () => {
     await page.getByRole('button', { name: 'Filtrar' }).click();
     await page.locator('li.delivery').first().waitFor();
     await shot('destination');
+  });
+
+  it("tests a connector destination step by step and says when the sample incident must be closed by hand", async () => {
+    await page.getByRole('link', { name: 'Destinos' }).click();
+    await page.getByLabel('Tipo').selectOption('servicenow');
+    await page.getByLabel('Nome', { exact: true }).fill('ServiceNow TI');
+    await page.getByLabel('URL da instância').fill(serviceNow.url);
+    await page.getByLabel('Usuário').fill('vigia');
+    await page.getByRole('button', { name: 'Criar' }).click();
+    await page.getByText('Senha: obrigatório.').waitFor();
+    await page.getByLabel('Senha').fill('pw-123456');
+    await page.getByRole('button', { name: 'Criar' }).click();
+    await page.getByRole('link', { name: 'ServiceNow TI' }).click();
+    await page.getByText('Credenciais guardadas (não são exibidas)').waitFor();
+    expect(await page.content()).not.toContain('pw-123456');
+
+    serviceNow.failNext(5, { kind: 'reply', reply: { status: 503, body: 'down' } }, (r) => r.method === 'PATCH');
+    await page.getByRole('button', { name: 'Testar' }).click();
+    await page.getByRole('heading', { name: 'Resultado do teste: Teste falhou' }).waitFor();
+    const steps = await page.locator('ol.steps li').allInnerTexts();
+    expect(steps[0]).toBe('Abrir incidente de teste: ok — HTTP 201');
+    expect(steps[1]).toMatch(/^Fechar incidente de teste: falhou — HTTP 503/);
+    await expect(page.getByText('O incidente de teste não pôde ser fechado: feche-o manualmente na ferramenta de destino.').isVisible()).resolves.toBe(true);
+    const incident = serviceNow.incidents.at(-1)!;
+    expect(incident.state).toBe('1');
+    await expect(page.getByText(incident.number, { exact: false }).first().isVisible()).resolves.toBe(true);
+    // Out of the way of the alert deliveries checked below.
+    const list = (await t.admin('GET', `/orgs/${orgId}/destinations`)).json() as { id: string; kind: string }[];
+    await t.admin('DELETE', `/orgs/${orgId}/destinations/${list.find((d) => d.kind === 'servicenow')!.id}`);
   });
 
   it('creates an API key shown once, and revoking it makes the public API refuse it', async () => {
