@@ -71,6 +71,27 @@ describe('web console in Chromium', () => {
     return p;
   }
 
+  /** Every form control, button and link has a name a screen reader can say; the page fits a phone. */
+  async function expectAccessible(p: Page = page): Promise<void> {
+    const unnamed = await p.evaluate(() =>
+      [...document.querySelectorAll('input, select, textarea, button, a[href]')]
+        .filter((el) => {
+          const aria = el.getAttribute('aria-label') ?? '';
+          const labels = (el as HTMLInputElement).labels;
+          const labelText = labels ? [...labels].map((l) => l.textContent ?? '').join('') : '';
+          const own = el.tagName === 'BUTTON' || el.tagName === 'A' ? (el.textContent ?? '') : '';
+          return `${aria}${labelText}${own}`.trim() === '';
+        })
+        .map((el) => el.outerHTML.slice(0, 120)),
+    );
+    expect(unnamed).toEqual([]);
+    // Usable at phone width: nothing sticks out sideways.
+    await p.setViewportSize(PHONE);
+    const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    await p.setViewportSize(DESKTOP);
+    expect(overflow).toBeLessThanOrEqual(0);
+  }
+
   async function signIn(p: Page, token = TEST_ADMIN_TOKEN): Promise<void> {
     await p.getByLabel('Token de administrador').fill(token);
     await p.getByRole('button', { name: 'Entrar' }).click();
@@ -103,6 +124,7 @@ describe('web console in Chromium', () => {
     await signIn(page, 'vat_wrong');
     await page.getByText('Token recusado. Confira o token de administrador.').waitFor();
     await shot('sign-in');
+    await expectAccessible();
 
     await signIn(page);
     await page.getByText('Nenhuma organização ainda. Crie a primeira abaixo.').waitFor();
@@ -145,6 +167,7 @@ describe('web console in Chromium', () => {
     expect(secret).toMatch(/^whsec_/);
     await page.getByRole('link', { name: 'Plantão Ops' }).waitFor();
     await shot('destinations');
+    await expectAccessible();
 
     const list = (await t.admin('GET', `/orgs/${orgId}/destinations`)).json() as { id: string; url: string }[];
     expect(list).toHaveLength(1);
@@ -189,6 +212,7 @@ describe('web console in Chromium', () => {
     await page.getByRole('button', { name: 'Filtrar' }).click();
     await page.locator('li.delivery').first().waitFor();
     await shot('destination');
+    await expectAccessible();
   });
 
   it("tests a connector destination step by step and says when the sample incident must be closed by hand", async () => {
@@ -240,6 +264,7 @@ describe('web console in Chromium', () => {
     expect(await page.content()).not.toContain(key);
     await expect(page.getByRole('cell', { name: 'ReadAlerts, ReadCosts' }).isVisible()).resolves.toBe(true);
     await shot('api-keys');
+    await expectAccessible();
 
     await page.getByRole('button', { name: 'Revogar: Exportação BI' }).click();
     await page.getByRole('button', { name: 'Confirmar' }).click();
@@ -271,6 +296,7 @@ describe('web console in Chromium', () => {
     const row = page.locator(`li[data-alert-id="${alertId}"]`);
     await row.getByText('Falha na atualização do conjunto Vendas').waitFor();
     await shot('alerts');
+    await expectAccessible();
     await row.getByRole('button', { name: 'Reconhecer: Falha na atualização do conjunto Vendas' }).click();
     await row.getByText('reconhecido', { exact: true }).waitFor();
     const alert = (await t.admin('GET', `/orgs/${orgId}/alerts/${alertId}`)).json();
@@ -289,6 +315,7 @@ describe('web console in Chromium', () => {
     await expect(openedItem.getByText('→ Plantão Ops').isVisible()).resolves.toBe(true);
     await expect(tab.getByRole('heading', { name: /^reconhecido \(alert\.acknowledged\)/ }).isVisible()).resolves.toBe(true);
     await shot('alert', tab);
+    await expectAccessible(tab);
     await tab.close();
   });
 
@@ -307,6 +334,7 @@ describe('web console in Chromium', () => {
     // The viewer is in São Paulo (UTC−3): 10:00 there is 13:00 UTC.
     expect(created.endsAt).toBe('2099-01-01T13:00:00.000Z');
     await shot('silences');
+    await expectAccessible();
     await page.getByRole('button', { name: 'Encerrar: sourceType = Connector' }).click();
     await page.getByRole('button', { name: 'Confirmar' }).click();
     await page.getByRole('cell', { name: 'encerrado', exact: true }).waitFor();
@@ -329,8 +357,8 @@ describe('web console in Chromium', () => {
     expect(rotated).not.toBe(secret);
     rotatedSecret = rotated;
 
-    await page.getByRole('button', { name: 'Desativar' }).click();
-    await page.getByRole('button', { name: 'Ativar' }).waitFor();
+    await page.getByRole('button', { name: 'Desativar', exact: true }).click();
+    await page.getByRole('button', { name: 'Ativar', exact: true }).waitFor();
     expect((await t.admin('GET', `/orgs/${orgId}/destinations/${destinationId}`)).json().enabled).toBe(false);
 
     await page.getByRole('button', { name: 'Excluir destino' }).click();
