@@ -2,11 +2,11 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
 // The console is compiled into dist/console (gitignored) and served by the Vigia process.
-// No plugin is needed: esbuild compiles the TSX with Preact's automatic JSX runtime.
+// No plugin is needed: Vite's own transformer (Oxc) compiles the TSX with Preact's automatic JSX runtime.
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/',
-  esbuild: { jsx: 'automatic', jsxImportSource: 'preact' },
+  oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   build: {
     outDir: fileURLToPath(new URL('../dist/console', import.meta.url)),
     emptyOutDir: true,
