@@ -51,7 +51,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T |
     return () => {
       live = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // `load` is a new closure on every render; `deps` say when it really changed.
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((n) => n + 1), []);
   return { ...state, reload };

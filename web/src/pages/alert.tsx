@@ -1,3 +1,4 @@
+import { useEffect } from 'preact/hooks';
 import { ApiFailure, type Alert, type AlertDelivery, type AlertEvent, type Org } from '../api.js';
 import { orgPath, useConsole, type Console } from '../app-context.js';
 import { Empty, ErrorMessage, useLoad, usePageTitle } from '../components.js';
@@ -41,7 +42,10 @@ export function AlertPage(props: { alertId: string }) {
   usePageTitle(found.data?.alert.title ?? t('alertTitle'));
 
   // Opening an alert of another organization makes it the chosen one, so the menu follows.
-  if (found.data && found.data.orgId !== c.orgId) c.chooseOrg(found.data.orgId);
+  const foundOrg = found.data?.orgId;
+  useEffect(() => {
+    if (foundOrg && foundOrg !== c.orgId) c.chooseOrg(foundOrg);
+  }, [foundOrg]);
 
   if (found.loading && !found.data) return <p>{t('loading')}</p>;
   if (found.error) return <ErrorMessage error={found.error} onRetry={found.reload} />;

@@ -8,10 +8,9 @@ import { healthLabel, kindLabel } from '../labels.js';
 import { Link } from '../router.js';
 import { DestinationForm } from './destination-form.js';
 
-/** The API may report a rate as 0–1 or as a percentage; both read the same here. */
+/** `successRate24h` is a ratio 0–1 (null when nothing ended in the last 24 hours). */
 export function successRate(lang: Lang, rate: number | null | undefined): string {
-  if (rate === null || rate === undefined) return '—';
-  return formatPercent(lang, rate > 1 ? rate / 100 : rate);
+  return formatPercent(lang, rate);
 }
 
 export function HealthSummary(props: { health: Health | undefined; t: Translate; lang: Lang }) {
