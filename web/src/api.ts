@@ -94,9 +94,9 @@ export interface TestResult {
   message: string;
 }
 
-export const DELIVERY_STATUSES = ['pending', 'waiting', 'succeeded', 'failed', 'abandoned'] as const;
-/** Statuses a delivery can show; `skipped` (destination disabled) comes with endpoint health. */
-export type ShownStatus = DeliveryStatus | 'skipped';
+/** `skipped` (destination disabled) comes with endpoint health; an older server refuses it as a filter (400, shown). */
+export const DELIVERY_STATUSES = ['pending', 'waiting', 'succeeded', 'failed', 'abandoned', 'skipped'] as const;
+export type ShownStatus = DeliveryStatus;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export interface Delivery {
