@@ -335,7 +335,7 @@ describe('web console in Chromium', () => {
     expect(created.endsAt).toBe('2099-01-01T13:00:00.000Z');
     await shot('silences');
     await expectAccessible();
-    await page.getByRole('button', { name: 'Encerrar: sourceType = Connector' }).click();
+    await page.getByRole('button', { name: 'Encerrar: Tipo de origem = Connector' }).click();
     await page.getByRole('button', { name: 'Confirmar' }).click();
     await page.getByRole('cell', { name: 'encerrado', exact: true }).waitFor();
     expect((await t.admin('GET', `/orgs/${orgId}/silences`)).json()[0].active).toBe(false);

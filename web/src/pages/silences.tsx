@@ -28,7 +28,8 @@ export function SilencesPage(props: { orgId: string }) {
     });
   };
   const describe = (s: Silence) => {
-    const parts = Object.entries(s.matchers).map(([k, v]) => `${k} = ${v}`);
+    const names: Record<string, string> = { sourceType: t('sourceType'), sourceId: t('sourceId'), notificationKind: t('notificationKind') };
+    const parts = Object.entries(s.matchers).map(([k, v]) => `${names[k] ?? k} = ${v}`);
     return parts.length ? parts.join(' · ') : t('matchAll');
   };
   const input = (key: keyof typeof form, label: string, type = 'text') => (
