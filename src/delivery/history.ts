@@ -6,6 +6,7 @@
 import type { Database } from '../db/index.js';
 import { conflictError, notFoundError } from '../errors.js';
 import {
+  findAlertDeliveries,
   findDelivery,
   listDestinationDeliveries,
   redeliver,
@@ -56,7 +57,7 @@ async function requireLiveDestination(db: Database, orgId: string, destinationId
 /** One page (newest first) of a live destination's history; the total counts every page. */
 export async function listDeliveries(
   db: Database,
-  f: { orgId: string; destinationId: string; status?: DeliveryStatus; limit: number; offset: number },
+  f: { orgId: string; destinationId: string; status?: DeliveryStatus; from?: Date; to?: Date; limit: number; offset: number },
 ): Promise<{ value: DeliveryView[]; totalCount: number }> {
   await requireLiveDestination(db, f.orgId, f.destinationId);
   const { rows, totalCount } = await listDestinationDeliveries(db, f);
@@ -75,4 +76,16 @@ export async function redeliverDelivery(db: Database, orgId: string, deliveryId:
   if (result.kind === 'not_found') throw notFoundError('delivery');
   if (result.kind === 'in_progress') throw conflictError('the delivery is still in progress');
   return toDeliveryView(result.row);
+}
+
+/** The deliveries made for one alert's events (the console's alert page), in event order. */
+export async function listAlertDeliveries(db: Database, orgId: string, alertId: string) {
+  const rows = await findAlertDeliveries(db, orgId, alertId);
+  return rows.map((r) => ({
+    ...toDeliveryView(r),
+    eventId: r.event_id,
+    destinationId: r.destination_id,
+    destinationName: r.destination_name,
+    destinationKind: r.destination_kind,
+  }));
 }

@@ -54,10 +54,16 @@ export interface AttemptRecord {
 /** One page of a destination's history, newest first, with the total count. */
 export async function listDestinationDeliveries(
   q: Q,
-  f: { orgId: string; destinationId: string; status?: DeliveryStatus; limit: number; offset: number },
+  f: { orgId: string; destinationId: string; status?: DeliveryStatus; from?: Date; to?: Date; limit: number; offset: number },
 ): Promise<{ rows: DeliveryRecord[]; totalCount: number }> {
-  const where = `org_id = $1 AND destination_id = $2${f.status ? ' AND status = $3' : ''}`;
-  const params: unknown[] = f.status ? [f.orgId, f.destinationId, f.status] : [f.orgId, f.destinationId];
+  // Optional filters: status, created at or after `from`, created before `to`.
+  const params: unknown[] = [f.orgId, f.destinationId];
+  let where = 'org_id = $1 AND destination_id = $2';
+  for (const [sql, value] of [['status =', f.status], ['created_at >=', f.from], ['created_at <', f.to]] as const) {
+    if (value === undefined) continue;
+    params.push(value);
+    where += ` AND ${sql} $${params.length}`;
+  }
   const [count, list] = await Promise.all([
     q.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE ${where}`, params),
     q.query<DeliveryRecord>(
@@ -81,4 +87,25 @@ export async function findDelivery(q: Q, orgId: string, deliveryId: string): Pro
     [deliveryId],
   );
   return { delivery: rows[0], attempts: attempts.rows };
+}
+
+/** A delivery of one alert's events, with its destination's name and kind (test sends excluded). */
+export interface AlertDeliveryRecord extends DeliveryRecord {
+  event_id: string | null;
+  destination_name: string;
+  destination_kind: string;
+}
+
+/** Every delivery made for an alert's events, in event order. */
+export async function findAlertDeliveries(q: Q, orgId: string, alertId: string): Promise<AlertDeliveryRecord[]> {
+  const columns = DELIVERY_RECORD_COLUMNS.split(', ').map((c) => `d.${c}`).join(', ');
+  // Test sends carry a sample alert id, never a real one; they are excluded all the same.
+  const { rows } = await q.query<AlertDeliveryRecord>(
+    `SELECT ${columns}, d.event_id, s.name AS destination_name, s.kind AS destination_kind
+       FROM deliveries d JOIN destinations s ON s.id = d.destination_id AND s.org_id = d.org_id
+      WHERE d.org_id = $1 AND d.alert_id = $2 AND NOT d.test
+      ORDER BY d.event_seq NULLS LAST, d.created_at, d.id`,
+    [orgId, alertId],
+  );
+  return rows;
 }
