@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import type { AppContext } from '../context.js';
 import { ApiError, sendError } from '../http/errors.js';
 import { installPublicAuth } from './auth.js';
+import { installHostileInputGuards, refuse, wrongMethod } from './hostile-input.js';
 import { registerSpec } from './docs.js';
 import { strictQueryCompiler } from './query-validator.js';
 import { createRateLimiter } from './limits.js';
@@ -15,7 +16,6 @@ import { slaRoutes } from './routes/sla.js';
 export { publicApiDocs } from './docs.js';
 
 export const PUBLIC_PREFIX = '/api/public/v1';
-const GET_PATHS = new Set(['/alerts', '/alerts/metrics', '/capacities', '/workspaces', '/costs/daily', '/sla', '/openapi.json']);
 
 /**
  * Public read-only API plugin, mounted at /api/public/v1 (SPEC §4.3). Auth, scopes and limits
@@ -48,13 +48,12 @@ export async function publicApi(app: FastifyInstance, opts: { ctx: AppContext })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerSpec(ctx, () => app.swagger());
 
-  // Known paths with another method answer 405; everything else under the prefix 404.
+  installHostileInputGuards(app);
+  // Known paths with another method answer 405 (before any body is read: see refuseBodies);
+  // everything else under the prefix 404.
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0]!.slice(PUBLIC_PREFIX.length).replace(/\/+$/, '');
-    if (GET_PATHS.has(path) && request.method !== 'GET' && request.method !== 'HEAD') {
-      reply.header('allow', 'GET, HEAD');
-      return sendError(reply, new ApiError(405, 'method_not_allowed', `${request.method} is not allowed; use GET`));
-    }
+    const refusal = wrongMethod(request);
+    if (refusal) return refuse(reply, refusal);
     return sendError(reply, new ApiError(404, 'not_found', 'no such route'));
   });
 

@@ -70,7 +70,7 @@ export async function alertsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
         p.pageSize,
       );
       const params = { from: from.toISOString(), to: to.toISOString(), status: q.status, sourceType: q.sourceType, format: q.format };
-      return sendPage(reply, q.format, ALERT_FIELDS, envelope('/alerts', params, p, totalCount, items));
+      return sendPage(reply, q.format, 'alerts', ALERT_FIELDS, envelope('/alerts', params, p, totalCount, items));
     },
   );
 }

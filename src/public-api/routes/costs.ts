@@ -67,7 +67,7 @@ export async function costsRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
         : { totalCount: 0, items: [] };
       // The resolved currency is pinned too, so later pages cannot switch currency.
       const params = { from: w.from, to: w.to, currency: currency ?? undefined, format: q.format };
-      return sendPage(reply, q.format, COST_FIELDS, envelope('/costs/daily', params, p, totalCount, items));
+      return sendPage(reply, q.format, 'daily-costs', COST_FIELDS, envelope('/costs/daily', params, p, totalCount, items));
     },
   );
 }

@@ -42,7 +42,7 @@ export async function inventoryRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
       const p = pageRequest(request.query);
       const { totalCount, items } = await listCapacities(ctx.db, request.apiCaller!.orgId, p.offset, p.pageSize);
       const page = envelope('/capacities', { format: request.query.format }, p, totalCount, items);
-      return sendPage(reply, request.query.format, CAPACITY_FIELDS, page);
+      return sendPage(reply, request.query.format, 'capacities', CAPACITY_FIELDS, page);
     },
   );
 
@@ -63,7 +63,7 @@ export async function inventoryRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
       const p = pageRequest(request.query);
       const { totalCount, items } = await listWorkspaces(ctx.db, request.apiCaller!.orgId, p.offset, p.pageSize);
       const page = envelope('/workspaces', { format: request.query.format }, p, totalCount, items);
-      return sendPage(reply, request.query.format, WORKSPACE_FIELDS, page);
+      return sendPage(reply, request.query.format, 'workspaces', WORKSPACE_FIELDS, page);
     },
   );
 }
