@@ -27,6 +27,7 @@ export function describeParserError(code: string | undefined): ParserFailure {
     case 'HPE_INVALID_METHOD':
       return { status: 400, code: 'invalid_request', message: 'unknown or malformed request method' };
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+    case 'HPE_INVALID_CONTENT_LENGTH':
     case 'HPE_INVALID_TRANSFER_ENCODING':
       return { status: 400, code: 'invalid_request', message: 'conflicting or invalid body framing headers' };
     default:
