@@ -1,7 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
 import { installErrorHandling } from './http/errors.js';
-import { handleClientError, handleFrameworkError } from './http/client-errors.js';
+import { handleClientError, handleFrameworkError, requireHostHeader } from './http/client-errors.js';
 import { adminApi } from './admin-api/index.js';
 import { publicApi, publicApiDocs } from './public-api/index.js';
 
@@ -19,8 +19,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     // Parser- and router-level refusals answer in the error envelope too, without echoing the request.
     clientErrorHandler: handleClientError,
     frameworkErrors: handleFrameworkError,
+    http: { requireHostHeader: false },
   });
   installErrorHandling(app);
+  app.addHook('onRequest', requireHostHeader);
 
   app.get('/healthz', async (_req, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {

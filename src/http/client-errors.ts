@@ -77,3 +77,13 @@ export function handleFrameworkError(error: FastifyError, _request: FastifyReque
   }
   sendError(reply, new ApiError(400, 'invalid_request', 'the request could not be routed'));
 }
+
+/**
+ * HTTP/1.1 requires a Host header. Node's own check answers a bare `400` outside the envelope,
+ * so the server turns it off (`requireHostHeader: false`) and this root onRequest hook answers instead.
+ */
+export async function requireHostHeader(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  if (request.raw.httpVersion !== '1.1' || request.headers.host !== undefined) return undefined;
+  reply.header('connection', 'close');
+  return sendError(reply, new ApiError(400, 'invalid_request', 'the Host header is required'));
+}

@@ -152,6 +152,12 @@ describe('parser and router errors on the whole server answer in the envelope wi
     }
   });
 
+  it('an HTTP/1.1 request without Host answers 400 in the envelope', async () => {
+    const a = await sendUntilClose('GET /healthz HTTP/1.1\r\n\r\n');
+    expect(expectEnvelope(a, 400).message).toBe('the Host header is required');
+    expect(a.closed).toBe(true);
+  });
+
   it('a method Node accepts but no route has answers 404 or 405 in the envelope', async () => {
     const a = await send('PROPFIND /api/public/v1/alerts HTTP/1.1\r\nHost: x\r\n\r\n');
     expectEnvelope(a, 405, 'PROPFIND');
