@@ -5,6 +5,7 @@ import { ApiError, sendError } from '../http/errors.js';
 import { installPublicAuth } from './auth.js';
 import { installHostileInputGuards, refuse, wrongMethod } from './hostile-input.js';
 import { registerSpec } from './docs.js';
+import { hoistNamedSchemas } from './openapi.js';
 import { strictQueryCompiler } from './query-validator.js';
 import { createRateLimiter } from './limits.js';
 import { alertsRoutes } from './routes/alerts.js';
@@ -34,7 +35,11 @@ export async function publicApi(app: FastifyInstance, opts: { ctx: AppContext })
       info: {
         title: 'Vigia public API',
         version: '1.0.0',
-        description: 'Read-only access to alerts, metrics, inventory, daily costs and the monthly SLA report. See docs/public-api.md.',
+        description:
+          'Read-only access to alerts, alert metrics, inventory, daily costs and the monthly SLA report of one organization. ' +
+          'Send the API key in `X-Api-Key` (or `Authorization: ApiKey <key>`). Every error answers with the envelope ' +
+          '`{"error":{"code","message"}}` and `Cache-Control: no-store`. Each key may make a fixed number of requests per ' +
+          'minute (see the `RateLimit-*` headers); an address sending too many invalid keys is refused with 429 for the rest of the minute.',
       },
       servers: [{ url: ctx.config.baseUrl }],
       components: {
@@ -44,6 +49,7 @@ export async function publicApi(app: FastifyInstance, opts: { ctx: AppContext })
         },
       },
     },
+    transformObject: (document) => ('openapiObject' in document ? hoistNamedSchemas(document.openapiObject) : document.swaggerObject),
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerSpec(ctx, () => app.swagger());

@@ -5,12 +5,14 @@ import { CAPACITY_FIELDS, WORKSPACE_FIELDS, listCapacities, listWorkspaces } fro
 import { listResponses, nullableString, pagingQuery, security } from '../schemas.js';
 
 const capacityItem = {
+  title: 'Capacity',
   type: 'object',
   required: [...CAPACITY_FIELDS],
   properties: { name: { type: 'string' }, sku: { type: 'string' }, state: { type: 'string' }, region: { type: 'string' } },
 } as const;
 
 const workspaceItem = {
+  title: 'Workspace',
   type: 'object',
   required: [...WORKSPACE_FIELDS],
   properties: { name: { type: 'string' }, remoteId: { type: 'string' }, capacityName: nullableString },
@@ -30,12 +32,13 @@ export async function inventoryRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
     {
       config: { scope: 'ReadCapacities' },
       schema: {
+        operationId: 'listCapacities',
         summary: 'List capacities, by name',
         description: 'Scope ReadCapacities.',
         tags: ['inventory'],
         security,
         querystring: pagingOnly,
-        response: listResponses(capacityItem, 'Paged envelope of capacity items'),
+        response: listResponses(capacityItem, 'CapacityPage', 'Paged envelope of capacity items'),
       },
     },
     async (request, reply) => {
@@ -51,12 +54,13 @@ export async function inventoryRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
     {
       config: { scope: 'ReadWorkspaces' },
       schema: {
+        operationId: 'listWorkspaces',
         summary: 'List workspaces, by name',
         description: 'Scope ReadWorkspaces.',
         tags: ['inventory'],
         security,
         querystring: pagingOnly,
-        response: listResponses(workspaceItem, 'Paged envelope of workspace items'),
+        response: listResponses(workspaceItem, 'WorkspacePage', 'Paged envelope of workspace items'),
       },
     },
     async (request, reply) => {
