@@ -18,7 +18,7 @@ const PREFIX = '/api/public/v1';
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
 
 /** 405 for another method on a known path, 404 for another method elsewhere; null for GET/HEAD. */
-export function wrongMethod(request: FastifyRequest): ApiError | null {
+function wrongMethod(request: FastifyRequest): ApiError | null {
   if (request.method === 'GET' || request.method === 'HEAD') return null;
   const path = request.url.split('?')[0]!.slice(PREFIX.length).replace(/\/+$/, '');
   if (!KNOWN_PATHS.has(path)) return new ApiError(404, 'not_found', 'no such route');
@@ -32,7 +32,7 @@ function announcesBody(request: FastifyRequest): boolean {
 }
 
 /** Sends the refusal and closes the connection, so a body behind it is never read. */
-export function refuse(reply: FastifyReply, err: ApiError): FastifyReply {
+function refuse(reply: FastifyReply, err: ApiError): FastifyReply {
   reply.header('connection', 'close');
   return sendError(reply, err);
 }

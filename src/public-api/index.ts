@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger';
 import type { AppContext } from '../context.js';
 import { ApiError, sendError } from '../http/errors.js';
 import { installPublicAuth } from './auth.js';
-import { installHostileInputGuards, refuse, wrongMethod } from './hostile-input.js';
+import { installHostileInputGuards } from './hostile-input.js';
 import { registerSpec } from './docs.js';
 import { hoistNamedSchemas } from './openapi.js';
 import { strictQueryCompiler } from './query-validator.js';
@@ -54,14 +54,10 @@ export async function publicApi(app: FastifyInstance, opts: { ctx: AppContext })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerSpec(ctx, () => app.swagger());
 
+  // Other methods than GET/HEAD are answered 405/404 by these guards' first hook, which also runs
+  // before this scope's not-found handler; what reaches the handler is a GET/HEAD of an unknown path.
   installHostileInputGuards(app);
-  // Known paths with another method answer 405 (before any body is read: see refuseBodies);
-  // everything else under the prefix 404.
-  app.setNotFoundHandler((request, reply) => {
-    const refusal = wrongMethod(request);
-    if (refusal) return refuse(reply, refusal);
-    return sendError(reply, new ApiError(404, 'not_found', 'no such route'));
-  });
+  app.setNotFoundHandler((_request, reply) => sendError(reply, new ApiError(404, 'not_found', 'no such route')));
 
   const limiter = createRateLimiter(ctx);
   app.addHook('onClose', async () => limiter.close());
