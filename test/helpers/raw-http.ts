@@ -64,15 +64,18 @@ function isComplete(buf: Buffer): boolean {
   return m ? buf.length >= end + 4 + Number(m[1]) : false;
 }
 
+/** The first answer in `raw`; its body ends at Content-Length (a pipelined answer may follow). */
 export function parseAnswer(raw: Buffer, closed: boolean): RawAnswer {
-  const text = raw.toString('utf8');
-  const end = text.indexOf('\r\n\r\n');
-  const m = /^HTTP\/1\.1 (\d{3}) [^\r\n]*\r\n/.exec(text);
+  const end = raw.indexOf('\r\n\r\n');
+  const head = raw.subarray(0, end < 0 ? raw.length : end).toString('latin1');
+  const m = /^HTTP\/1\.1 (\d{3}) [^\r\n]*/.exec(head);
   if (!m || end < 0) return { raw, status: null, headers: {}, body: '', closed };
   const headers: Record<string, string> = {};
-  for (const line of text.slice(m[0].length, end).split('\r\n')) {
+  for (const line of head.slice(m[0].length).split('\r\n')) {
     const i = line.indexOf(':');
     if (i > 0) headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
   }
-  return { raw, status: Number(m[1]), headers, body: text.slice(end + 4), closed };
+  const length = headers['content-length'] === undefined ? undefined : Number(headers['content-length']);
+  const body = raw.subarray(end + 4, length === undefined ? undefined : end + 4 + length).toString('utf8');
+  return { raw, status: Number(m[1]), headers, body, closed };
 }
