@@ -35,4 +35,12 @@ describe('configuration', () => {
     expect(c.destinationAllowlist).toEqual(['127.0.0.1', 'receiver.test', '10.0.0.0/8']);
     expect(c.baseUrl).toBe('https://v.example');
   });
+
+  it('takes a read replica only beside a primary', () => {
+    expect(() => loadConfig({ DATABASE_READ_URL: 'postgres://replica/db' })).toThrow(/needs DATABASE_URL/);
+    const c = loadConfig({ DATABASE_URL: 'postgres://primary/db', DATABASE_READ_URL: 'postgres://replica/db', VIGIA_READ_MAX_LAG_SECONDS: '3' });
+    expect(c).toMatchObject({ databaseReadUrl: 'postgres://replica/db', readMaxLagSeconds: 3 });
+    expect(loadConfig({}).databaseReadUrl).toBeUndefined();
+    expect(loadConfig({}).readMaxLagSeconds).toBe(10);
+  });
 });
