@@ -1,8 +1,10 @@
 import { Command } from 'commander';
 import { loadConfig, ConfigError } from './config.js';
+import { DataDirLockedError } from './db/data-dir-lock.js';
+import { VERSION } from './version.js';
 
 const program = new Command();
-program.name('vigia').description('Alert webhook delivery and read-only public API').showHelpAfterError();
+program.name('vigia').description('Alert webhook delivery and read-only public API').version(VERSION).showHelpAfterError();
 
 program
   .command('serve')
@@ -11,10 +13,24 @@ program
   .option('--worker-only', 'run the workers only, serve no HTTP')
   .action(async (opts: { worker: boolean; workerOnly?: boolean }) => {
     const { startService } = await import('./service.js');
-    const service = await startService(loadConfig(), {
+    const config = loadConfig();
+    const service = await startService(config, {
       http: !opts.workerOnly,
       worker: opts.worker,
     });
+    if (process.stdout.isTTY && service.address) {
+      const { renderBanner } = await import('./banner.js');
+      process.stdout.write(
+        renderBanner({
+          config,
+          address: service.address,
+          engine: service.ctx.db.engine,
+          adminTokenGenerated: service.adminTokenGenerated,
+          adminTokenFile: service.adminTokenFile,
+          version: VERSION,
+        }),
+      );
+    }
     const shutdown = (signal: string) => {
       service.ctx.log.info({ signal }, 'shutting down');
       service.stop().then(
@@ -43,9 +59,11 @@ program
 program
   .command('demo')
   .description('create a demo organization with inventory, an API key and a stream of signals')
-  .action(async () => {
+  .option('--url <url>', 'seed a running server at this address through its admin API')
+  .option('--token <token>', 'admin token for --url (default: VIGIA_ADMIN_TOKEN, or the one saved in VIGIA_DATA_DIR)')
+  .action(async (opts: { url?: string; token?: string }) => {
     const { runDemo } = await import('./demo.js');
-    await runDemo(loadConfig());
+    await runDemo(loadConfig(), opts);
   });
 
 program
@@ -62,6 +80,14 @@ program
   });
 
 program.parseAsync(process.argv).catch((err: unknown) => {
+  if (err instanceof DataDirLockedError) {
+    process.stderr.write(`vigia: ${err.message}\n`);
+    process.exit(3);
+  }
+  if (err instanceof Error && err.name === 'DemoError') {
+    process.stderr.write(`vigia demo: ${err.message}\n`);
+    process.exit(1);
+  }
   if (err instanceof ConfigError) {
     process.stderr.write(`configuration error: ${err.message}\n`);
     process.exit(2);

@@ -25,6 +25,8 @@ export type Engine = 'pg' | 'pglite';
 
 export interface Database extends Queryable {
   readonly engine: Engine;
+  /** Embedded engine only: this process's exclusive hold on VIGIA_DATA_DIR. */
+  readonly dataDirLock?: import('./data-dir-lock.js').DataDirLock;
   /**
    * Runs fn in one transaction. Inside fn use only the given Queryable: on PGlite the database
    * is a single connection and calling `db` from inside `tx` would wait for itself.

@@ -13,7 +13,7 @@ export function installBodyParsers(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (body === '') return done(null, undefined);
-    parseJson(req, body, done);
+    parseJson(req, body as string, done);
   });
   // Any other media type: accepted only when the body is empty.
   app.removeContentTypeParser('text/plain');
