@@ -68,12 +68,15 @@ program
 
 program
   .command('listen')
-  .description('run a local HTTPS receiver that verifies signatures and prints each delivery')
-  .requiredOption('--secret <whsec>', 'signing secret of the destination')
+  .description('run a local HTTPS receiver that verifies signatures, prints each delivery and can forward it to your app')
+  .option('--secret <whsec>', 'signing secret of the destination (required unless --cert-only)')
   .option('--port <port>', 'port', '9443')
   .option('--host <host>', 'address', '127.0.0.1')
-  .option('--cert <file>', 'TLS certificate (PEM); a self-signed one is made when omitted')
+  .option('--forward-to <url>', 'hand each verified delivery (raw body, headers) to this local app and answer with its reply')
+  .option('--cert <file>', 'TLS certificate (PEM); by default a self-signed one is made once and kept in --cert-dir')
   .option('--key <file>', 'TLS private key (PEM)')
+  .option('--cert-dir <dir>', 'where the self-signed certificate is kept (default: $VIGIA_DATA_DIR/listen, else ./data/listen)')
+  .option('--cert-only', 'make (or find) the certificate, print its path and exit')
   .action(async (opts) => {
     const { runListener } = await import('./receiver/listen.js');
     await runListener(opts);
