@@ -4,10 +4,11 @@ import { installErrorHandling } from './http/errors.js';
 import { installBodyParsers } from './http/body-parsers.js';
 import { adminApi } from './admin-api/index.js';
 import { publicApi, publicApiDocs } from './public-api/index.js';
+import { consoleRoutes } from './console/serve.js';
 
 export const BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 
-/** Builds the HTTP server: health, admin API, public API. Listening is the caller's job. */
+/** Builds the HTTP server: health, admin API, public API, web console. Listening is the caller's job. */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log as unknown as FastifyBaseLogger,
@@ -34,5 +35,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(publicApi, { prefix: '/api/public/v1', ctx });
   await app.register((await import('./metrics.js')).metricsRoutes, { ctx });
   await app.register(publicApiDocs, { ctx }); // GET /docs: Swagger UI of the public API
+  await app.register(consoleRoutes); // GET / and the console's browser routes (docs/console.md)
   return app;
 }

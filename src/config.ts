@@ -5,6 +5,10 @@ export interface Config {
   host: string;
   baseUrl: string;
   databaseUrl: string | undefined;
+  /** Optional streaming replica for the public API's reads (key checks stay on the primary). */
+  databaseReadUrl: string | undefined;
+  /** A replica further behind than this is skipped (reads go to the primary). */
+  readMaxLagSeconds: number;
   dataDir: string;
   adminToken: string | undefined;
   secretKey: string | undefined;
@@ -79,11 +83,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('VIGIA_SECRET_KEY must be base64 of exactly 32 bytes');
   }
   const databaseUrl = text(env, 'DATABASE_URL');
+  const databaseReadUrl = text(env, 'DATABASE_READ_URL');
+  if (databaseReadUrl !== undefined && databaseUrl === undefined) {
+    throw new ConfigError('DATABASE_READ_URL (a read replica) needs DATABASE_URL (its primary)');
+  }
   return {
     port,
     host,
     baseUrl,
     databaseUrl,
+    databaseReadUrl,
+    readMaxLagSeconds: int(env, 'VIGIA_READ_MAX_LAG_SECONDS', 10, 1, 86_400),
     dataDir: text(env, 'VIGIA_DATA_DIR') ?? './data',
     adminToken: text(env, 'VIGIA_ADMIN_TOKEN'),
     secretKey,

@@ -8,6 +8,11 @@ import type { Sealer } from './secrets/sealing.js';
 export interface AppContext {
   config: Config;
   db: Database;
+  /**
+   * Where the public API's read queries go: a read replica router when DATABASE_READ_URL is
+   * set, otherwise absent (reads use db). Freshness-critical reads (API keys) always use db.
+   */
+  readDb?: Database;
   clock: Clock;
   log: Logger;
   sealer: Sealer;

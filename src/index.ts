@@ -1,4 +1,3 @@
-/** Package exports for users: the receiver kit and the public-API client. */
-export {};
-export { verifyWebhook, WebhookVerificationError, type VerifyWebhookInput, type WebhookEvent } from './receiver/verify.js';
+/** Package entry (`vigia`): the receiver kit and the public-API client; also `vigia/receiver` and `vigia/client`. */
+export * from './receiver/index.js';
 export * from './client/index.js';

@@ -3,6 +3,7 @@ import { systemClock, type Clock } from './clock.js';
 import { loadConfig, type Config } from './config.js';
 import type { AppContext } from './context.js';
 import { migrate, openDatabase } from './db/index.js';
+import { createReadRouter } from './db/read-replica.js';
 import { createLogger, type Logger } from './logger.js';
 import { resolveMasterKey } from './secrets/master-key.js';
 import { Sealer } from './secrets/sealing.js';
@@ -61,6 +62,16 @@ export async function startService(config: Config = loadConfig(), opts: ServiceO
     ctx.log.warn({ allowlist: config.destinationAllowlist }, 'VIGIA_DESTINATION_ALLOWLIST is set: these hosts bypass the private-address rule (development and tests only)');
   }
 
+  if (config.databaseReadUrl && opts.http !== false) {
+    ctx.readDb = createReadRouter({
+      primary: ctx.db,
+      replicaUrl: config.databaseReadUrl,
+      maxLagSeconds: config.readMaxLagSeconds,
+      checkIntervalMs: 1000,
+      logger: ctx.log,
+    });
+  }
+
   const workers = opts.worker === false ? [] : [await startAlertJobs(ctx), await startDispatcher(ctx)];
   let app: FastifyInstance | undefined;
   let address: string | undefined;
@@ -91,6 +102,7 @@ export async function startService(config: Config = loadConfig(), opts: ServiceO
           clearInterval(sweep);
         }
         await Promise.all(workers.map((w) => w.stop()));
+        await ctx.readDb?.close();
         await ctx.db.close();
       })();
       return stopping;

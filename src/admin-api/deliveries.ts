@@ -2,12 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { conflict, invalidRequest, notFound } from '../http/errors.js';
 import { DELIVERY_CHANNEL } from '../delivery/fanout.js';
+import { parseIsoDateTime } from '../orgs/validation.js';
 
 /** Admin routes: delivery history and redelivery (CONTRACT §2) — delivery engine (issue 3). */
 
 const STATUSES = ['pending', 'waiting', 'succeeded', 'failed', 'abandoned'] as const;
 
-interface DeliveryRow {
+export interface DeliveryRow {
   id: string;
   event: string;
   alert_id: string;
@@ -21,9 +22,9 @@ interface DeliveryRow {
   test: boolean;
 }
 
-const COLUMNS = 'id, event, alert_id, status, attempts, next_attempt_at, last_status_code, last_error, created_at, completed_at, test';
+export const DELIVERY_COLUMNS = 'id, event, alert_id, status, attempts, next_attempt_at, last_status_code, last_error, created_at, completed_at, test';
 
-function toView(r: DeliveryRow) {
+export function toDeliveryView(r: DeliveryRow) {
   return {
     id: r.id,
     event: r.event,
@@ -42,7 +43,7 @@ function toView(r: DeliveryRow) {
 export async function deliveriesRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
 
-  app.get<{ Params: { orgId: string; id: string }; Querystring: { status?: string; page?: string; pageSize?: string } }>(
+  app.get<{ Params: { orgId: string; id: string }; Querystring: { status?: string; from?: string; to?: string; page?: string; pageSize?: string } }>(
     '/orgs/:orgId/destinations/:id/deliveries',
     {
       schema: {
@@ -52,6 +53,8 @@ export async function deliveriesRoutes(app: FastifyInstance, opts: { ctx: AppCon
           additionalProperties: false,
           properties: {
             status: { type: 'string', enum: [...STATUSES] },
+            from: { type: 'string', maxLength: 40 },
+            to: { type: 'string', maxLength: 40 },
             page: { type: 'string', pattern: '^[0-9]{1,6}$' },
             pageSize: { type: 'string', pattern: '^[0-9]{1,6}$' },
           },
@@ -65,23 +68,38 @@ export async function deliveriesRoutes(app: FastifyInstance, opts: { ctx: AppCon
       const pageSize = Number(req.query.pageSize ?? 100);
       if (page < 1 || page > 1000) throw invalidRequest('page must be from 1 to 1000');
       if (pageSize < 1 || pageSize > 500) throw invalidRequest('pageSize must be from 1 to 500');
+      // Time filter on createdAt: from inclusive, to exclusive.
+      const from = req.query.from === undefined ? undefined : parseIsoDateTime(req.query.from, 'from');
+      const to = req.query.to === undefined ? undefined : parseIsoDateTime(req.query.to, 'to');
+      if (from && to && from >= to) throw invalidRequest('from must be before to');
       const dest = await ctx.db.query('SELECT 1 FROM destinations WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL', [orgId, id]);
       if (dest.rows.length === 0) throw notFound('destination');
-      const where = `org_id = $1 AND destination_id = $2${status ? ' AND status = $3' : ''}`;
-      const params: unknown[] = status ? [orgId, id, status] : [orgId, id];
+      const params: unknown[] = [orgId, id];
+      let where = 'org_id = $1 AND destination_id = $2';
+      for (const [sql, value] of [['status =', status], ['created_at >=', from], ['created_at <', to]] as const) {
+        if (value === undefined) continue;
+        params.push(value);
+        where += ` AND ${sql} $${params.length}`;
+      }
       const [count, list] = await Promise.all([
         ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE ${where}`, params),
         ctx.db.query<DeliveryRow>(
-          `SELECT ${COLUMNS} FROM deliveries WHERE ${where} ORDER BY created_at DESC, id DESC
+          `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE ${where} ORDER BY created_at DESC, id DESC
             LIMIT ${pageSize} OFFSET ${(page - 1) * pageSize}`,
           params,
         ),
       ]);
       const totalCount = count.rows[0]!.n;
       const hasNext = page * pageSize < totalCount && page < 1000;
-      const q = new URLSearchParams({ ...(status ? { status } : {}), page: String(page + 1), pageSize: String(pageSize) });
+      const q = new URLSearchParams({
+        ...(status ? { status } : {}),
+        ...(from ? { from: from.toISOString() } : {}),
+        ...(to ? { to: to.toISOString() } : {}),
+        page: String(page + 1),
+        pageSize: String(pageSize),
+      });
       return {
-        value: list.rows.map(toView),
+        value: list.rows.map(toDeliveryView),
         page,
         pageSize,
         totalCount,
@@ -96,7 +114,7 @@ export async function deliveriesRoutes(app: FastifyInstance, opts: { ctx: AppCon
     async (req) => {
       const { orgId, deliveryId } = req.params;
       const { rows } = await ctx.db.query<DeliveryRow & { destination_id: string }>(
-        `SELECT ${COLUMNS}, destination_id FROM deliveries WHERE org_id = $1 AND id = $2`,
+        `SELECT ${DELIVERY_COLUMNS}, destination_id FROM deliveries WHERE org_id = $1 AND id = $2`,
         [orgId, deliveryId],
       );
       if (!rows[0]) throw notFound('delivery');
@@ -105,7 +123,7 @@ export async function deliveriesRoutes(app: FastifyInstance, opts: { ctx: AppCon
         [deliveryId],
       );
       return {
-        ...toView(rows[0]),
+        ...toDeliveryView(rows[0]),
         destinationId: rows[0].destination_id,
         attemptLog: attempts.rows.map((a) => ({
           attempt: a.attempt,
@@ -138,13 +156,13 @@ export async function deliveriesRoutes(app: FastifyInstance, opts: { ctx: AppCon
         const { rows } = await q.query<DeliveryRow>(
           `UPDATE deliveries SET status = 'pending', attempt_base = attempts, next_attempt_at = $3, completed_at = NULL,
                   locked_until = NULL, locked_by = NULL
-            WHERE org_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+            WHERE org_id = $1 AND id = $2 RETURNING ${DELIVERY_COLUMNS}`,
           [orgId, deliveryId, now],
         );
         await q.query(`SELECT pg_notify('${DELIVERY_CHANNEL}', '')`);
         return rows[0]!;
       });
-      return reply.code(202).send(toView(row));
+      return reply.code(202).send(toDeliveryView(row));
     },
   );
 }

@@ -17,6 +17,7 @@ import {
   type DestinationRow,
 } from '../delivery/destinations.js';
 import { runTestAction } from '../delivery/test-send.js';
+import { SIGNATURE_SCHEMES, type SignatureScheme } from '../delivery/signing.js';
 
 /** Admin routes: destinations (CONTRACT §2) — delivery engine (issue 3). */
 
@@ -44,6 +45,7 @@ const commonProps = {
   credentials: { type: 'object', maxProperties: 20, additionalProperties: { type: 'string', maxLength: 4096 } },
   filter: filterSchema,
   enabled: { type: 'boolean' },
+  signatureScheme: { type: 'string', enum: [...SIGNATURE_SCHEMES] },
 } as const;
 
 interface CreateBody {
@@ -54,6 +56,7 @@ interface CreateBody {
   credentials?: Record<string, string>;
   filter?: DestinationFilter | null;
   enabled?: boolean;
+  signatureScheme?: SignatureScheme;
 }
 type PatchBody = Partial<Omit<CreateBody, 'kind'>>;
 
@@ -91,8 +94,11 @@ async function checkUrl(ctx: AppContext, value: string, field: string): Promise<
 async function validateDestination(
   ctx: AppContext,
   kind: string,
-  input: { url: string | null; config: Record<string, unknown>; credentials: Record<string, string> | null },
+  input: { url: string | null; config: Record<string, unknown>; credentials: Record<string, string> | null; signatureScheme?: SignatureScheme },
 ): Promise<void> {
+  if (kind !== 'webhook' && input.signatureScheme !== undefined) {
+    throw invalidRequest(`body: "signatureScheme" is used only by webhook destinations (a ${kind} destination is not signed)`);
+  }
   if (kind === 'webhook') {
     if (!input.url) throw invalidRequest('body: "url" is required for a webhook destination');
     if (Object.keys(input.config).length > 0) throw invalidRequest('body: "config" is not used by a webhook destination');
@@ -137,7 +143,7 @@ export async function destinationsRoutes(app: FastifyInstance, opts: { ctx: AppC
       await requireOrg(ctx.db, orgId);
       const config = b.config ?? {};
       const credentials = b.credentials ?? null;
-      await validateDestination(ctx, b.kind, { url: b.url ?? null, config, credentials });
+      await validateDestination(ctx, b.kind, { url: b.url ?? null, config, credentials, signatureScheme: b.signatureScheme });
 
       const now = ctx.clock.now();
       const id = newId('dst', now);
@@ -152,8 +158,8 @@ export async function destinationsRoutes(app: FastifyInstance, opts: { ctx: AppC
           throw limitExceeded(`an organization may have at most ${MAX_DESTINATIONS_PER_ORG} destinations`);
         }
         const ins = await q.query<DestinationRow>(
-          `INSERT INTO destinations (id, org_id, name, kind, url, config, credentials_sealed, signing_secret_sealed, filter, enabled, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING ${DESTINATION_COLUMNS}`,
+          `INSERT INTO destinations (id, org_id, name, kind, url, config, credentials_sealed, signing_secret_sealed, filter, enabled, created_at, updated_at, signature_scheme)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12) RETURNING ${DESTINATION_COLUMNS}`,
           [
             id,
             orgId,
@@ -166,6 +172,7 @@ export async function destinationsRoutes(app: FastifyInstance, opts: { ctx: AppC
             b.filter ? JSON.stringify(b.filter) : null,
             b.enabled ?? true,
             now,
+            b.signatureScheme ?? 'service',
           ],
         );
         return ins.rows[0]!;
@@ -202,8 +209,8 @@ export async function destinationsRoutes(app: FastifyInstance, opts: { ctx: AppC
           : current.credentials_sealed
             ? ctx.sealer.openJson<Record<string, string>>(current.credentials_sealed)
             : null;
-      if (b.url !== undefined || b.config !== undefined || b.credentials !== undefined) {
-        await validateDestination(ctx, current.kind, { url, config, credentials });
+      if (b.url !== undefined || b.config !== undefined || b.credentials !== undefined || b.signatureScheme !== undefined) {
+        await validateDestination(ctx, current.kind, { url, config, credentials, signatureScheme: b.signatureScheme });
       }
       const { rows } = await ctx.db.query<DestinationRow>(
         `UPDATE destinations SET
@@ -213,7 +220,8 @@ export async function destinationsRoutes(app: FastifyInstance, opts: { ctx: AppC
            credentials_sealed = CASE WHEN $6::boolean THEN $7 ELSE credentials_sealed END,
            filter = CASE WHEN $8::boolean THEN $9::jsonb ELSE filter END,
            enabled = COALESCE($10, enabled),
-           updated_at = $11
+           updated_at = $11,
+           signature_scheme = COALESCE($12, signature_scheme)
          WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING ${DESTINATION_COLUMNS}`,
         [
           orgId,
@@ -227,6 +235,7 @@ export async function destinationsRoutes(app: FastifyInstance, opts: { ctx: AppC
           b.filter ? JSON.stringify(b.filter) : null,
           b.enabled ?? null,
           ctx.clock.now(),
+          b.signatureScheme ?? null,
         ],
       );
       if (!rows[0]) throw notFound('destination');

@@ -7,6 +7,7 @@ import { inventoryRoutes } from './inventory.js';
 import { alertsRoutes } from './alerts.js';
 import { destinationsRoutes } from './destinations.js';
 import { deliveriesRoutes } from './deliveries.js';
+import { alertViewsRoutes } from './alert-views.js';
 
 /** Admin API plugin, mounted at /api/admin/v1 (CONTRACT §2). */
 export async function adminApi(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
@@ -22,4 +23,5 @@ export async function adminApi(app: FastifyInstance, opts: { ctx: AppContext }):
   await app.register(alertsRoutes, routeOpts);
   await app.register(destinationsRoutes, routeOpts);
   await app.register(deliveriesRoutes, routeOpts);
+  await app.register(alertViewsRoutes, routeOpts);
 }

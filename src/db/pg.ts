@@ -27,12 +27,12 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
   };
 }
 
-export function createPgDatabase(url: string, logger?: Logger, opts: { max?: number } = {}): Database {
+export function createPgDatabase(url: string, logger?: Logger, opts: { max?: number; connectionTimeoutMillis?: number } = {}): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.max ?? 10,
     types,
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: opts.connectionTimeoutMillis ?? 10_000,
     idleTimeoutMillis: 30_000,
   });
   // An idle client losing its server (restart, failover) must not crash the process: the pool

@@ -7,6 +7,7 @@ import type { AppContext } from '../context.js';
 import type { ConnectorResult, DeliveryBody, Send } from './connectors/types.js';
 import { getConnector } from './connectors/index.js';
 import { deliverWebhook } from './webhook.js';
+import type { SignatureScheme } from './signing.js';
 
 /** What the pipeline knows about a delivery when it attempts it. */
 export interface AttemptInput {
@@ -19,6 +20,8 @@ export interface AttemptInput {
   destinationId: string;
   credentialsSealed: string | null;
   signingSecretSealed: string | null;
+  /** How a webhook destination signs (ignored by connectors). */
+  signatureScheme: SignatureScheme;
   ref: Record<string, unknown> | null;
   /** 1-based attempt number within the current budget. */
   attempt: number;
@@ -45,7 +48,15 @@ export async function performAttempt(ctx: AppContext, send: Send, d: AttemptInpu
       if (!d.url || !d.signingSecretSealed) result = { outcome: 'abandon', error: 'destination has no url or signing secret' };
       else {
         result = await deliverWebhook(
-          { deliveryId: d.id, event: d.event, body: d.body, url: d.url, secret: ctx.sealer.open(d.signingSecretSealed), now: ctx.clock.now() },
+          {
+            deliveryId: d.id,
+            event: d.event,
+            body: d.body,
+            url: d.url,
+            secret: ctx.sealer.open(d.signingSecretSealed),
+            scheme: d.signatureScheme,
+            now: ctx.clock.now(),
+          },
           send,
         );
       }

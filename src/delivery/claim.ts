@@ -6,6 +6,7 @@
  */
 import type { Queryable } from '../db/index.js';
 import { preparedQuery } from './prepared.js';
+import type { SignatureScheme } from './signing.js';
 
 export interface ClaimedRow {
   id: string;
@@ -23,6 +24,7 @@ export interface ClaimedRow {
   config: Record<string, unknown>;
   credentials_sealed: string | null;
   signing_secret_sealed: string | null;
+  signature_scheme: SignatureScheme;
   ref: Record<string, unknown> | null;
 }
 
@@ -111,7 +113,7 @@ leased AS (
   RETURNING d.id, d.org_id, d.destination_id, d.alert_id, d.event, d.event_seq, d.body, d.attempts, d.attempt_base,
             (d.attempts - d.attempt_base > 1 AND (d.last_status_code IS NULL OR NOT EXISTS (
                SELECT 1 FROM delivery_attempts a WHERE a.delivery_id = d.id AND a.attempt = d.attempts - 1))) AS previous_unknown,
-            s.kind, s.url, s.config, s.credentials_sealed, s.signing_secret_sealed,
+            s.kind, s.url, s.config, s.credentials_sealed, s.signing_secret_sealed, s.signature_scheme,
             (SELECT r.ref FROM connector_refs r WHERE r.destination_id = d.destination_id AND r.alert_id = d.alert_id) AS ref
 )
 SELECT (SELECT count(*)::int FROM cand) AS cand_count,

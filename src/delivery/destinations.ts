@@ -5,8 +5,9 @@
 import type { Queryable } from '../db/index.js';
 import type { AlertEventName } from '../alerts/events.js';
 import type { DestinationKind } from './connectors/types.js';
+import type { SignatureScheme } from './signing.js';
 
-export const DESTINATION_KINDS = ['webhook', 'pagerduty', 'opsgenie', 'servicenow', 'azure-devops'] as const;
+export const DESTINATION_KINDS = ['webhook', 'pagerduty', 'opsgenie', 'servicenow', 'azure-devops', 'jsm'] as const;
 export const MAX_DESTINATIONS_PER_ORG = 20;
 
 export interface DestinationFilter {
@@ -24,6 +25,7 @@ export interface DestinationRow {
   config: Record<string, unknown>;
   credentials_sealed: string | null;
   signing_secret_sealed: string | null;
+  signature_scheme: SignatureScheme;
   filter: DestinationFilter | null;
   enabled: boolean;
   created_at: Date;
@@ -31,7 +33,7 @@ export interface DestinationRow {
 }
 
 export const DESTINATION_COLUMNS =
-  'id, org_id, name, kind, url, config, credentials_sealed, signing_secret_sealed, filter, enabled, created_at, updated_at';
+  'id, org_id, name, kind, url, config, credentials_sealed, signing_secret_sealed, signature_scheme, filter, enabled, created_at, updated_at';
 
 /** Absent filter or absent field = everything. */
 export function matchesFilter(filter: DestinationFilter | null, ev: { event: string; severity: string; sourceType: string }): boolean {
@@ -50,6 +52,8 @@ export function toDestinationView(row: DestinationRow) {
     kind: row.kind,
     url: row.url,
     config: row.config ?? {},
+    /** Webhooks only; null for connector kinds, which do not sign. */
+    signatureScheme: row.kind === 'webhook' ? row.signature_scheme : null,
     filter: row.filter ?? null,
     enabled: row.enabled,
     credentialsSet: row.credentials_sealed !== null || row.signing_secret_sealed !== null,

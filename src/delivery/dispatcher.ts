@@ -286,6 +286,7 @@ export async function startDispatcher(ctx: AppContext, opts: DispatcherOptions =
       destinationId: row.destination_id,
       credentialsSealed: row.credentials_sealed,
       signingSecretSealed: row.signing_secret_sealed,
+      signatureScheme: row.signature_scheme,
       ref: row.ref,
       attempt: budgetAttempt,
       previousOutcomeUnknown: row.previous_unknown,

@@ -64,6 +64,7 @@ async function webhookTest(ctx: AppContext, d: DestinationRow): Promise<TestActi
       destinationId: d.id,
       credentialsSealed: null,
       signingSecretSealed: d.signing_secret_sealed,
+      signatureScheme: d.signature_scheme,
       ref: null,
       attempt: 1,
       previousOutcomeUnknown: false,

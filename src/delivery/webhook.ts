@@ -4,13 +4,20 @@
 import type { ConnectorResult, Send } from './connectors/types.js';
 import { DeliveryNetworkError } from './guarded-http.js';
 import { classifyStatus } from './retry-policy.js';
-import { webhookHeaders } from './signing.js';
+import { webhookHeaders, type SignatureScheme } from './signing.js';
 
 export async function deliverWebhook(
-  input: { deliveryId: string; event: string; body: string; url: string; secret: string; now: Date },
+  input: { deliveryId: string; event: string; body: string; url: string; secret: string; scheme: SignatureScheme; now: Date },
   send: Send,
 ): Promise<ConnectorResult> {
-  const headers = webhookHeaders({ deliveryId: input.deliveryId, event: input.event, body: input.body, secret: input.secret, now: input.now });
+  const headers = webhookHeaders({
+    deliveryId: input.deliveryId,
+    event: input.event,
+    body: input.body,
+    secret: input.secret,
+    scheme: input.scheme,
+    now: input.now,
+  });
   try {
     const res = await send({ method: 'POST', url: input.url, headers, body: input.body });
     const c = classifyStatus(res.statusCode);

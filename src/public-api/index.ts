@@ -61,12 +61,15 @@ export async function publicApi(app: FastifyInstance, opts: { ctx: AppContext })
   const limiter = createRateLimiter(ctx);
   app.addHook('onClose', async () => limiter.close());
 
+  // Keys are checked on the primary (a revocation must count at once); the routes' read queries
+  // go to the read replica when one is configured.
+  const reads: AppContext = ctx.readDb ? { ...ctx, db: ctx.readDb } : ctx;
   await app.register(async (secured) => {
     installPublicAuth(secured, ctx, limiter);
-    await secured.register(alertsRoutes, { ctx });
-    await secured.register(metricsRoutes, { ctx });
-    await secured.register(inventoryRoutes, { ctx });
-    await secured.register(costsRoutes, { ctx });
-    await secured.register(slaRoutes, { ctx });
+    await secured.register(alertsRoutes, { ctx: reads });
+    await secured.register(metricsRoutes, { ctx: reads });
+    await secured.register(inventoryRoutes, { ctx: reads });
+    await secured.register(costsRoutes, { ctx: reads });
+    await secured.register(slaRoutes, { ctx: reads });
   });
 }

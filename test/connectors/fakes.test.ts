@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PagerDutyFake } from '../fakes/pagerduty.js';
 import { OpsgenieFake } from '../fakes/opsgenie.js';
+import { JsmFake } from '../fakes/jsm.js';
 import { ServiceNowFake } from '../fakes/servicenow.js';
 import { AzureDevOpsFake } from '../fakes/azure-devops.js';
 import { undiciSend } from './helpers.js';
@@ -10,16 +11,17 @@ const send = undiciSend(1000);
 const KEY = 'R0UT1NGKEY0123456789abcdefABCDEF';
 const pd = new PagerDutyFake(KEY);
 const og = new OpsgenieFake('k1');
+const jsm = new JsmFake('k2');
 const sn = new ServiceNowFake('u', 'p');
 const ado = new AzureDevOpsFake('acme', 'pat');
 const json = { 'content-type': 'application/json' };
 const basic = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
 
 beforeAll(async () => {
-  await Promise.all([pd.start(), og.start(), sn.start(), ado.start()]);
+  await Promise.all([pd.start(), og.start(), jsm.start(), sn.start(), ado.start()]);
 });
 afterAll(async () => {
-  await Promise.all([pd.stop(), og.stop(), sn.stop(), ado.stop()]);
+  await Promise.all([pd.stop(), og.stop(), jsm.stop(), sn.stop(), ado.stop()]);
   await send.agent.close();
 });
 
@@ -44,6 +46,19 @@ describe('vendor fakes validate requests', () => {
     expect((await post('/v2/alerts/a/notes?identifierType=alias', {})).statusCode).toBe(422);
     expect(og.violations).toHaveLength(5);
     expect((await send({ method: 'POST', url: `${og.url}/v2/alerts`, headers: { ...json, authorization: 'GenieKey nope' }, body: '{"message":"m"}' })).statusCode).toBe(401);
+  });
+
+  it('JSM: the Opsgenie contract under /jsm/ops/integration only; the same violations; 202 with a requestId', async () => {
+    const h = { ...json, authorization: 'GenieKey k2' };
+    const post = (path: string, b: unknown) => send({ method: 'POST', url: `${jsm.url}${path}`, headers: h, body: JSON.stringify(b) });
+    expect((await post('/v2/alerts', { message: 'm' })).statusCode).toBe(404);
+    expect((await post('/jsm/ops/integration/v2/alerts', { alias: 'a' })).statusCode).toBe(422);
+    expect((await post('/jsm/ops/integration/v2/alerts/a/close', {})).statusCode).toBe(422);
+    expect(jsm.violations).toHaveLength(2);
+    const ok = await post('/jsm/ops/integration/v2/alerts', { message: 'm', alias: 'a' });
+    expect(ok.statusCode).toBe(202);
+    expect(Object.keys(JSON.parse(ok.body))).toEqual(['result', 'took', 'requestId']);
+    expect((await send({ method: 'POST', url: `${jsm.url}/jsm/ops/integration/v2/alerts`, headers: { ...json, authorization: 'GenieKey k1' }, body: '{"message":"m"}' })).statusCode).toBe(401);
   });
 
   it('ServiceNow: unknown field, bad state, resolving without close fields → refused and recorded', async () => {

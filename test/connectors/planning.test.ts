@@ -23,8 +23,8 @@ const d = (config: Record<string, unknown>, credentials: Record<string, string>,
 });
 
 describe('connector planning', () => {
-  it('registers the four kinds and nothing else', () => {
-    expect(Object.keys(connectors).sort()).toEqual(['azure-devops', 'opsgenie', 'pagerduty', 'servicenow']);
+  it('registers the five kinds and nothing else', () => {
+    expect(Object.keys(connectors).sort()).toEqual(['azure-devops', 'jsm', 'opsgenie', 'pagerduty', 'servicenow']);
     expect(getConnector('webhook')).toBeUndefined();
     expect(getConnector('toString')).toBeUndefined();
   });
@@ -43,6 +43,22 @@ describe('connector planning', () => {
     expect(r.sent.map((s) => s.url)).toEqual(['https://api.eu.opsgenie.com/v2/alerts', 'https://api.opsgenie.com/v2/alerts']);
     expect(r.sent[0]!.headers.authorization).toBe('GenieKey abc');
     expect(JSON.parse(r.sent[0]!.body!).priority).toBe('P3');
+  });
+
+  it('Jira Service Management: api.atlassian.com by default, the same body as Opsgenie under /jsm/ops/integration', async () => {
+    const j = recorder();
+    const o = recorder();
+    const delivery = d({ priority: 'P2' }, { apiKey: 'abc' }, 'alert.opened');
+    await getConnector('jsm')!.deliver(delivery, j.send);
+    await getConnector('opsgenie')!.deliver(delivery, o.send);
+    await getConnector('jsm')!.deliver(d({ apiBaseUrl: 'https://gw.example.com/' }, { apiKey: 'abc' }), j.send);
+    expect(j.sent.map((s) => s.url)).toEqual([
+      'https://api.atlassian.com/jsm/ops/integration/v2/alerts',
+      'https://gw.example.com/jsm/ops/integration/v2/alerts',
+    ]);
+    expect(j.sent[0]!.headers.authorization).toBe('GenieKey abc');
+    expect(j.sent[0]!.body).toBe(o.sent[0]!.body);
+    expect(JSON.parse(j.sent[0]!.body!).priority).toBe('P2');
   });
 
   it('ServiceNow and Azure DevOps: Basic auth (Azure: empty user, PAT as password)', async () => {

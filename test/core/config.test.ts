@@ -44,4 +44,12 @@ describe('configuration', () => {
     expect(loadConfig({ PORT: '9000', HOST: 'fd00::5' }).baseUrl).toBe('http://[fd00::5]:9000');
     expect(loadConfig({ PORT: '9000', VIGIA_BASE_URL: 'https://alerts.example.com' }).baseUrl).toBe('https://alerts.example.com');
   });
+
+  it('takes a read replica only beside a primary', () => {
+    expect(() => loadConfig({ DATABASE_READ_URL: 'postgres://replica/db' })).toThrow(/needs DATABASE_URL/);
+    const c = loadConfig({ DATABASE_URL: 'postgres://primary/db', DATABASE_READ_URL: 'postgres://replica/db', VIGIA_READ_MAX_LAG_SECONDS: '3' });
+    expect(c).toMatchObject({ databaseReadUrl: 'postgres://replica/db', readMaxLagSeconds: 3 });
+    expect(loadConfig({}).databaseReadUrl).toBeUndefined();
+    expect(loadConfig({}).readMaxLagSeconds).toBe(10);
+  });
 });

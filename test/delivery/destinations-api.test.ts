@@ -34,6 +34,7 @@ describe('destinations admin API', () => {
       kind: 'webhook',
       url: 'https://hooks.example.com/vigia',
       config: {},
+      signatureScheme: 'service',
       filter: { events: ['alert.opened'], severities: ['error'] },
       enabled: true,
       credentialsSet: true,

@@ -4,9 +4,7 @@
  * under load on a private cluster. The worker is the real CLI: `vigia serve --worker-only`.
  * These need several processes on one server, so they run in the pg project only.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
@@ -23,6 +21,7 @@ import { newId } from '../../src/ids.js';
 import { ENGINE } from '../helpers/db.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { startReceiver, type TestReceiver } from '../helpers/receiver.js';
+import { startPrivateCluster, type PgCluster } from '../helpers/pg-cluster.js';
 import { emitMany, insertOrg, until } from './support.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -184,32 +183,14 @@ if (ENGINE === 'pg') {
   });
 
   describe('PostgreSQL restart under load (private cluster)', () => {
-    const bin = ['/usr/lib/postgresql/15/bin', ...(existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql').map((v) => `/usr/lib/postgresql/${v}/bin`) : [])].find((d) =>
-      existsSync(path.join(d, 'pg_ctl')),
-    )!;
-    let dir = '';
-    let port = 0;
+    let cluster: PgCluster;
     let ctx: AppContext;
     let rx: TestReceiver;
     let worker: (ChildProcess & { output: () => string }) | undefined;
-    // pg_ctl's server inherits our stdio: pipes would keep execFileSync waiting for the server
-    // to exit, so pg_ctl runs with stdio ignored (the server logs to log.txt).
-    const asPostgres = (cmd: string, args: string[]) => {
-      const isRoot = process.getuid?.() === 0;
-      const stdio = cmd === 'pg_ctl' ? 'ignore' : 'pipe';
-      return isRoot
-        ? execFileSync('runuser', ['-u', 'postgres', '--', path.join(bin, cmd), ...args], { stdio, timeout: 60_000 })
-        : execFileSync(path.join(bin, cmd), args, { stdio, timeout: 60_000 });
-    };
-    const pgCtl = (...args: string[]) => asPostgres('pg_ctl', ['-D', dir, '-w', '-t', '30', ...args]);
 
     beforeAll(async () => {
-      dir = mkdtempSync(path.join(tmpdir(), 'vigia-pgrestart-'));
-      if (process.getuid?.() === 0) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString().trim()), Number(execFileSync('id', ['-g', 'postgres']).toString().trim()));
-      port = 30000 + Math.floor(Math.random() * 20000);
-      asPostgres('initdb', ['-D', dir, '--username', 'postgres', '--auth', 'trust', '--no-sync', '-E', 'UTF8']);
-      pgCtl('-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, '-l', path.join(dir, 'log.txt'), 'start');
-      const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+      cluster = startPrivateCluster();
+      const url = cluster.url;
       const key = randomBytes(32);
       const config = { ...loadConfig({ VIGIA_SECRET_KEY: key.toString('base64'), VIGIA_BASE_URL: 'https://vigia.example.test' }), databaseUrl: url };
       const db = createPgDatabase(url);
@@ -221,12 +202,7 @@ if (ENGINE === 'pg') {
       await stopWorker(worker);
       await rx?.close();
       await ctx?.db.close().catch(() => undefined);
-      try {
-        pgCtl('-m', 'immediate', 'stop');
-      } catch {
-        /* already stopped */
-      }
-      rmSync(dir, { recursive: true, force: true });
+      cluster?.destroy();
     });
 
     it('the worker reconnects by itself and nothing is lost', async () => {
@@ -254,7 +230,7 @@ if (ENGINE === 'pg') {
       await rx.waitFor(100, 50_000).catch((e) => {
         throw new Error(`${e.message}\n${worker!.output()}`);
       });
-      pgCtl('-m', 'fast', 'restart', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`);
+      cluster.restart();
       await until(async () => emitted >= 600, 50_000, 'producer finished');
       stop = true;
       await producer;

@@ -3,6 +3,7 @@ import { pagerduty } from './pagerduty.js';
 import { opsgenie } from './opsgenie.js';
 import { servicenow } from './servicenow.js';
 import { azureDevOps } from './azure-devops.js';
+import { jsm } from './jsm.js';
 
 /**
  * Registry of IT-service-management connectors by destination kind (SPEC §4.2).
@@ -13,6 +14,7 @@ export const connectors: Partial<Record<ConnectorKind, Connector>> = {
   opsgenie,
   servicenow,
   'azure-devops': azureDevOps,
+  jsm,
 };
 
 export function getConnector(kind: string): Connector | undefined {

@@ -7,7 +7,7 @@
 import type { AlertSnapshot } from '../../alerts/snapshot.js';
 import type { AlertEventName } from '../../alerts/events.js';
 
-export type ConnectorKind = 'pagerduty' | 'opsgenie' | 'servicenow' | 'azure-devops';
+export type ConnectorKind = 'pagerduty' | 'opsgenie' | 'servicenow' | 'azure-devops' | 'jsm';
 export type DestinationKind = 'webhook' | ConnectorKind;
 
 /** The delivery body (SPEC §2.1) as stored at creation; connectors read the incident from it. */

@@ -1,0 +1,3 @@
+module example.com/vigia-receiver
+
+go 1.19

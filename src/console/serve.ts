@@ -1,0 +1,66 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import fastifyStatic from '@fastify/static';
+
+/** Where `npm run build:web` (run by `npm install` through `prepare`) writes the console. */
+export const CONSOLE_BUILD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/console');
+
+/**
+ * The browser routes of the single-page console. Each answers index.html and the console's own
+ * router draws the page; they are listed (not a catch-all) so that every other unknown path keeps
+ * the JSON 404 envelope and `/api/*`, `/docs`, `/metrics`, `/healthz` are never shadowed.
+ */
+export const CONSOLE_ROUTES = [
+  '/',
+  '/orgs',
+  '/destinations',
+  '/destinations/:destinationId',
+  '/api-keys',
+  '/alerts',
+  '/alerts/:alertId',
+  '/silences',
+] as const;
+
+const NOT_BUILT_PAGE = `<!doctype html>
+<html lang="pt-BR"><head><meta charset="utf-8"><title>Vigia — console não compilado</title></head>
+<body style="font-family:sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem">
+<h1>O console do Vigia não foi compilado</h1>
+<p>Execute <code>npm install</code> (que compila o console) ou <code>npm run build:web</code> na pasta do Vigia e recarregue esta página.</p>
+<p lang="en">The Vigia console has not been built. Run <code>npm install</code> or <code>npm run build:web</code> and reload this page.</p>
+<p>A API de administração (<code>/api/admin/v1</code>) e a API pública (<code>/api/public/v1</code>) funcionam normalmente.</p>
+</body></html>`;
+
+/** Serves the built console at `/` and its browser routes; a clear page when it is not built. */
+export async function consoleRoutes(app: FastifyInstance, opts: { dir?: string } = {}): Promise<void> {
+  const dir = opts.dir ?? CONSOLE_BUILD_DIR;
+  const indexFile = path.join(dir, 'index.html');
+  const built = existsSync(indexFile);
+
+  if (built) {
+    // Hashed file names: the assets can be cached for good; index.html never is.
+    await app.register(fastifyStatic, {
+      root: path.join(dir, 'assets'),
+      prefix: '/assets/',
+      immutable: true,
+      maxAge: '365d',
+      index: false,
+      wildcard: true,
+    });
+  }
+  const indexHtml = built ? await readFile(indexFile, 'utf8') : null;
+
+  for (const url of CONSOLE_ROUTES) {
+    app.get(url, async (_req, reply) => {
+      reply.header('cache-control', 'no-store').header('content-security-policy', CSP).header('referrer-policy', 'no-referrer');
+      reply.header('x-content-type-options', 'nosniff');
+      if (indexHtml === null) return reply.code(503).type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);
+      return reply.type('text/html; charset=utf-8').send(indexHtml);
+    });
+  }
+}
+
+// Everything the console loads comes from this origin: no CDN, no inline script.
+const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";

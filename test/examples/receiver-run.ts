@@ -1,0 +1,130 @@
+/**
+ * Runs one receiver example as a child process and checks it against real deliveries from a live
+ * service, plus a stale, a tampered and a duplicate delivery.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+import { failureSignal, type LiveService } from './live-service.js';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const TEST_CERT = path.join(ROOT, '.test-certs', 'server.crt');
+export const TEST_KEY = path.join(ROOT, '.test-certs', 'server.key');
+
+export interface ExampleProcess {
+  port: number;
+  /** The JSON lines the example printed so far. */
+  lines(): Record<string, string>[];
+  waitForLine(pred: (line: Record<string, string>) => boolean, timeoutMs?: number): Promise<Record<string, string>>;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+/** Starts `command args` with the example's environment and waits for its "listening" line. */
+export async function startExample(command: string, args: string[], opts: { cwd: string; secret: string; env?: Record<string, string> }): Promise<ExampleProcess> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(command, args, {
+    cwd: opts.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...opts.env, VIGIA_SECRET: opts.secret, PORT: String(port), HOST: '127.0.0.1', TLS_CERT: TEST_CERT, TLS_KEY: TEST_KEY },
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (c) => (out += c));
+  child.stderr!.on('data', (c) => (err += c));
+  const lines = () =>
+    out
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, string>);
+  const waitForLine: ExampleProcess['waitForLine'] = async (pred, timeoutMs = 60_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const hit = lines().find(pred);
+      if (hit) return hit;
+      if (child.exitCode !== null) throw new Error(`example exited (${child.exitCode}): ${err.slice(-2000)}`);
+      if (Date.now() > deadline) throw new Error(`example printed no matching line; stdout: ${out.slice(-2000)} stderr: ${err.slice(-2000)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  await waitForLine((l) => typeof l.listening === 'string', 120_000);
+  return {
+    port,
+    lines,
+    waitForLine,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+function sign(secret: string, timestamp: number, body: string): string {
+  return `sha256=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${timestamp}.${body}`).digest('hex')}`;
+}
+
+async function post(port: number, body: string, headers: Record<string, string>): Promise<number> {
+  const res = await fetch(`https://localhost:${port}/webhook`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+/**
+ * The behaviour every example must show: a real delivery accepted, its redelivery (same
+ * Idempotency-Key) answered 200 as a duplicate, a stale timestamp 400, a tampered body 401.
+ */
+export async function checkExample(service: LiveService, startIt: (secret: string) => Promise<ExampleProcess>): Promise<void> {
+  const org = await service.admin('POST', '/orgs', { name: 'Examples' });
+  // The destination URL needs the port, and the example needs the secret: make the destination
+  // with a placeholder port first, start the example with its secret, then point it there.
+  const dest = await service.admin('POST', `/orgs/${org.id}/destinations`, { name: 'example', kind: 'webhook', url: 'https://localhost:1/webhook' });
+  const secret: string = dest.signingSecret;
+  const example = await startIt(secret);
+  try {
+    await service.admin('PATCH', `/orgs/${org.id}/destinations/${dest.id}`, { url: `https://localhost:${example.port}/webhook` }, 200);
+
+    // 1. A real delivery: a signal opens an incident, the dispatcher delivers alert.opened.
+    const [outcome] = await service.admin('POST', `/orgs/${org.id}/signals`, [failureSignal(`gw-${Date.now()}`)], 200);
+    const accepted = await example.waitForLine((l) => l.result === 'accepted' && l.alertId === outcome.alertId);
+    expect(accepted).toMatchObject({ event: 'alert.opened', status: 'open' });
+    expect(accepted.id).toMatch(/^dlv_/);
+
+    // 2. The service sends the same delivery again: same Idempotency-Key, processed once.
+    await service.admin('POST', `/orgs/${org.id}/deliveries/${accepted.id}/redeliver`, undefined, 202);
+    await example.waitForLine((l) => l.result === 'duplicate' && l.id === accepted.id);
+    const history = await service.admin('GET', `/orgs/${org.id}/deliveries/${accepted.id}`, undefined, 200);
+    expect(history.attemptLog.at(-1).statusCode).toBe(200);
+
+    // 3. A stale timestamp (400) and a tampered body (401), each signed as the service would.
+    const body = JSON.stringify({ id: 'dlv_crafted', event: 'alert.opened', occurredAt: new Date().toISOString(), alert: { id: 'alt_x', status: 'open' } });
+    const base = { 'x-service-event': 'alert.opened', 'x-service-delivery': 'dlv_crafted', 'idempotency-key': 'dlv_crafted', 'user-agent': 'Service-Webhook/1.0' };
+    const stale = Math.floor(Date.now() / 1000) - 400;
+    expect(await post(example.port, body, { ...base, 'x-service-timestamp': String(stale), 'x-service-signature': sign(secret, stale, body) })).toBe(400);
+    const fresh = Math.floor(Date.now() / 1000);
+    const tampered = body.replace('"open"', '"resolved"');
+    expect(await post(example.port, tampered, { ...base, 'x-service-timestamp': String(fresh), 'x-service-signature': sign(secret, fresh, body) })).toBe(401);
+    expect(await post(example.port, body, { ...base, 'x-service-timestamp': String(fresh), 'x-service-signature': sign('whsec_other', fresh, body) })).toBe(401);
+    // The untampered one is accepted, proving the 401s came from the bytes, not the request shape.
+    expect(await post(example.port, body, { ...base, 'x-service-timestamp': String(fresh), 'x-service-signature': sign(secret, fresh, body) })).toBe(200);
+
+    // stdout may trail the HTTP answer: wait for the last line before comparing the sequence.
+    await example.waitForLine((l) => l.result === 'accepted' && l.id === 'dlv_crafted');
+    const results = example.lines().filter((l) => l.result).map((l) => l.result);
+    expect(results).toEqual(['accepted', 'duplicate', 'stale', 'bad_signature', 'bad_signature', 'accepted']);
+  } finally {
+    await example.stop();
+  }
+}

@@ -1,0 +1,107 @@
+import { useState } from 'preact/hooks';
+import type { Alert, Page } from '../api.js';
+import { orgPath, useConsole } from '../app-context.js';
+import { Empty, ErrorMessage, useLoad, usePageTitle } from '../components.js';
+import { formatDate, localInputToIso } from '../format.js';
+import { Link } from '../router.js';
+import { AlertActions, AlertBadges } from './alert-actions.js';
+
+const PAGE_SIZE = 25;
+
+interface Filters {
+  status: string;
+  severity: string;
+  sourceType: string;
+  from: string;
+}
+
+/** Open and recent incidents of the organization, newest first. */
+export function AlertsPage(props: { orgId: string }) {
+  const { t, call, lang } = useConsole();
+  usePageTitle(t('alertsTitle'));
+  const [draft, setDraft] = useState<Filters>({ status: 'open', severity: '', sourceType: '', from: '' });
+  const [filters, setFilters] = useState<Filters>(draft);
+  const [page, setPage] = useState(1);
+  const query = new URLSearchParams({ page: String(page), pageSize: String(PAGE_SIZE) });
+  if (filters.status) query.set('status', filters.status);
+  if (filters.severity) query.set('severity', filters.severity);
+  if (filters.sourceType.trim()) query.set('sourceType', filters.sourceType.trim());
+  const fromIso = localInputToIso(filters.from);
+  if (fromIso) query.set('from', fromIso);
+  const list = useLoad(() => call<Page<Alert>>('GET', orgPath(props.orgId, `/alerts?${query}`)), [props.orgId, query.toString()]);
+  const pages = list.data ? Math.max(1, Math.ceil(list.data.totalCount / PAGE_SIZE)) : 1;
+
+  return (
+    <section>
+      <h1>{t('alertsTitle')}</h1>
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setPage(1);
+          setFilters(draft);
+        }}
+      >
+        <div class="field">
+          <label for="alerts-status">{t('status')}</label>
+          <select id="alerts-status" value={draft.status} onChange={(e) => setDraft({ ...draft, status: (e.target as HTMLSelectElement).value })}>
+            <option value="open">{t('openAlerts')}</option>
+            <option value="resolved">{t('resolvedAlerts')}</option>
+            <option value="">{t('allAlerts')}</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="alerts-severity">{t('severity')}</label>
+          <select id="alerts-severity" value={draft.severity} onChange={(e) => setDraft({ ...draft, severity: (e.target as HTMLSelectElement).value })}>
+            <option value="">{t('allSeverities')}</option>
+            <option value="error">{t('sevError')}</option>
+            <option value="info">{t('sevInfo')}</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="alerts-source-type">{t('sourceType')}</label>
+          <input id="alerts-source-type" value={draft.sourceType} maxLength={100} onInput={(e) => setDraft({ ...draft, sourceType: (e.target as HTMLInputElement).value })} />
+        </div>
+        <div class="field">
+          <label for="alerts-from">{t('from')}</label>
+          <input id="alerts-from" type="datetime-local" value={draft.from} onInput={(e) => setDraft({ ...draft, from: (e.target as HTMLInputElement).value })} />
+        </div>
+        <button type="submit" class="secondary">
+          {t('filter')}
+        </button>
+      </form>
+      {list.loading && !list.data && <p>{t('loading')}</p>}
+      <ErrorMessage error={list.error} onRetry={list.reload} />
+      {list.data && list.data.value.length === 0 && <Empty>{t('alertsEmpty')}</Empty>}
+      {list.data && list.data.value.length > 0 && (
+        <ul class="alerts">
+          {list.data.value.map((a) => (
+            <li key={a.id} class="card" data-alert-id={a.id}>
+              <div class="row wrap">
+                <AlertBadges alert={a} />
+                <Link href={`/alerts/${encodeURIComponent(a.id)}`}>
+                  <strong>{a.title}</strong>
+                </Link>
+              </div>
+              <p class="muted">
+                {a.sourceType} · {a.sourceName} · {a.notificationKind} · {t('occurrences')}: {a.failureCount} · {t('createdAt')}: {formatDate(lang, a.createdAt)}
+              </p>
+              <AlertActions orgId={props.orgId} alert={a} onChanged={list.reload} />
+            </li>
+          ))}
+        </ul>
+      )}
+      {list.data && pages > 1 && (
+        <nav class="pager" aria-label={t('alertsTitle')}>
+          <button type="button" class="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+            {t('previous')}
+          </button>
+          <span>{t('pageOf', { page, pages })}</span>
+          <button type="button" class="secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
+            {t('next')}
+          </button>
+        </nav>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,139 @@
+import { useState } from 'preact/hooks';
+import { SCOPES, type ApiKey } from '../api.js';
+import { orgPath, useConsole } from '../app-context.js';
+import { ConfirmAction, Empty, ErrorMessage, Field, ShownOnce, useAction, useLoad, usePageTitle } from '../components.js';
+import { formatDate } from '../format.js';
+
+export function ApiKeysPage(props: { orgId: string }) {
+  const { t, call, lang } = useConsole();
+  usePageTitle(t('apiKeysTitle'));
+  const path = orgPath(props.orgId, '/api-keys');
+  const list = useLoad(() => call<ApiKey[]>('GET', path), [path]);
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<string[]>(['ReadAlerts']);
+  const [expires, setExpires] = useState('');
+  const [problems, setProblems] = useState<string[]>([]);
+  const [shown, setShown] = useState<string | null>(null);
+  const create = useAction();
+  const revoke = useAction();
+
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const found: string[] = [];
+    if (!name.trim()) found.push(t('fieldRequired', { field: t('name') }));
+    if (scopes.length === 0) found.push(t('scopesRequired'));
+    // The expiry is a day: the key works until the end of it in the viewer's time zone.
+    const expiresAt = expires ? new Date(`${expires}T23:59:59`) : null;
+    if (expiresAt && (Number.isNaN(expiresAt.getTime()) || expiresAt <= new Date())) found.push(t('expiryPast'));
+    setProblems(found);
+    if (found.length) return;
+    void create.run(async () => {
+      const key = await call<ApiKey & { key: string }>('POST', path, {
+        name: name.trim(),
+        scopes,
+        ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}),
+      });
+      setShown(key.key);
+      setName('');
+      setExpires('');
+      list.reload();
+    });
+  };
+
+  const stateOf = (k: ApiKey) =>
+    k.revokedAt ? `${t('revoked')} ${formatDate(lang, k.revokedAt)}` : k.expiresAt && new Date(k.expiresAt) <= new Date() ? t('expired') : t('active');
+
+  return (
+    <section>
+      <h1>{t('apiKeysTitle')}</h1>
+      {shown && <ShownOnce title={t('keyTitle')} warning={t('keyOnce')} value={shown} onDone={() => setShown(null)} />}
+      {list.loading && !list.data && <p>{t('loading')}</p>}
+      <ErrorMessage error={list.error} onRetry={list.reload} />
+      <ErrorMessage error={revoke.error} />
+      {list.data && list.data.length === 0 && <Empty>{t('apiKeysEmpty')}</Empty>}
+      {list.data && list.data.length > 0 && (
+        <table class="list">
+          <caption class="sr-only">{t('apiKeysTitle')}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t('name')}</th>
+              <th scope="col">{t('prefix')}</th>
+              <th scope="col">{t('scopes')}</th>
+              <th scope="col">{t('lastUsed')}</th>
+              <th scope="col">{t('expires')}</th>
+              <th scope="col">{t('state')}</th>
+              <th scope="col">
+                <span class="sr-only">{t('revoke')}</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.map((k) => (
+              <tr key={k.id} data-key-prefix={k.prefix}>
+                <td data-label={t('name')}>{k.name}</td>
+                <td data-label={t('prefix')}>
+                  <code>{k.prefix}</code>
+                </td>
+                <td data-label={t('scopes')}>{k.scopes.join(', ')}</td>
+                <td data-label={t('lastUsed')}>{formatDate(lang, k.lastUsedAt, t('never'))}</td>
+                <td data-label={t('expires')}>{formatDate(lang, k.expiresAt, t('never'))}</td>
+                <td data-label={t('state')}>{stateOf(k)}</td>
+                <td>
+                  {!k.revokedAt && (
+                    <ConfirmAction
+                      danger
+                      label={t('revoke')}
+                      accessibleLabel={`${t('revoke')}: ${k.name}`}
+                      question={t('revokeConfirm', { name: k.name })}
+                      onConfirm={() =>
+                        revoke.run(async () => {
+                          await call('DELETE', `${path}/${encodeURIComponent(k.id)}`);
+                          list.reload();
+                        })
+                      }
+                    />
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <form class="card" noValidate onSubmit={submit} aria-labelledby="new-key">
+        <h2 id="new-key">{t('newApiKey')}</h2>
+        <div class="grid">
+          <Field id="key-name" label={t('name')}>
+            <input id="key-name" value={name} maxLength={200} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+          </Field>
+          <Field id="key-expires" label={t('expiresAt')}>
+            <input id="key-expires" type="date" value={expires} onInput={(e) => setExpires((e.target as HTMLInputElement).value)} />
+          </Field>
+        </div>
+        <fieldset>
+          <legend>{t('scopes')}</legend>
+          {SCOPES.map((s) => (
+            <label key={s} class="check">
+              <input
+                type="checkbox"
+                checked={scopes.includes(s)}
+                onChange={(e) => setScopes((cur) => ((e.target as HTMLInputElement).checked ? [...cur, s] : cur.filter((x) => x !== s)))}
+              />
+              {s}
+            </label>
+          ))}
+        </fieldset>
+        {problems.length > 0 && (
+          <ul class="error" role="alert">
+            {problems.map((p) => (
+              <li key={p}>{p}</li>
+            ))}
+          </ul>
+        )}
+        <ErrorMessage error={create.error} />
+        <button type="submit" disabled={create.busy}>
+          {t('create')}
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,188 @@
+import { useState } from 'preact/hooks';
+import { DELIVERY_STATUSES, type AttemptLogEntry, type Delivery, type Page } from '../api.js';
+import { orgPath, useConsole } from '../app-context.js';
+import { Empty, ErrorMessage, Notice, useAction, useLoad } from '../components.js';
+import { formatDate, localInputToIso } from '../format.js';
+import { eventLabel, statusLabel } from '../labels.js';
+import { Link } from '../router.js';
+
+const PAGE_SIZE = 25;
+
+interface Filters {
+  status: string;
+  from: string;
+  to: string;
+}
+
+/** A destination's deliveries, newest first, filtered by status and time on the server. */
+export function DeliveryHistory(props: { orgId: string; destinationPath: string; version: number }) {
+  const { t, call, lang } = useConsole();
+  const [draft, setDraft] = useState<Filters>({ status: '', from: '', to: '' });
+  const [filters, setFilters] = useState<Filters>(draft);
+  const [page, setPage] = useState(1);
+  const query = new URLSearchParams({ page: String(page), pageSize: String(PAGE_SIZE) });
+  if (filters.status) query.set('status', filters.status);
+  const fromIso = localInputToIso(filters.from);
+  const toIso = localInputToIso(filters.to);
+  if (fromIso) query.set('from', fromIso);
+  if (toIso) query.set('to', toIso);
+  const list = useLoad(() => call<Page<Delivery>>('GET', `${props.destinationPath}/deliveries?${query}`), [props.destinationPath, query.toString(), props.version]);
+  const pages = list.data ? Math.max(1, Math.ceil(list.data.totalCount / PAGE_SIZE)) : 1;
+
+  return (
+    <section aria-labelledby="history-title">
+      <h2 id="history-title">{t('deliveriesTitle')}</h2>
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setPage(1);
+          setFilters(draft);
+        }}
+      >
+        <div class="field">
+          <label for="history-status">{t('status')}</label>
+          <select id="history-status" value={draft.status} onChange={(e) => setDraft({ ...draft, status: (e.target as HTMLSelectElement).value })}>
+            <option value="">{t('allStatuses')}</option>
+            {DELIVERY_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {statusLabel(t, s)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="history-from">{t('from')}</label>
+          <input id="history-from" type="datetime-local" value={draft.from} onInput={(e) => setDraft({ ...draft, from: (e.target as HTMLInputElement).value })} />
+        </div>
+        <div class="field">
+          <label for="history-to">{t('to')}</label>
+          <input id="history-to" type="datetime-local" value={draft.to} onInput={(e) => setDraft({ ...draft, to: (e.target as HTMLInputElement).value })} />
+        </div>
+        <button type="submit" class="secondary">
+          {t('filter')}
+        </button>
+      </form>
+      {list.loading && !list.data && <p>{t('loading')}</p>}
+      <ErrorMessage error={list.error} onRetry={list.reload} />
+      {list.data && list.data.value.length === 0 && <Empty>{t('deliveriesEmpty')}</Empty>}
+      {list.data && list.data.value.length > 0 && (
+        <ul class="deliveries">
+          {list.data.value.map((d) => (
+            <DeliveryItem key={d.id} orgId={props.orgId} delivery={d} onChanged={list.reload} />
+          ))}
+        </ul>
+      )}
+      {list.data && pages > 1 && (
+        <nav class="pager" aria-label={t('deliveriesTitle')}>
+          <button type="button" class="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+            {t('previous')}
+          </button>
+          <span>{t('pageOf', { page, pages })}</span>
+          <button type="button" class="secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
+            {t('next')}
+          </button>
+        </nav>
+      )}
+    </section>
+  );
+}
+
+/** One delivery: its summary, its attempt log on demand, and redelivery once it is finished. */
+export function DeliveryItem(props: { orgId: string; delivery: Delivery; onChanged: () => void; destinationName?: string }) {
+  // On an alert's own page (destinationName given) the link to that alert would point to itself.
+  const linkAlert = props.destinationName === undefined;
+  const { t, call, lang } = useConsole();
+  const d = props.delivery;
+  const [log, setLog] = useState<AttemptLogEntry[] | null>(null);
+  const action = useAction();
+  const finished = d.status !== 'pending' && d.status !== 'waiting';
+  const deliveryPath = orgPath(props.orgId, `/deliveries/${encodeURIComponent(d.id)}`);
+
+  return (
+    <li class="card delivery" data-delivery-id={d.id}>
+      <div class="row wrap">
+        <span class={`badge status-${d.status}`}>{statusLabel(t, d.status)}</span>
+        {d.test && <span class="badge">{t('testDelivery')}</span>}
+        <strong>{eventLabel(t, d.event)}</strong>
+        {props.destinationName && <span>→ {props.destinationName}</span>}
+        <span class="muted">{formatDate(lang, d.createdAt)}</span>
+      </div>
+      <p class="muted">
+        {t('attempts')}: {d.attempts}
+        {d.lastStatusCode !== null && ` · ${t('statusCode', { code: d.lastStatusCode })}`}
+        {d.lastError && ` · ${d.lastError}`}
+        {!d.test && linkAlert && (
+          <>
+            {' · '}
+            <Link href={`/alerts/${encodeURIComponent(d.alertId)}`}>{d.alertId}</Link>
+          </>
+        )}
+      </p>
+      <div class="actions">
+        <button
+          type="button"
+          class="secondary"
+          aria-expanded={log !== null}
+          aria-label={`${t('showAttempts')}: ${eventLabel(t, d.event)} ${formatDate(lang, d.createdAt)}`}
+          onClick={() =>
+            log !== null
+              ? setLog(null)
+              : action.run(async () => {
+                  setLog((await call<{ attemptLog: AttemptLogEntry[] }>('GET', deliveryPath)).attemptLog);
+                })
+          }
+        >
+          {t('showAttempts')}
+        </button>
+        {finished && (
+          <button
+            type="button"
+            class="secondary"
+            disabled={action.busy}
+            aria-label={`${t('redeliver')}: ${eventLabel(t, d.event)} ${formatDate(lang, d.createdAt)}`}
+            onClick={() =>
+              action.run(async () => {
+                await call('POST', `${deliveryPath}/redeliver`);
+                props.onChanged();
+                return t('redelivered');
+              })
+            }
+          >
+            {t('redeliver')}
+          </button>
+        )}
+      </div>
+      <ErrorMessage error={action.error} />
+      {action.notice && <Notice>{action.notice}</Notice>}
+      {log !== null &&
+        (log.length === 0 ? (
+          <p class="empty">{t('attemptLogEmpty')}</p>
+        ) : (
+          <table class="list attempts">
+            <caption>{t('attemptLog')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('attempt')}</th>
+                <th scope="col">{t('time')}</th>
+                <th scope="col">{t('status')}</th>
+                <th scope="col">{t('duration')}</th>
+                <th scope="col">{t('error')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {log.map((a) => (
+                <tr key={a.attempt}>
+                  <td data-label={t('attempt')}>{a.attempt}</td>
+                  <td data-label={t('time')}>{formatDate(lang, a.startedAt)}</td>
+                  <td data-label={t('status')}>{a.statusCode ?? '—'}</td>
+                  <td data-label={t('duration')}>{a.durationMs} ms</td>
+                  <td data-label={t('error')}>{a.error ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ))}
+    </li>
+  );
+}

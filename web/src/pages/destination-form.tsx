@@ -1,0 +1,202 @@
+import { useState } from 'preact/hooks';
+import { DESTINATION_KINDS, type Destination, type DestinationKind } from '../api.js';
+import { orgPath, useConsole } from '../app-context.js';
+import { ErrorMessage, Field, useAction } from '../components.js';
+import type { TextKey, Translate } from '../i18n.js';
+import { kindLabel } from '../labels.js';
+
+/** One input of a kind's form: where it goes in the request and how it is checked before sending. */
+interface FieldSpec {
+  name: string;
+  label: TextKey;
+  target: 'url' | 'config' | 'credentials' | 'signatureScheme';
+  required?: boolean;
+  https?: boolean;
+  length?: number;
+  secret?: boolean;
+  options?: { value: string; label: TextKey | string }[];
+}
+
+const PRIORITIES = [{ value: '', label: 'priorityDefault' as TextKey }, ...['P1', 'P2', 'P3', 'P4', 'P5'].map((p) => ({ value: p, label: p }))];
+const REGIONS = [
+  { value: 'us', label: 'regionUs' as TextKey },
+  { value: 'eu', label: 'regionEu' as TextKey },
+];
+
+/** The fields of each kind, as the admin API and each connector expect them. */
+export const KIND_FIELDS: Record<DestinationKind, FieldSpec[]> = {
+  webhook: [
+    { name: 'url', label: 'url', target: 'url', required: true, https: true },
+    {
+      name: 'signatureScheme',
+      label: 'signatureScheme',
+      target: 'signatureScheme',
+      options: [
+        { value: 'service', label: 'schemeService' },
+        { value: 'service+standard', label: 'schemeStandard' },
+      ],
+    },
+  ],
+  pagerduty: [
+    { name: 'region', label: 'region', target: 'config', options: REGIONS },
+    { name: 'apiBaseUrl', label: 'apiBaseUrl', target: 'config', https: true },
+    { name: 'routingKey', label: 'routingKey', target: 'credentials', required: true, length: 32, secret: true },
+  ],
+  opsgenie: [
+    { name: 'region', label: 'region', target: 'config', options: REGIONS },
+    { name: 'apiBaseUrl', label: 'apiBaseUrl', target: 'config', https: true },
+    { name: 'priority', label: 'priority', target: 'config', options: PRIORITIES },
+    { name: 'apiKey', label: 'apiKeyField', target: 'credentials', required: true, secret: true },
+  ],
+  jsm: [
+    { name: 'apiBaseUrl', label: 'apiBaseUrl', target: 'config', https: true },
+    { name: 'priority', label: 'priority', target: 'config', options: PRIORITIES },
+    { name: 'apiKey', label: 'apiKeyField', target: 'credentials', required: true, secret: true },
+  ],
+  servicenow: [
+    { name: 'instanceUrl', label: 'instanceUrl', target: 'config', required: true, https: true },
+    { name: 'closeCode', label: 'closeCode', target: 'config' },
+    { name: 'username', label: 'username', target: 'credentials', required: true },
+    { name: 'password', label: 'password', target: 'credentials', required: true, secret: true },
+  ],
+  'azure-devops': [
+    { name: 'organizationUrl', label: 'organizationUrl', target: 'config', required: true, https: true },
+    { name: 'project', label: 'project', target: 'config', required: true },
+    { name: 'personalAccessToken', label: 'personalAccessToken', target: 'credentials', required: true, secret: true },
+  ],
+};
+
+function isHttpsUrl(value: string): boolean {
+  try {
+    const u = new URL(value);
+    return u.protocol === 'https:' && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** Problems with the values, in words, one per field; empty when the request can be sent. */
+export function validateFields(t: Translate, kind: DestinationKind, name: string, values: Record<string, string>): string[] {
+  const problems: string[] = [];
+  if (!name.trim()) problems.push(t('fieldRequired', { field: t('name') }));
+  for (const f of KIND_FIELDS[kind]) {
+    const v = (values[f.name] ?? '').trim();
+    const field = t(f.label);
+    if (!v) {
+      if (f.required) problems.push(t('fieldRequired', { field }));
+      continue;
+    }
+    if (f.https && !isHttpsUrl(v)) problems.push(t('fieldHttps', { field }));
+    if (f.length && v.length !== f.length) problems.push(t('fieldLength', { field, n: f.length }));
+  }
+  return problems;
+}
+
+/** The create request of a kind: only that kind's fields, empty optional ones left out. */
+export function createBody(kind: DestinationKind, name: string, values: Record<string, string>): Record<string, unknown> {
+  const body: Record<string, unknown> = { name: name.trim(), kind };
+  const config: Record<string, string> = {};
+  const credentials: Record<string, string> = {};
+  for (const f of KIND_FIELDS[kind]) {
+    const v = (values[f.name] ?? '').trim();
+    if (!v) continue;
+    if (f.target === 'url') body.url = v;
+    else if (f.target === 'signatureScheme') body.signatureScheme = v;
+    else if (f.target === 'config') config[f.name] = v;
+    else credentials[f.name] = f.secret ? (values[f.name] ?? '') : v;
+  }
+  if (Object.keys(config).length) body.config = config;
+  if (Object.keys(credentials).length) body.credentials = credentials;
+  return body;
+}
+
+export function DestinationForm(props: { orgId: string; onCreated: (d: Destination & { signingSecret?: string }) => void }) {
+  const { t, call } = useConsole();
+  const [kind, setKind] = useState<DestinationKind>('webhook');
+  const [name, setName] = useState('');
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [problems, setProblems] = useState<string[]>([]);
+  const action = useAction();
+
+  const set = (field: string, value: string) => setValues((v) => ({ ...v, [field]: value }));
+
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const found = validateFields(t, kind, name, values);
+    setProblems(found);
+    if (found.length) return;
+    void action.run(async () => {
+      const created = await call<Destination & { signingSecret?: string }>('POST', orgPath(props.orgId, '/destinations'), createBody(kind, name, values));
+      setName('');
+      setValues({});
+      props.onCreated(created);
+    });
+  };
+
+  return (
+    <form class="card" onSubmit={submit} noValidate aria-labelledby="new-destination">
+      <h2 id="new-destination">{t('newDestination')}</h2>
+      <div class="grid">
+        <Field id="dest-kind" label={t('kind')}>
+          <select
+            id="dest-kind"
+            value={kind}
+            onChange={(e) => {
+              setKind((e.target as HTMLSelectElement).value as DestinationKind);
+              setValues({});
+              setProblems([]);
+            }}
+          >
+            {DESTINATION_KINDS.map((k) => (
+              <option key={k} value={k}>
+                {kindLabel(t, k)}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field id="dest-name" label={t('name')}>
+          <input id="dest-name" value={name} maxLength={200} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+        </Field>
+        {KIND_FIELDS[kind].map((f) => {
+          const id = `dest-${f.name}`;
+          return (
+            <Field key={`${kind}-${f.name}`} id={id} label={t(f.label)}>
+              {f.options ? (
+                <select id={id} value={values[f.name] ?? f.options[0]!.value} onChange={(e) => set(f.name, (e.target as HTMLSelectElement).value)}>
+                  {f.options.map((o) => (
+                    <option key={o.value} value={o.value}>
+                      {o.label in LABEL_KEYS ? t(o.label as TextKey) : o.label}
+                    </option>
+                  ))}
+                </select>
+              ) : (
+                <input
+                  id={id}
+                  type={f.secret ? 'password' : f.https ? 'url' : 'text'}
+                  autoComplete="off"
+                  aria-required={f.required ? 'true' : undefined}
+                  value={values[f.name] ?? ''}
+                  onInput={(e) => set(f.name, (e.target as HTMLInputElement).value)}
+                />
+              )}
+            </Field>
+          );
+        })}
+      </div>
+      {problems.length > 0 && (
+        <ul class="error" role="alert">
+          {problems.map((p) => (
+            <li key={p}>{p}</li>
+          ))}
+        </ul>
+      )}
+      <ErrorMessage error={action.error} />
+      <button type="submit" disabled={action.busy}>
+        {action.busy ? t('creating') : t('create')}
+      </button>
+    </form>
+  );
+}
+
+// Option labels that are text keys (the rest, like P1, are shown as they are).
+const LABEL_KEYS: Record<string, true> = { priorityDefault: true, regionUs: true, regionEu: true, schemeService: true, schemeStandard: true };

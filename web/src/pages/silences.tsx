@@ -1,0 +1,114 @@
+import { useState } from 'preact/hooks';
+import type { Silence } from '../api.js';
+import { orgPath, useConsole } from '../app-context.js';
+import { ConfirmAction, Empty, ErrorMessage, Field, useAction, useLoad, usePageTitle } from '../components.js';
+import { formatDate, localInputToIso } from '../format.js';
+
+export function SilencesPage(props: { orgId: string }) {
+  const { t, call, lang } = useConsole();
+  usePageTitle(t('silencesTitle'));
+  const path = orgPath(props.orgId, '/silences');
+  const list = useLoad(() => call<Silence[]>('GET', path), [path]);
+  const [form, setForm] = useState({ sourceType: '', sourceId: '', notificationKind: '', endsAt: '', comment: '' });
+  const [problem, setProblem] = useState<string | null>(null);
+  const create = useAction();
+  const end = useAction();
+
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const endsAt = localInputToIso(form.endsAt);
+    if (!endsAt || new Date(endsAt) <= new Date()) return setProblem(t('endsAtRequired'));
+    setProblem(null);
+    const matchers: Record<string, string> = {};
+    for (const k of ['sourceType', 'sourceId', 'notificationKind'] as const) if (form[k].trim()) matchers[k] = form[k].trim();
+    void create.run(async () => {
+      await call('POST', path, { matchers, endsAt, ...(form.comment.trim() ? { comment: form.comment.trim() } : {}) });
+      setForm({ sourceType: '', sourceId: '', notificationKind: '', endsAt: '', comment: '' });
+      list.reload();
+    });
+  };
+  const describe = (s: Silence) => {
+    const names: Record<string, string> = { sourceType: t('sourceType'), sourceId: t('sourceId'), notificationKind: t('notificationKind') };
+    const parts = Object.entries(s.matchers).map(([k, v]) => `${names[k] ?? k} = ${v}`);
+    return parts.length ? parts.join(' · ') : t('matchAll');
+  };
+  const input = (key: keyof typeof form, label: string, type = 'text') => (
+    <Field id={`silence-${key}`} label={label}>
+      <input id={`silence-${key}`} type={type} value={form[key]} onInput={(e) => setForm({ ...form, [key]: (e.target as HTMLInputElement).value })} />
+    </Field>
+  );
+
+  return (
+    <section>
+      <h1>{t('silencesTitle')}</h1>
+      {list.loading && !list.data && <p>{t('loading')}</p>}
+      <ErrorMessage error={list.error} onRetry={list.reload} />
+      <ErrorMessage error={end.error} />
+      {list.data && list.data.length === 0 && <Empty>{t('silencesEmpty')}</Empty>}
+      {list.data && list.data.length > 0 && (
+        <table class="list">
+          <caption class="sr-only">{t('silencesTitle')}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t('matchers')}</th>
+              <th scope="col">{t('startsAt')}</th>
+              <th scope="col">{t('endsAt')}</th>
+              <th scope="col">{t('state')}</th>
+              <th scope="col">
+                <span class="sr-only">{t('endSilence')}</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.map((s) => (
+              <tr key={s.id}>
+                <td data-label={t('matchers')}>
+                  {describe(s)}
+                  {s.comment && <small class="muted"> — {s.comment}</small>}
+                </td>
+                <td data-label={t('startsAt')}>{formatDate(lang, s.startsAt)}</td>
+                <td data-label={t('endsAt')}>{formatDate(lang, s.endsAt)}</td>
+                <td data-label={t('state')}>{s.active ? t('silenceActive') : t('silenceEnded')}</td>
+                <td>
+                  {s.active && (
+                    <ConfirmAction
+                      label={t('endSilence')}
+                      accessibleLabel={`${t('endSilence')}: ${describe(s)}`}
+                      question={t('endSilenceConfirm')}
+                      onConfirm={() =>
+                        end.run(async () => {
+                          await call('DELETE', `${path}/${encodeURIComponent(s.id)}`);
+                          list.reload();
+                        })
+                      }
+                    />
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <form class="card" noValidate onSubmit={submit} aria-labelledby="new-silence">
+        <h2 id="new-silence">{t('newSilence')}</h2>
+        <p class="muted">{t('matcherHelp')}</p>
+        <div class="grid">
+          {input('sourceType', t('sourceType'))}
+          {input('sourceId', t('sourceId'))}
+          {input('notificationKind', t('notificationKind'))}
+          {input('endsAt', t('endsAt'), 'datetime-local')}
+          {input('comment', t('comment'))}
+        </div>
+        {problem && (
+          <p class="error" role="alert">
+            {problem}
+          </p>
+        )}
+        <ErrorMessage error={create.error} />
+        <button type="submit" disabled={create.busy}>
+          {t('create')}
+        </button>
+      </form>
+    </section>
+  );
+}
