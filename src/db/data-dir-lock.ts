@@ -55,6 +55,15 @@ function isAlive(holder: LockHolder): boolean {
   return !(holder.started && started && started !== holder.started);
 }
 
+/**
+ * A lock naming our own pid is ours only if the start time matches too (this process opened the
+ * directory already); otherwise it was left by an earlier process that had the same pid — common
+ * in containers, where the server is often pid 1 on every start.
+ */
+function isThisProcess(holder: LockHolder, mine: LockHolder): boolean {
+  return holder.pid === mine.pid && holder.started !== undefined && holder.started === mine.started;
+}
+
 function readHolder(file: string): LockHolder | null {
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as LockHolder;
@@ -94,7 +103,9 @@ export function acquireDataDirLock(dataDir: string): DataDirLock {
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
         const holder = readHolder(file);
-        if (holder && holder.pid !== process.pid && isAlive(holder)) throw new DataDirLockedError(dataDir, holder);
+        if (holder && isAlive(holder) && (holder.pid !== process.pid || isThisProcess(holder, mine))) {
+          throw new DataDirLockedError(dataDir, holder);
+        }
         // Stale: its owner is gone (or the file is unreadable). Move it aside atomically, so of
         // two processes taking over at once only one moves it; if what was moved turns out to be
         // a live owner's fresh lock (taken between our read and the move), put it back.

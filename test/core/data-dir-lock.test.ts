@@ -77,4 +77,16 @@ describe('data directory lock', () => {
     expect(readLockHolder(dir)?.pid).toBe(process.pid);
     lock.release();
   });
+
+  it('one process cannot open the directory twice, but a lock left by an earlier holder of its pid is taken over', () => {
+    const dir = freshDir();
+    const lock = acquireDataDirLock(dir);
+    expect(() => acquireDataDirLock(dir)).toThrow(new RegExp(`pid ${process.pid}`));
+    lock.release();
+    // Same pid, different start time: a previous container run where the server was also this pid.
+    writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify({ pid: process.pid, started: '1' }));
+    const again = acquireDataDirLock(dir);
+    expect(readLockHolder(dir)?.started).toBe(startTime(process.pid));
+    again.release();
+  });
 });
