@@ -288,7 +288,7 @@ export async function runDemo(config: Config, opts: DemoOptions = {}): Promise<D
   if (server) {
     const seeded = await seedDemoRemote(server.url, server.token, new Date());
     result = { ...seeded, adminToken: null };
-    publicBase = opts.url ? server.url : config.baseUrl;
+    publicBase = server.url; // where the running server actually listens (its PORT may differ from ours)
   } else {
     const ctx = await openContext(config);
     try {
