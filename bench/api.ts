@@ -12,6 +12,7 @@
  */
 import { cpus, loadavg, totalmem } from 'node:os';
 import { writeResultsSection } from './results-file.js';
+import { runHostileBodyBench } from './hostile-bodies.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -304,8 +305,12 @@ function writeResults(r: ApiBenchResult): void {
   writeResultsSection(file, 'Public API', section);
 }
 
-export const run = runApiBench;
-export default runApiBench;
+/** `npm run bench -- api`: the main public-API benchmark, then the hostile-body flood (its own section). */
+export async function run(): Promise<void> {
+  await runApiBench();
+  await runHostileBodyBench();
+}
+export default run;
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   runApiBench().then(

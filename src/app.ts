@@ -2,6 +2,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { AppContext } from './context.js';
 import { installErrorHandling } from './http/errors.js';
 import { installBodyParsers } from './http/body-parsers.js';
+import { handleClientError, handleFrameworkError, requireHostHeader } from './http/client-errors.js';
 import { adminApi } from './admin-api/index.js';
 import { publicApi, publicApiDocs } from './public-api/index.js';
 import { consoleRoutes } from './console/serve.js';
@@ -17,9 +18,14 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     // Strict input: unknown fields and wrong types are refused, never silently dropped or coerced.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false } },
     return503OnClosing: true,
+    // Parser- and router-level refusals answer in the error envelope too, without echoing the request.
+    clientErrorHandler: handleClientError,
+    frameworkErrors: handleFrameworkError,
+    http: { requireHostHeader: false },
   });
   installErrorHandling(app);
   installBodyParsers(app);
+  app.addHook('onRequest', requireHostHeader);
 
   app.get('/healthz', async (_req, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {

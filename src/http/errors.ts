@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 
 /** SPEC §7 envelope: { error: { code, message } }. Every failure of every API uses it. */
@@ -73,7 +74,9 @@ export function installErrorHandling(app: FastifyInstance): void {
       return sendError(reply, invalidRequest('body is not valid JSON'));
     }
     if (status >= 400 && status < 500) {
-      return sendError(reply, new ApiError(status, status === 404 ? 'not_found' : 'invalid_request', error.message));
+      // Framework messages may quote the request (URL, header values): answer with a fixed text.
+      const text = (STATUS_CODES[status] ?? 'invalid request').toLowerCase();
+      return sendError(reply, new ApiError(status, status === 404 ? 'not_found' : 'invalid_request', text));
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendError(reply, new ApiError(500, 'internal_error', 'internal error'));

@@ -26,6 +26,7 @@ declare module 'fastify' {
 
 /** One text for missing, invalid, expired and revoked keys (SPEC §5.2 rule 4). */
 export const UNAUTHORIZED_MESSAGE = 'missing or invalid API key';
+const TOO_MANY_INVALID = 'too many attempts with an invalid API key; retry later';
 const unauthorized = () => new ApiError(401, 'unauthorized', UNAUTHORIZED_MESSAGE);
 
 export function rateLimited(retryAfter: number, message: string): ApiError {
@@ -72,12 +73,15 @@ export function installPublicAuth(app: FastifyInstance, ctx: AppContext, limiter
     // A blocked address is refused before its key is looked at, so the limiter reveals nothing
     // about which keys are valid.
     const block = await limiter.addressBlocked(address, nowMs);
-    if (block.blocked) throw rateLimited(block.retryAfter, 'too many attempts with an invalid API key; retry later');
+    if (block.blocked) throw rateLimited(block.retryAfter, TOO_MANY_INVALID);
 
     const key = extractKey(request);
     const row = key === undefined ? null : await lookUp(ctx, key, nowMs);
     if (!row) {
-      if (key !== undefined) await limiter.recordInvalid(address, nowMs);
+      if (key !== undefined) {
+        const after = await limiter.recordInvalid(address, nowMs);
+        if (after.blocked) throw rateLimited(after.retryAfter, TOO_MANY_INVALID);
+      }
       throw unauthorized();
     }
 

@@ -3,7 +3,9 @@ import swagger from '@fastify/swagger';
 import type { AppContext } from '../context.js';
 import { ApiError, sendError } from '../http/errors.js';
 import { installPublicAuth } from './auth.js';
+import { installHostileInputGuards } from './hostile-input.js';
 import { registerSpec } from './docs.js';
+import { hoistNamedSchemas } from './openapi.js';
 import { strictQueryCompiler } from './query-validator.js';
 import { createRateLimiter } from './limits.js';
 import { alertsRoutes } from './routes/alerts.js';
@@ -15,7 +17,6 @@ import { slaRoutes } from './routes/sla.js';
 export { publicApiDocs } from './docs.js';
 
 export const PUBLIC_PREFIX = '/api/public/v1';
-const GET_PATHS = new Set(['/alerts', '/alerts/metrics', '/capacities', '/workspaces', '/costs/daily', '/sla', '/openapi.json']);
 
 /**
  * Public read-only API plugin, mounted at /api/public/v1 (SPEC §4.3). Auth, scopes and limits
@@ -34,7 +35,11 @@ export async function publicApi(app: FastifyInstance, opts: { ctx: AppContext })
       info: {
         title: 'Vigia public API',
         version: '1.0.0',
-        description: 'Read-only access to alerts, metrics, inventory, daily costs and the monthly SLA report. See docs/public-api.md.',
+        description:
+          'Read-only access to alerts, alert metrics, inventory, daily costs and the monthly SLA report of one organization. ' +
+          'Send the API key in `X-Api-Key` (or `Authorization: ApiKey <key>`). Every error answers with the envelope ' +
+          '`{"error":{"code","message"}}` and `Cache-Control: no-store`. Each key may make a fixed number of requests per ' +
+          'minute (see the `RateLimit-*` headers); an address sending too many invalid keys is refused with 429 for the rest of the minute.',
       },
       servers: [{ url: ctx.config.baseUrl }],
       components: {
@@ -44,19 +49,15 @@ export async function publicApi(app: FastifyInstance, opts: { ctx: AppContext })
         },
       },
     },
+    transformObject: (document) => ('openapiObject' in document ? hoistNamedSchemas(document.openapiObject) : document.swaggerObject),
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerSpec(ctx, () => app.swagger());
 
-  // Known paths with another method answer 405; everything else under the prefix 404.
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0]!.slice(PUBLIC_PREFIX.length).replace(/\/+$/, '');
-    if (GET_PATHS.has(path) && request.method !== 'GET' && request.method !== 'HEAD') {
-      reply.header('allow', 'GET, HEAD');
-      return sendError(reply, new ApiError(405, 'method_not_allowed', `${request.method} is not allowed; use GET`));
-    }
-    return sendError(reply, new ApiError(404, 'not_found', 'no such route'));
-  });
+  // Other methods than GET/HEAD are answered 405/404 by these guards' first hook, which also runs
+  // before this scope's not-found handler; what reaches the handler is a GET/HEAD of an unknown path.
+  installHostileInputGuards(app);
+  app.setNotFoundHandler((_request, reply) => sendError(reply, new ApiError(404, 'not_found', 'no such route')));
 
   const limiter = createRateLimiter(ctx);
   app.addHook('onClose', async () => limiter.close());

@@ -70,15 +70,20 @@ export function toCsv(fields: readonly string[], rows: ReadonlyArray<Record<stri
   return `\ufeff${lines.join('\r\n')}\r\n`;
 }
 
-/** Sends a page as JSON (serialized by the route's response schema) or as CSV with paging headers. */
+/**
+ * Sends a page as JSON (serialized by the route's response schema) or as CSV with paging headers.
+ * A CSV page is a download named `<resource>-page-<n>.csv`, so saved pages do not overwrite each other.
+ */
 export function sendPage<T extends object>(
   reply: FastifyReply,
   format: string | undefined,
+  resource: string,
   fields: readonly string[],
   page: Paged<T>,
 ): FastifyReply {
   if (format !== 'csv') return reply.send(page);
   return reply
+    .header('content-disposition', `attachment; filename="${resource}-page-${page.page}.csv"`)
     .header('x-total-count', String(page.totalCount))
     .header('x-page', String(page.page))
     .header('x-page-size', String(page.pageSize))

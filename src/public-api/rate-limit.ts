@@ -144,7 +144,10 @@ export class PublicApiRateLimiter {
     return { limit, remaining: Math.max(0, limit - count), resetSeconds: w.resetSeconds, exceeded: count > limit };
   }
 
-  /** Whether the address already made more invalid-key attempts than allowed this minute. */
+  /**
+   * Whether the address already used up its invalid-key attempts this minute: a cheap read that
+   * spares the key lookup; the exact decision is recordInvalid's.
+   */
   async addressBlocked(address: string, nowMs: number): Promise<{ blocked: boolean; retryAfter: number }> {
     const w = this.window(nowMs);
     let count = 0;
@@ -157,13 +160,20 @@ export class PublicApiRateLimiter {
     return { blocked: count >= this.options.invalidKeyPerAddressPerMinute, retryAfter: w.resetSeconds };
   }
 
-  async recordInvalid(address: string, nowMs: number): Promise<void> {
+  /**
+   * Counts one invalid-key attempt of the address and says whether it is over the limit.
+   * Increment first, then compare: the store's increment is atomic (one Lua script on Redis,
+   * synchronous in process), so with any number of attempts in flight exactly N are allowed.
+   */
+  async recordInvalid(address: string, nowMs: number): Promise<{ blocked: boolean; retryAfter: number }> {
     const w = this.window(nowMs);
+    let count = 0;
     try {
-      await this.store.increment(`a:${address}`, w.index, w.ttlMs);
+      count = await this.store.increment(`a:${address}`, w.index, w.ttlMs);
     } catch (err) {
       this.log?.warn({ err: (err as Error).message }, 'rate-limit store unavailable; not limiting');
     }
+    return { blocked: count > this.options.invalidKeyPerAddressPerMinute, retryAfter: w.resetSeconds };
   }
 
   close(): Promise<void> {

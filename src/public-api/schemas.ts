@@ -2,8 +2,9 @@
 import { DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE } from './paging.js';
 
 export const errorSchema = {
+  title: 'Error',
   type: 'object',
-  description: 'Error envelope (SPEC §7).',
+  description: 'Error envelope: every failure of the API answers with it.',
   required: ['error'],
   properties: {
     error: {
@@ -30,8 +31,9 @@ export const nullableString = { type: ['string', 'null'] } as const;
 export const dateTime = { type: 'string', format: 'date-time' } as const;
 export const nullableDateTime = { type: ['string', 'null'], format: 'date-time' } as const;
 
-export function pagedSchema(item: object, description: string) {
+export function pagedSchema(item: object, title: string, description: string) {
   return {
+    title,
     type: 'object',
     description,
     required: ['value', 'page', 'pageSize', 'totalCount', 'nextLink'],
@@ -45,28 +47,58 @@ export function pagedSchema(item: object, description: string) {
   } as const;
 }
 
+/**
+ * Response headers. Every answer after the key check carries the key's RateLimit-* headers;
+ * a 429 also says when to retry.
+ */
+const rateLimitHeaders = {
+  'RateLimit-Limit': { type: 'integer', description: 'Requests allowed per key per minute.' },
+  'RateLimit-Remaining': { type: 'integer', description: 'Requests left in the current minute.' },
+  'RateLimit-Reset': { type: 'integer', description: 'Seconds until the current minute ends.' },
+};
+
 const csvHeaders = {
   'X-Total-Count': { type: 'integer' },
   'X-Page': { type: 'integer' },
   'X-Page-Size': { type: 'integer' },
   'X-Next-Link': { type: 'string' },
+  'Content-Disposition': { type: 'string', description: 'CSV only: attachment; filename="<resource>-page-<n>.csv".' },
 };
+
+function errorResponse(description: string, headers?: Record<string, unknown>) {
+  return { description, ...(headers ? { headers } : {}), content: { 'application/json': { schema: errorSchema } } };
+}
 
 export const errorResponses = {
-  400: { ...errorSchema, description: 'invalid_request: the message names the parameter.' },
-  401: { ...errorSchema, description: 'unauthorized: key missing, invalid, expired or revoked.' },
-  403: { ...errorSchema, description: 'forbidden: the key lacks the scope, or the organization is suspended.' },
-  429: { ...errorSchema, description: 'rate_limited: see Retry-After.' },
+  400: errorResponse('invalid_request: the message names the parameter.'),
+  401: errorResponse('unauthorized: key missing, invalid, expired or revoked.'),
+  403: errorResponse('forbidden: the key lacks the scope, or the organization is suspended.'),
+  404: errorResponse('not_found: no such route.'),
+  405: errorResponse('method_not_allowed: only GET and HEAD are answered.', {
+    Allow: { type: 'string', description: 'GET, HEAD' },
+  }),
+  429: errorResponse('rate_limited: too many requests for the key, or too many invalid keys from the address.', {
+    'Retry-After': { type: 'integer', description: 'Seconds to wait before retrying.' },
+    ...rateLimitHeaders,
+  }),
 };
 
+/** Response map of a route answering one JSON object. */
+export function objectResponses(schema: object, description: string) {
+  return {
+    200: { description, headers: rateLimitHeaders, content: { 'application/json': { schema } } },
+    ...errorResponses,
+  };
+}
+
 /** Response map of a list route: JSON envelope, or CSV with the paging headers. */
-export function listResponses(item: object, description: string) {
+export function listResponses(item: object, pageTitle: string, description: string) {
   return {
     200: {
       description,
-      headers: csvHeaders,
+      headers: { ...rateLimitHeaders, ...csvHeaders },
       content: {
-        'application/json': { schema: pagedSchema(item, description) },
+        'application/json': { schema: pagedSchema(item, pageTitle, description) },
         'text/csv': { schema: { type: 'string', description: 'UTF-8 with BOM, CRLF, RFC 4180; paging in the X-* headers.' } },
       },
     },
@@ -75,6 +107,7 @@ export function listResponses(item: object, description: string) {
 }
 
 export const durationStats = {
+  title: 'DurationStats',
   type: 'object',
   required: ['medianSeconds', 'meanSeconds', 'samples'],
   properties: {
@@ -85,12 +118,14 @@ export const durationStats = {
 } as const;
 
 export const bySourceTypeItem = {
+  title: 'SourceTypeCount',
   type: 'object',
   required: ['sourceType', 'incidents'],
   properties: { sourceType: { type: 'string' }, incidents: { type: 'integer' } },
 } as const;
 
 export const noisiestSourceItem = {
+  title: 'NoisySource',
   type: 'object',
   required: ['sourceType', 'sourceName', 'incidents', 'occurrences'],
   properties: {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { UNAUTHORIZED_MESSAGE } from '../../src/public-api/auth.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
-import { ALL_SCOPES, errorOf, get, insertKey, insertOrg } from './helpers.js';
+import { ALL_SCOPES, countStatuses, errorOf, get, inParallel, insertKey, insertOrg } from './helpers.js';
 
 const ENDPOINTS: Array<[string, string]> = [
   ['/alerts', 'ReadAlerts'],
@@ -148,6 +148,15 @@ describe('public API authentication, scopes and limits', () => {
     expect((await get(t.app, '/alerts', key, {}, '203.0.113.8')).statusCode).toBe(200);
     clock.advance(55_000);
     expect((await get(t.app, '/alerts', key, {}, ip)).statusCode).toBe(200);
+  });
+
+  it('answers exactly 10 invalid-key attempts with 401 when 30 arrive 8 at a time, then 429', async () => {
+    clock.set('2026-06-15T12:30:05Z');
+    const ip = '203.0.113.99';
+    const attempts = Array.from({ length: 30 }, (_, i) => () => get(t.app, '/alerts', `vgk_ABCDEFGH_${String(i).padStart(40, 'z')}`, {}, ip));
+    const answers = await inParallel(attempts, 8);
+    expect(countStatuses(answers)).toEqual({ 401: 10, 429: 20 });
+    for (const res of answers) expect(['unauthorized', 'rate_limited']).toContain(errorOf(res).code);
   });
 
   it('answers 405 with the envelope for other methods, 404 for unknown paths, and HEAD like GET', async () => {

@@ -144,3 +144,24 @@ export function errorOf(res: LightMyRequestResponse): { code: string; message: s
   }
   return body.error;
 }
+
+/** Runs `tasks` with at most `width` in flight at once; results in task order. */
+export async function inParallel<T>(tasks: Array<() => Promise<T>>, width: number): Promise<T[]> {
+  const results: T[] = new Array(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const i = next++;
+      results[i] = await tasks[i]!();
+    }
+  };
+  await Promise.all(Array.from({ length: width }, worker));
+  return results;
+}
+
+/** How many answers had each status code, e.g. { 401: 10, 429: 20 }. */
+export function countStatuses(responses: Array<{ statusCode: number }>): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const r of responses) counts[r.statusCode] = (counts[r.statusCode] ?? 0) + 1;
+  return counts;
+}

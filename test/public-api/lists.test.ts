@@ -61,7 +61,9 @@ describe('capacities, workspaces, daily costs and CSV', () => {
     expect(res.rawPayload.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
     expect(res.body).toBe(`${BOM}name,remoteId,capacityName\r\nFinance,ws-1,\r\nSales,ws-0,cap-b\r\n`);
     const last = await get(t.app, res.headers['x-next-link'] as string, key);
+    expect(res.headers['content-disposition']).toBe('attachment; filename="workspaces-page-1.csv"');
     expect(last.headers['x-next-link']).toBe('');
+    expect(last.headers['content-disposition']).toBe('attachment; filename="workspaces-page-2.csv"');
     expect(last.body).toBe(`${BOM}name,remoteId,capacityName\r\nSales,ws-2,cap-a\r\n`);
   });
 
@@ -88,6 +90,7 @@ describe('capacities, workspaces, daily costs and CSV', () => {
     );
     expect(res.headers['x-total-count']).toBe('2');
     expect(res.headers['x-next-link']).toBe('');
+    expect(res.headers['content-disposition']).toBe('attachment; filename="alerts-page-1.csv"');
   });
 
   it('returns an empty CSV page as the header row only', async () => {
@@ -95,6 +98,7 @@ describe('capacities, workspaces, daily costs and CSV', () => {
     const k = (await insertKey(t.ctx.db, org)).key;
     const res = await get(t.app, '/capacities?format=csv', k);
     expect(res.body).toBe(`${BOM}name,sku,state,region\r\n`);
+    expect(res.headers['content-disposition']).toBe('attachment; filename="capacities-page-1.csv"');
     expect(res.headers['x-total-count']).toBe('0');
   });
 
@@ -159,6 +163,7 @@ describe('capacities, workspaces, daily costs and CSV', () => {
 
     it('renders costs as CSV with numbers unquoted', async () => {
       const res = await get(t.app, '/costs/daily?format=csv', costKey);
+      expect(res.headers['content-disposition']).toBe('attachment; filename="daily-costs-page-1.csv"');
       expect(res.body).toBe(
         `${BOM}date,capacityName,currency,cost,amortizedCost,overageCost\r\n2026-06-14,cap-a,BRL,20,20,0\r\n2026-06-14,cap-b,BRL,10.5,9.25,1.25\r\n`,
       );

@@ -5,7 +5,7 @@ import { buildApp } from '../../src/app.js';
 import { ManualClock } from '../../src/clock.js';
 import { randomBase62 } from '../../src/ids.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
-import { errorOf, get, insertKey, insertOrg } from './helpers.js';
+import { countStatuses, errorOf, get, inParallel, insertKey, insertOrg } from './helpers.js';
 
 const REDIS_URL = process.env.VIGIA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -69,6 +69,14 @@ describe('rate limits shared through Redis by two instances', () => {
       expect(res.headers['retry-after']).toBe('60');
     }
     expect((await get(second, '/alerts', key, {}, '192.0.2.45')).statusCode).toBe(200);
+  });
+
+  it('answers exactly 10 invalid-key attempts with 401 when 30 arrive 8 at a time over both instances', async () => {
+    clock.set('2026-06-15T12:07:00Z');
+    const ip = '192.0.2.77';
+    const attempts = Array.from({ length: 30 }, (_, i) => () => get(i % 2 ? t.app : second, '/alerts', `vgk_ZZZZZZZZ_${String(i).padStart(40, 'q')}`, {}, ip));
+    const answers = await inParallel(attempts, 8);
+    expect(countStatuses(answers)).toEqual({ 401: 10, 429: 20 });
   });
 });
 

@@ -6,6 +6,7 @@ import { dateTime, listResponses, nullableDateTime, nullableString, pagingQuery,
 import { instantWindow } from '../windows.js';
 
 const alertItem = {
+  title: 'Alert',
   type: 'object',
   required: [...ALERT_FIELDS],
   properties: {
@@ -41,6 +42,7 @@ export async function alertsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
     {
       config: { scope: 'ReadAlerts' },
       schema: {
+        operationId: 'listAlerts',
         summary: 'List alerts (incidents), newest first',
         description: 'Scope ReadAlerts. Filters createdAt in [from, to); default the last 7 days; at most 366 days.',
         tags: ['alerts'],
@@ -56,7 +58,7 @@ export async function alertsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
             ...pagingQuery,
           },
         },
-        response: listResponses(alertItem, 'Paged envelope of alert items'),
+        response: listResponses(alertItem, 'AlertPage', 'Paged envelope of alert items'),
       },
     },
     async (request, reply) => {
@@ -70,7 +72,7 @@ export async function alertsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
         p.pageSize,
       );
       const params = { from: from.toISOString(), to: to.toISOString(), status: q.status, sourceType: q.sourceType, format: q.format };
-      return sendPage(reply, q.format, ALERT_FIELDS, envelope('/alerts', params, p, totalCount, items));
+      return sendPage(reply, q.format, 'alerts', ALERT_FIELDS, envelope('/alerts', params, p, totalCount, items));
     },
   );
 }

@@ -8,6 +8,7 @@ import { listResponses, pagingQuery, security } from '../schemas.js';
 import { DAY_MS, dayWindow, startOfUtcDay } from '../windows.js';
 
 const costItem = {
+  title: 'DailyCost',
   type: 'object',
   required: [...COST_FIELDS],
   properties: {
@@ -35,6 +36,7 @@ export async function costsRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
     {
       config: { scope: 'ReadCosts' },
       schema: {
+        operationId: 'listDailyCosts',
         summary: 'Daily costs in one currency, newest day first',
         description:
           'Scope ReadCosts. Days inclusive; default the 30 complete days before today (UTC); at most 366 days. ' +
@@ -51,7 +53,7 @@ export async function costsRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
             ...pagingQuery,
           },
         },
-        response: listResponses(costItem, 'Paged envelope of daily cost items'),
+        response: listResponses(costItem, 'DailyCostPage', 'Paged envelope of daily cost items'),
       },
     },
     async (request, reply) => {
@@ -67,7 +69,7 @@ export async function costsRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
         : { totalCount: 0, items: [] };
       // The resolved currency is pinned too, so later pages cannot switch currency.
       const params = { from: w.from, to: w.to, currency: currency ?? undefined, format: q.format };
-      return sendPage(reply, q.format, COST_FIELDS, envelope('/costs/daily', params, p, totalCount, items));
+      return sendPage(reply, q.format, 'daily-costs', COST_FIELDS, envelope('/costs/daily', params, p, totalCount, items));
     },
   );
 }

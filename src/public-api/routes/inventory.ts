@@ -5,12 +5,14 @@ import { CAPACITY_FIELDS, WORKSPACE_FIELDS, listCapacities, listWorkspaces } fro
 import { listResponses, nullableString, pagingQuery, security } from '../schemas.js';
 
 const capacityItem = {
+  title: 'Capacity',
   type: 'object',
   required: [...CAPACITY_FIELDS],
   properties: { name: { type: 'string' }, sku: { type: 'string' }, state: { type: 'string' }, region: { type: 'string' } },
 } as const;
 
 const workspaceItem = {
+  title: 'Workspace',
   type: 'object',
   required: [...WORKSPACE_FIELDS],
   properties: { name: { type: 'string' }, remoteId: { type: 'string' }, capacityName: nullableString },
@@ -30,19 +32,20 @@ export async function inventoryRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
     {
       config: { scope: 'ReadCapacities' },
       schema: {
+        operationId: 'listCapacities',
         summary: 'List capacities, by name',
         description: 'Scope ReadCapacities.',
         tags: ['inventory'],
         security,
         querystring: pagingOnly,
-        response: listResponses(capacityItem, 'Paged envelope of capacity items'),
+        response: listResponses(capacityItem, 'CapacityPage', 'Paged envelope of capacity items'),
       },
     },
     async (request, reply) => {
       const p = pageRequest(request.query);
       const { totalCount, items } = await listCapacities(ctx.db, request.apiCaller!.orgId, p.offset, p.pageSize);
       const page = envelope('/capacities', { format: request.query.format }, p, totalCount, items);
-      return sendPage(reply, request.query.format, CAPACITY_FIELDS, page);
+      return sendPage(reply, request.query.format, 'capacities', CAPACITY_FIELDS, page);
     },
   );
 
@@ -51,19 +54,20 @@ export async function inventoryRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
     {
       config: { scope: 'ReadWorkspaces' },
       schema: {
+        operationId: 'listWorkspaces',
         summary: 'List workspaces, by name',
         description: 'Scope ReadWorkspaces.',
         tags: ['inventory'],
         security,
         querystring: pagingOnly,
-        response: listResponses(workspaceItem, 'Paged envelope of workspace items'),
+        response: listResponses(workspaceItem, 'WorkspacePage', 'Paged envelope of workspace items'),
       },
     },
     async (request, reply) => {
       const p = pageRequest(request.query);
       const { totalCount, items } = await listWorkspaces(ctx.db, request.apiCaller!.orgId, p.offset, p.pageSize);
       const page = envelope('/workspaces', { format: request.query.format }, p, totalCount, items);
-      return sendPage(reply, request.query.format, WORKSPACE_FIELDS, page);
+      return sendPage(reply, request.query.format, 'workspaces', WORKSPACE_FIELDS, page);
     },
   );
 }

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { summarizeIncidents } from '../queries/metrics.js';
-import { bySourceTypeItem, durationStats, errorResponses, noisiestSourceItem, security } from '../schemas.js';
+import { bySourceTypeItem, durationStats, noisiestSourceItem, objectResponses, security } from '../schemas.js';
 import { dayWindow, startOfUtcDay } from '../windows.js';
 
 const metricsSchema = {
+  title: 'AlertMetrics',
   type: 'object',
   required: ['from', 'to', 'totals', 'mtta', 'mttr', 'bySourceType', 'noisiestSources'],
   properties: {
@@ -36,6 +37,7 @@ export async function metricsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
     {
       config: { scope: 'ReadMetrics' },
       schema: {
+        operationId: 'getAlertMetrics',
         summary: 'Alert metrics of a period',
         description:
           'Scope ReadMetrics. Incidents created in the days from..to (both inclusive, UTC); default the 7 days ending today; ' +
@@ -50,7 +52,7 @@ export async function metricsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
             to: { type: 'string', format: 'date', description: 'Last day, yyyy-MM-dd (inclusive).' },
           },
         },
-        response: { 200: metricsSchema, ...errorResponses },
+        response: objectResponses(metricsSchema, 'Alert metrics of the period'),
       },
     },
     async (request) => {

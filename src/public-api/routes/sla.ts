@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { loadSlaTargets, slaReport } from '../queries/sla.js';
-import { bySourceTypeItem, durationStats, errorResponses, noisiestSourceItem, security } from '../schemas.js';
+import { bySourceTypeItem, durationStats, noisiestSourceItem, objectResponses, security } from '../schemas.js';
 import { monthWindow } from '../windows.js';
 
 const slaSchema = {
+  title: 'SlaReport',
   type: 'object',
   required: ['month', 'targets', 'totals', 'mtta', 'mttr', 'incidentsBySourceType', 'noisiestSources', 'availability'],
   properties: {
@@ -32,6 +33,7 @@ const slaSchema = {
     availability: {
       type: 'array',
       items: {
+        title: 'CapacityAvailability',
         type: 'object',
         required: ['capacityName', 'availabilityPercent', 'downtimeMinutes', 'meetsTarget'],
         properties: {
@@ -51,6 +53,7 @@ export async function slaRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext
     {
       config: { scope: 'ReadSla' },
       schema: {
+        operationId: 'getSlaReport',
         summary: 'Monthly SLA report',
         description:
           'Scope ReadSla. Incidents created in the month (UTC); targets from the organization; availability per capacity ' +
@@ -69,7 +72,7 @@ export async function slaRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext
             },
           },
         },
-        response: { 200: slaSchema, ...errorResponses },
+        response: objectResponses(slaSchema, 'SLA report of the month'),
       },
     },
     async (request) => {
