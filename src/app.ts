@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
 import { installErrorHandling } from './http/errors.js';
+import { installBodyParsers } from './http/body-parsers.js';
 import { handleClientError, handleFrameworkError, requireHostHeader } from './http/client-errors.js';
 import { adminApi } from './admin-api/index.js';
 import { publicApi, publicApiDocs } from './public-api/index.js';
@@ -23,6 +24,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     http: { requireHostHeader: false },
   });
   installErrorHandling(app);
+  installBodyParsers(app);
   app.addHook('onRequest', requireHostHeader);
 
   app.get('/healthz', async (_req, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }));

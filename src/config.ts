@@ -68,8 +68,21 @@ function text(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return v === undefined || v === '' ? undefined : v;
 }
 
+const LOOPBACK_OR_ANY = new Set(['127.0.0.1', '::1', 'localhost', '0.0.0.0', '::']);
+
+/**
+ * The address users and receivers see when VIGIA_BASE_URL is unset: where this process listens,
+ * with `localhost` for a loopback (or all-interfaces) bind so links open in a browser.
+ */
+export function defaultBaseUrl(host: string, port: number): string {
+  const name = LOOPBACK_OR_ANY.has(host) || host.startsWith('127.') ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}`;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const baseUrl = (text(env, 'VIGIA_BASE_URL') ?? 'http://localhost:8080').replace(/\/+$/, '');
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const host = text(env, 'HOST') ?? '127.0.0.1';
+  const baseUrl = (text(env, 'VIGIA_BASE_URL') ?? defaultBaseUrl(host, port)).replace(/\/+$/, '');
   try {
     new URL(baseUrl);
   } catch {
@@ -85,8 +98,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('DATABASE_READ_URL (a read replica) needs DATABASE_URL (its primary)');
   }
   return {
-    port: int(env, 'PORT', 8080, 0, 65535),
-    host: text(env, 'HOST') ?? '127.0.0.1',
+    port,
+    host,
     baseUrl,
     databaseUrl,
     databaseReadUrl,

@@ -7,7 +7,9 @@
 import { ManualClock } from './clock.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
-import { ensureAdminToken } from './admin-api/admin-token.js';
+import path from 'node:path';
+import { ensureAdminToken, readAdminTokenFile, saveAdminTokenFile } from './admin-api/admin-token.js';
+import { readLockHolder } from './db/data-dir-lock.js';
 import { acknowledgeAlert, ingestSignals } from './alerts/lifecycle.js';
 import type { SignalInput } from './alerts/signals.js';
 import { createSilence } from './alerts/silences.js';
@@ -92,10 +94,10 @@ function demoCosts(now: Date, random: () => number): DailyCost[] {
   return costs;
 }
 
-interface Step {
-  at: number;
-  run(ctx: Ctx, orgId: string): Promise<void>;
-}
+/** One thing that happens in the demo's story: a signal arrives, or on-call acknowledges. */
+type Step =
+  | { at: number; signal: SignalInput }
+  | { at: number; acknowledge: { sourceId: string; notificationKind: string; by: string } };
 
 const toSignal = (s: Source, kind: 'failure' | 'recovery', at: number, extra: Partial<SignalInput> = {}): SignalInput => ({
   sourceType: s.sourceType, sourceId: s.sourceId, sourceName: s.sourceName, kind, notificationKind: s.notificationKind,
@@ -123,30 +125,43 @@ function demoTimeline(end: number, random: () => number): Step[] {
       const resolved = !recent || random() < 0.3;
       const resolveAfter = (10 + Math.floor(random() * 300)) * MIN;
       const closesAt = resolved ? Math.min(end, opensAt + Math.max(resolveAfter, acked ? ackAfter + MIN : 0)) : end;
-      steps.push({ at: opensAt, run: (ctx, org) => ingestSignals(ctx, org, toSignal(src, 'failure', opensAt)).then(() => undefined) });
+      steps.push({ at: opensAt, signal: toSignal(src, 'failure', opensAt) });
       const repeats = Math.floor(random() * 4);
       for (let r = 1; r <= repeats; r++) {
         const at = opensAt + r * 7 * MIN;
-        if (at < closesAt) steps.push({ at, run: (ctx, org) => ingestSignals(ctx, org, toSignal(src, 'failure', at)).then(() => undefined) });
+        if (at < closesAt) steps.push({ at, signal: toSignal(src, 'failure', at) });
       }
       if (acked && opensAt + ackAfter < closesAt) {
-        steps.push({
-          at: opensAt + ackAfter,
-          run: async (ctx, org) => {
-            const { rows } = await ctx.db.query<{ id: string }>(
-              `SELECT id FROM alerts WHERE org_id = $1 AND source_id = $2 AND notification_kind = $3 AND status = 'open' AND NOT acknowledged`,
-              [org, src.sourceId, src.notificationKind],
-            );
-            if (rows[0]) await acknowledgeAlert(ctx, org, rows[0].id, 'Equipe de plantão');
-          },
-        });
+        steps.push({ at: opensAt + ackAfter, acknowledge: { sourceId: src.sourceId, notificationKind: src.notificationKind, by: 'Equipe de plantão' } });
       }
-      if (resolved) steps.push({ at: closesAt, run: (ctx, org) => ingestSignals(ctx, org, toSignal(src, 'recovery', closesAt)).then(() => undefined) });
+      if (resolved) steps.push({ at: closesAt, signal: toSignal(src, 'recovery', closesAt) });
       next = closesAt + DAY + Math.floor(random() * 5 * DAY);
     }
   }
-  return steps;
+  // Correlation: the production capacity is overloaded right now and two datasets on it fail
+  // because of it — they are held (correlated) until the capacity recovers.
+  const cap = SOURCES.find((s) => s.notificationKind === 'CapacityOverloaded')!;
+  steps.push({ at: end - 20 * MIN, signal: toSignal(cap, 'failure', end - 20 * MIN, { notificationKind: 'CapacityMemoryPressure', title: 'Capacity memory pressure' }) });
+  for (const ds of SOURCES.filter((s) => s.sourceType === 'Dataset')) {
+    steps.push({
+      at: end - 15 * MIN,
+      signal: toSignal(ds, 'failure', end - 15 * MIN, { notificationKind: 'RefreshSlow', title: 'Dataset refresh slow', causes: [{ sourceType: 'Capacity', sourceId: 'cap-prod-f64' }] }),
+    });
+  }
+  return steps.sort((a, b) => a.at - b.at);
 }
+
+/** The Salesforce connector is under planned maintenance for the next two hours (a silence), and signals during it. */
+function maintenance(end: number): { silence: { matchers: { sourceType: string; sourceId: string }; endsAt: Date; comment: string }; signal: SignalInput } {
+  const conn = SOURCES.find((s) => s.sourceType === 'Connector')!;
+  return {
+    silence: { matchers: { sourceType: 'Connector', sourceId: conn.sourceId }, endsAt: new Date(end + 2 * 3600_000), comment: 'Manutenção planejada do Salesforce' },
+    signal: toSignal(conn, 'failure', end - 5 * MIN, { notificationKind: 'ConnectorSyncDelayed', title: 'Connector sync delayed', severity: 'info' }),
+  };
+}
+
+const DEMO_ORG = { name: 'Demo — Contoso Analytics', escalationMinutes: 30 };
+const DEMO_KEY_NAME = 'demo (all scopes)';
 
 export interface DemoResult {
   orgId: string;
@@ -161,69 +176,153 @@ export async function seedDemo(ctx: Ctx, now: Date): Promise<{ orgId: string; ap
   const clock = new ManualClock(now.getTime() - DEMO_DAYS * DAY - DAY);
   const sim: Ctx = { ...ctx, clock };
 
-  const org = await createOrg(sim, { name: 'Demo — Contoso Analytics', escalationMinutes: 30 });
+  const org = await createOrg(sim, DEMO_ORG);
   await replaceCapacities(sim, org.id, CAPACITIES);
   await replaceWorkspaces(sim, org.id, WORKSPACES);
   await upsertCosts(sim, org.id, demoCosts(now, random));
 
   const end = now.getTime() - MIN;
-  const steps = demoTimeline(end, random).sort((a, b) => a.at - b.at);
-  for (const step of steps) {
+  for (const step of demoTimeline(end, random)) {
     clock.set(step.at);
-    await step.run(sim, org.id);
+    if ('signal' in step) {
+      await ingestSignals(sim, org.id, step.signal);
+      continue;
+    }
+    const { sourceId, notificationKind, by } = step.acknowledge;
+    const { rows } = await ctx.db.query<{ id: string }>(
+      `SELECT id FROM alerts WHERE org_id = $1 AND source_id = $2 AND notification_kind = $3 AND status = 'open' AND NOT acknowledged`,
+      [org.id, sourceId, notificationKind],
+    );
+    if (rows[0]) await acknowledgeAlert(sim, org.id, rows[0].id, by);
   }
-
-  // Correlation: the production capacity is overloaded right now and two datasets on it fail
-  // because of it — they are held (correlated) until the capacity recovers.
-  clock.set(end - 20 * MIN);
-  const cap = SOURCES.find((s) => s.notificationKind === 'CapacityOverloaded')!;
-  await ingestSignals(sim, org.id, toSignal({ ...cap, sourceId: 'cap-prod-f64' }, 'failure', end - 20 * MIN, { notificationKind: 'CapacityMemoryPressure', title: 'Capacity memory pressure' }));
-  clock.set(end - 15 * MIN);
-  for (const ds of SOURCES.filter((s) => s.sourceType === 'Dataset')) {
-    await ingestSignals(sim, org.id, toSignal(ds, 'failure', end - 15 * MIN, {
-      notificationKind: 'RefreshSlow', title: 'Dataset refresh slow', causes: [{ sourceType: 'Capacity', sourceId: 'cap-prod-f64' }],
-    }));
-  }
-  // Silence: the Salesforce connector is under planned maintenance for the next two hours.
+  const m = maintenance(end);
   clock.set(end - 5 * MIN);
-  const conn = SOURCES.find((s) => s.sourceType === 'Connector')!;
-  await createSilence(sim, org.id, { matchers: { sourceType: 'Connector', sourceId: conn.sourceId }, endsAt: new Date(end + 2 * 3600_000), comment: 'Manutenção planejada do Salesforce' });
-  await ingestSignals(sim, org.id, toSignal(conn, 'failure', end - 5 * MIN, { notificationKind: 'ConnectorSyncDelayed', title: 'Connector sync delayed', severity: 'info' }));
+  await createSilence(sim, org.id, m.silence);
+  await ingestSignals(sim, org.id, m.signal);
 
   clock.set(now);
-  const key = await createApiKey(sim, org.id, { name: 'demo (all scopes)', scopes: API_SCOPES });
+  const key = await createApiKey(sim, org.id, { name: DEMO_KEY_NAME, scopes: API_SCOPES });
   return { orgId: org.id, apiKey: key.key };
 }
 
-export async function runDemo(config: Config): Promise<DemoResult> {
-  const ctx = await openContext(config);
-  try {
-    const adminToken = await ensureAdminToken(ctx.db, config.adminToken);
-    const { orgId, apiKey } = await seedDemo(ctx, ctx.clock.now());
-    const { rows } = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM alerts WHERE org_id = $1', [orgId]);
-    const base = `${config.baseUrl}/api/public/v1`;
-    const out = [
-      '',
-      'Vigia demo ready.',
-      `  organization: Demo — Contoso Analytics (${orgId})`,
-      `  incidents:    ${rows[0]!.n} over the last ${DEMO_DAYS} days, all source types`,
-      `  API key (all scopes, shown once): ${apiKey}`,
-      ...(adminToken ? [`  Admin token (shown once, store it now): ${adminToken}`] : []),
-      '',
-      'Start the service (npm start), then try:',
-      `  curl -H "X-Api-Key: ${apiKey}" "${base}/alerts"`,
-      `  curl -H "X-Api-Key: ${apiKey}" "${base}/alerts?status=open&sourceType=Dataset"`,
-      `  curl -H "X-Api-Key: ${apiKey}" "${base}/alerts/metrics"`,
-      `  curl -H "X-Api-Key: ${apiKey}" "${base}/capacities"`,
-      `  curl -H "X-Api-Key: ${apiKey}" "${base}/workspaces"`,
-      `  curl -H "X-Api-Key: ${apiKey}" "${base}/costs/daily"`,
-      `  curl -H "X-Api-Key: ${apiKey}" "${base}/costs/daily?currency=USD&format=csv"`,
-      `  curl -H "Authorization: ApiKey ${apiKey}" "${base}/sla"`,
-      '',
-    ];
-    process.stdout.write(`${out.join('\n')}\n`);
-    return { orgId, apiKey, adminToken, alerts: rows[0]!.n };
-  } finally {
-    await ctx.db.close();
+export class DemoError extends Error {
+  override name = 'DemoError';
+}
+
+/**
+ * The same story told to a running server through its admin API (the server owns the embedded
+ * database while it runs). The server stamps acknowledgements with its own clock, so here they
+ * carry the time of the demo run rather than the story's time.
+ */
+export async function seedDemoRemote(baseUrl: string, token: string, now: Date): Promise<{ orgId: string; apiKey: string; alerts: number }> {
+  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const res = await fetch(`${baseUrl}/api/admin/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (res.status === 401) throw new DemoError(`the server at ${baseUrl} refused the admin token (401); pass the right one with --token`);
+    if (!res.ok) throw new DemoError(`${method} ${path} answered ${res.status}: ${text}`);
+    return (text ? JSON.parse(text) : undefined) as T;
+  };
+  const random = rng(20260615);
+  const org = await call<{ id: string }>('POST', '/orgs', DEMO_ORG);
+  await call('PUT', `/orgs/${org.id}/capacities`, CAPACITIES);
+  await call('PUT', `/orgs/${org.id}/workspaces`, WORKSPACES);
+  await call('POST', `/orgs/${org.id}/costs`, demoCosts(now, random));
+
+  const end = now.getTime() - MIN;
+  const openAlerts = new Map<string, string>(); // source|kind → open, unacknowledged alert id
+  let opened = 0;
+  const signalOut = (sig: SignalInput) => ({ ...sig, occurredAt: sig.occurredAt instanceof Date ? sig.occurredAt.toISOString() : sig.occurredAt });
+  for (const step of demoTimeline(end, random)) {
+    if ('signal' in step) {
+      const [outcome] = await call<{ alertId?: string; outcome: string }[]>('POST', `/orgs/${org.id}/signals`, [signalOut(step.signal)]);
+      const key = `${step.signal.sourceId}|${step.signal.notificationKind}`;
+      if (step.signal.kind === 'recovery') openAlerts.delete(key);
+      else if (outcome?.outcome === 'opened' && outcome.alertId) {
+        opened += 1;
+        openAlerts.set(key, outcome.alertId);
+      }
+      continue;
+    }
+    const key = `${step.acknowledge.sourceId}|${step.acknowledge.notificationKind}`;
+    const alertId = openAlerts.get(key);
+    if (alertId) {
+      await call('POST', `/orgs/${org.id}/alerts/${alertId}/acknowledge`, { by: step.acknowledge.by });
+      openAlerts.delete(key);
+    }
   }
+  const m = maintenance(end);
+  opened += 1;
+  await call('POST', `/orgs/${org.id}/silences`, { ...m.silence, endsAt: m.silence.endsAt.toISOString() });
+  await call('POST', `/orgs/${org.id}/signals`, [signalOut(m.signal)]);
+  const key = await call<{ key: string }>('POST', `/orgs/${org.id}/api-keys`, { name: DEMO_KEY_NAME, scopes: API_SCOPES });
+  return { orgId: org.id, apiKey: key.key, alerts: opened };
+}
+
+export interface DemoOptions {
+  /** A running server to seed through its admin API. */
+  url?: string;
+  /** Admin token for that server. */
+  token?: string;
+}
+
+/**
+ * Where to seed: an explicit --url; else the server holding the embedded data directory (its
+ * address is in the directory's lock file); else nothing running — open the database here.
+ */
+function findServer(config: Config, opts: DemoOptions): { url: string; token: string } | null {
+  const url = opts.url ?? (config.databaseUrl ? undefined : readLockHolder(path.resolve(config.dataDir))?.url);
+  if (!url) return null;
+  const token = opts.token ?? config.adminToken ?? (config.databaseUrl ? null : readAdminTokenFile(config.dataDir));
+  if (!token) throw new DemoError(`a Vigia server is running at ${url}: pass its admin token with --token (or VIGIA_ADMIN_TOKEN)`);
+  return { url: url.replace(/\/+$/, ''), token };
+}
+
+export async function runDemo(config: Config, opts: DemoOptions = {}): Promise<DemoResult> {
+  const server = findServer(config, opts);
+  let result: DemoResult;
+  let publicBase: string;
+  if (server) {
+    const seeded = await seedDemoRemote(server.url, server.token, new Date());
+    result = { ...seeded, adminToken: null };
+    publicBase = server.url; // where the running server actually listens (its PORT may differ from ours)
+  } else {
+    const ctx = await openContext(config);
+    try {
+      const adminToken = await ensureAdminToken(ctx.db, config.adminToken);
+      if (adminToken && ctx.db.dataDirLock) saveAdminTokenFile(config.dataDir, adminToken);
+      const { orgId, apiKey } = await seedDemo(ctx, ctx.clock.now());
+      const { rows } = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM alerts WHERE org_id = $1', [orgId]);
+      result = { orgId, apiKey, adminToken, alerts: rows[0]!.n };
+    } finally {
+      await ctx.db.close();
+    }
+    publicBase = config.baseUrl;
+  }
+  const { orgId, apiKey, adminToken } = result;
+  const base = `${publicBase}/api/public/v1`;
+  const out = [
+    '',
+    server ? `Vigia demo ready (seeded the running server at ${server.url}).` : 'Vigia demo ready.',
+    `  organization: ${DEMO_ORG.name} (${orgId})`,
+    `  incidents:    ${result.alerts} over the last ${DEMO_DAYS} days, all source types`,
+    `  API key (all scopes, shown once): ${apiKey}`,
+    ...(adminToken ? [`  Admin token (shown once, store it now): ${adminToken}`] : []),
+    '',
+    server ? 'Try:' : 'Start the service (npm start), then try:',
+    `  curl -H "X-Api-Key: ${apiKey}" "${base}/alerts"`,
+    `  curl -H "X-Api-Key: ${apiKey}" "${base}/alerts?status=open&sourceType=Dataset"`,
+    `  curl -H "X-Api-Key: ${apiKey}" "${base}/alerts/metrics"`,
+    `  curl -H "X-Api-Key: ${apiKey}" "${base}/capacities"`,
+    `  curl -H "X-Api-Key: ${apiKey}" "${base}/workspaces"`,
+    `  curl -H "X-Api-Key: ${apiKey}" "${base}/costs/daily"`,
+    `  curl -H "X-Api-Key: ${apiKey}" "${base}/costs/daily?currency=USD&format=csv"`,
+    `  curl -H "Authorization: ApiKey ${apiKey}" "${base}/sla"`,
+    '',
+  ];
+  process.stdout.write(`${out.join('\n')}\n`);
+  return result;
 }

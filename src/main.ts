@@ -1,8 +1,10 @@
 import { Command } from 'commander';
 import { loadConfig, ConfigError } from './config.js';
+import { DataDirLockedError } from './db/data-dir-lock.js';
+import { VERSION } from './version.js';
 
 const program = new Command();
-program.name('vigia').description('Alert webhook delivery and read-only public API').showHelpAfterError();
+program.name('vigia').description('Alert webhook delivery and read-only public API').version(VERSION).showHelpAfterError();
 
 program
   .command('serve')
@@ -11,10 +13,24 @@ program
   .option('--worker-only', 'run the workers only, serve no HTTP')
   .action(async (opts: { worker: boolean; workerOnly?: boolean }) => {
     const { startService } = await import('./service.js');
-    const service = await startService(loadConfig(), {
+    const config = loadConfig();
+    const service = await startService(config, {
       http: !opts.workerOnly,
       worker: opts.worker,
     });
+    if (process.stdout.isTTY && service.address) {
+      const { renderBanner } = await import('./banner.js');
+      process.stdout.write(
+        renderBanner({
+          config,
+          address: service.address,
+          engine: config.databaseUrl ? 'pg' : 'pglite',
+          adminTokenGenerated: service.adminTokenGenerated,
+          adminTokenFile: service.adminTokenFile,
+          version: VERSION,
+        }),
+      );
+    }
     const shutdown = (signal: string) => {
       service.ctx.log.info({ signal }, 'shutting down');
       service.stop().then(
@@ -43,25 +59,38 @@ program
 program
   .command('demo')
   .description('create a demo organization with inventory, an API key and a stream of signals')
-  .action(async () => {
+  .option('--url <url>', 'seed a running server at this address through its admin API')
+  .option('--token <token>', 'admin token for --url (default: VIGIA_ADMIN_TOKEN, or the one saved in VIGIA_DATA_DIR)')
+  .action(async (opts: { url?: string; token?: string }) => {
     const { runDemo } = await import('./demo.js');
-    await runDemo(loadConfig());
+    await runDemo(loadConfig(), opts);
   });
 
 program
   .command('listen')
-  .description('run a local HTTPS receiver that verifies signatures and prints each delivery')
-  .requiredOption('--secret <whsec>', 'signing secret of the destination')
+  .description('run a local HTTPS receiver that verifies signatures, prints each delivery and can forward it to your app')
+  .option('--secret <whsec>', 'signing secret of the destination (required unless --cert-only)')
   .option('--port <port>', 'port', '9443')
   .option('--host <host>', 'address', '127.0.0.1')
-  .option('--cert <file>', 'TLS certificate (PEM); a self-signed one is made when omitted')
+  .option('--forward-to <url>', 'hand each verified delivery (raw body, headers) to this local app and answer with its reply')
+  .option('--cert <file>', 'TLS certificate (PEM); by default a self-signed one is made once and kept in --cert-dir')
   .option('--key <file>', 'TLS private key (PEM)')
+  .option('--cert-dir <dir>', 'where the self-signed certificate is kept (default: $VIGIA_DATA_DIR/listen, else ./data/listen)')
+  .option('--cert-only', 'make (or find) the certificate, print its path and exit')
   .action(async (opts) => {
     const { runListener } = await import('./receiver/listen.js');
     await runListener(opts);
   });
 
 program.parseAsync(process.argv).catch((err: unknown) => {
+  if (err instanceof DataDirLockedError) {
+    process.stderr.write(`vigia: ${err.message}\n`);
+    process.exit(3);
+  }
+  if (err instanceof Error && err.name === 'DemoError') {
+    process.stderr.write(`vigia demo: ${err.message}\n`);
+    process.exit(1);
+  }
   if (err instanceof ConfigError) {
     process.stderr.write(`configuration error: ${err.message}\n`);
     process.exit(2);

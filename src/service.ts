@@ -7,7 +7,7 @@ import { createReadRouter } from './db/read-replica.js';
 import { createLogger, type Logger } from './logger.js';
 import { resolveMasterKey } from './secrets/master-key.js';
 import { Sealer } from './secrets/sealing.js';
-import { ensureAdminToken } from './admin-api/admin-token.js';
+import { ensureAdminToken, saveAdminTokenFile } from './admin-api/admin-token.js';
 import { buildApp } from './app.js';
 import { startAlertJobs } from './alerts/jobs.js';
 import { startDispatcher } from './delivery/dispatcher.js';
@@ -18,8 +18,11 @@ export interface ServiceOptions {
   worker?: boolean;
   clock?: Clock;
   logger?: Logger;
-  /** Called once with a freshly generated admin token (default: print to stdout). */
-  onAdminToken?: (token: string) => void;
+  /**
+   * Called once with a freshly generated admin token and the file it was saved to (embedded
+   * engine only; null with PostgreSQL). Default: print both to stdout.
+   */
+  onAdminToken?: (token: string, file: string | null) => void;
 }
 
 export interface RunningService {
@@ -27,6 +30,10 @@ export interface RunningService {
   app?: FastifyInstance;
   /** Address the HTTP server listens on, e.g. http://127.0.0.1:8080. */
   address?: string;
+  /** Where a newly generated admin token was saved (embedded engine, first start only). */
+  adminTokenFile?: string | null;
+  /** True when this start generated the admin token. */
+  adminTokenGenerated: boolean;
   stop(): Promise<void>;
 }
 
@@ -45,8 +52,12 @@ export async function openContext(config: Config, opts: { clock?: Clock; logger?
 export async function startService(config: Config = loadConfig(), opts: ServiceOptions = {}): Promise<RunningService> {
   const ctx = await openContext(config, opts);
   const token = await ensureAdminToken(ctx.db, config.adminToken);
+  let adminTokenFile: string | null = null;
   if (token) {
-    (opts.onAdminToken ?? ((t) => process.stdout.write(`\nAdmin token (shown once, store it now): ${t}\n\n`)))(token);
+    adminTokenFile = ctx.db.dataDirLock ? saveAdminTokenFile(config.dataDir, token) : null;
+    const print = (t: string, file: string | null) =>
+      process.stdout.write(`\nAdmin token (shown once, store it now): ${t}\n${file ? `  (also saved to ${file}, readable by you only)\n` : ''}\n`);
+    (opts.onAdminToken ?? print)(token, adminTokenFile);
   }
   if (config.destinationAllowlist.length > 0) {
     ctx.log.warn({ allowlist: config.destinationAllowlist }, 'VIGIA_DESTINATION_ALLOWLIST is set: these hosts bypass the private-address rule (development and tests only)');
@@ -68,6 +79,8 @@ export async function startService(config: Config = loadConfig(), opts: ServiceO
   if (opts.http !== false) {
     app = await buildApp(ctx);
     address = await app.listen({ port: config.port, host: config.host });
+    // Local commands (vigia demo) find the server through the data directory's lock file.
+    ctx.db.dataDirLock?.publish({ url: address });
     ctx.log.info({ address }, 'vigia listening');
   }
 
@@ -76,6 +89,8 @@ export async function startService(config: Config = loadConfig(), opts: ServiceO
     ctx,
     app,
     address,
+    adminTokenFile,
+    adminTokenGenerated: token !== null,
     stop() {
       stopping ??= (async () => {
         // A keep-alive connection whose request was in flight when close() began becomes idle

@@ -1,3 +1,5 @@
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Database } from '../db/index.js';
 import { generateAdminToken, hashToken } from '../secrets/tokens.js';
 
@@ -28,4 +30,26 @@ export async function ensureAdminToken(db: Database, configured: string | undefi
 export async function loadAdminTokenHash(db: Database): Promise<string | null> {
   const { rows } = await db.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [SETTING]);
   return rows[0]?.value ?? null;
+}
+
+/**
+ * Embedded engine: a generated admin token is also kept in VIGIA_DATA_DIR/admin-token (mode 0600,
+ * next to secret.key and the database itself, which are no less secret), so local commands such
+ * as `vigia demo` can call the running server without the token being retyped or printed again.
+ */
+export const ADMIN_TOKEN_FILE = 'admin-token';
+
+export function saveAdminTokenFile(dataDir: string, token: string): string {
+  const file = path.resolve(dataDir, ADMIN_TOKEN_FILE);
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return file;
+}
+
+export function readAdminTokenFile(dataDir: string): string | null {
+  try {
+    return readFileSync(path.resolve(dataDir, ADMIN_TOKEN_FILE), 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
 }

@@ -8,11 +8,12 @@ import type { Database } from './types.js';
 
 export type { Database, Queryable, QueryOptions, QueryResult, Engine } from './types.js';
 export { migrate } from './migrate.js';
+export { DataDirLockedError, readLockHolder } from './data-dir-lock.js';
 
 /** DATABASE_URL → PostgreSQL pool; unset → PGlite persisted under VIGIA_DATA_DIR/db. */
 export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>, logger?: Logger): Promise<Database> {
   if (config.databaseUrl) return createPgDatabase(config.databaseUrl, logger);
   const dir = path.resolve(config.dataDir, 'db');
   mkdirSync(dir, { recursive: true });
-  return createPgliteDatabase(dir);
+  return createPgliteDatabase(dir, config.dataDir);
 }

@@ -1,4 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
+import path from 'node:path';
+import { acquireDataDirLock } from './data-dir-lock.js';
 import { OID, parseNumeric, type Database, type Queryable, type QueryResult } from './types.js';
 
 /**
@@ -14,14 +16,25 @@ class SerialQueue {
   }
 }
 
-export async function createPgliteDatabase(dataDir?: string): Promise<Database> {
-  const lite = await PGlite.create(dataDir, {
-    parsers: {
-      [OID.INT8]: parseNumeric,
-      [OID.NUMERIC]: parseNumeric,
-      [OID.DATE]: (v: string) => v,
-    },
-  });
+/**
+ * `lockDir`: the directory to lock for this process (VIGIA_DATA_DIR); the lock is released when
+ * the database closes. In-memory databases (tests) take no lock.
+ */
+export async function createPgliteDatabase(dataDir?: string, lockDir?: string): Promise<Database> {
+  const lock = lockDir ? acquireDataDirLock(path.resolve(lockDir)) : undefined;
+  let lite: PGlite;
+  try {
+    lite = await PGlite.create(dataDir, {
+      parsers: {
+        [OID.INT8]: parseNumeric,
+        [OID.NUMERIC]: parseNumeric,
+        [OID.DATE]: (v: string) => v,
+      },
+    });
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
   const queue = new SerialQueue();
 
   const direct = (target: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
@@ -39,6 +52,7 @@ export async function createPgliteDatabase(dataDir?: string): Promise<Database> 
     capabilities: { concurrentConnections: false, crossProcessNotify: false },
     // One in-process connection: the "pool" is the database itself, and closing it is the owner's job.
     dedicatedPool: () => ({ ...db, close: async () => {} }),
+    dataDirLock: lock,
     query: (text, params) => queue.run(() => raw.query(text, params)),
     exec: (text) => queue.run(() => raw.exec(text)),
     tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
@@ -49,7 +63,11 @@ export async function createPgliteDatabase(dataDir?: string): Promise<Database> 
       return () => queue.run(() => unlisten());
     },
     async close() {
-      await queue.run(() => lite.close());
+      try {
+        await queue.run(() => lite.close());
+      } finally {
+        lock?.release();
+      }
     },
   };
   return db;

@@ -46,6 +46,8 @@ export interface Database extends Queryable {
    * concurrent connections returns a handle on its one connection whose close() does nothing.
    */
   dedicatedPool(max: number): Database;
+  /** Embedded engine only: this process's exclusive hold on VIGIA_DATA_DIR. */
+  readonly dataDirLock?: import('./data-dir-lock.js').DataDirLock;
   /**
    * Runs fn in one transaction. Inside fn use only the given Queryable: on PGlite the database
    * is a single connection and calling `db` from inside `tx` would wait for itself.

@@ -1,12 +1,16 @@
 /**
- * `vigia listen` (CONTRACT §6): a local HTTPS receiver that verifies each delivery with
- * verifyWebhook, prints it, and answers as SPEC §5.1 rule 5 says — 2xx accepted, 400 stale
- * timestamp, 401 bad signature. Duplicates (same Idempotency-Key) are accepted and marked.
+ * `vigia listen`: a local HTTPS receiver that verifies each delivery with verifyWebhook, prints
+ * it, and answers as a receiver must — 2xx accepted, 400 stale timestamp, 401 bad signature.
+ * Duplicates (same Idempotency-Key) are accepted and marked. With a forward address, each
+ * verified delivery is handed on to a local app — raw body and headers unchanged — and the app's
+ * answer is printed and becomes the answer to the sender (the loop of Stripe's or Svix's CLI).
  */
-import { readFileSync } from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http';
 import { createServer, type Server } from 'node:https';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { verifyWebhook, WebhookVerificationError } from './verify.js';
-import { makeSelfSignedCert } from './self-signed.js';
+import { ensureSelfSignedCert } from './self-signed.js';
 
 export interface ListenOptions {
   secret: string;
@@ -14,20 +18,57 @@ export interface ListenOptions {
   host?: string;
   cert?: string;
   key?: string;
+  /** Where a made certificate is kept (default VIGIA_DATA_DIR/listen). */
+  certDir?: string;
+  /** http(s) URL of a local app that gets each verified delivery. */
+  forwardTo?: string;
   /** Where lines are printed (default stdout). */
   out?: (line: string) => void;
 }
 
 const MAX_BODY = 4 * 1024 * 1024;
+/** Hop-by-hop headers belong to one connection and are not forwarded; every other header is. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'te', 'trailer', 'proxy-connection']);
 
-export async function startListener(opts: ListenOptions): Promise<{ server: Server; url: string; close(): Promise<void> }> {
-  if (!opts.secret?.startsWith('whsec_')) throw new Error('--secret must be the destination signing secret (whsec_…)');
+export function defaultCertDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(env.VIGIA_DATA_DIR || './data', 'listen');
+}
+
+/** The TLS pair: the given files, or the kept self-signed one (made on first use). */
+export function listenerTls(opts: Pick<ListenOptions, 'cert' | 'key' | 'certDir'>): { cert: string; key: string; certFile: string; created: boolean } {
   if (Boolean(opts.cert) !== Boolean(opts.key)) throw new Error('--cert and --key go together');
-  const tls = opts.cert && opts.key ? { cert: readFileSync(opts.cert, 'utf8'), key: readFileSync(opts.key, 'utf8') } : makeSelfSignedCert();
+  if (opts.cert && opts.key) {
+    return { cert: readFileSync(opts.cert, 'utf8'), key: readFileSync(opts.key, 'utf8'), certFile: path.resolve(opts.cert), created: false };
+  }
+  const made = ensureSelfSignedCert(opts.certDir ?? defaultCertDir());
+  return { cert: made.cert, key: made.key, certFile: made.certFile, created: made.created };
+}
+
+function forwardHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name)) continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+export async function startListener(opts: ListenOptions): Promise<{ server: Server; url: string; certFile: string; close(): Promise<void> }> {
+  if (!opts.secret?.startsWith('whsec_')) throw new Error('--secret must be the destination signing secret (whsec_…)');
+  let forwardTo: URL | undefined;
+  if (opts.forwardTo) {
+    try {
+      forwardTo = new URL(opts.forwardTo);
+    } catch {
+      throw new Error('--forward-to must be a URL such as http://localhost:3000/hook');
+    }
+    if (!['http:', 'https:'].includes(forwardTo.protocol)) throw new Error('--forward-to must be an http or https URL');
+  }
+  const tls = listenerTls(opts);
   const out = opts.out ?? ((line: string) => process.stdout.write(`${line}\n`));
   const seen = new Set<string>();
 
-  const server = createServer(tls, (req, res) => {
+  const server = createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
@@ -35,29 +76,43 @@ export async function startListener(opts: ListenOptions): Promise<{ server: Serv
       if (size <= MAX_BODY) chunks.push(c);
     });
     req.on('end', () => {
-      const answer = (status: number, body: object) => {
-        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      const answer = (status: number, body: string | object, contentType = 'application/json') => {
+        res.writeHead(status, { 'content-type': contentType }).end(typeof body === 'string' ? body : JSON.stringify(body));
       };
       if (req.method !== 'POST') return answer(405, { error: 'POST only' });
       if (size > MAX_BODY) return answer(413, { error: 'body too large' });
+      const rawBody = Buffer.concat(chunks);
+      let line: string;
+      let duplicate: boolean;
       try {
-        const event = verifyWebhook({ rawBody: Buffer.concat(chunks), headers: req.headers, secret: opts.secret });
+        const event = verifyWebhook({ rawBody, headers: req.headers, secret: opts.secret });
         const key = String(req.headers['idempotency-key'] ?? event.id);
-        const duplicate = seen.has(key);
+        duplicate = seen.has(key);
         seen.add(key);
         const alert = event.alert as { id?: string; title?: string; status?: string; severity?: string };
-        out(
+        line =
           `${new Date().toISOString()} ${event.event}${event.test ? ' (test)' : ''} delivery=${event.id}${duplicate ? ' DUPLICATE' : ''} ` +
-            `alert=${alert.id} [${alert.severity}/${alert.status}] ${alert.title ?? ''}`,
-        );
-        answer(200, { ok: true, duplicate });
+          `alert=${alert.id} [${alert.severity}/${alert.status}] ${alert.title ?? ''}`;
       } catch (err) {
         if (err instanceof WebhookVerificationError) {
           out(`${new Date().toISOString()} rejected (${err.code}): ${err.message}`);
           return answer(err.statusCode, { error: err.code });
         }
-        answer(500, { error: 'internal' });
+        return answer(500, { error: 'internal' });
       }
+      out(line);
+      if (!forwardTo) return answer(200, { ok: true, duplicate });
+      fetch(forwardTo, { method: 'POST', headers: forwardHeaders(req.headers), body: rawBody, redirect: 'manual', signal: AbortSignal.timeout(30_000) })
+        .then(async (app) => {
+          const text = await app.text();
+          out(`  → ${forwardTo} answered ${app.status}${text ? `: ${text.length > 500 ? `${text.slice(0, 500)}…` : text}` : ''}`);
+          answer(app.status, text, app.headers.get('content-type') ?? 'text/plain');
+        })
+        .catch((err: unknown) => {
+          const reason = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
+          out(`  → ${forwardTo} failed: ${reason}`);
+          answer(502, { error: 'forward_failed', message: `${forwardTo} did not answer: ${reason}` });
+        });
     });
   });
   const port = Number(opts.port ?? 9443);
@@ -68,13 +123,34 @@ export async function startListener(opts: ListenOptions): Promise<{ server: Serv
   });
   const addr = server.address();
   const actualPort = typeof addr === 'object' && addr ? addr.port : port;
-  const url = `https://${host.includes(':') ? `[${host}]` : host}:${actualPort}/`;
-  return { server, url, close: () => new Promise((r) => server.close(() => r())) };
+  const url = `https://${host === '127.0.0.1' || host === '::1' ? 'localhost' : host.includes(':') ? `[${host}]` : host}:${actualPort}/`;
+  return { server, url, certFile: tls.certFile, close: () => new Promise((r) => server.close(() => r())) };
 }
 
-export async function runListener(opts: Record<string, string>): Promise<void> {
-  const l = await startListener({ secret: opts.secret!, port: opts.port, host: opts.host, cert: opts.cert, key: opts.key });
-  process.stdout.write(`listening on ${l.url} — verifying with the given secret; Ctrl+C to stop\n`);
+export async function runListener(opts: Record<string, string | undefined>): Promise<void> {
+  if (opts.certOnly) {
+    const tls = listenerTls({ cert: opts.cert, key: opts.key, certDir: opts.certDir });
+    process.stdout.write(`${tls.certFile}\n`);
+    return;
+  }
+  if (!opts.secret) throw new Error('--secret is required: the signing secret of the destination (whsec_…)');
+  const l = await startListener({
+    secret: opts.secret,
+    port: opts.port,
+    host: opts.host,
+    cert: opts.cert,
+    key: opts.key,
+    certDir: opts.certDir,
+    forwardTo: opts.forwardTo,
+  });
+  process.stdout.write(
+    [
+      `listening on ${l.url} — verifying with the given secret${opts.forwardTo ? `, forwarding to ${opts.forwardTo}` : ''}; Ctrl+C to stop`,
+      `certificate: ${l.certFile}`,
+      `  (the sender must trust it: start Vigia with NODE_EXTRA_CA_CERTS=${l.certFile})`,
+      '',
+    ].join('\n'),
+  );
   const stop = () => void l.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

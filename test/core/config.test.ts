@@ -43,6 +43,15 @@ describe('configuration', () => {
     expect(c.baseUrl).toBe('https://v.example');
   });
 
+  it('VIGIA_BASE_URL follows HOST and PORT when unset (localhost for loopback and all-interfaces binds)', () => {
+    expect(loadConfig({ PORT: '18080' }).baseUrl).toBe('http://localhost:18080');
+    expect(loadConfig({ PORT: '9000', HOST: '0.0.0.0' }).baseUrl).toBe('http://localhost:9000');
+    expect(loadConfig({ PORT: '9000', HOST: '::1' }).baseUrl).toBe('http://localhost:9000');
+    expect(loadConfig({ PORT: '9000', HOST: '10.1.2.3' }).baseUrl).toBe('http://10.1.2.3:9000');
+    expect(loadConfig({ PORT: '9000', HOST: 'fd00::5' }).baseUrl).toBe('http://[fd00::5]:9000');
+    expect(loadConfig({ PORT: '9000', VIGIA_BASE_URL: 'https://alerts.example.com' }).baseUrl).toBe('https://alerts.example.com');
+  });
+
   it('takes a read replica only beside a primary', () => {
     expect(() => loadConfig({ DATABASE_READ_URL: 'postgres://replica/db' })).toThrow(/needs DATABASE_URL/);
     const c = loadConfig({ DATABASE_URL: 'postgres://primary/db', DATABASE_READ_URL: 'postgres://replica/db', VIGIA_READ_MAX_LAG_SECONDS: '3' });

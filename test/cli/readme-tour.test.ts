@@ -1,0 +1,126 @@
+/**
+ * The README's five-minute tour, run as written: the code blocks marked `<!-- tour: shell 1 -->`
+ * and `<!-- tour: shell 2 -->` are extracted from README.md and run with bash. Only the fixed
+ * addresses are moved so parallel tests never collide: port 8080 and 9443 become free ports and
+ * `data/` a temporary data directory. On PostgreSQL the server uses DATABASE_URL, so the admin
+ * token is set with VIGIA_ADMIN_TOKEN and placed where the tour reads it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPgTestDatabaseUrl, ENGINE } from '../helpers/db.js';
+import { baseEnv, root } from './processes.js';
+
+function tourBlock(readme: string, shell: string): string {
+  const m = new RegExp(`<!-- tour: ${shell} -->\\s*\`\`\`sh\\n([\\s\\S]*?)\`\`\``).exec(readme);
+  if (!m) throw new Error(`README.md has no tour block for ${shell}`);
+  return m[1]!;
+}
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+interface Shell {
+  child: ChildProcess;
+  output(): string;
+  waitFor(re: RegExp): Promise<RegExpExecArray>;
+  exited: Promise<number | null>;
+}
+
+const shells: ChildProcess[] = [];
+
+/** bash in its own process group, so everything it started (npm, node, a background job) stops together. */
+function shell(script: string, env: Record<string, string>): Shell {
+  const child = spawn('bash', ['-e', '-c', script], { cwd: root, env: baseEnv(env), detached: true });
+  shells.push(child);
+  let out = '';
+  const listeners = new Set<() => void>();
+  const onData = (d: Buffer) => {
+    out += d.toString();
+    for (const l of listeners) l();
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  return {
+    child,
+    output: () => out,
+    exited,
+    waitFor(re) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const m = re.exec(out);
+          if (m) {
+            listeners.delete(check);
+            resolve(m);
+          }
+        };
+        listeners.add(check);
+        check();
+        child.on('close', () => (re.exec(out) ? undefined : reject(new Error(`shell ended before ${re}:\n${out}`))));
+      });
+    },
+  };
+}
+
+describe(`README five-minute tour (${ENGINE})`, () => {
+  let env: Record<string, string>;
+  let dir: string;
+  let cleanup: () => Promise<void> = async () => undefined;
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'vigia-tour-'));
+    // Missed deliveries (the receiver still starting) are retried within seconds, not minutes.
+    env = { VIGIA_DATA_DIR: path.join(dir, 'data'), VIGIA_RETRY_SCHEDULE: '1s,1s,2s,5s' };
+    if (ENGINE === 'pg') {
+      const db = await createPgTestDatabaseUrl();
+      const token = `vat_${randomBytes(20).toString('hex')}`;
+      Object.assign(env, { DATABASE_URL: db.url, VIGIA_SECRET_KEY: randomBytes(32).toString('base64'), VIGIA_ADMIN_TOKEN: token });
+      mkdirSync(env.VIGIA_DATA_DIR!, { recursive: true });
+      writeFileSync(path.join(env.VIGIA_DATA_DIR!, 'admin-token'), `${token}\n`, { mode: 0o600 });
+      cleanup = db.drop;
+    }
+  });
+  afterAll(async () => {
+    for (const child of shells) {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    await cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('every command of the tour runs: the receiver gets the delivery and the public API lists the alert', async () => {
+    const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+    const apiPort = String(await freePort());
+    const listenPort = String(await freePort());
+    const adapt = (block: string) =>
+      block.replaceAll('8080', apiPort).replaceAll('9443', listenPort).replaceAll('data/', `${env.VIGIA_DATA_DIR}/`);
+
+    const one = shell(adapt(tourBlock(readme, 'shell 1')), { ...env, PORT: apiPort });
+    await one.waitFor(/"msg":"vigia listening"/);
+
+    const two = shell(adapt(tourBlock(readme, 'shell 2')), env);
+    const code = await two.exited;
+    expect(code, two.output()).toBe(0);
+    // The public API call at the end lists the open alert.
+    const listed = /\{"value":\[.*"totalCount":\d+.*\}/.exec(two.output());
+    expect(listed, two.output()).not.toBeNull();
+    const page = JSON.parse(listed![0]) as { value: { sourceName: string; status: string }[] };
+    expect(page.value).toEqual([expect.objectContaining({ sourceName: 'Gateway 01', status: 'open' })]);
+    // The receiver (still running in the background) verified and printed the delivery.
+    await two.waitFor(/alert\.opened delivery=\S+ alert=\S+ \[error\/open\] Gateway offline/);
+    expect(two.output()).not.toMatch(/rejected \(/);
+  }, 240_000);
+});
