@@ -1,3 +1,4 @@
+import { COMPACT_METRICS_AFTER_PENDING, compactAlertMetrics } from '../../alerts/metrics-rollup.js';
 import type { Database, Queryable } from '../../db/index.js';
 
 /**
@@ -54,6 +55,8 @@ export const NOISIEST_LIMIT = 10;
 const secs = (v: number | null): number | null => (v === null ? null : Math.round(v * 1000) / 1000);
 
 /**
+ * The plain computation over `alerts`, kept as the reference the rollup answer is tested against
+ * (and used for windows that do not start and end at UTC midnight).
  * Everything metrics and the SLA report say about the incidents created in [start, end) of one
  * organization. Definitions (docs/public-api.md):
  * - MTTA samples: incidents with acknowledged_at; duration acknowledged_at − created_at.
@@ -61,7 +64,7 @@ const secs = (v: number | null): number | null => (v === null ? null : Math.roun
  * - reoccurrences: Σ (failure_count − 1); occurrences of a source: Σ failure_count.
  * percentile_cont ignores NULLs, so the median needs no FILTER.
  */
-export async function summarizeIncidents(
+export async function summarizeIncidentsReference(
   db: Queryable,
   orgId: string,
   start: Date,
@@ -100,8 +103,117 @@ export async function summarizeIncidents(
     ),
   ]);
   const d = durations.rows[0]!;
+  return assemble(groups.rows, {
+    ackWithin: d.ack_within,
+    resWithin: d.res_within,
+    mtta: { medianSeconds: secs(d.mtta), meanSeconds: secs(d.ack_mean), samples: d.ack_n },
+    mttr: { medianSeconds: secs(d.mttr), meanSeconds: secs(d.res_mean), samples: d.res_n },
+  });
+}
+
+const DAY_MS = 86_400_000;
+const isUtcMidnight = (d: Date) => d.getTime() % DAY_MS === 0;
+
+/**
+ * Everything metrics and the SLA report say about the incidents created in [start, end), read
+ * from the per-day rollups of migration 070 (same definitions as summarizeIncidentsReference).
+ * The counts are sums of per-day group rows; MTTA/MTTR come from the merged per-day duration
+ * histograms: exact, because every sample is kept at the database's own resolution.
+ */
+export async function summarizeIncidents(
+  db: Queryable,
+  orgId: string,
+  start: Date,
+  end: Date,
+  targets: { ackSeconds: number; resolveSeconds: number } = { ackSeconds: -1, resolveSeconds: -1 },
+): Promise<IncidentSummary> {
+  if (!isUtcMidnight(start) || !isUtcMidnight(end)) return summarizeIncidentsReference(db, orgId, start, end, targets);
+  const pending = await db.query<{ n: number }>(
+    `SELECT ((SELECT count(*) FROM alert_metrics_daily WHERE org_id = $1 AND pending)
+           + (SELECT count(*) FROM alert_durations_daily WHERE org_id = $1 AND pending))::int8 AS n`,
+    [orgId],
+  );
+  if (pending.rows[0]!.n > COMPACT_METRICS_AFTER_PENDING) await compactAlertMetrics(db, orgId);
+  const params = [orgId, start, end];
+  const [groups, histogram] = await Promise.all([
+    db.query<SourceGroup>(
+      `SELECT source_type, source_name, sum(incidents)::int8 AS incidents, sum(occurrences)::int8 AS occurrences,
+              sum(acknowledged)::int8 AS acknowledged, sum(resolved)::int8 AS resolved,
+              sum(open_unacknowledged)::int8 AS open_unacknowledged,
+              sum(silenced)::int8 AS silenced, sum(correlated)::int8 AS correlated
+         FROM alert_metrics_daily WHERE org_id = $1 AND day >= $2 AND day < $3
+        GROUP BY source_type, source_name HAVING sum(incidents) <> 0`,
+      params,
+    ),
+    // micros as text: a bigint beyond 2^53 must not lose precision on the way.
+    db.query<{ kind: string; micros_text: string; n: number }>(
+      `SELECT kind::text AS kind, micros::text AS micros_text, sum(n)::int8 AS n
+         FROM alert_durations_daily WHERE org_id = $1 AND day >= $2 AND day < $3
+        GROUP BY kind, micros HAVING sum(n) <> 0 ORDER BY kind, micros`,
+      params,
+    ),
+  ]);
+  const ack = histogram.rows.filter((r) => r.kind === 'a').map(toBin);
+  const res = histogram.rows.filter((r) => r.kind === 'r').map(toBin);
+  return assemble(groups.rows, {
+    ackWithin: countAtMost(ack, targets.ackSeconds),
+    resWithin: countAtMost(res, targets.resolveSeconds),
+    mtta: histogramStats(ack),
+    mttr: histogramStats(res),
+  });
+}
+
+export interface Bin {
+  micros: bigint;
+  n: number;
+}
+const toBin = (r: { micros_text: string; n: number }): Bin => ({ micros: BigInt(r.micros_text), n: Number(r.n) });
+
+function countAtMost(bins: Bin[], targetSeconds: number): number {
+  if (targetSeconds < 0) return 0;
+  const limit = BigInt(targetSeconds) * 1_000_000n;
+  let n = 0;
+  for (const b of bins) if (b.micros <= limit) n += b.n;
+  return n;
+}
+
+/**
+ * Median and mean of a histogram sorted by duration. The median interpolates like PostgreSQL's
+ * percentile_cont(0.5): the value at rank (n−1)/2, halfway to the next rank when n is even. The
+ * mean sums in bigint (a year of microsecond durations exceeds 2^53) and divides once.
+ */
+export function histogramStats(bins: Bin[]): DurationStats {
+  let samples = 0;
+  let total = 0n;
+  for (const b of bins) {
+    samples += b.n;
+    total += b.micros * BigInt(b.n);
+  }
+  if (samples === 0) return { medianSeconds: null, meanSeconds: null, samples: 0 };
+  const lowRank = Math.floor((samples - 1) / 2);
+  const highRank = Math.ceil((samples - 1) / 2);
+  let low: number | null = null;
+  let high: number | null = null;
+  let seen = 0;
+  for (const b of bins) {
+    seen += b.n;
+    if (low === null && seen > lowRank) low = Number(b.micros) / 1e6;
+    if (seen > highRank) {
+      high = Number(b.micros) / 1e6;
+      break;
+    }
+  }
+  const median = low! + (high! - low!) * 0.5;
+  const mean = Number(total) / 1e6 / samples;
+  return { medianSeconds: secs(median), meanSeconds: secs(mean), samples };
+}
+
+function assemble(
+  groups: SourceGroup[],
+  d: { ackWithin: number; resWithin: number; mtta: DurationStats; mttr: DurationStats },
+): IncidentSummary {
   const t = { incidents: 0, acknowledged: 0, resolved: 0, open_unacknowledged: 0, silenced: 0, correlated: 0, reoccurrences: 0 };
-  for (const g of groups.rows) {
+  for (const g of groups) {
     t.incidents += g.incidents;
     t.acknowledged += g.acknowledged;
     t.resolved += g.resolved;
@@ -111,7 +223,7 @@ export async function summarizeIncidents(
     t.reoccurrences += g.occurrences - g.incidents;
   }
   const byType = new Map<string, number>();
-  for (const g of groups.rows) byType.set(g.source_type, (byType.get(g.source_type) ?? 0) + g.incidents);
+  for (const g of groups) byType.set(g.source_type, (byType.get(g.source_type) ?? 0) + g.incidents);
   return {
     incidents: t.incidents,
     acknowledged: t.acknowledged,
@@ -120,14 +232,14 @@ export async function summarizeIncidents(
     silenced: t.silenced,
     correlated: t.correlated,
     reoccurrences: t.reoccurrences,
-    acknowledgedWithinTarget: d.ack_within,
-    resolvedWithinTarget: d.res_within,
-    mtta: { medianSeconds: secs(d.mtta), meanSeconds: secs(d.ack_mean), samples: d.ack_n },
-    mttr: { medianSeconds: secs(d.mttr), meanSeconds: secs(d.res_mean), samples: d.res_n },
+    acknowledgedWithinTarget: d.ackWithin,
+    resolvedWithinTarget: d.resWithin,
+    mtta: d.mtta,
+    mttr: d.mttr,
     bySourceType: [...byType.entries()]
       .map(([sourceType, incidents]) => ({ sourceType, incidents }))
       .sort((a, b) => b.incidents - a.incidents || compare(a.sourceType, b.sourceType)),
-    noisiestSources: groups.rows
+    noisiestSources: groups
       .map((g) => ({ sourceType: g.source_type, sourceName: g.source_name, incidents: g.incidents, occurrences: g.occurrences }))
       .sort(
         (a, b) =>
