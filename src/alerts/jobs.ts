@@ -3,6 +3,7 @@ import type { RecordedEvent } from './events.js';
 import { escalateDue } from './escalation.js';
 import { releaseDue } from './release.js';
 import { txWithRetry } from './retry.js';
+import { compactAlertMetrics } from './metrics-rollup.js';
 import { compactAlertCounts } from './rollup.js';
 
 export interface BackgroundJob {
@@ -48,6 +49,14 @@ export async function runRollupCompactionPass(ctx: Pick<AppContext, 'db'>): Prom
   );
   let done = 0;
   for (const { org_id } of rows) if (await compactAlertCounts(ctx.db, org_id)) done++;
+  // The metrics rollup (migration 070) is folded the same way; it counts toward `done` only
+  // for organizations the count rollup did not already list.
+  const metrics = await ctx.db.query<{ org_id: string }>(
+    `SELECT DISTINCT org_id FROM alert_metrics_daily WHERE pending
+     UNION SELECT DISTINCT org_id FROM alert_durations_daily WHERE pending`,
+  );
+  const counted = new Set(rows.map((r) => r.org_id));
+  for (const { org_id } of metrics.rows) if ((await compactAlertMetrics(ctx.db, org_id)) && !counted.has(org_id)) done++;
   return done;
 }
 

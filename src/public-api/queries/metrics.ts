@@ -170,7 +170,6 @@ export interface Bin {
 const toBin = (r: { micros_text: string; n: number }): Bin => ({ micros: BigInt(r.micros_text), n: Number(r.n) });
 
 function countAtMost(bins: Bin[], targetSeconds: number): number {
-  if (targetSeconds < 0) return 0;
   const limit = BigInt(targetSeconds) * 1_000_000n;
   let n = 0;
   for (const b of bins) if (b.micros <= limit) n += b.n;
