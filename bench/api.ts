@@ -27,6 +27,7 @@ import { migrate } from '../src/db/index.js';
 import { createPgDatabase } from '../src/db/pg.js';
 import { randomBase62 } from '../src/ids.js';
 import { createLogger } from '../src/logger.js';
+import { compactAlertMetrics } from '../src/alerts/metrics-rollup.js';
 import { compactAlertCounts } from '../src/alerts/rollup.js';
 import { Sealer } from '../src/secrets/sealing.js';
 import { generateApiKey } from '../src/secrets/tokens.js';
@@ -119,7 +120,11 @@ async function load(db: pg.Client, orgId: string, n: number, nowIso: string) {
   // running system folds them as it goes (compactAlertCounts, from list requests) and
   // autovacuum then tidies the rollup. Do both once here so the run starts in that steady state.
   await compactAlertCounts({ query: (text, params) => db.query(text, params as unknown[]) as never, exec: async (t) => void (await db.query(t)) }, orgId);
+  const q = { query: (text: string, params?: unknown[]) => db.query(text, params as unknown[]) as never, exec: async (t: string) => void (await db.query(t)) };
+  await compactAlertMetrics(q as never, orgId);
   await db.query('VACUUM ANALYZE alerts');
+  await db.query('VACUUM ANALYZE alert_metrics_daily');
+  await db.query('VACUUM ANALYZE alert_durations_daily');
   await db.query('VACUUM ANALYZE alert_counts');
   await db.query('VACUUM ANALYZE alert_counts_daily');
   await db.query('VACUUM ANALYZE capacities');
