@@ -123,8 +123,8 @@ async function load(db: pg.Client, orgId: string, n: number, nowIso: string) {
   const q = { query: (text: string, params?: unknown[]) => db.query(text, params as unknown[]) as never, exec: async (t: string) => void (await db.query(t)) };
   await compactAlertMetrics(q as never, orgId);
   await db.query('VACUUM ANALYZE alerts');
-  await db.query('VACUUM ANALYZE alert_metrics_daily');
-  await db.query('VACUUM ANALYZE alert_durations_daily');
+  await db.query('VACUUM ANALYZE alert_metrics_rollup');
+  await db.query('VACUUM ANALYZE alert_durations_rollup');
   await db.query('VACUUM ANALYZE alert_counts');
   await db.query('VACUUM ANALYZE alert_counts_daily');
   await db.query('VACUUM ANALYZE capacities');

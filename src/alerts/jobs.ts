@@ -52,8 +52,8 @@ export async function runRollupCompactionPass(ctx: Pick<AppContext, 'db'>): Prom
   // The metrics rollup (migration 070) is folded the same way; it counts toward `done` only
   // for organizations the count rollup did not already list.
   const metrics = await ctx.db.query<{ org_id: string }>(
-    `SELECT DISTINCT org_id FROM alert_metrics_daily WHERE pending
-     UNION SELECT DISTINCT org_id FROM alert_durations_daily WHERE pending`,
+    `SELECT DISTINCT org_id FROM alert_metrics_rollup WHERE pending
+     UNION SELECT DISTINCT org_id FROM alert_durations_rollup WHERE pending`,
   );
   const counted = new Set(rows.map((r) => r.org_id));
   for (const { org_id } of metrics.rows) if ((await compactAlertMetrics(ctx.db, org_id)) && !counted.has(org_id)) done++;

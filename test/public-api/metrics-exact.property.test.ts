@@ -6,13 +6,15 @@ import { summarizeIncidents, summarizeIncidentsReference } from '../../src/publi
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { insertAlert, insertOrg } from './helpers.js';
 
-const BASE = Date.parse('2026-03-01T00:00:00Z');
+// Three days before 1 March: windows cross a month boundary, and some cover whole months.
+const BASE = Date.parse('2026-02-26T00:00:00Z');
 const DAY = 86_400_000;
 
 /** A second near a day boundary half the time, so incidents land on both sides of midnight. */
 const instant = fc.oneof(
   fc.record({ day: fc.integer({ min: 0, max: 5 }), s: fc.integer({ min: -2, max: 2 }) }).map(({ day, s }) => BASE + day * DAY + s * 1000),
   fc.integer({ min: 0, max: 6 * 86_400 - 1 }).map((s) => BASE + s * 1000),
+  fc.integer({ min: -30 * 86_400, max: 40 * 86_400 }).map((s) => BASE + s * 1000),
 );
 const duration = fc.oneof(fc.constantFrom(0, 1, 59, 60, 900, 3600), fc.integer({ min: 0, max: 200_000 }));
 
@@ -83,7 +85,9 @@ describe('metrics rollup agrees with the plain computation on random incidents',
             else if (c.kind === 'delete') await db.query(`DELETE FROM alerts WHERE org_id = $1 AND ${subset}`, [org]);
             else await compactAlertMetrics(db, org);
           }
-          const windows: Array<[number, number]> = [[0, 6], [1, 3], [2, 3], [5, 9], [-1, 0]];
+          // Days from BASE: 1 Feb is −25, 1 Mar is +3, 1 Apr is +34. Day-only windows, windows of whole
+          // months, and whole months with edge days on both sides.
+          const windows: Array<[number, number]> = [[0, 6], [1, 3], [2, 3], [5, 9], [-1, 0], [-25, 34], [-26, 35], [3, 34], [-30, 41]];
           for (const [from, to] of windows) {
             const start = new Date(BASE + from * DAY);
             const end = new Date(BASE + to * DAY);

@@ -116,7 +116,7 @@ const isUtcMidnight = (d: Date) => d.getTime() % DAY_MS === 0;
 
 /**
  * Everything metrics and the SLA report say about the incidents created in [start, end), read
- * from the per-day rollups of migration 070 (same definitions as summarizeIncidentsReference).
+ * from the per-day and per-month rollups of migration 070 (same definitions as summarizeIncidentsReference).
  * The counts are sums of per-day group rows; MTTA/MTTR come from the merged per-day duration
  * histograms: exact, because every sample is kept at the database's own resolution.
  */
@@ -129,26 +129,26 @@ export async function summarizeIncidents(
 ): Promise<IncidentSummary> {
   if (!isUtcMidnight(start) || !isUtcMidnight(end)) return summarizeIncidentsReference(db, orgId, start, end, targets);
   const pending = await db.query<{ n: number }>(
-    `SELECT ((SELECT count(*) FROM alert_metrics_daily WHERE org_id = $1 AND pending)
-           + (SELECT count(*) FROM alert_durations_daily WHERE org_id = $1 AND pending))::int8 AS n`,
+    `SELECT ((SELECT count(*) FROM alert_metrics_rollup WHERE org_id = $1 AND pending)
+           + (SELECT count(*) FROM alert_durations_rollup WHERE org_id = $1 AND pending))::int8 AS n`,
     [orgId],
   );
   if (pending.rows[0]!.n > COMPACT_METRICS_AFTER_PENDING) await compactAlertMetrics(db, orgId);
-  const params = [orgId, start, end];
+  const { where, params } = periodsOf(orgId, start, end);
   const [groups, histogram] = await Promise.all([
     db.query<SourceGroup>(
       `SELECT source_type, source_name, sum(incidents)::int8 AS incidents, sum(occurrences)::int8 AS occurrences,
               sum(acknowledged)::int8 AS acknowledged, sum(resolved)::int8 AS resolved,
               sum(open_unacknowledged)::int8 AS open_unacknowledged,
               sum(silenced)::int8 AS silenced, sum(correlated)::int8 AS correlated
-         FROM alert_metrics_daily WHERE org_id = $1 AND day >= $2 AND day < $3
+         FROM alert_metrics_rollup WHERE ${where}
         GROUP BY source_type, source_name HAVING sum(incidents) <> 0`,
       params,
     ),
     // micros as text: a bigint beyond 2^53 must not lose precision on the way.
     db.query<{ kind: string; micros_text: string; n: number }>(
       `SELECT kind::text AS kind, micros::text AS micros_text, sum(n)::int8 AS n
-         FROM alert_durations_daily WHERE org_id = $1 AND day >= $2 AND day < $3
+         FROM alert_durations_rollup WHERE ${where}
         GROUP BY kind, micros HAVING sum(n) <> 0 ORDER BY kind, micros`,
       params,
     ),
@@ -161,6 +161,29 @@ export async function summarizeIncidents(
     mtta: histogramStats(ack),
     mttr: histogramStats(res),
   });
+}
+
+const startOfNextUtcMonth = (d: Date) => {
+  const m = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
+  return m.getTime() === d.getTime() ? m : new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1));
+};
+const startOfUtcMonth = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
+
+/**
+ * The rollup rows that cover [start, end) exactly once: the whole UTC months inside it from the
+ * monthly rows, the days before the first and after the last whole month from the daily rows.
+ */
+function periodsOf(orgId: string, start: Date, end: Date): { where: string; params: unknown[] } {
+  const monthsFrom = startOfNextUtcMonth(start);
+  const monthsTo = startOfUtcMonth(end);
+  if (monthsFrom >= monthsTo) {
+    return { where: `org_id = $1 AND span = 'd' AND period >= $2 AND period < $3`, params: [orgId, start, end] };
+  }
+  return {
+    where: `org_id = $1 AND ((span = 'm' AND period >= $3 AND period < $4)
+              OR (span = 'd' AND ((period >= $2 AND period < $3) OR (period >= $4 AND period < $5))))`,
+    params: [orgId, start, monthsFrom, monthsTo, end],
+  };
 }
 
 export interface Bin {
