@@ -16,6 +16,7 @@ import { createTestContext, type TestContext } from '../helpers/context.js';
 import { ENGINE } from '../helpers/db.js';
 import { createOrg as createOrgDomain } from '../../src/orgs/orgs.js';
 import { signal } from '../helpers/fixtures.js';
+import { DomainError } from '../../src/errors.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -144,7 +145,7 @@ describe(`concurrency (${ENGINE})`, () => {
       outcomes.flatMap((o, i) => [
         acknowledgeAlert(ctxOn(i % 2 ? ctx.db : second), org.id, o.alertId!, 'ops').then(
           () => 200,
-          (err) => err.statusCode as number,
+          (err) => (err instanceof DomainError && err.kind === 'conflict' ? 409 : -1),
         ),
         ingestSignals(ctxOn(i % 2 ? second : ctx.db), org.id, signal({ sourceId: `ar-${i}`, kind: 'recovery' })).then(() => 0),
       ]),

@@ -14,6 +14,7 @@ import { verifyWebhook } from '../../src/receiver/verify.js';
 import { createPgTestDatabaseUrl, ENGINE } from '../helpers/db.js';
 import { signal } from '../helpers/fixtures.js';
 import { serve, stopAll, vigia } from './processes.js';
+import { freePort } from '../helpers/ports.js';
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -36,13 +37,6 @@ async function startApp(): Promise<{ url: string; received: Received[]; close():
   return { url: `http://localhost:${port}/hook`, received, close: () => new Promise((r) => server.close(() => r())) };
 }
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 describe(`vigia listen --forward-to (${ENGINE})`, () => {
   let env: Record<string, string>;

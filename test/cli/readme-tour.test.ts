@@ -8,12 +8,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgTestDatabaseUrl, ENGINE } from '../helpers/db.js';
 import { baseEnv, root } from './processes.js';
+import { freePort } from '../helpers/ports.js';
 
 function tourBlock(readme: string, shell: string): string {
   const m = new RegExp(`<!-- tour: ${shell} -->\\s*\`\`\`sh\\n([\\s\\S]*?)\`\`\``).exec(readme);
@@ -21,13 +21,6 @@ function tourBlock(readme: string, shell: string): string {
   return m[1]!;
 }
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 interface Shell {
   child: ChildProcess;

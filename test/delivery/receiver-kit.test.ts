@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../helpers/ports.js';
 import { verifyWebhook, WebhookVerificationError } from '../../src/index.js';
 import { computeSignature, webhookHeaders } from '../../src/delivery/signing.js';
 
@@ -68,7 +69,7 @@ describe('vigia listen', () => {
   });
 
   it('serves HTTPS on loopback with a self-signed certificate and answers 200/400/401', async () => {
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    const port = await freePort();
     child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'listen', '--secret', SECRET, '--port', String(port)], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -189,7 +189,7 @@ if (ENGINE === 'pg') {
     let worker: (ChildProcess & { output: () => string }) | undefined;
 
     beforeAll(async () => {
-      cluster = startPrivateCluster();
+      cluster = await startPrivateCluster();
       const url = cluster.url;
       const key = randomBytes(32);
       const config = { ...loadConfig({ VIGIA_SECRET_KEY: key.toString('base64'), VIGIA_BASE_URL: 'https://vigia.example.test' }), databaseUrl: url };

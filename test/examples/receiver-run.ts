@@ -4,11 +4,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { failureSignal, type LiveService } from './live-service.js';
+import { freePort } from '../helpers/ports.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const TEST_CERT = path.join(ROOT, '.test-certs', 'server.crt');
@@ -20,14 +20,6 @@ export interface ExampleProcess {
   lines(): Record<string, string>[];
   waitForLine(pred: (line: Record<string, string>) => boolean, timeoutMs?: number): Promise<Record<string, string>>;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
 }
 
 /** Starts `command args` with the example's environment and waits for its "listening" line. */

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { freePort } from './ports.js';
 
 const BIN = ['/usr/lib/postgresql/15/bin', ...(existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql').map((v) => `/usr/lib/postgresql/${v}/bin`) : [])].find((d) =>
   existsSync(path.join(d, 'pg_ctl')),
@@ -62,22 +63,21 @@ function cluster(dir: string, port: number): PgCluster {
   };
 }
 
-const randomPort = () => 30000 + Math.floor(Math.random() * 20000);
 
 /** initdb + start on a random port. */
-export function startPrivateCluster(): PgCluster {
+export async function startPrivateCluster(): Promise<PgCluster> {
   const dir = ownedTempDir('vigia-pg-');
   asPostgres('initdb', ['-D', dir, '--username', 'postgres', '--auth', 'trust', '--no-sync', '-E', 'UTF8']);
-  const c = cluster(dir, randomPort());
+  const c = cluster(dir, await freePort());
   c.start();
   return c;
 }
 
 /** A streaming standby of `primary` (pg_basebackup -R), started on its own port. */
-export function startStandby(primary: PgCluster): PgCluster {
+export async function startStandby(primary: PgCluster): Promise<PgCluster> {
   const dir = ownedTempDir('vigia-standby-');
   asPostgres('pg_basebackup', ['-D', dir, '-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-R', '-X', 'stream', '--no-sync']);
-  const c = cluster(dir, randomPort());
+  const c = cluster(dir, await freePort());
   c.start();
   return c;
 }

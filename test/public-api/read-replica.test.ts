@@ -30,10 +30,10 @@ if (ENGINE === 'pg') {
     let fakeNow = 0;
 
     beforeAll(async () => {
-      primary = startPrivateCluster();
+      primary = await startPrivateCluster();
       db = createPgDatabase(primary.url);
       await migrate(db);
-      standby = startStandby(primary);
+      standby = await startStandby(primary);
       standbyDb = createPgDatabase(standby.url);
       router = createReadRouter({ primary: db, replicaUrl: standby.url, maxLagSeconds: 5, now: () => fakeNow });
       const key = randomBytes(32);
