@@ -103,7 +103,7 @@ export async function summarizeIncidentsReference(
     ),
   ]);
   const d = durations.rows[0]!;
-  return assemble(groups.rows, {
+  return assemble(groups.rows, groups.rows, {
     ackWithin: d.ack_within,
     resWithin: d.res_within,
     mtta: { medianSeconds: secs(d.mtta), meanSeconds: secs(d.ack_mean), samples: d.ack_n },
@@ -136,13 +136,25 @@ export async function summarizeIncidents(
   if (pending.rows[0]!.n > COMPACT_METRICS_AFTER_PENDING) await compactAlertMetrics(db, orgId);
   const { where, params } = periodsOf(orgId, start, end);
   const [groups, histogram] = await Promise.all([
-    db.query<SourceGroup>(
-      `SELECT source_type, source_name, sum(incidents)::int8 AS incidents, sum(occurrences)::int8 AS occurrences,
-              sum(acknowledged)::int8 AS acknowledged, sum(resolved)::int8 AS resolved,
-              sum(open_unacknowledged)::int8 AS open_unacknowledged,
+    // Per source type every count (totals and bySourceType are their sums), and per source only
+    // the candidates for the top 10: ties with the 10th on (occurrences, incidents) included, so
+    // the name order of the final sort picks exactly what sorting every source would.
+    db.query<SourceGroup & { part: 't' | 'n' }>(
+      `WITH g AS (
+         SELECT source_type, source_name, sum(incidents)::int8 AS incidents, sum(occurrences)::int8 AS occurrences,
+                sum(acknowledged)::int8 AS acknowledged, sum(resolved)::int8 AS resolved,
+                sum(open_unacknowledged)::int8 AS open_unacknowledged,
+                sum(silenced)::int8 AS silenced, sum(correlated)::int8 AS correlated
+           FROM alert_metrics_rollup WHERE ${where}
+          GROUP BY source_type, source_name HAVING sum(incidents) <> 0)
+       SELECT 't' AS part, source_type, '' AS source_name, sum(incidents)::int8 AS incidents,
+              sum(occurrences)::int8 AS occurrences, sum(acknowledged)::int8 AS acknowledged,
+              sum(resolved)::int8 AS resolved, sum(open_unacknowledged)::int8 AS open_unacknowledged,
               sum(silenced)::int8 AS silenced, sum(correlated)::int8 AS correlated
-         FROM alert_metrics_rollup WHERE ${where}
-        GROUP BY source_type, source_name HAVING sum(incidents) <> 0`,
+         FROM g GROUP BY source_type
+       UNION ALL
+       (SELECT 'n', source_type, source_name, incidents, occurrences, 0, 0, 0, 0, 0 FROM g
+         ORDER BY occurrences DESC, incidents DESC FETCH FIRST ${NOISIEST_LIMIT} ROWS WITH TIES)`,
       params,
     ),
     // micros as text: a bigint beyond 2^53 must not lose precision on the way.
@@ -155,7 +167,7 @@ export async function summarizeIncidents(
   ]);
   const ack = histogram.rows.filter((r) => r.kind === 'a').map(toBin);
   const res = histogram.rows.filter((r) => r.kind === 'r').map(toBin);
-  return assemble(groups.rows, {
+  return assemble(groups.rows.filter((g) => g.part === 't'), groups.rows.filter((g) => g.part === 'n'), {
     ackWithin: countAtMost(ack, targets.ackSeconds),
     resWithin: countAtMost(res, targets.resolveSeconds),
     mtta: histogramStats(ack),
@@ -230,8 +242,14 @@ export function histogramStats(bins: Bin[]): DurationStats {
   return { medianSeconds: secs(median), meanSeconds: secs(mean), samples };
 }
 
+/**
+ * The summary from source groups: `groups` carry every count (per source or already per source
+ * type: totals and bySourceType are sums either way), `noisiest` the per-source candidates for
+ * the top 10 (every source, or at least the top 10 with ties).
+ */
 function assemble(
   groups: SourceGroup[],
+  noisiest: SourceGroup[],
   d: { ackWithin: number; resWithin: number; mtta: DurationStats; mttr: DurationStats },
 ): IncidentSummary {
   const t = { incidents: 0, acknowledged: 0, resolved: 0, open_unacknowledged: 0, silenced: 0, correlated: 0, reoccurrences: 0 };
@@ -261,7 +279,7 @@ function assemble(
     bySourceType: [...byType.entries()]
       .map(([sourceType, incidents]) => ({ sourceType, incidents }))
       .sort((a, b) => b.incidents - a.incidents || compare(a.sourceType, b.sourceType)),
-    noisiestSources: groups
+    noisiestSources: noisiest
       .map((g) => ({ sourceType: g.source_type, sourceName: g.source_name, incidents: g.incidents, occurrences: g.occurrences }))
       .sort(
         (a, b) =>
