@@ -341,6 +341,48 @@ describe('web console in Chromium', () => {
     expect((await t.admin('GET', `/orgs/${orgId}/silences`)).json()[0].active).toBe(false);
   });
 
+  it('shows health, keeps an event as skipped while disabled, and recovers it after enabling', async () => {
+    await page.getByRole('link', { name: 'Destinos' }).click();
+    await page.getByRole('link', { name: 'Plantão Ops' }).click();
+    // Every delivery so far succeeded: the health block says so.
+    await page.getByText('Sucesso em 24 h').waitFor();
+    await expect(page.getByText('saudável').first().isVisible()).resolves.toBe(true);
+
+    await page.getByRole('button', { name: 'Desativar', exact: true }).click();
+    await page.getByRole('button', { name: 'Ativar', exact: true }).waitFor();
+    const before = rx.requests.length;
+    const signal = await t.admin('POST', `/orgs/${orgId}/signals`, {
+      sourceType: 'Gateway',
+      sourceId: 'gw-skip',
+      sourceName: 'Gateway Recife',
+      kind: 'failure',
+      notificationKind: 'GatewayOffline',
+      title: 'Gateway Recife sem resposta',
+      message: 'Sem batimento há 5 minutos',
+    });
+    expect(signal.statusCode, signal.body).toBe(200);
+    const skipped = (await t.admin('GET', `/orgs/${orgId}/destinations/${destinationId}/deliveries?status=skipped`)).json().value;
+    expect(skipped).toHaveLength(1);
+
+    // The history shows it as skipped, in words.
+    await page.getByLabel('Situação').selectOption('skipped');
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    await page.locator('li.delivery').first().getByText('ignorada (destino desativado)').waitFor();
+
+    // Recovering a disabled destination is refused in words; after enabling it sends the event.
+    const since = new Date(Date.now() - 3 * 3600_000 - 3600_000).toISOString().slice(0, 16); // 1 h ago in São Paulo (UTC−3)
+    await page.locator('#recover-since').fill(since);
+    await page.getByRole('button', { name: 'Reenviar falhas' }).click();
+    await page.locator('[role=alert]').filter({ hasText: '409' }).filter({ hasText: 'enable it' }).first().waitFor();
+    await page.getByRole('button', { name: 'Ativar', exact: true }).click();
+    await page.getByRole('button', { name: 'Desativar', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Reenviar falhas' }).click();
+    await page.getByText('1 entregas reenfileiradas.').waitFor();
+    const [recovered] = (await rx.waitFor(before + 1, 30_000)).slice(before);
+    expect(recovered!.headers['idempotency-key']).toBe(skipped[0].id);
+    expect(rx.requests.length).toBe(before + 1);
+  });
+
   it('redelivers, rotates the secret, disables and deletes the destination', async () => {
     await page.getByRole('link', { name: 'Destinos' }).click();
     await page.getByRole('link', { name: 'Plantão Ops' }).click();
