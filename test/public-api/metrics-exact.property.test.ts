@@ -31,9 +31,11 @@ const incident = fc.record({
 
 /** Changes after insert, each one statement over a random subset of the incidents. */
 const change = fc.record({
-  kind: fc.constantFrom('acknowledge', 'resolve', 'reoccur', 'delete', 'compact'),
+  kind: fc.constantFrom('acknowledge', 'resolve', 'reoccur', 'delete', 'compact', 'insert'),
   pick: fc.integer({ min: 0, max: 3 }),
   seconds: duration,
+  // 'insert': a late incident, possibly after the last checkpoint or before the first one.
+  at: instant,
 });
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -83,18 +85,33 @@ describe('metrics rollup agrees with the plain computation on random incidents',
             else if (c.kind === 'reoccur')
               await db.query(`UPDATE alerts SET failure_count = failure_count + 1 WHERE org_id = $1 AND ${subset}`, [org]);
             else if (c.kind === 'delete') await db.query(`DELETE FROM alerts WHERE org_id = $1 AND ${subset}`, [org]);
+            else if (c.kind === 'insert')
+              await insertAlert(db, org, {
+                createdAt: iso(c.at),
+                sourceType: 'Gateway',
+                sourceName: ['a', 'e'][c.pick % 2]!,
+                acknowledgedAt: c.pick % 2 === 0 ? iso(c.at + c.seconds * 1000) : undefined,
+                resolvedAt: iso(c.at + c.seconds * 2000),
+              });
             else await compactAlertMetrics(db, org);
           }
           // Days from BASE: 1 Feb is −25, 1 Mar is +3, 1 Apr is +34. Day-only windows, windows of whole
           // months, and whole months with edge days on both sides.
-          const windows: Array<[number, number]> = [[0, 6], [1, 3], [2, 3], [5, 9], [-1, 0], [-25, 34], [-26, 35], [3, 34], [-30, 41]];
+          // Windows far before and after every incident are empty; [-60, 80] holds them all.
+          const windows: Array<[number, number]> = [
+            [0, 6], [1, 3], [2, 3], [5, 9], [-1, 0], [-25, 34], [-26, 35], [3, 34], [-30, 41],
+            [-60, 80], [-200, -100], [100, 200], [4, 4 + 7], [-11, 17],
+          ];
           for (const [from, to] of windows) {
             const start = new Date(BASE + from * DAY);
             const end = new Date(BASE + to * DAY);
             const targetSeconds = { ackSeconds: targets.ack, resolveSeconds: targets.res };
-            const fast = await summarizeIncidents(db, org, start, end, targetSeconds);
             const plain = await summarizeIncidentsReference(db, org, start, end, targetSeconds);
-            expect(fast).toEqual(plain);
+            // Both ways of reading the rollup (months + days, prefix checkpoints ± edge days), and the automatic choice.
+            for (const strategy of ['periods', 'checkpoints', 'auto'] as const) {
+              const fast = await summarizeIncidents(db, org, start, end, targetSeconds, strategy);
+              expect({ strategy, ...fast }).toEqual({ strategy, ...plain });
+            }
           }
         },
       ),

@@ -115,10 +115,18 @@ const DAY_MS = 86_400_000;
 const isUtcMidnight = (d: Date) => d.getTime() % DAY_MS === 0;
 
 /**
+ * How a window is read from the rollup: 'periods' merges the whole months inside it (monthly
+ * rows) and its edge days (daily rows); 'checkpoints' takes the difference of two prefix
+ * checkpoints (migration 071), corrected by the daily rows between each checkpoint and the
+ * window's edge. Both are exact; 'auto' picks the one that reads fewer rows.
+ */
+export type Strategy = 'auto' | 'periods' | 'checkpoints';
+
+/**
  * Everything metrics and the SLA report say about the incidents created in [start, end), read
- * from the per-day and per-month rollups of migration 070 (same definitions as summarizeIncidentsReference).
- * The counts are sums of per-day group rows; MTTA/MTTR come from the merged per-day duration
- * histograms: exact, because every sample is kept at the database's own resolution.
+ * from the rollups of migrations 070 and 071 (same definitions as summarizeIncidentsReference).
+ * The counts are sums of rollup group rows; MTTA/MTTR come from merged duration histograms:
+ * exact, because every sample is kept at the database's own resolution.
  */
 export async function summarizeIncidents(
   db: Queryable,
@@ -126,15 +134,21 @@ export async function summarizeIncidents(
   start: Date,
   end: Date,
   targets: { ackSeconds: number; resolveSeconds: number } = { ackSeconds: -1, resolveSeconds: -1 },
+  strategy: Strategy = 'auto',
 ): Promise<IncidentSummary> {
   if (!isUtcMidnight(start) || !isUtcMidnight(end)) return summarizeIncidentsReference(db, orgId, start, end, targets);
-  const pending = await db.query<{ n: number }>(
-    `SELECT ((SELECT count(*) FROM alert_metrics_rollup WHERE org_id = $1 AND pending)
-           + (SELECT count(*) FROM alert_durations_rollup WHERE org_id = $1 AND pending))::int8 AS n`,
-    [orgId],
-  );
-  if (pending.rows[0]!.n > COMPACT_METRICS_AFTER_PENDING) await compactAlertMetrics(db, orgId);
-  const { where, params } = periodsOf(orgId, start, end);
+  // One round trip for what the choice needs: pending deltas, checkpoints, the last day with alerts.
+  const stateSql = `SELECT ((SELECT count(*) FROM alert_metrics_rollup WHERE org_id = $1 AND pending)
+           + (SELECT count(*) FROM alert_durations_rollup WHERE org_id = $1 AND pending))::int8 AS n,
+          (SELECT max(period) FROM alert_metrics_rollup WHERE org_id = $1 AND span = 'd') AS last_day,
+          (SELECT coalesce(string_agg((extract(epoch FROM upto) * 1000)::int8::text, ',' ORDER BY upto), '')
+             FROM alert_metrics_checkpoints WHERE org_id = $1) AS checkpoints`;
+  let state = (await db.query<State>(stateSql, [orgId])).rows[0]!;
+  if (state.n > COMPACT_METRICS_AFTER_PENDING || (strategy !== 'periods' && needsCheckpoints(state))) {
+    await compactAlertMetrics(db, orgId);
+    state = (await db.query<State>(stateSql, [orgId])).rows[0]!;
+  }
+  const plan = planWindow(orgId, start, end, state, strategy);
   const [groups, histogram] = await Promise.all([
     // Per source type every count (totals and bySourceType are their sums), and per source only
     // the candidates for the top 10: ties with the 10th on (occurrences, incidents) included, so
@@ -145,7 +159,7 @@ export async function summarizeIncidents(
                 sum(acknowledged)::int8 AS acknowledged, sum(resolved)::int8 AS resolved,
                 sum(open_unacknowledged)::int8 AS open_unacknowledged,
                 sum(silenced)::int8 AS silenced, sum(correlated)::int8 AS correlated
-           FROM alert_metrics_rollup WHERE ${where}
+           FROM (${plan.metrics}) r
           GROUP BY source_type, source_name HAVING sum(incidents) <> 0)
        SELECT 't' AS part, source_type, '' AS source_name, sum(incidents)::int8 AS incidents,
               sum(occurrences)::int8 AS occurrences, sum(acknowledged)::int8 AS acknowledged,
@@ -155,18 +169,20 @@ export async function summarizeIncidents(
        UNION ALL
        (SELECT 'n', source_type, source_name, incidents, occurrences, 0, 0, 0, 0, 0 FROM g
          ORDER BY occurrences DESC, incidents DESC FETCH FIRST ${NOISIEST_LIMIT} ROWS WITH TIES)`,
-      params,
+      plan.params,
     ),
-    // micros as text: a bigint beyond 2^53 must not lose precision on the way.
+    // micros as text: a bigint beyond 2^53 must not lose precision on the way. Sorted in Node
+    // (a bigint sort; ORDER BY kind::text sorted by collation and cost more than the merge).
     db.query<{ kind: string; micros_text: string; n: number }>(
       `SELECT kind::text AS kind, micros::text AS micros_text, sum(n)::int8 AS n
-         FROM alert_durations_rollup WHERE ${where}
-        GROUP BY kind, micros HAVING sum(n) <> 0 ORDER BY kind, micros`,
-      params,
+         FROM (${plan.durations}) r
+        GROUP BY kind, micros HAVING sum(n) <> 0`,
+      plan.params,
     ),
   ]);
-  const ack = histogram.rows.filter((r) => r.kind === 'a').map(toBin);
-  const res = histogram.rows.filter((r) => r.kind === 'r').map(toBin);
+  const byMicros = (a: Bin, b: Bin) => (a.micros < b.micros ? -1 : a.micros > b.micros ? 1 : 0);
+  const ack = histogram.rows.filter((r) => r.kind === 'a').map(toBin).sort(byMicros);
+  const res = histogram.rows.filter((r) => r.kind === 'r').map(toBin).sort(byMicros);
   return assemble(groups.rows.filter((g) => g.part === 't'), groups.rows.filter((g) => g.part === 'n'), {
     ackWithin: countAtMost(ack, targets.ackSeconds),
     resWithin: countAtMost(res, targets.resolveSeconds),
@@ -175,6 +191,20 @@ export async function summarizeIncidents(
   });
 }
 
+interface State {
+  n: number;
+  last_day: Date | null;
+  checkpoints: string;
+}
+
+/** No checkpoint yet while there are alerts, or the alerts reach past the last checkpoint. */
+function needsCheckpoints(s: State): boolean {
+  if (s.last_day === null) return false;
+  const cps = checkpointsOf(s);
+  return cps.length === 0 || cps[cps.length - 1]! <= s.last_day.getTime();
+}
+const checkpointsOf = (s: State): number[] => (s.checkpoints === '' ? [] : s.checkpoints.split(',').map(Number));
+
 const startOfNextUtcMonth = (d: Date) => {
   const m = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
   return m.getTime() === d.getTime() ? m : new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1));
@@ -182,19 +212,100 @@ const startOfNextUtcMonth = (d: Date) => {
 const startOfUtcMonth = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
 
 /**
+ * Rough cost, in rollup rows, of each source: a month's or a checkpoint's rows hold every source
+ * group and duration seen (saturated), a day's only that day's. The choice never changes an answer.
+ */
+const COST = { month: 1, checkpoint: 1.3, day: 0.4 };
+
+interface Plan {
+  /** SQL yielding signed rows (source_type, source_name, incidents, …) whose sums are the window's. */
+  metrics: string;
+  /** SQL yielding signed rows (kind, micros, n). */
+  durations: string;
+  params: unknown[];
+}
+
+const M_COLS = 'incidents, occurrences, acknowledged, resolved, open_unacknowledged, silenced, correlated';
+const signed = (s: string) => M_COLS.split(', ').map((c) => `${s} * ${c} AS ${c}`).join(', ');
+
+/**
+ * Days of daily rows a checkpoint at `c` costs for a window edge at `x`: the days between them,
+ * not counting days after the last day with alerts (they hold no rows).
+ */
+function edgeDays(c: number, x: number, lastDay: number): number {
+  const lo = Math.min(c, x);
+  const hi = Math.min(Math.max(c, x), lastDay + DAY_MS);
+  return Math.max(0, (hi - lo) / DAY_MS);
+}
+
+function planWindow(orgId: string, start: Date, end: Date, state: State, strategy: Strategy): Plan {
+  const monthsFrom = startOfNextUtcMonth(start);
+  const monthsTo = startOfUtcMonth(end);
+  const wholeMonths = monthsFrom < monthsTo;
+  const lastDay = state.last_day === null ? -Infinity : state.last_day.getTime();
+  const periodsCost = wholeMonths
+    ? COST.month * Math.round((monthsTo.getTime() - monthsFrom.getTime()) / (30.44 * DAY_MS)) +
+      COST.day * (edgeDays(start.getTime(), monthsFrom.getTime(), lastDay) + edgeDays(monthsTo.getTime(), end.getTime(), lastDay))
+    : COST.day * edgeDays(start.getTime(), end.getTime(), lastDay);
+  const cps = checkpointsOf(state);
+  if (strategy !== 'periods' && cps.length > 0 && lastDay !== -Infinity) {
+    const nearest = (x: number) =>
+      cps.reduce((best, c) => (edgeDays(c, x, lastDay) < edgeDays(best, x, lastDay) ? c : best), cps[0]!);
+    const ca = nearest(start.getTime());
+    const cb = nearest(end.getTime());
+    const cost = 2 * COST.checkpoint + COST.day * (edgeDays(ca, start.getTime(), lastDay) + edgeDays(cb, end.getTime(), lastDay));
+    if (strategy === 'checkpoints' || cost < periodsCost) return checkpointPlan(orgId, start, end, ca, cb);
+  }
+  return periodsPlan(orgId, start, end, monthsFrom, monthsTo, wholeMonths);
+}
+
+/**
  * The rollup rows that cover [start, end) exactly once: the whole UTC months inside it from the
  * monthly rows, the days before the first and after the last whole month from the daily rows.
  */
-function periodsOf(orgId: string, start: Date, end: Date): { where: string; params: unknown[] } {
-  const monthsFrom = startOfNextUtcMonth(start);
-  const monthsTo = startOfUtcMonth(end);
-  if (monthsFrom >= monthsTo) {
-    return { where: `org_id = $1 AND span = 'd' AND period >= $2 AND period < $3`, params: [orgId, start, end] };
-  }
+function periodsPlan(orgId: string, start: Date, end: Date, monthsFrom: Date, monthsTo: Date, wholeMonths: boolean): Plan {
+  const where = wholeMonths
+    ? `org_id = $1 AND ((span = 'm' AND period >= $3 AND period < $4)
+              OR (span = 'd' AND ((period >= $2 AND period < $3) OR (period >= $4 AND period < $5))))`
+    : `org_id = $1 AND span = 'd' AND period >= $2 AND period < $3`;
   return {
-    where: `org_id = $1 AND ((span = 'm' AND period >= $3 AND period < $4)
-              OR (span = 'd' AND ((period >= $2 AND period < $3) OR (period >= $4 AND period < $5))))`,
-    params: [orgId, start, monthsFrom, monthsTo, end],
+    metrics: `SELECT source_type, source_name, ${M_COLS} FROM alert_metrics_rollup WHERE ${where}`,
+    durations: `SELECT kind, micros, n FROM alert_durations_rollup WHERE ${where}`,
+    params: wholeMonths ? [orgId, start, monthsFrom, monthsTo, end] : [orgId, start, end],
+  };
+}
+
+/**
+ * [start, end) as P(end) − P(start), P(x) the sums of the daily rows before x:
+ * P(x) = checkpoint(c) + (pending daily rows before c) ± (daily rows between c and x).
+ * Parameters: $2/$3 the checkpoints for end and start; daily rows in [$4, $5) count with sign $6
+ * (end side) and rows in [$7, $8) with sign $9 (start side).
+ */
+function checkpointPlan(orgId: string, start: Date, end: Date, ca: number, cb: number): Plan {
+  const e = end.getTime();
+  const s = start.getTime();
+  // End side: P(end) = P(cb) + D[cb, end) when cb ≤ end, else P(cb) − D[end, cb).
+  const endRange = cb <= e ? [new Date(cb), end, 1] : [end, new Date(cb), -1];
+  // Start side: −P(start) = −P(ca) − D[ca, start) when ca ≤ start, else −P(ca) + D[start, ca).
+  const startRange = ca <= s ? [new Date(ca), start, -1] : [start, new Date(ca), 1];
+  const sides = `(VALUES ($2::timestamptz, 1), ($3::timestamptz, -1)) k (upto, s)`;
+  const edges = `(VALUES ($4::timestamptz, $5::timestamptz, $6::int), ($7::timestamptz, $8::timestamptz, $9::int)) e (lo, hi, s)`;
+  return {
+    metrics: `SELECT source_type, source_name, ${signed('k.s')} FROM alert_metrics_prefix p JOIN ${sides} ON p.org_id = $1 AND p.upto = k.upto
+      UNION ALL
+      SELECT source_type, source_name, ${signed('k.s')} FROM alert_metrics_rollup r JOIN ${sides} ON r.period < k.upto
+       WHERE r.org_id = $1 AND r.pending AND r.span = 'd'
+      UNION ALL
+      SELECT source_type, source_name, ${signed('e.s')} FROM alert_metrics_rollup r JOIN ${edges} ON r.period >= e.lo AND r.period < e.hi
+       WHERE r.org_id = $1 AND r.span = 'd'`,
+    durations: `SELECT kind, micros, k.s * n AS n FROM alert_durations_prefix p JOIN ${sides} ON p.org_id = $1 AND p.upto = k.upto
+      UNION ALL
+      SELECT kind, micros, k.s * n FROM alert_durations_rollup r JOIN ${sides} ON r.period < k.upto
+       WHERE r.org_id = $1 AND r.pending AND r.span = 'd'
+      UNION ALL
+      SELECT kind, micros, e.s * n FROM alert_durations_rollup r JOIN ${edges} ON r.period >= e.lo AND r.period < e.hi
+       WHERE r.org_id = $1 AND r.span = 'd'`,
+    params: [orgId, new Date(cb), new Date(ca), ...endRange, ...startRange],
   };
 }
 
