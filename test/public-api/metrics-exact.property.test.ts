@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compactAlertMetrics } from '../../src/alerts/metrics-rollup.js';
 import { ManualClock } from '../../src/clock.js';
 import { summarizeIncidents, summarizeIncidentsReference } from '../../src/public-api/queries/metrics.js';
+import { capacityAvailability, unionLengthMs } from '../../src/public-api/queries/sla.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { insertAlert, insertOrg } from './helpers.js';
 
@@ -113,6 +114,124 @@ describe('metrics rollup agrees with the plain computation on random incidents',
               expect({ strategy, ...fast }).toEqual({ strategy, ...plain });
             }
           }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  }, 240_000);
+});
+
+describe('SLA availability in SQL agrees with the interval sweep in Node', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ clock: new ManualClock('2026-03-10T00:00:00Z') });
+  });
+  afterAll(() => t.close());
+
+  const MONTH_START = Date.parse('2026-03-01T00:00:00Z');
+  const MONTH_END = Date.parse('2026-04-01T00:00:00Z');
+  /** Microseconds from the month's start: before, inside and after it, sub-millisecond parts included. */
+  const micros = fc.oneof(
+    fc.integer({ min: -10 * 86_400_000, max: 40 * 86_400_000 }).map((ms) => BigInt(ms) * 1000n),
+    fc.bigInt({ min: -864_000_000_000n, max: 3_456_000_000_000n }),
+    // Within 90 s of a few instants: intervals that overlap, touch or leave gaps of seconds.
+    fc
+      .record({ anchor: fc.integer({ min: 0, max: 1 }), off: fc.integer({ min: -90_000_000, max: 90_000_000 }) })
+      .map(({ anchor, off }) => BigInt(anchor) * 5n * 86_400_000_000n + BigInt(off)),
+  );
+  const capIncident = fc.record({
+    at: micros,
+    length: fc.option(fc.oneof(fc.bigInt({ min: 0n, max: 1_728_000_000_000n }), fc.bigInt({ min: 0n, max: 120_000_000n })), {
+      nil: undefined,
+    }),
+    capacityName: fc.constantFrom("cap-a", "cap-b", "", null),
+    sourceName: fc.constantFrom('cap-a', 'cap-c'),
+    severity: fc.constantFrom('error', 'error', 'info'),
+    sourceType: fc.constantFrom('Capacity', 'Capacity', 'Gateway'),
+  });
+  /** An ISO timestamp with microseconds. */
+  const isoMicros = (us: bigint) => {
+    const ms = us / 1000n - (us % 1000n < 0n ? 1n : 0n);
+    const rest = us - ms * 1000n;
+    return new Date(MONTH_START + Number(ms)).toISOString().replace('Z', `${rest.toString().padStart(3, '0')}Z`);
+  };
+
+  it('merges overlapping and touching intervals, keeps gaps of seconds, clips to the period', async () => {
+    const db = t.ctx.db;
+    const org = await insertOrg(db);
+    const at = (s: number) => new Date(MONTH_START + s * 1000).toISOString();
+    const cap = { sourceType: 'Capacity', severity: 'error', capacityName: 'cap-a' };
+    await insertAlert(db, org, { ...cap, createdAt: at(-50), resolvedAt: at(10) }); // clipped: 0–10 s
+    await insertAlert(db, org, { ...cap, createdAt: at(10), resolvedAt: at(20) }); // touches: 0–20 s
+    await insertAlert(db, org, { ...cap, createdAt: at(25), resolvedAt: at(40) }); // a 5 s gap: 25–40 s
+    await insertAlert(db, org, { ...cap, createdAt: at(30), resolvedAt: at(35) }); // inside
+    await insertAlert(db, org, { ...cap, createdAt: at(600), resolvedAt: at(600) }); // empty
+    await insertAlert(db, org, { ...cap, capacityName: 'cap-b', createdAt: at(3600) }); // open: to the period's end
+    const got = await capacityAvailability(db, org, new Date(MONTH_START), new Date(MONTH_START + 7200_000), 99);
+    expect(got.map((a) => [a.capacityName, a.downtimeMinutes])).toEqual([
+      ['cap-a', 0.58], // 35 s
+      ['cap-b', 60],
+    ]);
+  });
+
+  it('downtime, availability and the capacity list match', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(capIncident, { maxLength: 20 }),
+        fc.option(fc.integer({ min: 0, max: 31 * 86_400_000 }), { nil: undefined }),
+        async (incidents, nowOffset) => {
+          const db = t.ctx.db;
+          const org = await insertOrg(db);
+          await db.query(
+            `INSERT INTO capacities (org_id, name, sku, state, region) VALUES ($1, 'cap-a', 'F2', 'Active', 'x'), ($1, 'cap-z', 'F2', 'Active', 'x')`,
+            [org],
+          );
+          for (const i of incidents) {
+            await insertAlert(db, org, {
+              createdAt: isoMicros(i.at),
+              resolvedAt: i.length === undefined ? undefined : isoMicros(i.at + i.length),
+              capacityName: i.capacityName,
+              sourceName: i.sourceName,
+              severity: i.severity,
+              sourceType: i.sourceType,
+            });
+          }
+          const periodEnd = nowOffset === undefined ? MONTH_END : MONTH_START + nowOffset;
+          const got = await capacityAvailability(db, org, new Date(MONTH_START), new Date(periodEnd), 99.5);
+          // The sweep Node ran before: instants truncated to milliseconds like a JavaScript Date.
+          const { rows } = await db.query<{ capacity: string; s: string; e: string | null }>(
+            `SELECT coalesce(nullif(capacity_name, ''), source_name) AS capacity,
+                    (extract(epoch FROM created_at) * 1000000)::int8::text AS s,
+                    (extract(epoch FROM resolved_at) * 1000000)::int8::text AS e
+               FROM alerts WHERE org_id = $1 AND source_type = 'Capacity' AND severity = 'error'
+                AND coalesce(resolved_at, 'infinity'::timestamptz) > $2 AND created_at < $3`,
+            [org, new Date(MONTH_START), new Date(periodEnd)],
+          );
+          const ms = (us: string) => {
+            const v = BigInt(us);
+            return Number(v / 1000n - (v % 1000n < 0n ? 1n : 0n));
+          };
+          const byCapacity = new Map<string, Array<[number, number]>>([['cap-a', []], ['cap-z', []]]);
+          for (const r of rows) {
+            const s = Math.max(MONTH_START, ms(r.s));
+            const e = Math.min(periodEnd, r.e === null ? periodEnd : ms(r.e));
+            if (!byCapacity.has(r.capacity)) byCapacity.set(r.capacity, []);
+            byCapacity.get(r.capacity)!.push([s, e]);
+          }
+          const periodMs = periodEnd - MONTH_START;
+          const expected = [...byCapacity.entries()]
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+            .map(([capacityName, intervals]) => {
+              const down = unionLengthMs(intervals);
+              const availability = periodMs === 0 ? 100 : (1 - down / periodMs) * 100;
+              return {
+                capacityName,
+                availabilityPercent: Math.round(availability * 1000) / 1000,
+                downtimeMinutes: Math.round((down / 60_000) * 100) / 100,
+                meetsTarget: availability >= 99.5,
+              };
+            });
+          expect(got).toEqual(expected);
         },
       ),
       { numRuns: 40 },

@@ -57,7 +57,13 @@ export function unionLengthMs(intervals: Array<[number, number]>): number {
  * the current month. Downtime = union of the intervals in which a Capacity incident of severity
  * error was open for the capacity, clipped to the period; the capacity is the incident's
  * capacity_name, or its source_name when capacity_name is empty. Every capacity of the
- * inventory is listed (100% when it had no downtime), plus any capacity that had downtime.
+ * inventory is listed (100% when it had no downtime), plus any capacity that had an incident.
+ *
+ * One statement: the union is the sweep of unionLengthMs done in SQL (sorted by start, an
+ * interval opens a new island when it starts after every earlier one ended; downtime = Σ island
+ * end − start), on millisecond instants truncated like a JavaScript Date, so the answer is the
+ * one the sweep in Node gave — without shipping every incident of the month (tens of thousands
+ * of rows on a busy organization) to Node.
  */
 export async function capacityAvailability(
   db: Queryable,
@@ -66,31 +72,35 @@ export async function capacityAvailability(
   periodEnd: Date,
   targetPercent: number,
 ): Promise<CapacityAvailability[]> {
-  const [incidents, inventory] = await Promise.all([
-    db.query<{ capacity: string; created_at: Date; resolved_at: Date | null }>(
-      `SELECT coalesce(nullif(capacity_name, ''), source_name) AS capacity, created_at, resolved_at
-         FROM alerts
-        WHERE org_id = $1 AND source_type = 'Capacity' AND severity = 'error'
-          AND coalesce(resolved_at, 'infinity'::timestamptz) > $2 AND created_at < $3`,
-      [orgId, monthStart, periodEnd],
-    ),
-    db.query<{ name: string }>('SELECT name FROM capacities WHERE org_id = $1', [orgId]),
-  ]);
   const lo = monthStart.getTime();
   const hi = periodEnd.getTime();
-  const byCapacity = new Map<string, Array<[number, number]>>();
-  for (const { name } of inventory.rows) byCapacity.set(name, []);
-  for (const r of incidents.rows) {
-    const s = Math.max(lo, r.created_at.getTime());
-    const e = Math.min(hi, r.resolved_at ? r.resolved_at.getTime() : hi);
-    if (!byCapacity.has(r.capacity)) byCapacity.set(r.capacity, []);
-    byCapacity.get(r.capacity)!.push([s, e]);
-  }
+  const { rows } = await db.query<{ capacity: string; down_ms: number | string }>(
+    `WITH i AS (
+       SELECT coalesce(nullif(capacity_name, ''), source_name) AS capacity,
+              greatest(floor(extract(epoch FROM created_at) * 1000)::int8, $4::int8) AS s,
+              least(coalesce(floor(extract(epoch FROM resolved_at) * 1000)::int8, $5::int8), $5::int8) AS e
+         FROM alerts
+        WHERE org_id = $1 AND source_type = 'Capacity' AND severity = 'error'
+          AND coalesce(resolved_at, 'infinity'::timestamptz) > $2 AND created_at < $3),
+     o AS (SELECT capacity, s, e,
+                  max(e) OVER (PARTITION BY capacity ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach
+             FROM i WHERE e > s),
+     isl AS (SELECT capacity, s, e,
+                    count(*) FILTER (WHERE reach IS NULL OR s > reach)
+                      OVER (PARTITION BY capacity ORDER BY s, e ROWS UNBOUNDED PRECEDING) AS island
+               FROM o),
+     d AS (SELECT capacity, sum(island_end - island_start) AS down_ms
+             FROM (SELECT capacity, island, min(s) AS island_start, max(e) AS island_end FROM isl GROUP BY 1, 2) x
+            GROUP BY 1),
+     caps AS (SELECT capacity FROM i UNION SELECT name FROM capacities WHERE org_id = $1)
+     SELECT caps.capacity, coalesce(d.down_ms, 0)::int8 AS down_ms FROM caps LEFT JOIN d ON d.capacity = caps.capacity`,
+    [orgId, monthStart, periodEnd, lo, hi],
+  );
   const periodMs = Math.max(0, hi - lo);
-  return [...byCapacity.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([capacityName, intervals]) => {
-      const downMs = unionLengthMs(intervals);
+  return rows
+    .map((r) => ({ name: r.capacity, downMs: Number(r.down_ms) }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map(({ name: capacityName, downMs }) => {
       const availability = periodMs === 0 ? 100 : (1 - downMs / periodMs) * 100;
       return {
         capacityName,
