@@ -100,7 +100,13 @@ export interface LoadTimings {
   metricsCompactSeconds: number;
 }
 
-async function load(db: pg.Client, pool: Database, orgId: string, n: number, nowIso: string, timings: LoadTimings) {
+export async function load(
+  db: pg.Client,
+  orgId: string,
+  n: number,
+  nowIso: string,
+  timings: LoadTimings = { insertSeconds: 0, metricsCompactSeconds: 0 },
+) {
   const t0 = performance.now();
   // One INSERT … SELECT: spread over the 366 days before now, ~32 s apart, deterministic mix.
   await db.query(
@@ -132,8 +138,21 @@ async function load(db: pg.Client, pool: Database, orgId: string, n: number, now
   // autovacuum then tidies the rollup. Do both once here so the run starts in that steady state.
   await compactAlertCounts({ query: (text, params) => db.query(text, params as unknown[]) as never, exec: async (t) => void (await db.query(t)) }, orgId);
   // Folds the metrics deltas and builds the organization's prefix checkpoints (migration 071).
+  // (through a transaction on this client, as the service's own Database runs it).
+  const q = { query: (text: string, params?: unknown[]) => db.query(text, params as unknown[]) as never, exec: async (t: string) => void (await db.query(t)) };
+  const tx = async <T>(fn: (c: typeof q) => Promise<T>): Promise<T> => {
+    await db.query('BEGIN');
+    try {
+      const r = await fn(q);
+      await db.query('COMMIT');
+      return r;
+    } catch (err) {
+      await db.query('ROLLBACK');
+      throw err;
+    }
+  };
   const t1 = performance.now();
-  await compactAlertMetrics(pool, orgId);
+  await compactAlertMetrics({ ...q, tx } as unknown as Database, orgId);
   timings.metricsCompactSeconds = (performance.now() - t1) / 1000;
   await db.query('VACUUM ANALYZE alerts');
   await db.query('VACUUM ANALYZE alert_metrics_rollup');
@@ -184,7 +203,7 @@ export async function runApiBench(opts: { write?: boolean; log?: (s: string) => 
     say(`loading ${n} alerts into ${dbName}…`);
     const t0 = performance.now();
     const timings: LoadTimings = { insertSeconds: 0, metricsCompactSeconds: 0 };
-    await load(client, db, orgId, n, now.toISOString(), timings);
+    await load(client, orgId, n, now.toISOString(), timings);
     const loadSeconds = (performance.now() - t0) / 1000;
     say(`loaded in ${loadSeconds.toFixed(1)} s (insert ${timings.insertSeconds.toFixed(1)} s, metrics compaction ${timings.metricsCompactSeconds.toFixed(1)} s)`);
 
