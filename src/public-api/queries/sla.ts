@@ -59,11 +59,11 @@ export function unionLengthMs(intervals: Array<[number, number]>): number {
  * capacity_name, or its source_name when capacity_name is empty. Every capacity of the
  * inventory is listed (100% when it had no downtime), plus any capacity that had an incident.
  *
- * One statement: the union is the sweep of unionLengthMs done in SQL (sorted by start, an
- * interval opens a new island when it starts after every earlier one ended; downtime = Σ island
- * end − start), on millisecond instants truncated like a JavaScript Date, so the answer is the
- * one the sweep in Node gave — without shipping every incident of the month (tens of thousands
- * of rows on a busy organization) to Node.
+ * One statement: the union is the sweep of unionLengthMs done in SQL — sorted by start, each
+ * interval adds the part of it beyond the latest end of the intervals before it (they all start
+ * no later, so what they cover of [start, ∞) is [start, that end)) — on instants truncated to
+ * milliseconds like a JavaScript Date, so the answer is the one the sweep in Node gave, without
+ * shipping every incident of the month (tens of thousands of rows on a busy organization) to Node.
  */
 export async function capacityAvailability(
   db: Queryable,
@@ -77,24 +77,19 @@ export async function capacityAvailability(
   const { rows } = await db.query<{ capacity: string; down_ms: number | string }>(
     `WITH i AS (
        SELECT coalesce(nullif(capacity_name, ''), source_name) AS capacity,
-              greatest(floor(extract(epoch FROM created_at) * 1000)::int8, $4::int8) AS s,
-              least(coalesce(floor(extract(epoch FROM resolved_at) * 1000)::int8, $5::int8), $5::int8) AS e
+              greatest(date_trunc('milliseconds', created_at, 'UTC'), $2) AS s,
+              least(coalesce(date_trunc('milliseconds', resolved_at, 'UTC'), $3), $3) AS e
          FROM alerts
         WHERE org_id = $1 AND source_type = 'Capacity' AND severity = 'error'
           AND coalesce(resolved_at, 'infinity'::timestamptz) > $2 AND created_at < $3),
-     o AS (SELECT capacity, s, e,
-                  max(e) OVER (PARTITION BY capacity ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach
+     o AS (SELECT capacity, s, e, max(e) OVER (PARTITION BY capacity ORDER BY s ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach
              FROM i WHERE e > s),
-     isl AS (SELECT capacity, s, e,
-                    count(*) FILTER (WHERE reach IS NULL OR s > reach)
-                      OVER (PARTITION BY capacity ORDER BY s, e ROWS UNBOUNDED PRECEDING) AS island
-               FROM o),
-     d AS (SELECT capacity, sum(island_end - island_start) AS down_ms
-             FROM (SELECT capacity, island, min(s) AS island_start, max(e) AS island_end FROM isl GROUP BY 1, 2) x
-            GROUP BY 1),
-     caps AS (SELECT capacity FROM i UNION SELECT name FROM capacities WHERE org_id = $1)
-     SELECT caps.capacity, coalesce(d.down_ms, 0)::int8 AS down_ms FROM caps LEFT JOIN d ON d.capacity = caps.capacity`,
-    [orgId, monthStart, periodEnd, lo, hi],
+     d AS (SELECT capacity, extract(epoch FROM sum(greatest(e - greatest(s, coalesce(reach, s)), interval '0'))) AS down_s
+             FROM o GROUP BY capacity)
+     SELECT c.capacity, (coalesce(d.down_s, 0) * 1000)::int8 AS down_ms
+       FROM (SELECT capacity FROM i UNION SELECT name FROM capacities WHERE org_id = $1) c
+       LEFT JOIN d ON d.capacity = c.capacity`,
+    [orgId, monthStart, periodEnd],
   );
   const periodMs = Math.max(0, hi - lo);
   return rows
