@@ -64,6 +64,11 @@ describe('API key cache: one round trip per list page, and revocation on every i
     await b.ready();
     orgId = await insertOrg(a.ctx.db);
     await insertAlert(a.ctx.db, orgId, { createdAt: '2026-06-15T11:00:00Z', message: 'quote " backslash \\ newline \n tab \t ctl \u0001 emoji 😀 é' });
+    await a.ctx.db.query(
+      `INSERT INTO daily_costs (org_id, date, capacity_name, currency, cost, amortized_cost, overage_cost)
+       VALUES ($1, '2026-06-14', 'cap-1', 'USD', 12.50, 0.1, 0)`,
+      [orgId],
+    );
     await a.ctx.db.query(`INSERT INTO capacities (org_id, name, sku, state, region) VALUES ($1, 'cap-1', 'F2', 'Active', 'westeurope')`, [orgId]);
   });
   afterAll(async () => {
@@ -81,7 +86,7 @@ describe('API key cache: one round trip per list page, and revocation on every i
 
   it('sends one statement for a list page once the key has been used, on every list', async () => {
     const { key } = await insertKey(a.ctx.db, orgId);
-    for (const path of ['/alerts', '/capacities', '/workspaces', '/alerts?status=open&sourceType=Gateway']) {
+    for (const path of ['/alerts', '/capacities', '/workspaces', '/costs/daily', '/costs/daily?currency=EUR', '/alerts?status=open&sourceType=Gateway']) {
       const first = await onB(path, key);
       expect(first.res.statusCode, path).toBe(200);
       const second = await onB(path, key);
@@ -112,6 +117,9 @@ describe('API key cache: one round trip per list page, and revocation on every i
     expect(body.totalCount).toBe(1);
     const caps = JSON.parse((await onB('/capacities', key)).res.body);
     expect(caps.value).toEqual([{ name: 'cap-1', sku: 'F2', state: 'Active', region: 'westeurope' }]);
+    const costs = JSON.parse((await onB('/costs/daily', key)).res.body);
+    expect(costs.value).toEqual([{ date: '2026-06-14', capacityName: 'cap-1', currency: 'USD', cost: 12.5, amortizedCost: 0.1, overageCost: 0 }]);
+    expect((await onB('/costs/daily', key)).res.body).toContain('"cost":12.5,"amortizedCost":0.1,"overageCost":0}');
     const csv = await onB('/alerts?format=csv', key);
     expect(csv.res.statusCode).toBe(200);
     expect(csv.res.body.split('\r\n')[0]).toBe(`\ufeff${ALERT_FIELDS.join(',')}`);
