@@ -64,6 +64,8 @@ export function unionLengthMs(intervals: Array<[number, number]>): number {
  * no later, so what they cover of [start, ∞) is [start, that end)) — on instants truncated to
  * milliseconds like a JavaScript Date, so the answer is the one the sweep in Node gave, without
  * shipping every incident of the month (tens of thousands of rows on a busy organization) to Node.
+ * The intervals still open at the period's end (most rows on a busy organization) all end there,
+ * so their union is one interval from the earliest of them: only that one goes through the sort.
  */
 export async function capacityAvailability(
   db: Queryable,
@@ -82,8 +84,11 @@ export async function capacityAvailability(
          FROM alerts
         WHERE org_id = $1 AND source_type = 'Capacity' AND severity = 'error'
           AND coalesce(resolved_at, 'infinity'::timestamptz) > $2 AND created_at < $3),
+     j AS (SELECT capacity, s, e FROM i WHERE e > s AND e < $3
+           UNION ALL
+           SELECT capacity, min(s), $3 FROM i WHERE e > s AND e = $3 GROUP BY capacity),
      o AS (SELECT capacity, s, e, max(e) OVER (PARTITION BY capacity ORDER BY s ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach
-             FROM i WHERE e > s),
+             FROM j),
      d AS (SELECT capacity, extract(epoch FROM sum(greatest(e - greatest(s, coalesce(reach, s)), interval '0'))) AS down_s
              FROM o GROUP BY capacity)
      SELECT c.capacity, (coalesce(d.down_s, 0) * 1000)::int8 AS down_ms
