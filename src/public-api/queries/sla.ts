@@ -84,16 +84,17 @@ export async function capacityAvailability(
          FROM alerts
         WHERE org_id = $1 AND source_type = 'Capacity' AND severity = 'error'
           AND coalesce(resolved_at, 'infinity'::timestamptz) > $2 AND created_at < $3),
+     c AS (SELECT capacity, min(s) FILTER (WHERE e > s AND e = $3) AS open_from FROM i GROUP BY capacity
+           UNION SELECT name, NULL FROM capacities WHERE org_id = $1),
      j AS (SELECT capacity, s, e FROM i WHERE e > s AND e < $3
            UNION ALL
-           SELECT capacity, min(s), $3 FROM i WHERE e > s AND e = $3 GROUP BY capacity),
+           SELECT capacity, open_from, $3 FROM c WHERE open_from IS NOT NULL),
      o AS (SELECT capacity, s, e, max(e) OVER (PARTITION BY capacity ORDER BY s ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach
              FROM j),
      d AS (SELECT capacity, extract(epoch FROM sum(greatest(e - greatest(s, coalesce(reach, s)), interval '0'))) AS down_s
              FROM o GROUP BY capacity)
-     SELECT c.capacity, (coalesce(d.down_s, 0) * 1000)::int8 AS down_ms
-       FROM (SELECT capacity FROM i UNION SELECT name FROM capacities WHERE org_id = $1) c
-       LEFT JOIN d ON d.capacity = c.capacity`,
+     SELECT DISTINCT c.capacity, (coalesce(d.down_s, 0) * 1000)::int8 AS down_ms
+       FROM c LEFT JOIN d ON d.capacity = c.capacity`,
     [orgId, monthStart, periodEnd],
   );
   const periodMs = Math.max(0, hi - lo);
