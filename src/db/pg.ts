@@ -27,9 +27,17 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
   };
 }
 
-export function createPgDatabase(url: string, logger?: Logger, opts: { max?: number; connectionTimeoutMillis?: number } = {}): Database {
+export interface PgPoolOptions {
+  max?: number;
+  connectionTimeoutMillis?: number;
+  /** plan_cache_mode = force_generic_plan on every connection (see DedicatedPoolOptions). */
+  genericPlans?: boolean;
+}
+
+export function createPgDatabase(url: string, logger?: Logger, opts: PgPoolOptions = {}): Database {
   const pool = new pg.Pool({
     connectionString: url,
+    ...(opts.genericPlans ? { options: '-c plan_cache_mode=force_generic_plan' } : {}),
     max: opts.max ?? 10,
     types,
     connectionTimeoutMillis: opts.connectionTimeoutMillis ?? 10_000,
@@ -48,7 +56,7 @@ export function createPgDatabase(url: string, logger?: Logger, opts: { max?: num
 
   const db: Database = {
     capabilities: { concurrentConnections: true, crossProcessNotify: true },
-    dedicatedPool: (max) => createPgDatabase(url, logger, { max }),
+    dedicatedPool: (max, poolOpts = {}) => createPgDatabase(url, logger, { max, ...poolOpts }),
     query: root.query,
     exec: root.exec,
     async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {

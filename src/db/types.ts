@@ -34,6 +34,17 @@ export interface DatabaseCapabilities {
   readonly crossProcessNotify: boolean;
 }
 
+export interface DedicatedPoolOptions {
+  /**
+   * Named prepared statements on this pool always run their generic plan, planned once per
+   * connection, never a custom plan per execution. Only for statements whose plan does not depend
+   * on their parameters' values (the public API's list pages: index ranges and LIMITs), where
+   * PostgreSQL's default would re-plan on every execution because the generic plan's cost
+   * estimate looks higher. Engines without a plan cache ignore it.
+   */
+  genericPlans?: boolean;
+}
+
 /**
  * Which engine runs is known only inside src/db (the factories); the interface exposes what an
  * engine can do (`capabilities`), never which one it is.
@@ -45,7 +56,7 @@ export interface Database extends Queryable {
    * statements must not queue behind everyone else's (the dispatcher). An engine without
    * concurrent connections returns a handle on its one connection whose close() does nothing.
    */
-  dedicatedPool(max: number): Database;
+  dedicatedPool(max: number, opts?: DedicatedPoolOptions): Database;
   /** Embedded engine only: this process's exclusive hold on VIGIA_DATA_DIR. */
   readonly dataDirLock?: import('./data-dir-lock.js').DataDirLock;
   /**

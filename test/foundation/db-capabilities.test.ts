@@ -46,4 +46,13 @@ describe(`database capabilities (${ENGINE})`, () => {
     else expect(await reader).toBe(1);
     expect(await count()).toBe(1);
   });
+
+  it('a dedicated pool with generic plans runs prepared statements on their generic plan; the shared database keeps the default', async () => {
+    const pool = t.db.dedicatedPool(1, { genericPlans: true });
+    const mode = async (db: typeof t.db) => (await db.query<{ m: string }>('SELECT current_setting($1) AS m', ['plan_cache_mode'])).rows[0]!.m;
+    // PGlite is one connection: there is no separate session to configure and the option is ignored.
+    expect(await mode(pool)).toBe(ENGINE === 'pg' ? 'force_generic_plan' : 'auto');
+    expect(await mode(t.db)).toBe('auto');
+    await pool.close();
+  });
 });
