@@ -56,3 +56,12 @@ END $$;
 
 -- No backfill: the first compaction of an organization (compactAlertMetrics) builds its
 -- checkpoints from the compacted daily rows.
+
+-- Called once by the rollup reads (src/public-api/queries/metrics.ts): a parallel-unsafe function
+-- keeps PostgreSQL from planning them with parallel workers (slower for these few-thousand-row
+-- reads on a small, busy machine), without SET LOCAL and so without a transaction, which a
+-- read-replica router would send to the primary. PL/pgSQL, so it is never inlined away.
+CREATE FUNCTION alert_metrics_serial() RETURNS boolean LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE AS $$
+BEGIN
+  RETURN true;
+END $$;

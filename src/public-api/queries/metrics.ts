@@ -112,18 +112,13 @@ export async function summarizeIncidentsReference(
 }
 
 /**
- * Runs fn with parallel query off for this transaction: the rollup reads are a few tens of
- * thousands of index-ordered rows, and on a busy 2-vCPU machine a parallel plan (workers, a
- * merge sort of their partial groups) measured 1.5–2× slower than one process hashing them.
+ * The rollup reads are a few tens of thousands of index-ordered rows; on a busy 2-vCPU machine a
+ * parallel plan (workers, a merge sort of their partial groups) measured 1.5–2× slower than one
+ * process hashing them. Calling the parallel-unsafe alert_metrics_serial() (migration 071) once
+ * rules parallel plans out for the statement, with no SET LOCAL and so no transaction (which a
+ * read-replica router would send to the primary).
  */
-async function serially<T>(db: Queryable, fn: (q: Queryable) => Promise<T>): Promise<T> {
-  const tx = (db as Partial<Database>).tx;
-  if (typeof tx !== 'function') return fn(db);
-  return tx.call(db, async (q: Queryable) => {
-    await q.query('SET LOCAL max_parallel_workers_per_gather = 0');
-    return fn(q);
-  }) as Promise<T>;
-}
+const SERIAL = '(SELECT alert_metrics_serial())';
 
 const DAY_MS = 86_400_000;
 const isUtcMidnight = (d: Date) => d.getTime() % DAY_MS === 0;
@@ -169,27 +164,27 @@ export async function summarizeIncidents(
     // and occurrences of the candidates for the top 10: ties with the 10th on (occurrences,
     // incidents) included, so the name order of the final sort picks exactly what sorting every
     // source would.
-    serially(db, (q) => q.query<SourceGroup & { part: 't' | 'n' }>(
+    db.query<SourceGroup & { part: 't' | 'n' }>(
       `WITH r AS (${plan.metrics})
        SELECT 't' AS part, source_type, '' AS source_name, sum(incidents)::int8 AS incidents,
               sum(occurrences)::int8 AS occurrences, sum(acknowledged)::int8 AS acknowledged,
               sum(resolved)::int8 AS resolved, sum(open_unacknowledged)::int8 AS open_unacknowledged,
               sum(silenced)::int8 AS silenced, sum(correlated)::int8 AS correlated
-         FROM r GROUP BY source_type HAVING sum(incidents) <> 0
+         FROM r WHERE ${SERIAL} GROUP BY source_type HAVING sum(incidents) <> 0
        UNION ALL
        (SELECT 'n', source_type, source_name, sum(incidents)::int8 AS i, sum(occurrences)::int8 AS o, 0, 0, 0, 0, 0
           FROM r GROUP BY source_type, source_name HAVING sum(incidents) <> 0
          ORDER BY o DESC, i DESC FETCH FIRST ${NOISIEST_LIMIT} ROWS WITH TIES)`,
       plan.params,
-    )),
+    ),
     // micros as text: a bigint beyond 2^53 must not lose precision on the way. Sorted in Node
     // (a bigint sort; ORDER BY kind::text sorted by collation and cost more than the merge).
-    serially(db, (q) => q.query<{ kind: string; micros_text: string; n: number }>(
+    db.query<{ kind: string; micros_text: string; n: number }>(
       `SELECT kind::text AS kind, micros::text AS micros_text, sum(n)::int8 AS n
-         FROM (${plan.durations}) r
+         FROM (${plan.durations}) r WHERE ${SERIAL}
         GROUP BY kind, micros HAVING sum(n) <> 0`,
       plan.params,
-    )),
+    ),
   ]);
   const byMicros = (a: Bin, b: Bin) => (a.micros < b.micros ? -1 : a.micros > b.micros ? 1 : 0);
   const ack = histogram.rows.filter((r) => r.kind === 'a').map(toBin).sort(byMicros);
