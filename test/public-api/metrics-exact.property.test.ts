@@ -176,6 +176,42 @@ describe('SLA availability in SQL agrees with the interval sweep in Node', () =>
     ]);
   });
 
+  /** What the sweep in Node gave for [monthStart, periodEnd): instants truncated to milliseconds like a JavaScript Date. */
+  async function sweep(db: TestApp['ctx']['db'], org: string, monthStart: number, periodEnd: number) {
+    const { rows } = await db.query<{ capacity: string; s: string; e: string | null }>(
+      `SELECT coalesce(nullif(capacity_name, ''), source_name) AS capacity,
+              (extract(epoch FROM created_at) * 1000000)::int8::text AS s,
+              (extract(epoch FROM resolved_at) * 1000000)::int8::text AS e
+         FROM alerts WHERE org_id = $1 AND source_type = 'Capacity' AND severity = 'error'
+          AND coalesce(resolved_at, 'infinity'::timestamptz) > $2 AND created_at < $3`,
+      [org, new Date(monthStart), new Date(periodEnd)],
+    );
+    const ms = (us: string) => {
+      const v = BigInt(us);
+      return Number(v / 1000n - (v % 1000n < 0n ? 1n : 0n));
+    };
+    const byCapacity = new Map<string, Array<[number, number]>>([['cap-a', []], ['cap-z', []]]);
+    for (const r of rows) {
+      const s = Math.max(monthStart, ms(r.s));
+      const e = Math.min(periodEnd, r.e === null ? periodEnd : ms(r.e));
+      if (!byCapacity.has(r.capacity)) byCapacity.set(r.capacity, []);
+      byCapacity.get(r.capacity)!.push([s, e]);
+    }
+    const periodMs = periodEnd - monthStart;
+    return [...byCapacity.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([capacityName, intervals]) => {
+        const down = unionLengthMs(intervals);
+        const availability = periodMs === 0 ? 100 : (1 - down / periodMs) * 100;
+        return {
+          capacityName,
+          availabilityPercent: Math.round(availability * 1000) / 1000,
+          downtimeMinutes: Math.round((down / 60_000) * 100) / 100,
+          meetsTarget: availability >= 99.5,
+        };
+      });
+  }
+
   it('downtime, availability and the capacity list match', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -200,43 +236,78 @@ describe('SLA availability in SQL agrees with the interval sweep in Node', () =>
           }
           const periodEnd = nowOffset === undefined ? MONTH_END : MONTH_START + nowOffset;
           const got = await capacityAvailability(db, org, new Date(MONTH_START), new Date(periodEnd), 99.5);
-          // The sweep Node ran before: instants truncated to milliseconds like a JavaScript Date.
-          const { rows } = await db.query<{ capacity: string; s: string; e: string | null }>(
-            `SELECT coalesce(nullif(capacity_name, ''), source_name) AS capacity,
-                    (extract(epoch FROM created_at) * 1000000)::int8::text AS s,
-                    (extract(epoch FROM resolved_at) * 1000000)::int8::text AS e
-               FROM alerts WHERE org_id = $1 AND source_type = 'Capacity' AND severity = 'error'
-                AND coalesce(resolved_at, 'infinity'::timestamptz) > $2 AND created_at < $3`,
-            [org, new Date(MONTH_START), new Date(periodEnd)],
-          );
-          const ms = (us: string) => {
-            const v = BigInt(us);
-            return Number(v / 1000n - (v % 1000n < 0n ? 1n : 0n));
-          };
-          const byCapacity = new Map<string, Array<[number, number]>>([['cap-a', []], ['cap-z', []]]);
-          for (const r of rows) {
-            const s = Math.max(MONTH_START, ms(r.s));
-            const e = Math.min(periodEnd, r.e === null ? periodEnd : ms(r.e));
-            if (!byCapacity.has(r.capacity)) byCapacity.set(r.capacity, []);
-            byCapacity.get(r.capacity)!.push([s, e]);
-          }
-          const periodMs = periodEnd - MONTH_START;
-          const expected = [...byCapacity.entries()]
-            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-            .map(([capacityName, intervals]) => {
-              const down = unionLengthMs(intervals);
-              const availability = periodMs === 0 ? 100 : (1 - down / periodMs) * 100;
-              return {
-                capacityName,
-                availabilityPercent: Math.round(availability * 1000) / 1000,
-                downtimeMinutes: Math.round((down / 60_000) * 100) / 100,
-                meetsTarget: availability >= 99.5,
-              };
-            });
-          expect(got).toEqual(expected);
+          expect(got).toEqual(await sweep(db, org, MONTH_START, periodEnd));
         },
       ),
       { numRuns: 40 },
+    );
+  }, 240_000);
+
+  // Migration 072: open incidents are read through a partial index of the unresolved ones (the
+  // earliest per capacity), resolved ones through alerts_capacity_downtime. Incidents open across
+  // month boundaries, resolved late (after later months began, or never), reopened, in the
+  // previous, the current and a later month: every answer equals the plain computation.
+  it('open incidents across months, late resolves and reopens (partial index of open incidents)', async () => {
+    const FEB = Date.parse('2026-02-01T00:00:00Z');
+    const APR = MONTH_END;
+    const months = [FEB, MONTH_START, APR];
+    const monthEnd = (m: number) => {
+      const d = new Date(m);
+      return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(capIncident, { minLength: 1, maxLength: 25 }),
+        // Per incident: left alone, resolved late after `length` (µs; open ones then get one), or reopened.
+        fc.array(fc.record({ op: fc.constantFrom('keep', 'resolve', 'reopen'), late: fc.bigInt({ min: 0n, max: 3_000_000_000_000n }) }), {
+          minLength: 25,
+          maxLength: 25,
+        }),
+        fc.integer({ min: 0, max: 31 * 86_400_000 }),
+        async (incidents, changes, nowOffset) => {
+          const db = t.ctx.db;
+          const org = await insertOrg(db);
+          await db.query(
+            `INSERT INTO capacities (org_id, name, sku, state, region) VALUES ($1, 'cap-a', 'F2', 'Active', 'x'), ($1, 'cap-z', 'F2', 'Active', 'x')`,
+            [org],
+          );
+          const ids: string[] = [];
+          for (const i of incidents) {
+            ids.push(
+              await insertAlert(db, org, {
+                createdAt: isoMicros(i.at),
+                resolvedAt: i.length === undefined ? undefined : isoMicros(i.at + i.length),
+                capacityName: i.capacityName,
+                sourceName: i.sourceName,
+                severity: i.severity,
+                sourceType: i.sourceType,
+              }),
+            );
+          }
+          const checkAll = async () => {
+            for (const m of months) {
+              for (const end of [monthEnd(m), Math.min(monthEnd(m), m + nowOffset)]) {
+                const got = await capacityAvailability(db, org, new Date(m), new Date(end), 99.5);
+                expect(got).toEqual(await sweep(db, org, m, end));
+              }
+            }
+          };
+          await checkAll();
+          for (const [n, id] of ids.entries()) {
+            const c = changes[n]!;
+            if (c.op === 'resolve') {
+              await db.query(`UPDATE alerts SET status = 'resolved', resolved_at = created_at + $2::float8 * interval '1 microsecond' WHERE id = $1`, [
+                id,
+                c.late.toString(),
+              ]);
+            } else if (c.op === 'reopen') {
+              await db.query(`UPDATE alerts SET status = 'open', resolved_at = NULL WHERE id = $1`, [id]);
+            }
+          }
+          await checkAll();
+        },
+      ),
+      { numRuns: 30 },
     );
   }, 240_000);
 });
