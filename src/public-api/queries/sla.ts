@@ -70,14 +70,16 @@ const OPEN = `org_id = $1 AND source_type = 'Capacity' AND severity = 'error'
  * no later, so what they cover of [start, ∞) is [start, that end)) — on instants truncated to
  * milliseconds like a JavaScript Date, so the answer is the one the sweep in Node gave, without
  * shipping every incident of the month (tens of thousands of rows on a busy organization) to Node.
- * The intervals still open at the period's end (most rows on a busy organization) all end there,
- * so their union is one interval from the earliest of them: only that one goes through the sort.
- * The incidents not resolved at all are never read one by one: per capacity only the earliest of
- * them matters, found by one probe of the partial index alerts_capacity_open (migration 072) per
- * capacity, the capacities themselves by a skip scan of it (recursive CTE, one probe each). The
- * resolved ones come from alerts_capacity_downtime, coalesce(resolved_at, ∞) in (month start, ∞):
- * the two ranges split the incidents of the plain condition exactly (before 072 it read every open
- * incident too: ~29,000 entries for one month of the benchmark instead of ~14,600).
+ * Empty intervals (end ≤ start once clipped and truncated) add nothing and reach no later start, so every row goes through the one pass,
+ * and a capacity whose incidents are all empty is still listed (0 downtime).
+ *
+ * Incidents not resolved at all are never read one by one: they all end at the period's end, so
+ * per capacity only the earliest of them matters. Migration 072's partial index
+ * alerts_capacity_open holds just them, by capacity and start: a skip scan finds the capacities
+ * (recursive CTE, one probe each) and one more probe per capacity its earliest open incident.
+ * The resolved ones come from alerts_capacity_downtime, coalesce(resolved_at, ∞) in (month start,
+ * ∞) — the two ranges split the plain condition's incidents exactly. Before 072 the statement read
+ * every open incident too: ~29,000 index entries for one month of the benchmark, now ~14,600.
  */
 export async function capacityAvailability(
   db: Queryable,
@@ -107,17 +109,13 @@ export async function capacityAvailability(
            UNION ALL
            SELECT capacity, greatest(date_trunc('milliseconds', first_open, 'UTC'), $2), $3
              FROM f WHERE first_open IS NOT NULL),
-     c AS (SELECT capacity, min(s) FILTER (WHERE e > s AND e = $3) AS open_from FROM i GROUP BY capacity
-           UNION SELECT name, NULL FROM capacities WHERE org_id = $1),
-     j AS (SELECT capacity, s, e FROM i WHERE e > s AND e < $3
-           UNION ALL
-           SELECT capacity, open_from, $3 FROM c WHERE open_from IS NOT NULL),
-     o AS (SELECT capacity, s, e, max(e) OVER (PARTITION BY capacity ORDER BY s ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach
-             FROM j),
+     o AS (SELECT capacity, s, e,
+                  max(e) OVER (PARTITION BY capacity COLLATE "C" ORDER BY s ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach
+             FROM i),
      d AS (SELECT capacity, extract(epoch FROM sum(greatest(e - greatest(s, coalesce(reach, s)), interval '0'))) AS down_s
              FROM o GROUP BY capacity)
-     SELECT DISTINCT c.capacity, (coalesce(d.down_s, 0) * 1000)::int8 AS down_ms
-       FROM c LEFT JOIN d ON d.capacity = c.capacity`,
+     SELECT DISTINCT coalesce(d.capacity, c.name) AS capacity, (coalesce(d.down_s, 0) * 1000)::int8 AS down_ms
+       FROM d FULL JOIN (SELECT name FROM capacities WHERE org_id = $1) c ON c.name = d.capacity`,
     [orgId, monthStart, periodEnd],
   );
   const periodMs = Math.max(0, hi - lo);
