@@ -144,7 +144,14 @@ export async function runDeliverySoak(): Promise<void> {
       }
     }
     const elapsed = (performance.now() - t0) / 1000;
-    await waitUntil(async () => (collect(), (await pending()) === 0), 300_000, 'soak backlog');
+    await waitUntil(
+      async () => {
+        collect();
+        return (await pending()) === 0;
+      },
+      300_000,
+      'soak backlog',
+    );
     collect();
     const { rows: ok } = await db.query<{ n: number; attempts: number }>(
       `SELECT count(*)::int AS n, coalesce(sum(attempts), 0)::int AS attempts FROM deliveries WHERE destination_id = $1 AND status = 'succeeded'`,

@@ -524,7 +524,7 @@ export async function runDeliveryBench(opts: { write?: boolean; log?: (s: string
   say(roundsTable(rounds));
   if (opts.write !== false && process.env.BENCH_WRITE !== '0') {
     writeResults(rounds, {
-      date: new Date().toISOString().replace('T', ' ').slice(0, 16) + ' UTC',
+      date: `${new Date().toISOString().replace('T', ' ').slice(0, 16)} UTC`,
       pgVersion: `PostgreSQL ${pgVersion}`,
       seconds: (Date.now() - began) / 1000,
       n,
