@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { OID, parseNumeric, type Database, type Queryable, type QueryOptions, type QueryResult } from './types.js';
+import { OID, parseNumeric, type Database, type DedicatedPoolOptions, type Queryable, type QueryOptions, type QueryResult } from './types.js';
 
 const typeOverrides: Record<number, (v: string) => unknown> = {
   [OID.INT8]: parseNumeric,
@@ -27,9 +27,27 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
   };
 }
 
-export function createPgDatabase(url: string, logger?: Logger, opts: { max?: number; connectionTimeoutMillis?: number } = {}): Database {
+/** `-c name=value …` for the connection's startup packet; names and values are plain words only. */
+function sessionOptions(settings: DedicatedPoolOptions['settings']): string | undefined {
+  const entries = Object.entries(settings ?? {});
+  if (entries.length === 0) return undefined;
+  return entries
+    .map(([k, v]) => {
+      if (!/^[a-z_][a-z0-9_.]*$/.test(k) || !/^[A-Za-z0-9_.-]+$/.test(v)) throw new Error(`invalid session setting ${k}`);
+      return `-c ${k}=${v}`;
+    })
+    .join(' ');
+}
+
+export function createPgDatabase(
+  url: string,
+  logger?: Logger,
+  opts: { max?: number; connectionTimeoutMillis?: number; settings?: DedicatedPoolOptions['settings'] } = {},
+): Database {
+  const options = sessionOptions(opts.settings);
   const pool = new pg.Pool({
     connectionString: url,
+    ...(options ? { options } : {}),
     max: opts.max ?? 10,
     types,
     connectionTimeoutMillis: opts.connectionTimeoutMillis ?? 10_000,
@@ -48,7 +66,7 @@ export function createPgDatabase(url: string, logger?: Logger, opts: { max?: num
 
   const db: Database = {
     capabilities: { concurrentConnections: true, crossProcessNotify: true },
-    dedicatedPool: (max) => createPgDatabase(url, logger, { max }),
+    dedicatedPool: (max, o) => createPgDatabase(url, logger, { max, settings: o?.settings }),
     query: root.query,
     exec: root.exec,
     async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {

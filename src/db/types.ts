@@ -34,6 +34,17 @@ export interface DatabaseCapabilities {
   readonly crossProcessNotify: boolean;
 }
 
+/** Options of a dedicated pool. */
+export interface DedicatedPoolOptions {
+  /**
+   * Session settings for every connection of the pool (PostgreSQL run-time parameters, e.g.
+   * `enable_bitmapscan: 'off'`), so one component's statements can be tuned without touching
+   * anyone else's. Names and values are plain words. An engine with one shared connection
+   * ignores them (they would leak to every other statement).
+   */
+  settings?: Readonly<Record<string, string>>;
+}
+
 /**
  * Which engine runs is known only inside src/db (the factories); the interface exposes what an
  * engine can do (`capabilities`), never which one it is.
@@ -45,7 +56,7 @@ export interface Database extends Queryable {
    * statements must not queue behind everyone else's (the dispatcher). An engine without
    * concurrent connections returns a handle on its one connection whose close() does nothing.
    */
-  dedicatedPool(max: number): Database;
+  dedicatedPool(max: number, opts?: DedicatedPoolOptions): Database;
   /** Embedded engine only: this process's exclusive hold on VIGIA_DATA_DIR. */
   readonly dataDirLock?: import('./data-dir-lock.js').DataDirLock;
   /**

@@ -46,4 +46,13 @@ describe(`database capabilities (${ENGINE})`, () => {
     else expect(await reader).toBe(1);
     expect(await count()).toBe(1);
   });
+
+  it('session settings of a dedicated pool apply to its connections only; the single-connection engine ignores them', async () => {
+    const show = async (q: { query: typeof t.db.query }) => (await q.query<{ enable_bitmapscan: string }>('SHOW enable_bitmapscan')).rows[0]!.enable_bitmapscan;
+    const pool = t.db.dedicatedPool(2, { settings: { enable_bitmapscan: 'off' } });
+    expect(await show(pool)).toBe(t.db.capabilities.concurrentConnections ? 'off' : 'on');
+    expect(await pool.tx((q) => show(q))).toBe(t.db.capabilities.concurrentConnections ? 'off' : 'on');
+    expect(await show(t.db)).toBe('on');
+    await pool.close();
+  });
 });
