@@ -91,7 +91,7 @@ async function latencies(pool: Pool, pathAndQuery: string, headers: Record<strin
   return out;
 }
 
-async function load(db: pg.Client, orgId: string, n: number, nowIso: string) {
+export async function load(db: pg.Client, orgId: string, n: number, nowIso: string) {
   // One INSERT … SELECT: spread over the 366 days before now, ~32 s apart, deterministic mix.
   await db.query(
     `INSERT INTO alerts (id, org_id, source_type, source_id, source_name, notification_kind, severity, title, message,

@@ -15,8 +15,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const which = process.argv.slice(2).filter((a) => a !== '--');
 const wanted = which.length ? which : ['delivery', 'api'];
 for (const w of wanted) {
-  if (w !== 'delivery' && w !== 'delivery-soak' && w !== 'api') {
-    process.stderr.write(`unknown benchmark "${w}" (use delivery, delivery-soak or api)\n`);
+  if (w !== 'delivery' && w !== 'delivery-soak' && w !== 'api' && w !== 'list-ab') {
+    process.stderr.write(`unknown benchmark "${w}" (use delivery, delivery-soak, api or list-ab)
+`);
     process.exit(2);
   }
 }
@@ -31,7 +32,10 @@ if (process.env.NODE_EXTRA_CA_CERTS !== caCert) {
 }
 
 for (const w of wanted) {
-  if (w === 'delivery') {
+  if (w === 'list-ab') {
+    const { runListAbBench } = await import('./list-ab.js');
+    await runListAbBench();
+  } else if (w === 'delivery') {
     const { runDeliveryBench } = await import('./delivery.js');
     await runDeliveryBench();
   } else if (w === 'delivery-soak') {

@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { ApiError, sendError } from '../http/errors.js';
 import { installPublicAuth } from './auth.js';
 import { installHostileInputGuards } from './hostile-input.js';
+import { ApiKeyCache } from './key-cache.js';
 import { registerSpec } from './docs.js';
 import { hoistNamedSchemas } from './openapi.js';
 import { strictQueryCompiler } from './query-validator.js';
@@ -65,8 +66,16 @@ export async function publicApi(app: FastifyInstance, opts: { ctx: AppContext })
   // Keys are checked on the primary (a revocation must count at once); the routes' read queries
   // go to the read replica when one is configured.
   const reads: AppContext = ctx.readDb ? { ...ctx, db: ctx.readDb } : ctx;
+  // The key cache needs the list statement to re-check the key in its own snapshot, which a
+  // replica's snapshot cannot do for a revocation it has not replayed yet: with a replica, keys
+  // are looked up on the primary for every request.
+  const keyCache = ctx.readDb ? null : new ApiKeyCache();
+  if (keyCache) {
+    await keyCache.start(ctx.db);
+    app.addHook('onClose', async () => keyCache.stop());
+  }
   await app.register(async (secured) => {
-    installPublicAuth(secured, ctx, limiter);
+    installPublicAuth(secured, ctx, limiter, keyCache);
     await secured.register(alertsRoutes, { ctx: reads });
     await secured.register(metricsRoutes, { ctx: reads });
     await secured.register(inventoryRoutes, { ctx: reads });

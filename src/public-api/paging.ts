@@ -57,3 +57,21 @@ export function sendPage<T extends object>(
     .type('text/csv; charset=utf-8')
     .send(toCsv(fields, page.value as ReadonlyArray<Record<string, unknown>>));
 }
+
+/**
+ * Sends a page whose items the database already wrote as one JSON array text (see
+ * page-statement.ts). JSON: the envelope is written around the text with the bytes the response
+ * schema's serializer writes (value, page, pageSize, totalCount, nextLink); CSV: as `sendPage`.
+ */
+export function sendJsonTextPage(
+  reply: FastifyReply,
+  format: string | undefined,
+  resource: string,
+  fields: readonly string[],
+  page: Paged<never>,
+  itemsJson: string,
+): FastifyReply {
+  if (format === 'csv') return sendPage(reply, format, resource, fields, { ...page, value: JSON.parse(itemsJson) as object[] });
+  const rest = `"page":${page.page},"pageSize":${page.pageSize},"totalCount":${page.totalCount},"nextLink":${JSON.stringify(page.nextLink)}`;
+  return reply.type('application/json; charset=utf-8').send(`{"value":${itemsJson},${rest}}`);
+}

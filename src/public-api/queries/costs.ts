@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/index.js';
+import { type KeyRecheck, type KeyState, runPageStatement, SqlParams } from '../page-statement.js';
 
 /** SPEC §2.6 field order (also the CSV header). */
 export const COST_FIELDS = ['date', 'capacityName', 'currency', 'cost', 'amortizedCost', 'overageCost'] as const;
@@ -12,33 +13,46 @@ export interface CostItem {
   overageCost: number;
 }
 
-/** The currency with the most rows in the period; ties go to the alphabetically first code. */
-export async function predominantCurrency(db: Queryable, orgId: string, from: string, to: string): Promise<string | null> {
-  const { rows } = await db.query<{ currency: string }>(
-    `SELECT currency FROM daily_costs WHERE org_id = $1 AND date BETWEEN $2::date AND $3::date
-      GROUP BY currency ORDER BY count(*) DESC, currency ASC LIMIT 1`,
-    [orgId, from, to],
-  );
-  return rows[0]?.currency ?? null;
+export interface CostPage {
+  keyState: KeyState;
+  /** The requested currency, else the period's predominant one; null when the period has no rows. */
+  currency: string | null;
+  totalCount: number;
+  /** The page's items as one JSON array text. */
+  itemsJson: string;
 }
 
-/** One page of daily costs in one currency, newest day first, then capacity name. */
+/**
+ * One page of daily costs in one currency, newest day first, then capacity name, in one
+ * statement: without a requested currency, the one with the most rows in the period (ties go to
+ * the alphabetically first code). Amounts are written as JSON numbers (float8, as the API's
+ * number type), dates as yyyy-MM-dd.
+ */
 export async function listDailyCosts(
   db: Queryable,
-  f: { orgId: string; from: string; to: string; currency: string },
+  f: { orgId: string; from: string; to: string; currency?: string },
   offset: number,
   limit: number,
-) {
-  const params = [f.orgId, f.from, f.to, f.currency];
-  const cond = 'org_id = $1 AND date BETWEEN $2::date AND $3::date AND currency = $4';
-  const [count, page] = await Promise.all([
-    db.query<{ n: number }>(`SELECT count(*)::int8 AS n FROM daily_costs WHERE ${cond}`, params),
-    db.query<CostItem>(
-      `SELECT date, capacity_name AS "capacityName", currency, cost, amortized_cost AS "amortizedCost",
-              overage_cost AS "overageCost"
-         FROM daily_costs WHERE ${cond} ORDER BY date DESC, capacity_name ASC OFFSET $5 LIMIT $6`,
-      [...params, offset, limit],
-    ),
-  ]);
-  return { totalCount: count.rows[0]!.n, items: page.rows };
+  recheck: KeyRecheck | null,
+): Promise<CostPage> {
+  const params = new SqlParams();
+  const period = `org_id = ${params.add(f.orgId)} AND date BETWEEN ${params.add(f.from)}::date AND ${params.add(f.to)}::date`;
+  const chosen =
+    f.currency !== undefined
+      ? `SELECT ${params.add(f.currency)}::text AS c`
+      : `SELECT (SELECT currency FROM daily_costs WHERE ${period}
+                  GROUP BY currency ORDER BY count(*) DESC, currency ASC LIMIT 1) AS c`;
+  const cond = `${period} AND currency = (SELECT c FROM cur)`;
+  const result = await runPageStatement<{ currency: string | null }>(db, params, recheck, {
+    with: `cur AS (${chosen})`,
+    count: `SELECT count(*) FROM daily_costs WHERE ${cond}`,
+    rows: `SELECT row_number() OVER (ORDER BY d.date DESC, d.capacity_name ASC) AS ord, row_to_json(t)::text AS j
+             FROM (SELECT date, capacity_name, currency, cost, amortized_cost, overage_cost FROM daily_costs
+                    WHERE ${cond} ORDER BY date DESC, capacity_name ASC
+                   OFFSET ${params.add(offset)} LIMIT ${params.add(limit)}) d
+            CROSS JOIN LATERAL (SELECT d.date, d.capacity_name AS "capacityName", d.currency, d.cost::float8 AS cost,
+                                       d.amortized_cost::float8 AS "amortizedCost", d.overage_cost::float8 AS "overageCost") t`,
+    extra: ', (SELECT c FROM cur) AS currency',
+  });
+  return { keyState: result.keyState, currency: result.extra.currency, totalCount: result.totalCount, itemsJson: result.itemsJson };
 }

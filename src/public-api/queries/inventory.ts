@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/index.js';
+import { type KeyRecheck, type KeyState, runPageStatement, SqlParams } from '../page-statement.js';
 
 /** SPEC §2.4 and §2.5 field order (also the CSV headers). */
 export const CAPACITY_FIELDS = ['name', 'sku', 'state', 'region'] as const;
@@ -16,28 +17,35 @@ export interface WorkspaceItem {
   capacityName: string | null;
 }
 
-/** Capacities by name (the primary key makes the order total). */
-export async function listCapacities(db: Queryable, orgId: string, offset: number, limit: number) {
-  const [count, page] = await Promise.all([
-    db.query<{ n: number }>('SELECT count(*)::int8 AS n FROM capacities WHERE org_id = $1', [orgId]),
-    db.query<CapacityItem>(
-      `SELECT name, sku, state, region FROM capacities WHERE org_id = $1
-        ORDER BY name OFFSET $2 LIMIT $3`,
-      [orgId, offset, limit],
-    ),
-  ]);
-  return { totalCount: count.rows[0]!.n, items: page.rows };
+export interface InventoryPage {
+  keyState: KeyState;
+  totalCount: number;
+  /** The page's items as one JSON array text. */
+  itemsJson: string;
+}
+
+/** Capacities by name (the primary key makes the order total): total and page in one statement. */
+export function listCapacities(db: Queryable, orgId: string, offset: number, limit: number, recheck: KeyRecheck | null): Promise<InventoryPage> {
+  const params = new SqlParams();
+  const org = params.add(orgId);
+  return runPageStatement(db, params, recheck, {
+    count: `SELECT count(*) FROM capacities WHERE org_id = ${org}`,
+    rows: `SELECT row_number() OVER (ORDER BY c.name) AS ord, row_to_json(t)::text AS j
+             FROM (SELECT name, sku, state, region FROM capacities WHERE org_id = ${org}
+                    ORDER BY name OFFSET ${params.add(offset)} LIMIT ${params.add(limit)}) c
+            CROSS JOIN LATERAL (SELECT c.name, c.sku, c.state, c.region) t`,
+  });
 }
 
 /** Workspaces by name, then remote id (names may repeat; remote ids do not). */
-export async function listWorkspaces(db: Queryable, orgId: string, offset: number, limit: number) {
-  const [count, page] = await Promise.all([
-    db.query<{ n: number }>('SELECT count(*)::int8 AS n FROM workspaces WHERE org_id = $1', [orgId]),
-    db.query<WorkspaceItem>(
-      `SELECT name, remote_id AS "remoteId", capacity_name AS "capacityName" FROM workspaces
-        WHERE org_id = $1 ORDER BY name, remote_id OFFSET $2 LIMIT $3`,
-      [orgId, offset, limit],
-    ),
-  ]);
-  return { totalCount: count.rows[0]!.n, items: page.rows };
+export function listWorkspaces(db: Queryable, orgId: string, offset: number, limit: number, recheck: KeyRecheck | null): Promise<InventoryPage> {
+  const params = new SqlParams();
+  const org = params.add(orgId);
+  return runPageStatement(db, params, recheck, {
+    count: `SELECT count(*) FROM workspaces WHERE org_id = ${org}`,
+    rows: `SELECT row_number() OVER (ORDER BY w.name, w.remote_id) AS ord, row_to_json(t)::text AS j
+             FROM (SELECT name, remote_id, capacity_name FROM workspaces WHERE org_id = ${org}
+                    ORDER BY name, remote_id OFFSET ${params.add(offset)} LIMIT ${params.add(limit)}) w
+            CROSS JOIN LATERAL (SELECT w.name, w.remote_id AS "remoteId", w.capacity_name AS "capacityName") t`,
+  });
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { envelope, pageRequest, sendPage } from '../paging.js';
+import { envelope, pageRequest, sendJsonTextPage } from '../paging.js';
 import { ALERT_FIELDS, listAlerts } from '../queries/alerts.js';
 import { dateTime, listResponses, nullableDateTime, nullableString, pagingQuery, security } from '../schemas.js';
 import { instantWindow } from '../windows.js';
@@ -40,7 +40,7 @@ export async function alertsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
   app.get<{ Querystring: Query }>(
     '/alerts',
     {
-      config: { scope: 'ReadAlerts' },
+      config: { scope: 'ReadAlerts', recheckKey: true },
       schema: {
         operationId: 'listAlerts',
         summary: 'List alerts (incidents), newest first',
@@ -65,14 +65,12 @@ export async function alertsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
       const q = request.query;
       const { from, to } = instantWindow(q, ctx.clock.now());
       const p = pageRequest(q);
-      const { totalCount, items } = await listAlerts(
-        ctx.db,
-        { orgId: request.apiCaller!.orgId, from, to, status: q.status, sourceType: q.sourceType },
-        p.offset,
-        p.pageSize,
-      );
+      const caller = request.apiCaller!;
+      const filter = { orgId: caller.orgId, from, to, status: q.status, sourceType: q.sourceType };
+      const page = await caller.checked((recheck) => listAlerts(ctx.db, filter, p.offset, p.pageSize, recheck));
       const params = { from: from.toISOString(), to: to.toISOString(), status: q.status, sourceType: q.sourceType, format: q.format };
-      return sendPage(reply, q.format, 'alerts', ALERT_FIELDS, envelope('/alerts', params, p, totalCount, items));
+      const meta = envelope<never>('/alerts', params, p, page.totalCount, []);
+      return sendJsonTextPage(reply, q.format, 'alerts', ALERT_FIELDS, meta, page.itemsJson);
     },
   );
 }

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { invalidRequest } from '../../http/errors.js';
 import { isIso4217 } from '../currencies.js';
-import { envelope, pageRequest, sendPage } from '../paging.js';
-import { COST_FIELDS, listDailyCosts, predominantCurrency } from '../queries/costs.js';
+import { envelope, pageRequest, sendJsonTextPage } from '../paging.js';
+import { COST_FIELDS, listDailyCosts } from '../queries/costs.js';
 import { listResponses, pagingQuery, security } from '../schemas.js';
 import { DAY_MS, dayWindow, startOfUtcDay } from '../windows.js';
 
@@ -34,7 +34,7 @@ export async function costsRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
   app.get<{ Querystring: Query }>(
     '/costs/daily',
     {
-      config: { scope: 'ReadCosts' },
+      config: { scope: 'ReadCosts', recheckKey: true },
       schema: {
         operationId: 'listDailyCosts',
         summary: 'Daily costs in one currency, newest day first',
@@ -61,15 +61,14 @@ export async function costsRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
       if (q.currency !== undefined && !isIso4217(q.currency)) throw invalidRequest('currency must be an ISO 4217 code');
       const yesterday = new Date(startOfUtcDay(ctx.clock.now()).getTime() - DAY_MS);
       const w = dayWindow(q, yesterday, 30);
-      const orgId = request.apiCaller!.orgId;
+      const caller = request.apiCaller!;
       const p = pageRequest(q);
-      const currency = q.currency ?? (await predominantCurrency(ctx.db, orgId, w.from, w.to));
-      const { totalCount, items } = currency
-        ? await listDailyCosts(ctx.db, { orgId, from: w.from, to: w.to, currency }, p.offset, p.pageSize)
-        : { totalCount: 0, items: [] };
+      const filter = { orgId: caller.orgId, from: w.from, to: w.to, currency: q.currency };
+      const page = await caller.checked((recheck) => listDailyCosts(ctx.db, filter, p.offset, p.pageSize, recheck));
       // The resolved currency is pinned too, so later pages cannot switch currency.
-      const params = { from: w.from, to: w.to, currency: currency ?? undefined, format: q.format };
-      return sendPage(reply, q.format, 'daily-costs', COST_FIELDS, envelope('/costs/daily', params, p, totalCount, items));
+      const params = { from: w.from, to: w.to, currency: page.currency ?? undefined, format: q.format };
+      const meta = envelope<never>('/costs/daily', params, p, page.totalCount, []);
+      return sendJsonTextPage(reply, q.format, 'daily-costs', COST_FIELDS, meta, page.itemsJson);
     },
   );
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { envelope, pageRequest, sendPage } from '../paging.js';
+import { envelope, pageRequest, sendJsonTextPage } from '../paging.js';
 import { CAPACITY_FIELDS, WORKSPACE_FIELDS, listCapacities, listWorkspaces } from '../queries/inventory.js';
 import { listResponses, nullableString, pagingQuery, security } from '../schemas.js';
 
@@ -30,7 +30,7 @@ export async function inventoryRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
   app.get<{ Querystring: Query }>(
     '/capacities',
     {
-      config: { scope: 'ReadCapacities' },
+      config: { scope: 'ReadCapacities', recheckKey: true },
       schema: {
         operationId: 'listCapacities',
         summary: 'List capacities, by name',
@@ -43,16 +43,17 @@ export async function inventoryRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
     },
     async (request, reply) => {
       const p = pageRequest(request.query);
-      const { totalCount, items } = await listCapacities(ctx.db, request.apiCaller!.orgId, p.offset, p.pageSize);
-      const page = envelope('/capacities', { format: request.query.format }, p, totalCount, items);
-      return sendPage(reply, request.query.format, 'capacities', CAPACITY_FIELDS, page);
+      const caller = request.apiCaller!;
+      const page = await caller.checked((recheck) => listCapacities(ctx.db, caller.orgId, p.offset, p.pageSize, recheck));
+      const meta = envelope<never>('/capacities', { format: request.query.format }, p, page.totalCount, []);
+      return sendJsonTextPage(reply, request.query.format, 'capacities', CAPACITY_FIELDS, meta, page.itemsJson);
     },
   );
 
   app.get<{ Querystring: Query }>(
     '/workspaces',
     {
-      config: { scope: 'ReadWorkspaces' },
+      config: { scope: 'ReadWorkspaces', recheckKey: true },
       schema: {
         operationId: 'listWorkspaces',
         summary: 'List workspaces, by name',
@@ -65,9 +66,10 @@ export async function inventoryRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
     },
     async (request, reply) => {
       const p = pageRequest(request.query);
-      const { totalCount, items } = await listWorkspaces(ctx.db, request.apiCaller!.orgId, p.offset, p.pageSize);
-      const page = envelope('/workspaces', { format: request.query.format }, p, totalCount, items);
-      return sendPage(reply, request.query.format, 'workspaces', WORKSPACE_FIELDS, page);
+      const caller = request.apiCaller!;
+      const page = await caller.checked((recheck) => listWorkspaces(ctx.db, caller.orgId, p.offset, p.pageSize, recheck));
+      const meta = envelope<never>('/workspaces', { format: request.query.format }, p, page.totalCount, []);
+      return sendJsonTextPage(reply, request.query.format, 'workspaces', WORKSPACE_FIELDS, meta, page.itemsJson);
     },
   );
 }
