@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- delivery|delivery-soak|api` (no argument: delivery and api; the 5-minute
+ * `npm run bench -- delivery|delivery-soak|api|list-ab` (no argument: delivery and api; the 5-minute
  * delivery soak runs only when asked for). Each benchmark writes its own section of
  * bench/RESULTS.md. The local HTTPS receivers use the test CA, which Node must trust from the
  * start of the process, so unless NODE_EXTRA_CA_CERTS names it, this re-runs itself with it set.
@@ -16,8 +16,7 @@ const which = process.argv.slice(2).filter((a) => a !== '--');
 const wanted = which.length ? which : ['delivery', 'api'];
 for (const w of wanted) {
   if (w !== 'delivery' && w !== 'delivery-soak' && w !== 'api' && w !== 'list-ab') {
-    process.stderr.write(`unknown benchmark "${w}" (use delivery, delivery-soak, api or list-ab)
-`);
+    process.stderr.write(`unknown benchmark "${w}" (use delivery, delivery-soak, api or list-ab)\n`);
     process.exit(2);
   }
 }
