@@ -101,12 +101,16 @@ async function startServer(cwd: string, databaseUrl: string): Promise<{ url: str
       PORT: String(port),
       VIGIA_LOG_LEVEL: 'warn',
       VIGIA_SECRET_KEY: randomBytes(32).toString('base64'),
-      VIGIA_API_RATE_LIMIT: '100000000',
-      VIGIA_API_INVALID_KEY_LIMIT: '100000000',
+      VIGIA_API_RATE_LIMIT: '10000000',
+      VIGIA_API_INVALID_KEY_LIMIT: '1000',
     },
   });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
+  let exited = false;
+  child.once('exit', () => {
+    exited = true;
+  });
+  for (let i = 0; i < 300 && !exited; i++) {
     const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
     if (ok) return { url, child };
     await new Promise((r) => setTimeout(r, 100));
@@ -159,7 +163,12 @@ export async function runListAbBench(): Promise<void> {
     const [a, b] = await Promise.all(
       [pools.current, pools.baseline].map(async (p) => (await p.request({ method: 'GET', path: LIST, headers })).body.text()),
     );
-    if (JSON.stringify(JSON.parse(a!)) !== JSON.stringify(JSON.parse(b!))) throw new Error('the two servers answer different pages');
+    // (nextLink pins the default window's end, `now`, which differs by the request's millisecond.)
+    const same = (x: string) => {
+      const { value, totalCount } = JSON.parse(x);
+      return JSON.stringify({ value, totalCount });
+    };
+    if (same(a!) !== same(b!)) throw new Error(`the two servers answer different pages:\n${a!.slice(0, 600)}\n${b!.slice(0, 600)}`);
     const sample = Buffer.from(a!);
     const staticApp = Fastify();
     staticApp.get('/static', async (_req, reply) =>

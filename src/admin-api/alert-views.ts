@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { invalidRequest, notFound } from '../http/errors.js';
-import { requireOrg } from '../orgs/orgs.js';
-import { parseIsoDateTime } from '../orgs/validation.js';
-import { toAlertJson, type AlertRow } from '../alerts/rows.js';
+import { listOrgAlerts, requireAlert } from '../alerts/listing.js';
 import { listAlertDeliveries } from '../delivery/history.js';
+import { invalidRequest } from '../http/errors.js';
+import { MAX_PAGE, pageEnvelope } from '../http/paging.js';
+import { parseIsoDateTime } from '../orgs/validation.js';
 
 /**
  * Admin read views the web console needs: the alert list of an organization (the public API's
@@ -49,48 +49,19 @@ export async function alertViewsRoutes(app: FastifyInstance, opts: { ctx: AppCon
     },
     async (req) => {
       const { orgId } = req.params;
+      const { page: _page, ...rest } = req.query;
       const q = req.query;
-      const page = Number(q.page ?? 1);
-      const pageSize = Number(q.pageSize ?? 50);
-      if (page < 1 || page > 1000) throw invalidRequest('page must be from 1 to 1000');
-      if (pageSize < 1 || pageSize > 200) throw invalidRequest('pageSize must be from 1 to 200');
+      const p = { page: Number(q.page ?? 1), pageSize: Number(q.pageSize ?? 50) };
+      if (p.page < 1 || p.page > MAX_PAGE) throw invalidRequest('page must be from 1 to 1000');
+      if (p.pageSize < 1 || p.pageSize > 200) throw invalidRequest('pageSize must be from 1 to 200');
       const from = q.from === undefined ? undefined : parseIsoDateTime(q.from, 'from');
       const to = q.to === undefined ? undefined : parseIsoDateTime(q.to, 'to');
       if (from && to && from >= to) throw invalidRequest('from must be before to');
-      await requireOrg(ctx.db, orgId);
-
-      const params: unknown[] = [orgId];
-      const conditions = ['org_id = $1'];
-      const add = (sql: string, value: unknown) => {
-        params.push(value);
-        conditions.push(`${sql} $${params.length}`);
-      };
-      if (q.status) add('status =', q.status);
-      if (q.severity) add('severity =', q.severity);
-      if (q.sourceType) add('source_type =', q.sourceType);
-      if (from) add('created_at >=', from);
-      if (to) add('created_at <', to);
-      const where = conditions.join(' AND ');
-      const [count, list] = await Promise.all([
-        ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM alerts WHERE ${where}`, params),
-        ctx.db.query<AlertRow>(
-          `SELECT * FROM alerts WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${pageSize} OFFSET ${(page - 1) * pageSize}`,
-          params,
-        ),
-      ]);
-      const totalCount = count.rows[0]!.n;
-      const hasNext = page * pageSize < totalCount && page < 1000;
-      const next = new URLSearchParams();
-      for (const [k, v] of Object.entries(q)) if (v !== undefined && k !== 'page') next.set(k, String(v));
-      next.set('page', String(page + 1));
-      next.set('pageSize', String(pageSize));
-      return {
-        value: list.rows.map((r) => toAlertJson(r, ctx.config.baseUrl)),
-        page,
-        pageSize,
-        totalCount,
-        nextLink: hasNext ? `/api/admin/v1/orgs/${encodeURIComponent(orgId)}/alerts?${next}` : '',
-      };
+      const filter = { status: q.status, severity: q.severity, sourceType: q.sourceType, from, to };
+      const offset = (p.page - 1) * p.pageSize;
+      const { value, totalCount } = await listOrgAlerts(ctx.db, ctx.config.baseUrl, orgId, filter, { offset, limit: p.pageSize });
+      // nextLink repeats every parameter of the request, so following it never changes the result set.
+      return pageEnvelope(`/api/admin/v1/orgs/${encodeURIComponent(orgId)}/alerts`, rest, { ...p, offset }, totalCount, value);
     },
   );
 
@@ -99,9 +70,7 @@ export async function alertViewsRoutes(app: FastifyInstance, opts: { ctx: AppCon
     { schema: { params: { type: 'object', required: ['orgId', 'alertId'], properties: { orgId: idParam, alertId: idParam } } } },
     async (req) => {
       const { orgId, alertId } = req.params;
-      await requireOrg(ctx.db, orgId);
-      const alert = await ctx.db.query('SELECT 1 FROM alerts WHERE org_id = $1 AND id = $2', [orgId, alertId]);
-      if (alert.rows.length === 0) throw notFound('alert');
+      await requireAlert(ctx.db, orgId, alertId);
       return listAlertDeliveries(ctx.db, orgId, alertId);
     },
   );

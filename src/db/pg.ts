@@ -28,8 +28,8 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
 }
 
 /** `-c name=value …` for the connection's startup packet; names and values are plain words only. */
-function sessionOptions(settings: DedicatedPoolOptions['settings']): string | undefined {
-  const entries = Object.entries(settings ?? {});
+function sessionOptions(settings: DedicatedPoolOptions['settings'], genericPlans?: boolean): string | undefined {
+  const entries = Object.entries({ ...(genericPlans ? { plan_cache_mode: 'force_generic_plan' } : {}), ...(settings ?? {}) });
   if (entries.length === 0) return undefined;
   return entries
     .map(([k, v]) => {
@@ -39,12 +39,17 @@ function sessionOptions(settings: DedicatedPoolOptions['settings']): string | un
     .join(' ');
 }
 
-export function createPgDatabase(
-  url: string,
-  logger?: Logger,
-  opts: { max?: number; connectionTimeoutMillis?: number; settings?: DedicatedPoolOptions['settings'] } = {},
-): Database {
-  const options = sessionOptions(opts.settings);
+export interface PgPoolOptions {
+  max?: number;
+  connectionTimeoutMillis?: number;
+  /** plan_cache_mode = force_generic_plan on every connection (see DedicatedPoolOptions). */
+  genericPlans?: boolean;
+  /** Session settings of every connection (see DedicatedPoolOptions). */
+  settings?: DedicatedPoolOptions['settings'];
+}
+
+export function createPgDatabase(url: string, logger?: Logger, opts: PgPoolOptions = {}): Database {
+  const options = sessionOptions(opts.settings, opts.genericPlans);
   const pool = new pg.Pool({
     connectionString: url,
     ...(options ? { options } : {}),
@@ -66,7 +71,7 @@ export function createPgDatabase(
 
   const db: Database = {
     capabilities: { concurrentConnections: true, crossProcessNotify: true },
-    dedicatedPool: (max, o) => createPgDatabase(url, logger, { max, settings: o?.settings }),
+    dedicatedPool: (max, poolOpts = {}) => createPgDatabase(url, logger, { max, ...poolOpts }),
     query: root.query,
     exec: root.exec,
     async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {

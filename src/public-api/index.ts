@@ -19,6 +19,9 @@ export { publicApiDocs } from './docs.js';
 
 export const PUBLIC_PREFIX = '/api/public/v1';
 
+/** Connections of the public API's list pool (PostgreSQL). */
+const LIST_POOL_SIZE = 10;
+
 /**
  * Public read-only API plugin, mounted at /api/public/v1 (SPEC §4.3). Auth, scopes and limits
  * are one hook on the inner scope; routes are thin handlers over the query functions.
@@ -74,12 +77,20 @@ export async function publicApi(app: FastifyInstance, opts: { ctx: AppContext })
     await keyCache.start(ctx.db);
     app.addHook('onClose', async () => keyCache.stop());
   }
+  // List pages (one statement each, see page-statement.ts) run on their own pool whose prepared
+  // statements keep their generic plan: planning cost more than running them.
+  let lists = reads;
+  if (!ctx.readDb) {
+    const listDb = ctx.db.dedicatedPool(LIST_POOL_SIZE, { genericPlans: true });
+    app.addHook('onClose', async () => listDb.close());
+    lists = { ...ctx, db: listDb };
+  }
   await app.register(async (secured) => {
     installPublicAuth(secured, ctx, limiter, keyCache);
-    await secured.register(alertsRoutes, { ctx: reads });
+    await secured.register(alertsRoutes, { ctx: lists });
     await secured.register(metricsRoutes, { ctx: reads });
-    await secured.register(inventoryRoutes, { ctx: reads });
-    await secured.register(costsRoutes, { ctx: reads });
+    await secured.register(inventoryRoutes, { ctx: lists });
+    await secured.register(costsRoutes, { ctx: lists });
     await secured.register(slaRoutes, { ctx: reads });
   });
 }

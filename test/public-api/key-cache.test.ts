@@ -12,11 +12,16 @@ import { ENGINE } from '../helpers/db.js';
 import { ALERT_FIELDS } from '../../src/public-api/queries/alerts.js';
 import { errorOf, get, insertAlert, insertKey, insertOrg } from './helpers.js';
 
-/** The real database with every statement's text recorded: what one request costs in round trips. */
-function recording(db: Database): { db: Database; texts: string[] } {
-  const texts: string[] = [];
+/**
+ * The real database with every statement's text recorded, its dedicated pools' too: what one
+ * request costs in round trips.
+ */
+function recording(db: Database, texts: string[] = []): { db: Database; texts: string[] } {
   const proxy = new Proxy(db, {
     get(target, prop, receiver) {
+      if (prop === 'dedicatedPool') {
+        return (...args: Parameters<Database['dedicatedPool']>) => recording(target.dedicatedPool(...args), texts).db;
+      }
       if (prop === 'query') {
         return (text: string, ...rest: unknown[]) => {
           texts.push(text);

@@ -1,0 +1,57 @@
+import type { Queryable } from '../db/index.js';
+import { notFoundError } from '../errors.js';
+import { requireOrg } from '../orgs/orgs.js';
+import { toAlertJson, type AlertJson, type AlertRow } from './rows.js';
+
+/** What the admin alert list (the console's) filters by; every field optional but the org. */
+export interface AlertListFilter {
+  status?: 'open' | 'resolved';
+  severity?: 'error' | 'info';
+  sourceType?: string;
+  /** created_at in [from, to). */
+  from?: Date;
+  to?: Date;
+}
+
+/**
+ * One page of an organization's alerts with every field (ids and links included), newest first
+ * (created_at DESC, id DESC: a total order, so pages never repeat or skip), and the exact total.
+ * 404 for an unknown organization.
+ */
+export async function listOrgAlerts(
+  db: Queryable,
+  baseUrl: string,
+  orgId: string,
+  f: AlertListFilter,
+  page: { offset: number; limit: number },
+): Promise<{ value: AlertJson[]; totalCount: number }> {
+  await requireOrg(db, orgId);
+  const params: unknown[] = [orgId];
+  const conditions = ['org_id = $1'];
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    conditions.push(`${sql} $${params.length}`);
+  };
+  if (f.status) add('status =', f.status);
+  if (f.severity) add('severity =', f.severity);
+  if (f.sourceType) add('source_type =', f.sourceType);
+  if (f.from) add('created_at >=', f.from);
+  if (f.to) add('created_at <', f.to);
+  const where = conditions.join(' AND ');
+  const [count, list] = await Promise.all([
+    db.query<{ n: number }>(`SELECT count(*)::int AS n FROM alerts WHERE ${where}`, params),
+    db.query<AlertRow>(
+      `SELECT * FROM alerts WHERE ${where} ORDER BY created_at DESC, id DESC
+        LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, page.limit, page.offset],
+    ),
+  ]);
+  return { value: list.rows.map((r) => toAlertJson(r, baseUrl)), totalCount: count.rows[0]!.n };
+}
+
+/** Throws not-found unless the organization exists and owns the alert. */
+export async function requireAlert(db: Queryable, orgId: string, alertId: string): Promise<void> {
+  await requireOrg(db, orgId);
+  const { rows } = await db.query('SELECT 1 FROM alerts WHERE org_id = $1 AND id = $2', [orgId, alertId]);
+  if (rows.length === 0) throw notFoundError('alert');
+}
