@@ -17,12 +17,14 @@
  * Every round runs on a fresh database; BENCH_RUNS rounds (default 3) are run one after another
  * and the median of each measure (and of each round's ratios) is reported beside every round.
  *
- * Writes the "Delivery" section of bench/RESULTS.md (unless BENCH_WRITE=0). Environment:
+ * Writes its own block inside the "Delivery" section of bench/RESULTS.md, keeping the rest of the
+ * section (unless BENCH_WRITE=0). Environment:
  * VIGIA_BENCH_PG_URL (admin URL; default the test server), BENCH_DELIVERIES (default 4000),
  * BENCH_LATENCY_SECONDS (15), BENCH_RUNS (3), BENCH_PGLITE=0 skips the PGlite drain.
  * The 5-minute soak with the memory curve is a separate mode: bench/delivery-soak.ts.
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { writeResultsSection } from './results-file.js';
 import { cpus, loadavg, totalmem } from 'node:os';
 import path from 'node:path';
@@ -441,10 +443,18 @@ export function roundsTable(rounds: Round[]): string {
   ].join('\n');
 }
 
-function writeResults(rounds: Round[], meta: { date: string; pgVersion: string; seconds: number; n: number }): void {
-  const file = path.join(here, 'RESULTS.md');
-  const section = [
-    '## Delivery',
+/** The heading of the block this bench writes; everything else in "## Delivery" is kept. */
+const GENERATED_HEADING = '### Latest run (written by `npm run bench -- delivery`)';
+
+/**
+ * Writes the latest run as its own block inside "## Delivery", replacing only the previous
+ * generated block (or appending it to the section), so the hand-written history of earlier
+ * rounds stays.
+ */
+export function writeResults(rounds: Round[], meta: { date: string; pgVersion: string; seconds: number; n: number }): void {
+  const file = process.env.BENCH_RESULTS_FILE ?? path.join(here, 'RESULTS.md');
+  const block = [
+    GENERATED_HEADING,
     '',
     `Measured ${meta.date} on ${machine()}, ${meta.pgVersion} on the same machine.`,
     `Command: \`npm run bench -- delivery\` (bench/delivery.ts; ${rounds.length} rounds, ${meta.seconds.toFixed(0)} s). Everything ran in one process and on`,
@@ -454,7 +464,22 @@ function writeResults(rounds: Round[], meta: { date: string; pgVersion: string; 
     roundsTable(rounds),
     '',
   ].join('\n');
-  writeResultsSection(file, 'Delivery', section);
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const start = text.indexOf('## Delivery\n');
+  let section: string;
+  if (start < 0) section = `## Delivery\n\n${block}`;
+  else {
+    const next = text.indexOf('\n## ', start + 1);
+    const current = text.slice(start, next >= 0 ? next + 1 : text.length);
+    const g = current.indexOf(GENERATED_HEADING);
+    if (g < 0) section = `${current.replace(/\n*$/, '\n\n')}${block}`;
+    else {
+      const after = current.slice(g + GENERATED_HEADING.length);
+      const end = after.search(/\n##+ /);
+      section = current.slice(0, g) + block + (end >= 0 ? after.slice(end + 1) : '');
+    }
+  }
+  writeResultsSection(file, 'Delivery', section.replace(/\n*$/, '\n\n'));
 }
 
 /** One round on a fresh PostgreSQL database: Vigia, the limit, graphile-worker, then the PGlite drain. */
