@@ -10,7 +10,8 @@
  * Options (env): BENCH_ALERTS (1000000), BENCH_SECONDS (10 per throughput phase),
  * BENCH_CONCURRENCY (32), BENCH_NO_WRITE=1 to skip writing bench/RESULTS.md.
  */
-import { cpus, loadavg, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
+import { createScratchDatabase, latencies, machine, percentile, throughput } from './kit.js';
 import { writeResultsSection } from './results-file.js';
 import { runHostileBodyBench } from './hostile-bodies.js';
 import path from 'node:path';
@@ -25,7 +26,6 @@ import { loadConfig } from '../src/config.js';
 import type { AppContext } from '../src/context.js';
 import { type Database, migrate } from '../src/db/index.js';
 import { createPgDatabase } from '../src/db/pg.js';
-import { randomBase62 } from '../src/ids.js';
 import { createLogger } from '../src/logger.js';
 import { compactAlertMetrics } from '../src/alerts/metrics-rollup.js';
 import { compactAlertCounts } from '../src/alerts/rollup.js';
@@ -55,44 +55,7 @@ export interface ApiBenchResult {
   loadAfter: number;
 }
 
-const percentile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
-};
 const ms = (v: number) => Math.round(v * 10) / 10;
-
-/** Requests/s of `path` with `concurrency` requests in flight for `seconds`. */
-async function throughput(pool: Pool, pathAndQuery: string, headers: Record<string, string>, concurrency: number, seconds: number) {
-  const end = performance.now() + seconds * 1000;
-  let done = 0;
-  let failed = 0;
-  const worker = async () => {
-    while (performance.now() < end) {
-      const res = await pool.request({ method: 'GET', path: pathAndQuery, headers });
-      await res.body.arrayBuffer();
-      if (res.statusCode === 200) done += 1;
-      else failed += 1;
-    }
-  };
-  const start = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const elapsed = (performance.now() - start) / 1000;
-  if (failed > 0) throw new Error(`${pathAndQuery}: ${failed} non-200 answers`);
-  return done / elapsed;
-}
-
-/** Sequential latencies (ms) of `n` requests after `warm` warm-up requests. */
-async function latencies(pool: Pool, pathAndQuery: string, headers: Record<string, string>, n: number, warm = 3) {
-  const out: number[] = [];
-  for (let i = 0; i < n + warm; i++) {
-    const t0 = performance.now();
-    const res = await pool.request({ method: 'GET', path: pathAndQuery, headers });
-    const body = await res.body.text();
-    if (res.statusCode !== 200) throw new Error(`${pathAndQuery}: ${res.statusCode} ${body.slice(0, 200)}`);
-    if (i >= warm) out.push(performance.now() - t0);
-  }
-  return out;
-}
 
 /** Where the load's time went, in seconds. */
 export interface LoadTimings {
@@ -165,23 +128,14 @@ export async function load(
   await db.query('VACUUM ANALYZE capacities');
 }
 
-function machine(): string {
-  const c = cpus();
-  return `${c.length} × ${c[0]?.model.trim() ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}`;
-}
-
 export async function runApiBench(opts: { write?: boolean; log?: (s: string) => void } = {}): Promise<ApiBenchResult> {
   const say = opts.log ?? ((s: string) => process.stdout.write(`${s}\n`));
   const n = Number(process.env.BENCH_ALERTS ?? 1_000_000);
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
-  const adminUrl = process.env.VIGIA_BENCH_PG_URL ?? process.env.VIGIA_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const dbName = `vigia_bench_${randomBase62(8).toLowerCase()}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${dbName}`;
+  const scratch = await createScratchDatabase();
+  const dbName = scratch.name;
+  const url = new URL(scratch.url);
   const client = new pg.Client({ connectionString: url.toString() });
   const db = createPgDatabase(url.toString(), undefined, { max: 10 });
   const servers: Array<{ close(): Promise<unknown> }> = [];
@@ -272,9 +226,7 @@ export async function runApiBench(opts: { write?: boolean; log?: (s: string) => 
     for (const s of servers.reverse()) await s.close().catch(() => undefined);
     await db.close().catch(() => undefined);
     await client.end().catch(() => undefined);
-    if (process.env.BENCH_KEEP_DB === '1') say(`kept database ${dbName}`);
-    else await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
+    await scratch.drop();
   }
 }
 

@@ -12,10 +12,19 @@
  *      their 100 jobs per transaction,
  *      concurrency 64, the task signs and sends with the same undici settings).
  *
- * Writes the "Delivery" section of bench/RESULTS.md. Environment: VIGIA_BENCH_PG_URL (admin
- * URL; default the test server), BENCH_DELIVERIES (default 4000), BENCH_LATENCY_SECONDS (15).
+ *   5. The same drain on the embedded engine (PGlite, in memory).
+ *
+ * Every round runs on a fresh database; BENCH_RUNS rounds (default 3) are run one after another
+ * and the median of each measure (and of each round's ratios) is reported beside every round.
+ *
+ * Writes its own block inside the "Delivery" section of bench/RESULTS.md, keeping the rest of the
+ * section (unless BENCH_WRITE=0). Environment:
+ * VIGIA_BENCH_PG_URL (admin URL; default the test server), BENCH_DELIVERIES (default 4000),
+ * BENCH_LATENCY_SECONDS (15), BENCH_RUNS (3), BENCH_PGLITE=0 skips the PGlite drain.
+ * The 5-minute soak with the memory curve is a separate mode: bench/delivery-soak.ts.
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { writeResultsSection } from './results-file.js';
 import { cpus, loadavg, totalmem } from 'node:os';
 import path from 'node:path';
@@ -27,6 +36,7 @@ import { systemClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
 import type { AppContext } from '../src/context.js';
 import { createPgDatabase } from '../src/db/pg.js';
+import { createPgliteDatabase } from '../src/db/pglite.js';
 import { migrate } from '../src/db/index.js';
 import { createLogger } from '../src/logger.js';
 import { Sealer } from '../src/secrets/sealing.js';
@@ -54,6 +64,8 @@ interface Results {
   latencyCount: number;
   graphileLatencyP50: number;
   graphileLatencyP99: number;
+  /** Drain on PGlite (NaN when skipped). */
+  pgliteDrainPerSecond: number;
   n: number;
 }
 
@@ -62,13 +74,13 @@ const CONCURRENCY = 64;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function percentile(values: number[], p: number): number {
+export function percentile(values: number[], p: number): number {
   const s = [...values].sort((a, b) => a - b);
   if (s.length === 0) return NaN;
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
 }
 
-async function createDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `vigia_bench_d_${randomBase62(8).toLowerCase()}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -88,7 +100,7 @@ async function createDatabase(adminUrl: string): Promise<{ url: string; drop(): 
 }
 
 /** The state change both producers commit: `ids.length` incidents opened by one multi-row insert. */
-const INSERT_ALERTS_SQL = `INSERT INTO alerts (id, org_id, source_type, source_id, source_name, notification_kind, severity, title, message, status,
+export const INSERT_ALERTS_SQL = `INSERT INTO alerts (id, org_id, source_type, source_id, source_name, notification_kind, severity, title, message, status,
                             created_at, last_occurrence_at, updated_at)
   SELECT a, $2, 'Gateway', a, 'Gateway', 'GatewayOffline', 'error', 'Gateway offline', 'down', 'open', $3, $3, $3 FROM unnest($1::text[]) AS a`;
 
@@ -98,7 +110,7 @@ const INSERT_ALERTS_SQL = `INSERT INTO alerts (id, org_id, source_type, source_i
  * for all events and their deliveries); otherwise one recordEvent per incident, as signal
  * ingestion emits (one statement per event).
  */
-async function produce(ctx: AppContext, orgId: string, size: number, commits: Map<string, number>, batch = true): Promise<void> {
+export async function produce(ctx: AppContext, orgId: string, size: number, commits: Map<string, number>, batch = true): Promise<void> {
   const ids = Array.from({ length: size }, () => newId('alt'));
   await ctx.db.tx(async (q) => {
     const now = ctx.clock.now();
@@ -115,7 +127,7 @@ function alertIdOf(raw: Buffer): string {
   return (JSON.parse(raw.toString('utf8')) as { alert: { id: string } }).alert.id;
 }
 
-async function waitUntil(fn: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<number> {
+export async function waitUntil(fn: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<number> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     if (await fn()) return performance.timeOrigin + performance.now();
@@ -124,7 +136,8 @@ async function waitUntil(fn: () => Promise<boolean> | boolean, timeoutMs: number
   }
 }
 
-async function vigiaRun(ctx: AppContext, rx: TestReceiver, n: number, latencySeconds: number) {
+/** An organization with one webhook destination pointing at the receiver. */
+export async function benchDestination(ctx: AppContext, rx: TestReceiver): Promise<{ orgId: string; destId: string }> {
   const orgId = newId('org');
   const now = new Date();
   await ctx.db.query('INSERT INTO orgs (id, name, created_at, updated_at) VALUES ($1, $2, $3, $3)', [orgId, 'Bench', now]);
@@ -134,6 +147,55 @@ async function vigiaRun(ctx: AppContext, rx: TestReceiver, n: number, latencySec
      VALUES ($1, $2, 'bench', 'webhook', $3, $4, $5, $5)`,
     [destId, orgId, `${rx.origin}/vigia`, ctx.sealer.seal(generateSigningSecret()), now],
   );
+  return { orgId, destId };
+}
+
+/** The configuration every bench context uses (a huge organization cap, the receiver allowed). */
+export function benchConfig(key: Buffer, databaseUrl: string) {
+  return {
+    ...loadConfig({ VIGIA_SECRET_KEY: key.toString('base64'), VIGIA_BASE_URL: 'https://vigia.example.test', VIGIA_ORG_CAP_PER_CYCLE: '10000000' }),
+    databaseUrl,
+    destinationAllowlist: ['127.0.0.1'],
+  };
+}
+
+/**
+ * The drain alone on the embedded engine (PGlite, in memory, one connection shared by the
+ * producer, the dispatcher and the completion poll): n deliveries committed first, then sent.
+ */
+async function pgliteDrain(rx: TestReceiver, n: number): Promise<number> {
+  const key = randomBytes(32);
+  const db = await createPgliteDatabase();
+  const ctx: AppContext = { config: benchConfig(key, ''), db, clock: systemClock, log: createLogger('warn'), sealer: new Sealer(key) };
+  const send = createGuardedSend(ctx);
+  try {
+    await migrate(db);
+    const { orgId, destId } = await benchDestination(ctx, rx);
+    const commits = new Map<string, number>();
+    const succeeded = async () =>
+      (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE destination_id = $1 AND status = 'succeeded'`, [destId])).rows[0]!.n;
+    const anyPending = async () => (await db.query<{ p: boolean }>(`SELECT EXISTS (SELECT 1 FROM deliveries WHERE status = 'pending') AS p`)).rows[0]!.p;
+    let worker = await startDispatcher(ctx, { perDestination: CONCURRENCY, maxInFlight: CONCURRENCY, send });
+    await produce(ctx, orgId, 100, commits); // warm-up
+    await waitUntil(async () => (await succeeded()) >= 100, 60_000, 'pglite warm-up');
+    await worker.stop();
+    for (let done = 0; done < n; done += 100) await produce(ctx, orgId, Math.min(100, n - done), commits);
+    rx.reset();
+    const d0 = performance.timeOrigin + performance.now();
+    worker = await startDispatcher(ctx, { perDestination: CONCURRENCY, maxInFlight: CONCURRENCY, send });
+    const dEnd = await waitUntil(async () => !(await anyPending()), 300_000, 'pglite drain');
+    await worker.stop();
+    const got = await succeeded();
+    if (got !== n + 100) throw new Error(`bench: pglite drain: ${got} of ${n + 100} deliveries succeeded`);
+    return n / ((dEnd - d0) / 1000);
+  } finally {
+    await send.close();
+    await db.close().catch(() => undefined);
+  }
+}
+
+async function vigiaRun(ctx: AppContext, rx: TestReceiver, n: number, latencySeconds: number) {
+  const { orgId, destId } = await benchDestination(ctx, rx);
   // One guarded client for the whole run, like the peer's one undici Agent: the drain's fresh
   // dispatcher starts with warm keep-alive connections exactly as graphile-worker's runner does.
   const send = createGuardedSend(ctx);
@@ -333,87 +395,120 @@ async function graphileRun(ctx: AppContext, rx: TestReceiver, url: string, n: nu
   }
 }
 
-function machine(): string {
+export function machine(): string {
   const c = cpus();
   return `${c.length} × ${c[0]?.model.trim() ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}`;
 }
 
-function writeResults(r: Results, meta: { date: string; pgVersion: string; loadBefore: number; loadAfter: number; seconds: number }): void {
-  const file = path.join(here, 'RESULTS.md');
-  const pct = (x: number) => `${(100 * x).toFixed(0)} %`;
-  const f1 = (x: number) => x.toFixed(1);
-  const section = [
-    '## Delivery',
-    '',
-    `Measured ${meta.date} on ${machine()}, ${meta.pgVersion} on the same machine.`,
-    `Command: \`npm run bench -- delivery\` (bench/delivery.ts; ${meta.seconds.toFixed(0)} s). Everything ran in one process and on`,
-    'one machine: producer, dispatcher, the local HTTPS receiver (Node https, TLS 1.3, test CA), PostgreSQL.',
-    `The machine was shared with other engineers' test runs: 1-minute load average ${meta.loadBefore.toFixed(2)} before, ${meta.loadAfter.toFixed(2)} after.`,
-    '',
-    '| Measure | Result | Target |',
-    '|---|---|---|',
-    `| Vigia, drain: ${r.n} deliveries committed first, then sent (first attempt → last 2xx recorded) | ${f1(r.drainPerSecond)} deliveries/s | |`,
-    `| Vigia, sustained: producer committing 100 incidents per transaction (recordEvents: one outbox statement) while the dispatcher sends (first commit → last 2xx recorded) | ${f1(r.vigiaPerSecond)} deliveries/s | |`,
-    `| Vigia, sustained, one recordEvent per incident (signal-ingestion shape: one outbox statement per event) | ${f1(r.perEventPerSecond)} deliveries/s | |`,
-    `| (a) limit: same signed POSTs, undici alone, ${CONCURRENCY} in flight | ${f1(r.limitPerSecond)} POSTs/s | |`,
-    `| (b) peer: graphile-worker 0.16, same deliveries as jobs, concurrency ${CONCURRENCY}: drain / sustained | ${f1(r.graphileDrainPerSecond)} / ${f1(r.graphilePerSecond)} jobs/s | |`,
-    `| Vigia / limit (drain / sustained) | ${pct(r.drainPerSecond / r.limitPerSecond)} / ${pct(r.vigiaPerSecond / r.limitPerSecond)} | ≥ 50 % |`,
-    `| Vigia / graphile-worker (drain / sustained) | ${(r.drainPerSecond / r.graphileDrainPerSecond).toFixed(2)}× / ${(r.vigiaPerSecond / r.graphilePerSecond).toFixed(2)}× | ≥ 1.5× |`,
-    `| Vigia latency at 100 events/s, event commit → receipt, p50 / p99 (${r.latencyCount} events) | ${f1(r.latencyP50)} / ${f1(r.latencyP99)} ms | p50 ≤ 50 ms |`,
-    `| graphile-worker latency at 100 jobs/s, p50 / p99 | ${f1(r.graphileLatencyP50)} / ${f1(r.graphileLatencyP99)} ms | |`,
-    '',
-    'Fairness: one receiver (same process, same TLS setup), the same body bytes and signing for all three,',
-    `${CONCURRENCY} requests in flight and 32 connections per origin for all three (one client kept for the whole run by`,
-    'Vigia and the peer, so both drains start with warm connections), the peer measured in the same run and',
-    'database. Both producers commit the same state change per transaction (100 incidents opened by one insert);',
-    "Vigia then writes the outbox through recordEvents (events + deliveries + NOTIFY: one statement), graphile-worker",
-    'adds one job per incident (one statement). Completion is polled every 10 ms by an equally cheap query on both',
-    "sides (any pending delivery / jobs left), and Vigia's exact succeeded count is checked at the end.",
-    '',
-    'Per delivery Vigia does more database work than the peer: the lease (one claim statement per batch, with the',
-    "organization's budget upsert), then an attempt-log row and a status update (one write-back statement per batch),",
-    'on a table with six indexes; graphile-worker locks then deletes a job row. The dispatcher keeps up to 32 leased rows',
-    'ready beyond the 64 in flight, so a freed slot does not wait for a claim round trip. Profile (node --cpu-prof):',
-    'the Node process is 35-65 % idle over the run and signing/JSON are under 1 %, which points at PostgreSQL CPU',
-    'and round trips on the 2 shared vCPUs (producer, dispatcher, TLS receiver and PostgreSQL all compete for',
-    'them). The undici-alone limit needs no database at all, so its ratio mostly measures that. Keep-alive and TLS',
-    'session reuse were checked on the guarded client: 3,000 POSTs at 64 in flight used 32 connections, 31 of',
-    "them resumed TLS sessions. The one-recordEvent-per-event line is the signal-ingestion shape (one outbox statement",
-    'per event plus the incident insert per event in real ingestion): it is bounded by producer round trips, not by',
-    'delivery. Results vary by ±40 % between runs on this shared machine.',
-    '',
-  ].join('\n');
-  writeResultsSection(file, 'Delivery', section);
+export function median(values: number[]): number {
+  const s = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-export async function runDeliveryBench(opts: { write?: boolean; log?: (s: string) => void } = {}): Promise<Results> {
-  const say = opts.log ?? ((s: string) => process.stdout.write(`${s}\n`));
-  const n = Number(process.env.BENCH_DELIVERIES ?? 4000);
-  const latencySeconds = Number(process.env.BENCH_LATENCY_SECONDS ?? 15);
-  const adminUrl = process.env.VIGIA_BENCH_PG_URL ?? process.env.VIGIA_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const began = Date.now();
+interface Round extends Results {
+  at: string;
+  loadBefore: number;
+  loadAfter: number;
+}
+
+const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)} %` : '–');
+const times = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : '–');
+const f0 = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : '–');
+
+/** Per round and the median: throughputs, ratios (each round's own, then their median), latency. */
+export function roundsTable(rounds: Round[]): string {
+  const ratios = (r: Results) => ({
+    dl: r.drainPerSecond / r.limitPerSecond,
+    sl: r.vigiaPerSecond / r.limitPerSecond,
+    dg: r.drainPerSecond / r.graphileDrainPerSecond,
+    sg: r.vigiaPerSecond / r.graphilePerSecond,
+  });
+  const row = (label: string, load: string, r: Results, q: ReturnType<typeof ratios>) =>
+    `| ${label} | ${load} | ${f0(r.drainPerSecond)} / ${f0(r.vigiaPerSecond)} / ${f0(r.perEventPerSecond)} | ${f0(r.limitPerSecond)} | ` +
+    `${f0(r.graphileDrainPerSecond)} / ${f0(r.graphilePerSecond)} | ${pct(q.dl)} / ${pct(q.sl)} | ${times(q.dg)} / ${times(q.sg)} | ` +
+    `${r.latencyP50.toFixed(0)} / ${r.latencyP99.toFixed(0)} ms | ${f0(r.pgliteDrainPerSecond)} |`;
+  const med = (k: keyof Results) => median(rounds.map((r) => r[k] as number));
+  const medResults = Object.fromEntries(
+    (Object.keys(rounds[0]!) as (keyof Round)[]).filter((k) => typeof rounds[0]![k] === 'number').map((k) => [k, med(k as keyof Results)]),
+  ) as unknown as Results;
+  const rq = rounds.map(ratios);
+  const medRatios = { dl: median(rq.map((q) => q.dl)), sl: median(rq.map((q) => q.sl)), dg: median(rq.map((q) => q.dg)), sg: median(rq.map((q) => q.sg)) };
+  return [
+    '| Round (UTC) | Load before → after | Vigia drain / sustained / per-event (/s) | Limit (/s) | graphile-worker drain / sustained (/s) | Vigia/limit drain / sustained | Vigia/graphile drain / sustained | Latency p50 / p99 at 100 ev/s | PGlite drain (/s) |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rounds.map((r, i) => row(r.at, `${r.loadBefore.toFixed(1)} → ${r.loadAfter.toFixed(1)}`, r, rq[i]!)),
+    row(`**median of ${rounds.length}**`, '', medResults, medRatios),
+  ].join('\n');
+}
+
+/** The heading of the block this bench writes; everything else in "## Delivery" is kept. */
+const GENERATED_HEADING = '### Latest run (written by `npm run bench -- delivery`)';
+
+/**
+ * Writes the latest run as its own block inside "## Delivery", replacing only the previous
+ * generated block (or appending it to the section), so the hand-written history of earlier
+ * rounds stays.
+ */
+export function writeResults(rounds: Round[], meta: { date: string; pgVersion: string; seconds: number; n: number }): void {
+  const file = process.env.BENCH_RESULTS_FILE ?? path.join(here, 'RESULTS.md');
+  const block = [
+    GENERATED_HEADING,
+    '',
+    `Measured ${meta.date} on ${machine()}, ${meta.pgVersion} on the same machine.`,
+    `Command: \`npm run bench -- delivery\` (bench/delivery.ts; ${rounds.length} rounds, ${meta.seconds.toFixed(0)} s). Everything ran in one process and on`,
+    'one machine: producer, dispatcher, the local HTTPS receiver (Node https, TLS 1.3, test CA), PostgreSQL.',
+    `${meta.n} deliveries per measure; each round on a fresh database. Targets: Vigia/limit ≥ 50 %, Vigia/graphile-worker ≥ 1.5×, p99 ≤ 50 ms.`,
+    '',
+    roundsTable(rounds),
+    '',
+  ].join('\n');
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const start = text.indexOf('## Delivery\n');
+  let section: string;
+  if (start < 0) section = `## Delivery\n\n${block}`;
+  else {
+    const next = text.indexOf('\n## ', start + 1);
+    const current = text.slice(start, next >= 0 ? next + 1 : text.length);
+    const g = current.indexOf(GENERATED_HEADING);
+    if (g < 0) section = `${current.replace(/\n*$/, '\n\n')}${block}`;
+    else {
+      const after = current.slice(g + GENERATED_HEADING.length);
+      const end = after.search(/\n##+ /);
+      section = current.slice(0, g) + block + (end >= 0 ? after.slice(end + 1) : '');
+    }
+  }
+  writeResultsSection(file, 'Delivery', section.replace(/\n*$/, '\n\n'));
+}
+
+/** One round on a fresh PostgreSQL database: Vigia, the limit, graphile-worker, then the PGlite drain. */
+async function runRound(adminUrl: string, n: number, latencySeconds: number, say: (s: string) => void): Promise<Round & { pgVersion: string }> {
   const loadBefore = loadavg()[0]!;
+  const at = new Date().toISOString().slice(11, 16);
   const database = await createDatabase(adminUrl);
   const rx = await startReceiver();
   const key = randomBytes(32);
-  const config = {
-    ...loadConfig({ VIGIA_SECRET_KEY: key.toString('base64'), VIGIA_BASE_URL: 'https://vigia.example.test', VIGIA_ORG_CAP_PER_CYCLE: '10000000' }),
-    databaseUrl: database.url,
-    destinationAllowlist: ['127.0.0.1'],
-  };
   const db = createPgDatabase(database.url, undefined, { max: 10 });
-  const ctx: AppContext = { config, db, clock: systemClock, log: createLogger('warn'), sealer: new Sealer(key) };
+  const ctx: AppContext = { config: benchConfig(key, database.url), db, clock: systemClock, log: createLogger('warn'), sealer: new Sealer(key) };
   try {
     await migrate(db);
     const pgVersion = (await db.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version;
-    say(`delivery bench: ${n} deliveries, latency ${latencySeconds} s at 100/s, PostgreSQL ${pgVersion}`);
     const v = await vigiaRun(ctx, rx, n, latencySeconds);
     say(`  vigia: drain ${v.drainPerSecond.toFixed(1)}/s, sustained ${v.vigiaPerSecond.toFixed(1)}/s (one recordEvent per event: ${v.perEventPerSecond.toFixed(1)}/s), latency p50 ${v.latencyP50.toFixed(1)} ms p99 ${v.latencyP99.toFixed(1)} ms`);
     const limitPerSecond = await limitRun(ctx, rx, n);
     say(`  limit (undici alone): ${limitPerSecond.toFixed(1)}/s`);
     const g = await graphileRun(ctx, rx, database.url, n, latencySeconds);
     say(`  graphile-worker: drain ${g.drainPerSecond.toFixed(1)}/s, sustained ${g.perSecond.toFixed(1)}/s, latency p50 ${g.p50.toFixed(1)} ms p99 ${g.p99.toFixed(1)} ms`);
-    const results: Results = {
+    const pgliteDrainPerSecond = process.env.BENCH_PGLITE === '0' ? NaN : await pgliteDrain(rx, n);
+    if (Number.isFinite(pgliteDrainPerSecond)) say(`  pglite: drain ${pgliteDrainPerSecond.toFixed(1)}/s`);
+    say(`  ratios (drain): vigia/limit ${(100 * v.drainPerSecond / limitPerSecond).toFixed(0)} %, vigia/graphile ${(v.drainPerSecond / g.drainPerSecond).toFixed(2)}×`);
+    say(`  ratios (sustained): vigia/limit ${(100 * v.vigiaPerSecond / limitPerSecond).toFixed(0)} %, vigia/graphile ${(v.vigiaPerSecond / g.perSecond).toFixed(2)}×`);
+    return {
+      at,
+      loadBefore,
+      loadAfter: loadavg()[0]!,
+      pgVersion,
       drainPerSecond: v.drainPerSecond,
       graphileDrainPerSecond: g.drainPerSecond,
       vigiaPerSecond: v.vigiaPerSecond,
@@ -425,25 +520,42 @@ export async function runDeliveryBench(opts: { write?: boolean; log?: (s: string
       latencyCount: v.latencyCount,
       graphileLatencyP50: g.p50,
       graphileLatencyP99: g.p99,
+      pgliteDrainPerSecond,
       n,
     };
-    say(`  ratios (drain): vigia/limit ${(100 * results.drainPerSecond / limitPerSecond).toFixed(0)} %, vigia/graphile ${(results.drainPerSecond / g.drainPerSecond).toFixed(2)}×`);
-    say(`  ratios (sustained): vigia/limit ${(100 * results.vigiaPerSecond / limitPerSecond).toFixed(0)} %, vigia/graphile ${(results.vigiaPerSecond / g.perSecond).toFixed(2)}×`);
-    if (opts.write !== false && process.env.BENCH_WRITE !== '0') {
-      writeResults(results, {
-        date: new Date().toISOString().replace('T', ' ').slice(0, 16) + ' UTC',
-        pgVersion: `PostgreSQL ${pgVersion}`,
-        loadBefore,
-        loadAfter: loadavg()[0]!,
-        seconds: (Date.now() - began) / 1000,
-      });
-    }
-    return results;
   } finally {
     await rx.close();
     await db.close().catch(() => undefined);
     await database.drop().catch(() => undefined);
   }
+}
+
+export async function runDeliveryBench(opts: { write?: boolean; log?: (s: string) => void } = {}): Promise<Round[]> {
+  const say = opts.log ?? ((s: string) => process.stdout.write(`${s}\n`));
+  const n = Number(process.env.BENCH_DELIVERIES ?? 4000);
+  const latencySeconds = Number(process.env.BENCH_LATENCY_SECONDS ?? 15);
+  const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 3));
+  const adminUrl = process.env.VIGIA_BENCH_PG_URL ?? process.env.VIGIA_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const began = Date.now();
+  const rounds: Round[] = [];
+  let pgVersion = '';
+  for (let i = 0; i < runs; i++) {
+    say(`delivery bench round ${i + 1}/${runs}: ${n} deliveries, latency ${latencySeconds} s at 100/s (load ${loadavg()[0]!.toFixed(2)})`);
+    const r = await runRound(adminUrl, n, latencySeconds, say);
+    pgVersion = r.pgVersion;
+    rounds.push(r);
+  }
+  say('');
+  say(roundsTable(rounds));
+  if (opts.write !== false && process.env.BENCH_WRITE !== '0') {
+    writeResults(rounds, {
+      date: `${new Date().toISOString().replace('T', ' ').slice(0, 16)} UTC`,
+      pgVersion: `PostgreSQL ${pgVersion}`,
+      seconds: (Date.now() - began) / 1000,
+      n,
+    });
+  }
+  return rounds;
 }
 
 export const run = runDeliveryBench;

@@ -14,11 +14,10 @@
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import { cpus, loadavg, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { Pool } from 'undici';
 import { buildApp } from '../src/app.js';
 import { systemClock } from '../src/clock.js';
@@ -26,10 +25,10 @@ import { loadConfig } from '../src/config.js';
 import type { AppContext } from '../src/context.js';
 import { migrate } from '../src/db/index.js';
 import { createPgDatabase } from '../src/db/pg.js';
-import { randomBase62 } from '../src/ids.js';
 import { createLogger } from '../src/logger.js';
 import { Sealer } from '../src/secrets/sealing.js';
 import { generateApiKey } from '../src/secrets/tokens.js';
+import { createScratchDatabase, machine } from './kit.js';
 import { writeResultsSection } from './results-file.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -198,22 +197,12 @@ async function measureRound(pool: Pool, port: number, valid: string, headers: Re
   return { quiet, control, flood: flooded, ratio: flooded / quiet, elu };
 }
 
-function machine(): string {
-  const c = cpus();
-  return `${c.length} × ${c[0]?.model.trim() ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}`;
-}
-
 export async function runHostileBodyBench(opts: { write?: boolean; log?: (s: string) => void } = {}): Promise<HostileBodyResult> {
   const say = opts.log ?? ((s: string) => process.stdout.write(`${s}\n`));
   const samples = Number(process.env.BENCH_HOSTILE_SAMPLES ?? 300);
   const roundsWanted = Number(process.env.BENCH_HOSTILE_ROUNDS ?? 5);
-  const adminUrl = process.env.VIGIA_BENCH_PG_URL ?? process.env.VIGIA_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const dbName = `vigia_bench_${randomBase62(8).toLowerCase()}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${dbName}`;
+  const scratch = await createScratchDatabase();
+  const url = new URL(scratch.url);
   const db = createPgDatabase(url.toString(), undefined, { max: 10 });
   const closers: Array<{ close(): Promise<unknown> }> = [];
   try {
@@ -284,8 +273,7 @@ export async function runHostileBodyBench(opts: { write?: boolean; log?: (s: str
   } finally {
     for (const c of closers.reverse()) await c.close().catch(() => undefined);
     await db.close().catch(() => undefined);
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
+    await scratch.drop();
   }
 }
 

@@ -15,18 +15,17 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { migrate } from '../src/db/index.js';
 import { createPgDatabase } from '../src/db/pg.js';
-import { randomBase62 } from '../src/ids.js';
 import { generateApiKey } from '../src/secrets/tokens.js';
 import { load } from './api.js';
+import { createScratchDatabase, latencies, machine, median, percentile, throughput } from './kit.js';
 import { writeResultsSection } from './results-file.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -41,42 +40,6 @@ function freePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const percentile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
-};
-
-async function throughput(pool: Pool, pathAndQuery: string, headers: Record<string, string>, concurrency: number, seconds: number) {
-  const end = performance.now() + seconds * 1000;
-  let done = 0;
-  let failed = 0;
-  const worker = async () => {
-    while (performance.now() < end) {
-      const res = await pool.request({ method: 'GET', path: pathAndQuery, headers });
-      await res.body.arrayBuffer();
-      if (res.statusCode === 200) done += 1;
-      else failed += 1;
-    }
-  };
-  const start = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  if (failed > 0) throw new Error(`${pathAndQuery}: ${failed} non-200 answers`);
-  return done / ((performance.now() - start) / 1000);
-}
-
-async function latencies(pool: Pool, pathAndQuery: string, headers: Record<string, string>, n: number) {
-  const out: number[] = [];
-  for (let i = 0; i < n + 5; i++) {
-    const t0 = performance.now();
-    const res = await pool.request({ method: 'GET', path: pathAndQuery, headers });
-    await res.body.arrayBuffer();
-    if (res.statusCode !== 200) throw new Error(`${pathAndQuery}: ${res.statusCode}`);
-    if (i >= 5) out.push(performance.now() - t0);
-  }
-  return out;
 }
 
 /** A detached worktree of `ref` beside the temp dir, sharing this checkout's node_modules. */
@@ -125,13 +88,8 @@ export async function runListAbBench(): Promise<void> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
-  const adminUrl = process.env.VIGIA_BENCH_PG_URL ?? process.env.VIGIA_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const dbName = `vigia_bench_${randomBase62(8).toLowerCase()}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${dbName}`;
+  const scratch = await createScratchDatabase();
+  const url = new URL(scratch.url);
   const client = new pg.Client({ connectionString: url.toString() });
   const closers: Array<() => Promise<unknown> | unknown> = [];
   try {
@@ -190,8 +148,8 @@ export async function runListAbBench(): Promise<void> {
     }
     const from = new Date(now.getTime() - 366 * 86_400_000).toISOString();
     const deep = `/api/public/v1/alerts?from=${from}&to=${now.toISOString()}&page=1000&pageSize=500`;
-    const deepCurrent = await latencies(pools.current, deep, headers, 100);
-    const deepBaseline = await latencies(pools.baseline, deep, headers, 100);
+    const deepCurrent = await latencies(pools.current, deep, headers, 100, 5);
+    const deepBaseline = await latencies(pools.baseline, deep, headers, 100, 5);
     const loadAfter = loadavg()[0]!;
 
     const m = { current: median(rps.current), baseline: median(rps.baseline), static: median(rps.static) };
@@ -205,11 +163,10 @@ export async function runListAbBench(): Promise<void> {
       `| deepest page \`page=1000&pageSize=500\` p50 / p99, this checkout | | ${round1(percentile(deepCurrent, 50))} / ${round1(percentile(deepCurrent, 99))} ms (target p99 ≤ 20 ms) |`,
       `| same, baseline | | ${round1(percentile(deepBaseline, 50))} / ${round1(percentile(deepBaseline, 99))} ms |`,
     ];
-    const c = cpus();
     const section = [
       '## Public API list, this checkout against a baseline commit',
       '',
-      `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${c.length} × ${c[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}, PostgreSQL on the same machine.`,
+      `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine()}, PostgreSQL on the same machine.`,
       `Command: \`npm run bench -- list-ab\` (bench/list-ab.ts). ${n.toLocaleString('en-US')} alerts in one organization (the public-API bench's load), one`,
       'database; each server its own process (`src/main.ts serve --no-worker`), the baseline from a git worktree of the',
       `baseline commit; undici Pool, ${concurrency} requests in flight, ${seconds} s per phase, ${rounds} rounds taken in turns (this checkout,`,
@@ -231,8 +188,7 @@ export async function runListAbBench(): Promise<void> {
   } finally {
     for (const close of closers.reverse()) await Promise.resolve(close()).catch(() => undefined);
     await client.end().catch(() => undefined);
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
+    await scratch.drop();
   }
 }
 

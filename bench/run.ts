@@ -1,5 +1,6 @@
 /**
- * `npm run bench -- delivery|api` (no argument: both). Each benchmark writes its own section of
+ * `npm run bench -- delivery|delivery-soak|api|list-ab` (no argument: delivery and api; the 5-minute
+ * delivery soak runs only when asked for). Each benchmark writes its own section of
  * bench/RESULTS.md. The local HTTPS receivers use the test CA, which Node must trust from the
  * start of the process, so unless NODE_EXTRA_CA_CERTS names it, this re-runs itself with it set.
  */
@@ -14,8 +15,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const which = process.argv.slice(2).filter((a) => a !== '--');
 const wanted = which.length ? which : ['delivery', 'api'];
 for (const w of wanted) {
-  if (w !== 'delivery' && w !== 'api' && w !== 'list-ab') {
-    process.stderr.write(`unknown benchmark "${w}" (use delivery, api or list-ab)\n`);
+  if (w !== 'delivery' && w !== 'delivery-soak' && w !== 'api' && w !== 'list-ab') {
+    process.stderr.write(`unknown benchmark "${w}" (use delivery, delivery-soak, api or list-ab)\n`);
     process.exit(2);
   }
 }
@@ -36,6 +37,9 @@ for (const w of wanted) {
   } else if (w === 'delivery') {
     const { runDeliveryBench } = await import('./delivery.js');
     await runDeliveryBench();
+  } else if (w === 'delivery-soak') {
+    const { runDeliverySoak } = await import('./delivery-soak.js');
+    await runDeliverySoak();
   } else {
     const file = path.join(here, 'api.ts');
     if (!existsSync(file)) {

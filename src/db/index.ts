@@ -6,7 +6,7 @@ import { createPgDatabase } from './pg.js';
 import { createPgliteDatabase } from './pglite.js';
 import type { Database } from './types.js';
 
-export type { Database, Queryable, QueryOptions, QueryResult, Engine } from './types.js';
+export type { Database, DedicatedPoolOptions, Queryable, QueryOptions, QueryResult, Engine } from './types.js';
 export { migrate } from './migrate.js';
 export { DataDirLockedError, readLockHolder } from './data-dir-lock.js';
 

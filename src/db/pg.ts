@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { OID, parseNumeric, type Database, type Queryable, type QueryOptions, type QueryResult } from './types.js';
+import { OID, parseNumeric, type Database, type DedicatedPoolOptions, type Queryable, type QueryOptions, type QueryResult } from './types.js';
 
 const typeOverrides: Record<number, (v: string) => unknown> = {
   [OID.INT8]: parseNumeric,
@@ -27,17 +27,32 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
   };
 }
 
+/** `-c name=value …` for the connection's startup packet; names and values are plain words only. */
+function sessionOptions(settings: DedicatedPoolOptions['settings'], genericPlans?: boolean): string | undefined {
+  const entries = Object.entries({ ...(genericPlans ? { plan_cache_mode: 'force_generic_plan' } : {}), ...(settings ?? {}) });
+  if (entries.length === 0) return undefined;
+  return entries
+    .map(([k, v]) => {
+      if (!/^[a-z_][a-z0-9_.]*$/.test(k) || !/^[A-Za-z0-9_.-]+$/.test(v)) throw new Error(`invalid session setting ${k}`);
+      return `-c ${k}=${v}`;
+    })
+    .join(' ');
+}
+
 export interface PgPoolOptions {
   max?: number;
   connectionTimeoutMillis?: number;
   /** plan_cache_mode = force_generic_plan on every connection (see DedicatedPoolOptions). */
   genericPlans?: boolean;
+  /** Session settings of every connection (see DedicatedPoolOptions). */
+  settings?: DedicatedPoolOptions['settings'];
 }
 
 export function createPgDatabase(url: string, logger?: Logger, opts: PgPoolOptions = {}): Database {
+  const options = sessionOptions(opts.settings, opts.genericPlans);
   const pool = new pg.Pool({
     connectionString: url,
-    ...(opts.genericPlans ? { options: '-c plan_cache_mode=force_generic_plan' } : {}),
+    ...(options ? { options } : {}),
     max: opts.max ?? 10,
     types,
     connectionTimeoutMillis: opts.connectionTimeoutMillis ?? 10_000,

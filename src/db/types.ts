@@ -43,6 +43,13 @@ export interface DedicatedPoolOptions {
    * estimate looks higher. Engines without a plan cache ignore it.
    */
   genericPlans?: boolean;
+  /**
+   * Session settings for every connection of the pool (PostgreSQL run-time parameters, e.g.
+   * `enable_bitmapscan: 'off'`), so one component's statements can be tuned without touching
+   * anyone else's. Names and values are plain words. An engine with one shared connection
+   * ignores them (they would leak to every other statement).
+   */
+  settings?: Readonly<Record<string, string>>;
 }
 
 /**

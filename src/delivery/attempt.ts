@@ -34,6 +34,29 @@ export interface AttemptOutcome {
   durationMs: number;
 }
 
+/**
+ * Unsealed signing secrets by sealed text, per sealer: opening (AES-GCM) cost ~28 µs per attempt,
+ * about 5 % of the dispatcher's CPU per delivery. A new or rotated secret is a new sealed text, so
+ * an entry is never stale; bounded, then it starts afresh. The process holds the master key anyway.
+ */
+const openedSecrets = new WeakMap<object, Map<string, string>>();
+const OPENED_SECRETS_KEPT = 256;
+
+function openSigningSecret(ctx: AppContext, sealed: string): string {
+  let memo = openedSecrets.get(ctx.sealer);
+  if (!memo) {
+    memo = new Map();
+    openedSecrets.set(ctx.sealer, memo);
+  }
+  let secret = memo.get(sealed);
+  if (secret === undefined) {
+    secret = ctx.sealer.open(sealed);
+    if (memo.size >= OPENED_SECRETS_KEPT) memo.clear();
+    memo.set(sealed, secret);
+  }
+  return secret;
+}
+
 /** Stored error texts are bounded; connectors promise they are secret-free. */
 function bound(text: string): string {
   return text.length > 500 ? `${text.slice(0, 497)}...` : text;
@@ -53,7 +76,7 @@ export async function performAttempt(ctx: AppContext, send: Send, d: AttemptInpu
             event: d.event,
             body: d.body,
             url: d.url,
-            secret: ctx.sealer.open(d.signingSecretSealed),
+            secret: openSigningSecret(ctx, d.signingSecretSealed),
             scheme: d.signatureScheme,
             now: ctx.clock.now(),
           },

@@ -222,6 +222,9 @@ class DispatchLoop implements Dispatcher {
   }
 
   private async scheduleNextDue(capped: boolean): Promise<void> {
+    // The claim just left due rows behind for want of a destination slot (no organization cap
+    // involved): the next-due query would answer "now", so skip its O(pending) scan.
+    if (this.backlog && !capped) return this.setTimer(BUSY_POLL_MS);
     const { config } = this.ctx;
     const nowDate = this.ctx.clock.now();
     const cycle = cycleStart(nowDate, config.cycleSeconds);

@@ -83,6 +83,9 @@ function guardedLookup(resolver: Resolver, allowlist: Allowlist) {
   };
 }
 
+/** URL texts remembered as checked per client at most (then the memory starts afresh). */
+const CHECKED_URLS_KEPT = 1024;
+
 function isBlocked(err: unknown): boolean {
   for (let e = err as any, i = 0; e && i < 5; e = e.cause, i++) {
     if (e instanceof BlockedAddressError || e?.code === 'VIGIA_BLOCKED_ADDRESS') return true;
@@ -101,12 +104,20 @@ export function createGuardedSendRaw(opts: GuardedSendOptions & { allowlist: rea
     connections: opts.connectionsPerOrigin ?? 32,
   });
 
+  // URL texts that passed the check: it depends only on the text and this client's allowlist, so
+  // a busy destination is parsed and checked once, not before every send (names are still
+  // resolved and checked at connection time). Bounded; failures are never remembered.
+  const checked = new Set<string>();
   const send = (async (req: OutboundRequest): Promise<OutboundResponse> => {
-    try {
-      checkDestinationUrl(req.url, allowlist);
-    } catch (err) {
-      if (err instanceof UnsafeDestinationError) throw new DeliveryNetworkError('blocked');
-      throw err;
+    if (!checked.has(req.url)) {
+      try {
+        checkDestinationUrl(req.url, allowlist);
+      } catch (err) {
+        if (err instanceof UnsafeDestinationError) throw new DeliveryNetworkError('blocked');
+        throw err;
+      }
+      if (checked.size >= CHECKED_URLS_KEPT) checked.clear();
+      checked.add(req.url);
     }
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);

@@ -11,7 +11,7 @@ import {
   releaseNextWaiting,
   settleAttempts,
   type DeliveryStatus,
-  recordDeliveryHealth,
+  disableDue,
   type AutoDisabled,
   type IncidentAtDestination,
 } from '../outbox/index.js';
@@ -63,7 +63,7 @@ export async function applyOutcomes(
 ): Promise<{ outcomes: AppliedOutcome[]; autoDisabled: AutoDisabled[] }> {
   if (items.length === 0) return { outcomes: [], autoDisabled: [] };
   const decided = items.map((a) => ({ a, ...decideStatus(o.scheduleMs, a, o.now) }));
-  const applied = await settleAttempts(
+  const { applied, disableDue: due } = await settleAttempts(
     q,
     decided.map(({ a, status, next }) => ({
       id: a.id,
@@ -77,6 +77,7 @@ export async function applyOutcomes(
     })),
     o.workerId,
     o.now,
+    o.autoDisableAfterMs,
   );
   const connectorDone = decided.filter((x) => applied.has(x.a.id) && x.a.kind !== 'webhook');
   for (const { a } of connectorDone) {
@@ -94,8 +95,8 @@ export async function applyOutcomes(
   }
   await abandonWaiting(q, abandon, OPENING_FAILED_REASON, o.now);
   await releaseNextWaiting(q, release, o.now);
-  // Endpoint health counts each delivery once, when it ends (retries do not count).
-  const ended = decided.flatMap(({ a, status }) => (applied.has(a.id) && status !== 'pending' ? [{ destinationId: a.destinationId, status }] : []));
-  const autoDisabled = await recordDeliveryHealth(q, ended, o.now, o.autoDisableAfterMs);
+  // Endpoint health (each delivery counted once, when it ends) was recorded by the settle
+  // statement itself; the automatic rule's rare second statement runs only when it fires.
+  const autoDisabled = await disableDue(q, due, o.now);
   return { outcomes: decided.map((x) => ({ id: x.a.id, status: x.status, applied: applied.has(x.a.id) })), autoDisabled };
 }

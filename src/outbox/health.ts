@@ -9,7 +9,6 @@
  * long AND began at least `autoDisableAfterMs` ago (null: the rule is off).
  */
 import type { Queryable } from '../db/index.js';
-import type { FinalStatus } from './status.js';
 
 type Q = Pick<Queryable, 'query'>;
 
@@ -17,11 +16,6 @@ type Q = Pick<Queryable, 'query'>;
 export const AUTO_DISABLE_MIN_FAILURES = 10;
 /** The reason stored when a person disables a destination through the admin API. */
 export const DISABLED_BY_PERSON_REASON = 'disabled through the admin API';
-
-export interface FinishedDelivery {
-  destinationId: string;
-  status: FinalStatus;
-}
 
 export interface AutoDisabled {
   orgId: string;
@@ -31,38 +25,20 @@ export interface AutoDisabled {
   reason: string;
 }
 
-/** Per destination of a batch, in batch order: did any succeed, failures after the last success, failures at all. */
-function summarize(items: FinishedDelivery[]): { dest: string; ok: boolean; after: number; fails: number }[] {
-  const by = new Map<string, { dest: string; ok: boolean; after: number; fails: number }>();
-  for (const it of items) {
-    const s = by.get(it.destinationId) ?? { dest: it.destinationId, ok: false, after: 0, fails: 0 };
-    by.set(it.destinationId, s);
-    if (it.status === 'succeeded') {
-      s.ok = true;
-      s.after = 0;
-    } else {
-      s.fails++;
-      s.after++;
-    }
-  }
-  return [...by.values()].sort((a, b) => a.dest.localeCompare(b.dest)); // row locks in one order: no deadlocks
-}
-
 /**
- * Records the final outcomes of one batch (one statement) and applies the automatic rule (a
- * second statement, only when it fires).
- * Returns the destinations it disabled just now (the caller logs one warning for each).
+ * The health upsert of one batch as a CTE named `h`, reading a CTE or table `b(dest, ok, after,
+ * fails)` (one row per destination: any success, failures after the last success, failures at
+ * all), and the condition that picks the destinations the automatic rule must disable now. The
+ * parameters are given by placeholder: `now` (timestamptz), `afterMs` (bigint or null: rule off),
+ * `minFailures` (int). The settle statement (transitions.ts) records health in the same statement
+ * as the outcomes, so each batch costs one round trip and one commit.
  */
-export async function recordDeliveryHealth(q: Q, items: FinishedDelivery[], now: Date, autoDisableAfterMs: number | null): Promise<AutoDisabled[]> {
-  if (items.length === 0) return [];
-  const s = summarize(items);
-  const { rows: due } = await q.query<{ destination_id: string; consecutive_failures: number; failing_since: Date }>(
-    `WITH b AS (
-       SELECT * FROM unnest($1::text[], $2::boolean[], $3::int[], $4::int[]) AS t(dest, ok, after, fails)
-     ), h AS (
+export function healthUpsertSql(now: string, afterMs: string, minFailures: string): { cte: string; dueWhere: string } {
+  return {
+    cte: `h AS (
        INSERT INTO destination_health AS h (destination_id, org_id, consecutive_failures, failing_since, last_success_at, last_failure_at)
-       SELECT b.dest, s.org_id, b.after, CASE WHEN b.after > 0 THEN $5::timestamptz END,
-              CASE WHEN b.ok THEN $5::timestamptz END, CASE WHEN b.fails > 0 THEN $5::timestamptz END
+       SELECT b.dest, s.org_id, b.after, CASE WHEN b.after > 0 THEN ${now}::timestamptz END,
+              CASE WHEN b.ok THEN ${now}::timestamptz END, CASE WHEN b.fails > 0 THEN ${now}::timestamptz END
          FROM b JOIN destinations s ON s.id = b.dest ORDER BY b.dest
        ON CONFLICT (destination_id) DO UPDATE SET
          consecutive_failures = CASE WHEN EXCLUDED.last_success_at IS NOT NULL THEN EXCLUDED.consecutive_failures
@@ -72,14 +48,22 @@ export async function recordDeliveryHealth(q: Q, items: FinishedDelivery[], now:
          last_success_at = COALESCE(EXCLUDED.last_success_at, h.last_success_at),
          last_failure_at = COALESCE(EXCLUDED.last_failure_at, h.last_failure_at)
        RETURNING h.destination_id, h.consecutive_failures, h.failing_since, h.disabled_at
-     )
-     SELECT destination_id, consecutive_failures, failing_since FROM h
-      WHERE $6::bigint IS NOT NULL AND consecutive_failures >= $7 AND disabled_at IS NULL
-        AND failing_since <= $5::timestamptz - make_interval(secs => $6::bigint / 1000.0)`,
-    [s.map((x) => x.dest), s.map((x) => x.ok), s.map((x) => x.after), s.map((x) => x.fails), now, autoDisableAfterMs, AUTO_DISABLE_MIN_FAILURES],
-  );
+     )`,
+    dueWhere: `${afterMs}::bigint IS NOT NULL AND h.consecutive_failures >= ${minFailures} AND h.disabled_at IS NULL
+        AND h.failing_since <= ${now}::timestamptz - make_interval(secs => ${afterMs}::bigint / 1000.0)`,
+  };
+}
+
+/** A destination the automatic rule must disable (its run of failures, from the health upsert). */
+export interface DisableDue {
+  destination_id: string;
+  consecutive_failures: number;
+  failing_since: Date | string;
+}
+
+/** The automatic rule fires (rare): destination and health marks change together (one statement, two tables). */
+export async function disableDue(q: Q, due: DisableDue[], now: Date): Promise<AutoDisabled[]> {
   if (due.length === 0) return [];
-  // Rare: the rule fires. Destination and health marks change together (one statement, two tables).
   const { rows } = await q.query<{ org_id: string; destination_id: string; consecutive_failures: number; failing_since: Date; disabled_reason: string }>(
     `WITH due AS (
        SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[]) AS t(dest, n, since)

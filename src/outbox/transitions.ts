@@ -6,6 +6,7 @@
  */
 import type { Queryable } from '../db/index.js';
 import { NOTIFY_SQL } from './channel.js';
+import { AUTO_DISABLE_MIN_FAILURES, healthUpsertSql, type DisableDue } from './health.js';
 import { preparedQuery } from './prepared.js';
 import { DELIVERY_RECORD_COLUMNS, type DeliveryRecord } from './reads.js';
 import { DESTINATION_DELETED_REASON, type DeliveryStatus, type FinalStatus } from './status.js';
@@ -27,26 +28,54 @@ export interface Settlement {
 }
 
 /**
- * Attempt-log rows (append-only) and the delivery states of a batch in ONE statement: finish,
- * retry, fail and abandon alike. Only rows this worker still leases change. Returns their ids.
+ * Attempt-log rows (append-only), the delivery states of a batch — finish, retry, fail and
+ * abandon alike — and the endpoint health of the deliveries that ended, in ONE statement (one
+ * round trip, one commit per batch). Only rows this worker still leases change, and only those
+ * count for health, in batch order (see health.ts). Returns their ids and the destinations the
+ * automatic rule must disable now (the caller applies it with disableDue; rare).
  */
-const SETTLE_SQL = `
+const SETTLE_SQL = (() => {
+  const health = healthUpsertSql('$11', '$12', '$13');
+  return `
 WITH log AS (
   INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error)
   SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[])
   ON CONFLICT (delivery_id, attempt) DO NOTHING
-)
-UPDATE deliveries d SET status = u.status, next_attempt_at = u.next, last_status_code = u.code, last_error = u.err,
-       completed_at = u.completed, locked_until = NULL, locked_by = NULL
-  FROM (SELECT * FROM unnest($1::text[], $7::text[], $8::timestamptz[], $5::int[], $6::text[], $9::timestamptz[])
-          AS t(id, status, next, code, err, completed)) u
- WHERE d.id = u.id AND d.id = ANY($1::text[]) AND d.locked_by = $10 AND d.status = 'pending'
-RETURNING d.id`;
+),
+upd AS (
+  UPDATE deliveries d SET status = u.status, next_attempt_at = u.next, last_status_code = u.code, last_error = u.err,
+         completed_at = u.completed, locked_until = NULL, locked_by = NULL
+    FROM (SELECT * FROM unnest($1::text[], $7::text[], $8::timestamptz[], $5::int[], $6::text[], $9::timestamptz[]) WITH ORDINALITY
+            AS t(id, status, next, code, err, completed, ord)) u
+   WHERE d.id = u.id AND d.id = ANY($1::text[]) AND d.locked_by = $10 AND d.status = 'pending'
+  RETURNING d.id, d.destination_id, u.status, u.ord
+),
+ended AS (SELECT destination_id AS dest, status, ord FROM upd WHERE status <> 'pending'),
+last_ok AS (SELECT dest, max(ord) AS ord FROM ended WHERE status = 'succeeded' GROUP BY dest),
+b AS (
+  SELECT e.dest, bool_or(e.status = 'succeeded') AS ok,
+         (count(*) FILTER (WHERE e.status <> 'succeeded' AND e.ord > COALESCE(l.ord, 0)))::int AS after,
+         (count(*) FILTER (WHERE e.status <> 'succeeded'))::int AS fails
+    FROM ended e LEFT JOIN last_ok l ON l.dest = e.dest
+   GROUP BY e.dest
+), ${health.cte}
+SELECT (SELECT coalesce(json_agg(upd.id), '[]'::json) FROM upd) AS ids,
+       (SELECT coalesce(json_agg(json_build_object('destination_id', h.destination_id, 'consecutive_failures', h.consecutive_failures,
+                                                   'failing_since', h.failing_since)), '[]'::json)
+          FROM h WHERE ${health.dueWhere}) AS due`;
+})();
 
-export async function settleAttempts(q: Q, items: Settlement[], workerId: string, now: Date): Promise<Set<string>> {
-  if (items.length === 0) return new Set();
+export async function settleAttempts(
+  q: Q,
+  items: Settlement[],
+  workerId: string,
+  now: Date,
+  autoDisableAfterMs: number | null,
+): Promise<{ applied: Set<string>; disableDue: DisableDue[] }> {
+  if (items.length === 0) return { applied: new Set(), disableDue: [] };
   const iso = (d: Date | null) => (d ? d.toISOString() : null);
-  const { rows } = await preparedQuery<{ id: string }>(q, 'write_back', SETTLE_SQL, [
+  const json = <T>(v: T | string): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
+  const { rows } = await preparedQuery<{ ids: string[] | string; due: DisableDue[] | string }>(q, 'settle', SETTLE_SQL, [
     items.map((a) => a.id),
     items.map((a) => a.attempt),
     items.map((a) => iso(a.startedAt)),
@@ -57,8 +86,11 @@ export async function settleAttempts(q: Q, items: Settlement[], workerId: string
     items.map((a) => iso(a.nextAttemptAt)),
     items.map((a) => (a.status === 'pending' ? null : now.toISOString())),
     workerId,
+    now,
+    autoDisableAfterMs,
+    AUTO_DISABLE_MIN_FAILURES,
   ]);
-  return new Set(rows.map((r) => r.id));
+  return { applied: new Set(json<string[]>(rows[0]!.ids)), disableDue: json<DisableDue[]>(rows[0]!.due) };
 }
 
 /** An incident at a connector destination: the unit of the ordering rule. */

@@ -47,6 +47,22 @@ describe(`database capabilities (${ENGINE})`, () => {
     expect(await count()).toBe(1);
   });
 
+  it('session settings of a dedicated pool apply to its connections only; the single-connection engine ignores them', async () => {
+    const show = async (q: { query: typeof t.db.query }) => (await q.query<{ enable_bitmapscan: string }>('SHOW enable_bitmapscan')).rows[0]!.enable_bitmapscan;
+    const pool = t.db.dedicatedPool(2, { settings: { enable_bitmapscan: 'off' } });
+    expect(await show(pool)).toBe(t.db.capabilities.concurrentConnections ? 'off' : 'on');
+    expect(await pool.tx((q) => show(q))).toBe(t.db.capabilities.concurrentConnections ? 'off' : 'on');
+    expect(await show(t.db)).toBe('on');
+    await pool.close();
+  });
+
+  it('generic plans and session settings combine on one dedicated pool', async () => {
+    const pool = t.db.dedicatedPool(1, { genericPlans: true, settings: { enable_bitmapscan: 'off' } });
+    const { rows } = await pool.query<{ m: string; b: string }>(`SELECT current_setting('plan_cache_mode') AS m, current_setting('enable_bitmapscan') AS b`);
+    expect(rows[0]).toEqual(ENGINE === 'pg' ? { m: 'force_generic_plan', b: 'off' } : { m: 'auto', b: 'on' });
+    await pool.close();
+  });
+
   it('a dedicated pool with generic plans runs prepared statements on their generic plan; the shared database keeps the default', async () => {
     const pool = t.db.dedicatedPool(1, { genericPlans: true });
     const mode = async (db: typeof t.db) => (await db.query<{ m: string }>('SELECT current_setting($1) AS m', ['plan_cache_mode'])).rows[0]!.m;
