@@ -28,8 +28,8 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
 }
 
 /** `-c name=value …` for the connection's startup packet; names and values are plain words only. */
-function sessionOptions(settings: DedicatedPoolOptions['settings'], genericPlans?: boolean): string | undefined {
-  const entries = Object.entries({ ...(genericPlans ? { plan_cache_mode: 'force_generic_plan' } : {}), ...(settings ?? {}) });
+function sessionOptions(settings: DedicatedPoolOptions['settings']): string | undefined {
+  const entries = Object.entries(settings ?? {});
   if (entries.length === 0) return undefined;
   return entries
     .map(([k, v]) => {
@@ -42,14 +42,12 @@ function sessionOptions(settings: DedicatedPoolOptions['settings'], genericPlans
 export interface PgPoolOptions {
   max?: number;
   connectionTimeoutMillis?: number;
-  /** plan_cache_mode = force_generic_plan on every connection (see DedicatedPoolOptions). */
-  genericPlans?: boolean;
   /** Session settings of every connection (see DedicatedPoolOptions). */
   settings?: DedicatedPoolOptions['settings'];
 }
 
 export function createPgDatabase(url: string, logger?: Logger, opts: PgPoolOptions = {}): Database {
-  const options = sessionOptions(opts.settings, opts.genericPlans);
+  const options = sessionOptions(opts.settings);
   const pool = new pg.Pool({
     connectionString: url,
     ...(options ? { options } : {}),

@@ -36,14 +36,6 @@ export interface DatabaseCapabilities {
 
 export interface DedicatedPoolOptions {
   /**
-   * Named prepared statements on this pool always run their generic plan, planned once per
-   * connection, never a custom plan per execution. Only for statements whose plan does not depend
-   * on their parameters' values (the public API's list pages: index ranges and LIMITs), where
-   * PostgreSQL's default would re-plan on every execution because the generic plan's cost
-   * estimate looks higher. Engines without a plan cache ignore it.
-   */
-  genericPlans?: boolean;
-  /**
    * Session settings for every connection of the pool (PostgreSQL run-time parameters, e.g.
    * `enable_bitmapscan: 'off'`), so one component's statements can be tuned without touching
    * anyone else's. Names and values are plain words. An engine with one shared connection

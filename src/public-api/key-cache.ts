@@ -24,7 +24,7 @@ const MAX_AGE_MS = 5 * 60_000;
  *
  * The cache never decides alone that a key is still valid: a route may use it only when its one
  * statement re-checks the key (revoked, expired, organization suspended) in the same snapshot as
- * the page (see `keyRecheckSql`), so a revocation counts for the very next request on every
+ * the page (see page-statement.ts), so a revocation counts for the very next request on every
  * instance. The triggers of migration 080 NOTIFY every instance when a key or an organization's
  * suspension changes, and each instance drops the entries concerned at once, so stale entries do
  * not linger; a lost listener connection (payload '') empties the whole cache.

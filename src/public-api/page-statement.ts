@@ -49,11 +49,15 @@ export interface PageStatementParts {
   extra?: string;
 }
 
-export interface PageStatementResult<Extra> {
+/** A list page as the routes send it: the key's verdict, the exact total, the items as JSON text. */
+export interface JsonPage {
   keyState: KeyState;
   totalCount: number;
   /** The page's items as one JSON array text, in the page's order, as the database wrote it. */
   itemsJson: string;
+}
+
+export interface PageStatementResult<Extra> extends JsonPage {
   extra: Extra;
 }
 

@@ -56,15 +56,15 @@ describe(`database capabilities (${ENGINE})`, () => {
     await pool.close();
   });
 
-  it('generic plans and session settings combine on one dedicated pool', async () => {
-    const pool = t.db.dedicatedPool(1, { genericPlans: true, settings: { enable_bitmapscan: 'off' } });
+  it('several session settings combine on one dedicated pool', async () => {
+    const pool = t.db.dedicatedPool(1, { settings: { plan_cache_mode: 'force_generic_plan', enable_bitmapscan: 'off' } });
     const { rows } = await pool.query<{ m: string; b: string }>(`SELECT current_setting('plan_cache_mode') AS m, current_setting('enable_bitmapscan') AS b`);
     expect(rows[0]).toEqual(ENGINE === 'pg' ? { m: 'force_generic_plan', b: 'off' } : { m: 'auto', b: 'on' });
     await pool.close();
   });
 
-  it('a dedicated pool with generic plans runs prepared statements on their generic plan; the shared database keeps the default', async () => {
-    const pool = t.db.dedicatedPool(1, { genericPlans: true });
+  it('a dedicated pool set to generic plans runs prepared statements on their generic plan; the shared database keeps the default', async () => {
+    const pool = t.db.dedicatedPool(1, { settings: { plan_cache_mode: 'force_generic_plan' } });
     const mode = async (db: typeof t.db) => (await db.query<{ m: string }>('SELECT current_setting($1) AS m', ['plan_cache_mode'])).rows[0]!.m;
     // PGlite is one connection: there is no separate session to configure and the option is ignored.
     expect(await mode(pool)).toBe(ENGINE === 'pg' ? 'force_generic_plan' : 'auto');

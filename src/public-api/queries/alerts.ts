@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/index.js';
 import { COMPACT_AFTER_PENDING, compactAlertCounts } from '../../alerts/rollup.js';
-import { type KeyRecheck, type KeyState, type PageStatementResult, runPageStatement, SqlParams } from '../page-statement.js';
+import { type JsonPage, type KeyRecheck, type PageStatementResult, runPageStatement, SqlParams } from '../page-statement.js';
 
 /** SPEC §2.3, in this order (also the CSV header). */
 export const ALERT_FIELDS = [
@@ -117,13 +117,6 @@ function segmentsSql(rollup: string, b: { hFrom: string; dFrom: string; dTo: str
           ${hours(b.dTo, b.hTo)}`;
 }
 
-export interface AlertPage {
-  keyState: KeyState;
-  totalCount: number;
-  /** The page's items (SPEC §2.3 fields, in order) as one JSON array text. */
-  itemsJson: string;
-}
-
 /**
  * One page of an organization's alerts, newest first (created_at DESC, id DESC: id makes the
  * order total, so pages never repeat or skip), with its exact total — one statement, one round
@@ -145,7 +138,7 @@ export async function listAlerts(
   offset: number,
   limit: number,
   recheck: KeyRecheck | null,
-): Promise<AlertPage> {
+): Promise<JsonPage> {
   const params = new SqlParams();
   const cond = alertConditions(params, f);
   const org = '$1';

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/index.js';
-import { type KeyRecheck, type KeyState, runPageStatement, SqlParams } from '../page-statement.js';
+import { type JsonPage, type KeyRecheck, runPageStatement, SqlParams } from '../page-statement.js';
 
 /** SPEC §2.6 field order (also the CSV header). */
 export const COST_FIELDS = ['date', 'capacityName', 'currency', 'cost', 'amortizedCost', 'overageCost'] as const;
@@ -13,13 +13,9 @@ export interface CostItem {
   overageCost: number;
 }
 
-export interface CostPage {
-  keyState: KeyState;
+export interface CostPage extends JsonPage {
   /** The requested currency, else the period's predominant one; null when the period has no rows. */
   currency: string | null;
-  totalCount: number;
-  /** The page's items as one JSON array text. */
-  itemsJson: string;
 }
 
 /**

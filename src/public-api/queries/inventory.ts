@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/index.js';
-import { type KeyRecheck, type KeyState, runPageStatement, SqlParams } from '../page-statement.js';
+import { type JsonPage, type KeyRecheck, runPageStatement, SqlParams } from '../page-statement.js';
 
 /** SPEC §2.4 and §2.5 field order (also the CSV headers). */
 export const CAPACITY_FIELDS = ['name', 'sku', 'state', 'region'] as const;
@@ -17,15 +17,8 @@ export interface WorkspaceItem {
   capacityName: string | null;
 }
 
-export interface InventoryPage {
-  keyState: KeyState;
-  totalCount: number;
-  /** The page's items as one JSON array text. */
-  itemsJson: string;
-}
-
 /** Capacities by name (the primary key makes the order total): total and page in one statement. */
-export function listCapacities(db: Queryable, orgId: string, offset: number, limit: number, recheck: KeyRecheck | null): Promise<InventoryPage> {
+export function listCapacities(db: Queryable, orgId: string, offset: number, limit: number, recheck: KeyRecheck | null): Promise<JsonPage> {
   const params = new SqlParams();
   const org = params.add(orgId);
   return runPageStatement(db, params, recheck, {
@@ -38,7 +31,7 @@ export function listCapacities(db: Queryable, orgId: string, offset: number, lim
 }
 
 /** Workspaces by name, then remote id (names may repeat; remote ids do not). */
-export function listWorkspaces(db: Queryable, orgId: string, offset: number, limit: number, recheck: KeyRecheck | null): Promise<InventoryPage> {
+export function listWorkspaces(db: Queryable, orgId: string, offset: number, limit: number, recheck: KeyRecheck | null): Promise<JsonPage> {
   const params = new SqlParams();
   const org = params.add(orgId);
   return runPageStatement(db, params, recheck, {
