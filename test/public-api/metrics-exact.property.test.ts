@@ -158,6 +158,29 @@ describe('SLA availability in SQL agrees with the interval sweep in Node', () =>
     return new Date(MONTH_START + Number(ms)).toISOString().replace('Z', `${rest.toString().padStart(3, '0')}Z`);
   };
 
+  /** A fresh organization with capacities cap-a and cap-z and the given incidents; their ids in order. */
+  const seedCapacityIncidents = async (db: TestApp['ctx']['db'], incidents: Array<typeof capIncident extends fc.Arbitrary<infer T> ? T : never>) => {
+    const org = await insertOrg(db);
+    await db.query(
+      `INSERT INTO capacities (org_id, name, sku, state, region) VALUES ($1, 'cap-a', 'F2', 'Active', 'x'), ($1, 'cap-z', 'F2', 'Active', 'x')`,
+      [org],
+    );
+    const ids: string[] = [];
+    for (const i of incidents) {
+      ids.push(
+        await insertAlert(db, org, {
+          createdAt: isoMicros(i.at),
+          resolvedAt: i.length === undefined ? undefined : isoMicros(i.at + i.length),
+          capacityName: i.capacityName,
+          sourceName: i.sourceName,
+          severity: i.severity,
+          sourceType: i.sourceType,
+        }),
+      );
+    }
+    return { org, ids };
+  };
+
   it('merges overlapping and touching intervals, keeps gaps of seconds, clips to the period', async () => {
     const db = t.ctx.db;
     const org = await insertOrg(db);
@@ -219,21 +242,7 @@ describe('SLA availability in SQL agrees with the interval sweep in Node', () =>
         fc.option(fc.integer({ min: 0, max: 31 * 86_400_000 }), { nil: undefined }),
         async (incidents, nowOffset) => {
           const db = t.ctx.db;
-          const org = await insertOrg(db);
-          await db.query(
-            `INSERT INTO capacities (org_id, name, sku, state, region) VALUES ($1, 'cap-a', 'F2', 'Active', 'x'), ($1, 'cap-z', 'F2', 'Active', 'x')`,
-            [org],
-          );
-          for (const i of incidents) {
-            await insertAlert(db, org, {
-              createdAt: isoMicros(i.at),
-              resolvedAt: i.length === undefined ? undefined : isoMicros(i.at + i.length),
-              capacityName: i.capacityName,
-              sourceName: i.sourceName,
-              severity: i.severity,
-              sourceType: i.sourceType,
-            });
-          }
+          const { org } = await seedCapacityIncidents(db, incidents);
           const periodEnd = nowOffset === undefined ? MONTH_END : MONTH_START + nowOffset;
           const got = await capacityAvailability(db, org, new Date(MONTH_START), new Date(periodEnd), 99.5);
           expect(got).toEqual(await sweep(db, org, MONTH_START, periodEnd));
@@ -266,24 +275,7 @@ describe('SLA availability in SQL agrees with the interval sweep in Node', () =>
         fc.integer({ min: 0, max: 31 * 86_400_000 }),
         async (incidents, changes, nowOffset) => {
           const db = t.ctx.db;
-          const org = await insertOrg(db);
-          await db.query(
-            `INSERT INTO capacities (org_id, name, sku, state, region) VALUES ($1, 'cap-a', 'F2', 'Active', 'x'), ($1, 'cap-z', 'F2', 'Active', 'x')`,
-            [org],
-          );
-          const ids: string[] = [];
-          for (const i of incidents) {
-            ids.push(
-              await insertAlert(db, org, {
-                createdAt: isoMicros(i.at),
-                resolvedAt: i.length === undefined ? undefined : isoMicros(i.at + i.length),
-                capacityName: i.capacityName,
-                sourceName: i.sourceName,
-                severity: i.severity,
-                sourceType: i.sourceType,
-              }),
-            );
-          }
+          const { org, ids } = await seedCapacityIncidents(db, incidents);
           const checkAll = async () => {
             for (const m of months) {
               for (const end of [monthEnd(m), Math.min(monthEnd(m), m + nowOffset)]) {
