@@ -24,8 +24,7 @@
  * The 5-minute soak with the memory curve is a separate mode: bench/delivery-soak.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { writeResultsSection } from './results-file.js';
+import { writeResultsBlock } from './results-file.js';
 import { cpus, loadavg, totalmem } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -464,22 +463,7 @@ export function writeResults(rounds: Round[], meta: { date: string; pgVersion: s
     roundsTable(rounds),
     '',
   ].join('\n');
-  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
-  const start = text.indexOf('## Delivery\n');
-  let section: string;
-  if (start < 0) section = `## Delivery\n\n${block}`;
-  else {
-    const next = text.indexOf('\n## ', start + 1);
-    const current = text.slice(start, next >= 0 ? next + 1 : text.length);
-    const g = current.indexOf(GENERATED_HEADING);
-    if (g < 0) section = `${current.replace(/\n*$/, '\n\n')}${block}`;
-    else {
-      const after = current.slice(g + GENERATED_HEADING.length);
-      const end = after.search(/\n##+ /);
-      section = current.slice(0, g) + block + (end >= 0 ? after.slice(end + 1) : '');
-    }
-  }
-  writeResultsSection(file, 'Delivery', section.replace(/\n*$/, '\n\n'));
+  writeResultsBlock(file, 'Delivery', GENERATED_HEADING, block);
 }
 
 /** One round on a fresh PostgreSQL database: Vigia, the limit, graphile-worker, then the PGlite drain. */

@@ -21,3 +21,30 @@ export function writeResultsSection(file: string, heading: string, section: stri
   }
   writeFileSync(file, text);
 }
+
+/**
+ * Replaces the `### {blockHeading}` block inside the `## {heading}` section with `block` (which
+ * starts with that heading), or appends it to the section (creating the section when missing).
+ * Everything else in the section stays where it is: for a bench that writes only its latest run
+ * into a section that also holds hand-written history.
+ */
+export function writeResultsBlock(file: string, heading: string, blockHeading: string, block: string): void {
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n\n';
+  const body = `${block.replace(/\n*$/, '')}\n\n`;
+  const start = text.indexOf(`## ${heading}\n`);
+  if (start < 0) {
+    writeFileSync(file, `${text.replace(/\n*$/, '\n\n')}## ${heading}\n\n${body}`);
+    return;
+  }
+  const nextSection = text.indexOf('\n## ', start + 1);
+  const end = nextSection >= 0 ? nextSection + 1 : text.length;
+  const g = text.indexOf(`${blockHeading}\n`, start);
+  if (g < 0 || g >= end) {
+    writeFileSync(file, `${text.slice(0, end).replace(/\n*$/, '\n\n')}${body}${text.slice(end)}`);
+    return;
+  }
+  const after = text.slice(g + blockHeading.length, end);
+  const nextHeading = after.search(/\n##+ /);
+  const rest = nextHeading >= 0 ? text.slice(g + blockHeading.length + nextHeading + 1) : text.slice(end);
+  writeFileSync(file, text.slice(0, g) + body + rest);
+}
