@@ -73,18 +73,12 @@ function spans(f: AlertFilter): Spans | null {
 /** Offsets up to this skip index entries directly; deeper ones start at an hour boundary. */
 const SHALLOW_OFFSET = 2000;
 
-// Timestamps as text in SQL (identical to Date#toISOString: UTC, milliseconds, `Z`), so Node
-// neither parses nor formats dates per row. Timestamps are stored with microseconds; the
-// milliseconds are truncated, as the conversion to a JS Date did.
-const isoText = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
-/** The item's fields as JSON object keys, in SPEC order (one LATERAL select per page row). */
-const ITEM_JSON = `(SELECT a.source_type AS "sourceType", a.source_name AS "sourceName", a.severity,
-          a.notification_kind AS "notificationKind", a.status, a.message,
-          ${isoText('a.created_at')} AS "createdAt", ${isoText('a.resolved_at')} AS "resolvedAt",
-          ${isoText('a.acknowledged_at')} AS "acknowledgedAt", a.failure_count AS "failureCount",
-          ${isoText('a.last_occurrence_at')} AS "lastOccurrenceAt", a.workspace_name AS "workspaceName",
-          a.capacity_name AS "capacityName") t`;
+/**
+ * A page row's item: the JSON text stored with the alert (migration 081), or for a row written
+ * before that migration the same text computed now by the one definition of the item,
+ * alert_public_item (SPEC field order; timestamps as Date#toISOString writes them).
+ */
+const ITEM_JSON = 'coalesce(a.item_json, alert_public_item(a))';
 
 /** The filter's conditions on alerts, with its parameters added to `params` (org first). */
 function alertConditions(params: SqlParams, f: AlertFilter): string {
@@ -120,7 +114,8 @@ function segmentsSql(rollup: string, b: { hFrom: string; dFrom: string; dTo: str
 /**
  * One page of an organization's alerts, newest first (created_at DESC, id DESC: id makes the
  * order total, so pages never repeat or skip), with its exact total — one statement, one round
- * trip, which also re-checks a cached key (`recheck`). The database writes the items as JSON.
+ * trip, which also re-checks a cached key (`recheck`). The items are the JSON texts stored with
+ * the alerts (migration 081), joined by the database into the page's array.
  *
  * The page: the inner query walks only the index (org_id, created_at DESC, id DESC) to skip
  * `offset` rows, and the outer one reads just the page's rows from the table — a deep page costs
@@ -146,10 +141,9 @@ export async function listAlerts(
   const lim = params.add(limit);
   const hours = spans(f);
   const pageRows = (inner: string) => `
-    SELECT row_number() OVER (ORDER BY p.created_at DESC, p.id DESC) AS ord, row_to_json(t)::text AS j
+    SELECT row_number() OVER (ORDER BY p.created_at DESC, p.id DESC) AS ord, ${ITEM_JSON} AS j
       FROM (${inner}) p
-      JOIN alerts a ON a.id = p.id
-     CROSS JOIN LATERAL ${ITEM_JSON}`;
+      JOIN alerts a ON a.id = p.id`;
   const pending = `, (SELECT count(*) FROM (SELECT 1 FROM alert_counts WHERE org_id = ${org} AND pending
                        LIMIT ${COMPACT_AFTER_PENDING + 1}) pend)::int AS pending`;
 
