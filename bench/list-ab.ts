@@ -179,7 +179,9 @@ export async function runListAbBench(): Promise<void> {
       'What the baseline does per list request: the key lookup, then the total and the page as two statements in',
       'parallel on two pooled connections (three round trips), pg parses every row into an object and Fastify',
       'serializes 100 items. This checkout, once the key is cached: one statement (key re-check, total, page, and the',
-      'page as one JSON text written by PostgreSQL), one text column parsed, the envelope written around it.',
+      'page as one JSON array text joined by PostgreSQL from the items stored with the alerts, migration 081), one',
+      'text column parsed, the envelope written around it. Both servers run against the same database, migrated by',
+      'this checkout (so the baseline reads rows that also hold the stored item).',
       '',
       '',
     ].join('\n');
