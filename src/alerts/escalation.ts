@@ -5,7 +5,7 @@
  */
 import type { Queryable } from '../db/index.js';
 import type { RecordedEvent } from './events.js';
-import { emitAllUnlessSuppressed, type AlertRow } from './rows.js';
+import { alertColumns, emitAllUnlessSuppressed, type AlertRow } from './rows.js';
 
 /**
  * Claims due incidents with FOR UPDATE SKIP LOCKED and marks them in the same statement; the
@@ -24,7 +24,7 @@ export async function escalateDue(q: Queryable, baseUrl: string, now: Date, limi
      UPDATE alerts SET escalated_at = $1, updated_at = $1
      FROM due WHERE alerts.id = due.id AND alerts.escalated_at IS NULL AND alerts.status = 'open'
        AND NOT alerts.acknowledged AND NOT alerts.suppressed
-     RETURNING alerts.*`,
+     RETURNING ${alertColumns('alerts')}`,
     [now],
   );
   return emitAllUnlessSuppressed(q, rows.sort((x, y) => (x.id < y.id ? -1 : 1)), 'alert.escalated', now, now, baseUrl);

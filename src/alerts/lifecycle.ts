@@ -8,7 +8,7 @@ import { conflictError, notFoundError } from '../errors.js';
 import { newId } from '../ids.js';
 import { requireOrg } from '../orgs/orgs.js';
 import { releaseDependents } from './release.js';
-import { emitUnlessSuppressed, toAlertJson, type AlertJson, type AlertRow } from './rows.js';
+import { alertColumns, emitUnlessSuppressed, toAlertJson, type AlertJson, type AlertRow } from './rows.js';
 import { txWithRetry } from './retry.js';
 import { validateSignals, type Signal } from './signals.js';
 import { activeSilences, findActiveSilence, matchSilence, type ActiveSilence } from './silences.js';
@@ -93,7 +93,7 @@ async function applyFailure(q: Queryable, baseUrl: string, orgId: string, s: Sig
      DO UPDATE SET failure_count = alerts.failure_count + 1,
         last_occurrence_at = GREATEST(alerts.last_occurrence_at, EXCLUDED.last_occurrence_at),
         updated_at = EXCLUDED.updated_at
-     RETURNING *`,
+     RETURNING ${alertColumns()}`,
     [
       id, orgId, s.sourceType, s.sourceId, s.sourceName, s.notificationKind, s.severity, s.title, s.message,
       s.workspaceName, s.capacityName, s.occurredAt, silence !== null, silence, causeIds.length > 0, causeIds,
@@ -125,7 +125,7 @@ async function applyRecovery(q: Queryable, baseUrl: string, orgId: string, s: Si
   const { rows } = await q.query<AlertRow>(
     `UPDATE alerts SET status = 'resolved', resolved_at = GREATEST($5, created_at), updated_at = $6
      WHERE org_id = $1 AND source_type = $2 AND source_id = $3 AND notification_kind = $4 AND status = 'open'
-     RETURNING *`,
+     RETURNING ${alertColumns()}`,
     [orgId, s.sourceType, s.sourceId, s.notificationKind, s.occurredAt, now],
   );
   const row = rows[0];
@@ -141,7 +141,7 @@ async function afterResolved(q: Queryable, baseUrl: string, row: AlertRow, occur
 }
 
 async function loadAlert(q: Queryable, orgId: string, alertId: string): Promise<AlertRow | null> {
-  const { rows } = await q.query<AlertRow>('SELECT * FROM alerts WHERE id = $1 AND org_id = $2', [alertId, orgId]);
+  const { rows } = await q.query<AlertRow>(`SELECT ${alertColumns()} FROM alerts WHERE id = $1 AND org_id = $2`, [alertId, orgId]);
   return rows[0] ?? null;
 }
 
@@ -155,7 +155,7 @@ export async function acknowledgeAlert(ctx: Ctx, orgId: string, alertId: string,
     await requireOrg(q, orgId);
     const { rows } = await q.query<AlertRow>(
       `UPDATE alerts SET acknowledged = true, acknowledged_at = $3, acknowledged_by = $4, updated_at = $3
-       WHERE id = $1 AND org_id = $2 AND status = 'open' AND NOT acknowledged RETURNING *`,
+       WHERE id = $1 AND org_id = $2 AND status = 'open' AND NOT acknowledged RETURNING ${alertColumns()}`,
       [alertId, orgId, now, by ?? null],
     );
     const updated = rows[0];
@@ -177,7 +177,7 @@ export async function resolveAlert(ctx: Ctx, orgId: string, alertId: string): Pr
     await requireOrg(q, orgId);
     const { rows } = await q.query<AlertRow>(
       `UPDATE alerts SET status = 'resolved', resolved_at = GREATEST($3, created_at), updated_at = $3
-       WHERE id = $1 AND org_id = $2 AND status = 'open' RETURNING *`,
+       WHERE id = $1 AND org_id = $2 AND status = 'open' RETURNING ${alertColumns()}`,
       [alertId, orgId, now],
     );
     const updated = rows[0];

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/index.js';
 import { notFoundError } from '../errors.js';
 import { requireOrg } from '../orgs/orgs.js';
-import { toAlertJson, type AlertJson, type AlertRow } from './rows.js';
+import { alertColumns, toAlertJson, type AlertJson, type AlertRow } from './rows.js';
 
 /** What the admin alert list (the console's) filters by; every field optional but the org. */
 export interface AlertListFilter {
@@ -41,7 +41,7 @@ export async function listOrgAlerts(
   const [count, list] = await Promise.all([
     db.query<{ n: number }>(`SELECT count(*)::int AS n FROM alerts WHERE ${where}`, params),
     db.query<AlertRow>(
-      `SELECT * FROM alerts WHERE ${where} ORDER BY created_at DESC, id DESC
+      `SELECT ${alertColumns()} FROM alerts WHERE ${where} ORDER BY created_at DESC, id DESC
         LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
       [...params, page.limit, page.offset],
     ),

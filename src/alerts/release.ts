@@ -6,7 +6,7 @@
  */
 import type { Queryable } from '../db/index.js';
 import type { RecordedEvent } from './events.js';
-import { emitAllUnlessSuppressed, type AlertRow } from './rows.js';
+import { alertColumns, emitAllUnlessSuppressed, type AlertRow } from './rows.js';
 
 /** SQL condition (on alias `a`, $1 = now) that an incident no longer needs to be held. */
 const RELEASABLE = `a.status = 'open' AND a.suppressed
@@ -31,7 +31,7 @@ async function releaseWhere(q: Queryable, baseUrl: string, now: Date, extraWhere
        ORDER BY a.id LIMIT ${limit} FOR UPDATE OF a SKIP LOCKED)
      UPDATE alerts SET suppressed = false, released_at = $1, updated_at = $1
      FROM due WHERE alerts.id = due.id AND alerts.suppressed AND alerts.status = 'open'
-     RETURNING alerts.*`,
+     RETURNING ${alertColumns('alerts')}`,
     [now, ...params],
   );
   return emitAllUnlessSuppressed(q, rows.sort((x, y) => (x.id < y.id ? -1 : 1)), 'alert.opened', now, now, baseUrl);

@@ -2,7 +2,10 @@ import type { Queryable } from '../db/index.js';
 import { recordEvent, recordEvents, type AlertEventName, type RecordedEvent } from './events.js';
 import { toAlertSnapshot, type AlertRowForSnapshot } from './snapshot.js';
 
-/** One row of the alerts table, as selected with `*`. */
+/**
+ * One row of the alerts table, as selected with `alertColumns()`: every column but the public
+ * API's stored item (`item_json`, migration 081), which only the public list reads.
+ */
 export interface AlertRow extends AlertRowForSnapshot {
   org_id: string;
   source_name: string;
@@ -18,6 +21,18 @@ export interface AlertRow extends AlertRowForSnapshot {
   released_at: Date | null;
   escalated_at: Date | null;
   updated_at: Date;
+}
+
+const ALERT_ROW_COLUMNS = [
+  'id', 'org_id', 'source_type', 'source_id', 'source_name', 'notification_kind', 'severity', 'title', 'message',
+  'workspace_name', 'capacity_name', 'status', 'acknowledged', 'acknowledged_at', 'acknowledged_by', 'created_at',
+  'resolved_at', 'failure_count', 'last_occurrence_at', 'silenced', 'silence_id', 'correlated', 'cause_alert_ids',
+  'suppressed', 'released_at', 'escalated_at', 'updated_at',
+] as const;
+
+/** The select list of an AlertRow (`qualifier.` before each column when given). */
+export function alertColumns(qualifier?: string): string {
+  return qualifier ? ALERT_ROW_COLUMNS.map((c) => `${qualifier}.${c}`).join(', ') : ALERT_ROW_COLUMNS.join(', ');
 }
 
 /** The admin view of an alert (GET /orgs/{orgId}/alerts/{alertId}). */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acknowledgeAlert, resolveAlert } from '../../src/alerts/lifecycle.js';
+import { alertColumns } from '../../src/alerts/rows.js';
 import { ManualClock } from '../../src/clock.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { get, insertAlert, insertKey, insertOrg } from './helpers.js';
@@ -96,6 +97,21 @@ describe('alert items stored as JSON with their rows (migration 081)', () => {
     await t.ctx.db.query(`UPDATE alerts SET item_json = '{"forged":true}' WHERE id = $1`, [ids[4]]);
     await t.ctx.db.query(`UPDATE alerts SET item_json = NULL WHERE id = $1`, [ids[5]]);
     for (const r of await rows()) expect(r.item_json).toBe(expectedItem(r));
+  });
+
+  it('stays out of every other read: the domain selects every column but item_json', async () => {
+    const { rows: cols } = await t.ctx.db.query<{ column_name: string }>(
+      `SELECT column_name FROM information_schema.columns WHERE table_name = 'alerts' AND table_schema = current_schema()`,
+    );
+    const table = cols.map((c) => c.column_name).filter((c) => c !== 'item_json').sort();
+    expect(alertColumns().split(', ').sort()).toEqual(table);
+    const view = await t.admin('GET', `/orgs/${orgId}/alerts/${ids[0]}`);
+    expect(view.statusCode).toBe(200);
+    expect(view.body).not.toContain('item_json');
+    expect(view.body).not.toContain('itemJson');
+    const list = await t.admin('GET', `/orgs/${orgId}/alerts`);
+    expect(list.statusCode).toBe(200);
+    expect(list.body).not.toContain('item_json');
   });
 
   it('answers the same bytes for rows written before the migration (item_json NULL, computed on read)', async () => {
