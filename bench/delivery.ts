@@ -162,7 +162,7 @@ export function benchConfig(key: Buffer, databaseUrl: string) {
  * The drain alone on the embedded engine (PGlite, in memory, one connection shared by the
  * producer, the dispatcher and the completion poll): n deliveries committed first, then sent.
  */
-async function pgliteDrain(rx: TestReceiver, n: number): Promise<number> {
+export async function pgliteDrain(rx: TestReceiver, n: number): Promise<number> {
   const key = randomBytes(32);
   const db = await createPgliteDatabase();
   const ctx: AppContext = { config: benchConfig(key, ''), db, clock: systemClock, log: createLogger('warn'), sealer: new Sealer(key) };

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { OID, parseNumeric, type Database, type DedicatedPoolOptions, type Queryable, type QueryOptions, type QueryResult } from './types.js';
+import { OID, parseNumeric, sessionSettingEntries, type Database, type DedicatedPoolOptions, type Queryable, type QueryOptions, type QueryResult } from './types.js';
 
 const typeOverrides: Record<number, (v: string) => unknown> = {
   [OID.INT8]: parseNumeric,
@@ -27,16 +27,10 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
   };
 }
 
-/** `-c name=value …` for the connection's startup packet; names and values are plain words only. */
+/** `-c name=value …` for the connection's startup packet. */
 function sessionOptions(settings: DedicatedPoolOptions['settings']): string | undefined {
-  const entries = Object.entries(settings ?? {});
-  if (entries.length === 0) return undefined;
-  return entries
-    .map(([k, v]) => {
-      if (!/^[a-z_][a-z0-9_.]*$/.test(k) || !/^[A-Za-z0-9_.-]+$/.test(v)) throw new Error(`invalid session setting ${k}`);
-      return `-c ${k}=${v}`;
-    })
-    .join(' ');
+  const entries = sessionSettingEntries(settings);
+  return entries.length === 0 ? undefined : entries.map(([k, v]) => `-c ${k}=${v}`).join(' ');
 }
 
 export interface PgPoolOptions {

@@ -38,10 +38,19 @@ export interface DedicatedPoolOptions {
   /**
    * Session settings for every connection of the pool (PostgreSQL run-time parameters, e.g.
    * `enable_bitmapscan: 'off'`), so one component's statements can be tuned without touching
-   * anyone else's. Names and values are plain words. An engine with one shared connection
-   * ignores them (they would leak to every other statement).
+   * anyone else's. Names and values are plain words. An engine with one shared connection runs
+   * each of the pool's statements and transactions in a transaction that sets them with `SET
+   * LOCAL`, so they never leak to anyone else's statements.
    */
   settings?: Readonly<Record<string, string>>;
+}
+
+/** The settings as [name, value] pairs, refused unless both are plain words (they go into SQL text). */
+export function sessionSettingEntries(settings: DedicatedPoolOptions['settings']): [string, string][] {
+  return Object.entries(settings ?? {}).map(([k, v]) => {
+    if (!/^[a-z_][a-z0-9_.]*$/.test(k) || !/^[A-Za-z0-9_.-]+$/.test(v)) throw new Error(`invalid session setting ${k}`);
+    return [k, v];
+  });
 }
 
 /**

@@ -9,7 +9,7 @@ import type { Database } from '../db/index.js';
 export type WorkerDb = Pick<Database, 'query' | 'tx' | 'close'>;
 
 /**
- * Session settings of the dispatcher's connections (PostgreSQL only; see docs/architecture.md).
+ * Session settings of the dispatcher's connections (on PGlite: of its statements; see docs/architecture.md).
  * `enable_bitmapscan = off`: the claim's candidate scan must walk the due index in order and stop
  * after LIMIT rows. Row estimates of the pending set are tiny (it is a sliver of the table, and a
  * burst outruns the statistics), so with bitmap scans allowed the planner reads and sorts EVERY due

@@ -47,27 +47,45 @@ describe(`database capabilities (${ENGINE})`, () => {
     expect(await count()).toBe(1);
   });
 
-  it('session settings of a dedicated pool apply to its connections only; the single-connection engine ignores them', async () => {
+  it('session settings of a dedicated pool apply to its own statements and transactions only, on both engines', async () => {
     const show = async (q: { query: typeof t.db.query }) => (await q.query<{ enable_bitmapscan: string }>('SHOW enable_bitmapscan')).rows[0]!.enable_bitmapscan;
     const pool = t.db.dedicatedPool(2, { settings: { enable_bitmapscan: 'off' } });
-    expect(await show(pool)).toBe(t.db.capabilities.concurrentConnections ? 'off' : 'on');
-    expect(await pool.tx((q) => show(q))).toBe(t.db.capabilities.concurrentConnections ? 'off' : 'on');
+    expect(await show(pool)).toBe('off');
+    expect(await pool.tx((q) => show(q))).toBe('off');
+    // On the single-connection engine the pool's statements share the connection: the setting must not stay behind.
     expect(await show(t.db)).toBe('on');
+    expect(await t.db.tx((q) => show(q))).toBe('on');
+    expect(await show(pool)).toBe('off');
+    expect(await show(t.db)).toBe('on');
+    await pool.close();
+    expect(await show(t.db)).toBe('on');
+  });
+
+  it('a failed statement on a dedicated pool with settings leaves the shared database usable and unchanged', async () => {
+    const pool = t.db.dedicatedPool(1, { settings: { enable_bitmapscan: 'off' } });
+    await expect(pool.query('SELECT 1/0')).rejects.toThrow(/division by zero/);
+    await expect(pool.tx(async (q) => q.query('SELECT * FROM no_such_table'))).rejects.toThrow(/no_such_table/);
+    expect((await t.db.query<{ b: string }>(`SELECT current_setting('enable_bitmapscan') AS b`)).rows[0]!.b).toBe('on');
+    expect((await pool.query<{ b: string }>(`SELECT current_setting('enable_bitmapscan') AS b`)).rows[0]!.b).toBe('off');
     await pool.close();
   });
 
   it('several session settings combine on one dedicated pool', async () => {
     const pool = t.db.dedicatedPool(1, { settings: { plan_cache_mode: 'force_generic_plan', enable_bitmapscan: 'off' } });
     const { rows } = await pool.query<{ m: string; b: string }>(`SELECT current_setting('plan_cache_mode') AS m, current_setting('enable_bitmapscan') AS b`);
-    expect(rows[0]).toEqual(ENGINE === 'pg' ? { m: 'force_generic_plan', b: 'off' } : { m: 'auto', b: 'on' });
+    expect(rows[0]).toEqual({ m: 'force_generic_plan', b: 'off' });
     await pool.close();
+  });
+
+  it('refuses settings that are not plain words', () => {
+    expect(() => t.db.dedicatedPool(1, { settings: { "x'; DROP TABLE y; --": 'on' } })).toThrow(/invalid session setting/);
+    expect(() => t.db.dedicatedPool(1, { settings: { enable_bitmapscan: "off'; SELECT 1; --" } })).toThrow(/invalid session setting/);
   });
 
   it('a dedicated pool set to generic plans runs prepared statements on their generic plan; the shared database keeps the default', async () => {
     const pool = t.db.dedicatedPool(1, { settings: { plan_cache_mode: 'force_generic_plan' } });
     const mode = async (db: typeof t.db) => (await db.query<{ m: string }>('SELECT current_setting($1) AS m', ['plan_cache_mode'])).rows[0]!.m;
-    // PGlite is one connection: there is no separate session to configure and the option is ignored.
-    expect(await mode(pool)).toBe(ENGINE === 'pg' ? 'force_generic_plan' : 'auto');
+    expect(await mode(pool)).toBe('force_generic_plan');
     expect(await mode(t.db)).toBe('auto');
     await pool.close();
   });
