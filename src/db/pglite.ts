@@ -1,4 +1,4 @@
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
 import path from 'node:path';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { OID, parseNumeric, sessionSettingEntries, type Database, type Queryable, type QueryResult } from './types.js';
@@ -37,7 +37,7 @@ export async function createPgliteDatabase(dataDir?: string, lockDir?: string): 
   }
   const queue = new SerialQueue();
 
-  const direct = (target: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
+  const direct = (target: Pick<PGlite | Transaction, 'query' | 'exec'>): Queryable => ({
     async query<T>(text: string, params?: readonly unknown[]): Promise<QueryResult<T>> {
       const r = await target.query<T>(text, params as any[]);
       return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
@@ -63,7 +63,7 @@ export async function createPgliteDatabase(dataDir?: string, lockDir?: string): 
         queue.run(() =>
           lite.transaction(async (t) => {
             await t.exec(setLocal);
-            return fn(direct(t as any));
+            return fn(direct(t));
           }),
         );
       return {
@@ -78,7 +78,7 @@ export async function createPgliteDatabase(dataDir?: string, lockDir?: string): 
     query: (text, params) => queue.run(() => raw.query(text, params)),
     exec: (text) => queue.run(() => raw.exec(text)),
     tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
-      return queue.run(() => lite.transaction((t) => fn(direct(t as any))));
+      return queue.run(() => lite.transaction((t) => fn(direct(t))));
     },
     async listen(channel, onNotify) {
       const unlisten = await queue.run(() => lite.listen(channel, onNotify));
