@@ -54,7 +54,7 @@ export async function createPgliteDatabase(dataDir?: string, lockDir?: string): 
     // job. Its settings hold for its own statements only: each runs in a transaction that sets
     // them with SET LOCAL (the dispatcher's claim needs enable_bitmapscan = off here as much as on
     // PostgreSQL: with bitmap scans a claim read and sorted every due row, ~30 ms at a 20,000-row
-    // backlog against 0.2 ms, and a drain became quadratic).
+    // backlog against 0.2 ms).
     dedicatedPool: (_max, opts = {}) => {
       const entries = sessionSettingEntries(opts.settings);
       if (entries.length === 0) return { ...db, close: async () => {} };
