@@ -12,6 +12,7 @@ import { Agent, request } from 'undici';
 import type { AppContext } from '../context.js';
 import type { OutboundRequest, OutboundResponse, Send } from './connectors/types.js';
 import { Allowlist, UnsafeDestinationError, checkDestinationUrl, isRefusedAddress } from './address-policy.js';
+import { originPoolFactory } from './origin-pool.js';
 
 /** Resolves a host name to all its addresses (injectable so tests can simulate DNS rebinding). */
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
@@ -102,6 +103,7 @@ export function createGuardedSendRaw(opts: GuardedSendOptions & { allowlist: rea
     bodyTimeout: timeoutMs,
     keepAliveTimeout: 4_000,
     connections: opts.connectionsPerOrigin ?? 32,
+    factory: originPoolFactory,
   });
 
   // URL texts that passed the check: it depends only on the text and this client's allowlist, so
