@@ -5,7 +5,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent, type Dispatcher, request } from 'undici';
+import { Agent, type Dispatcher, errors, request } from 'undici';
 import { originPoolFactory } from '../../src/delivery/origin-pool.js';
 
 describe('origin pool of the guarded client', () => {
@@ -35,7 +35,8 @@ describe('origin pool of the guarded client', () => {
       for (const [, v] of (agent as unknown as { [k: symbol]: Map<string, { dispatcher: Dispatcher }> })[
         Object.getOwnPropertySymbols(agent).find((s) => s.description === 'clients')!
       ]) pool = v.dispatcher;
-      pool!.emit('disconnect', new URL(origin), [pool], new Error('stale'));
+      if (!pool) throw new Error('the agent has no pool for the origin');
+      pool.emit('disconnect', new URL(origin), [pool], new errors.SocketError('stale'));
       connects = 0;
       for (let i = 0; i < 20; i++) await send();
       return connects;
