@@ -24,7 +24,6 @@
  * The 5-minute soak with the memory curve is a separate mode: bench/delivery-soak.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { writeResultsBlock } from './results-file.js';
 import { cpus, loadavg, totalmem } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +47,7 @@ import { webhookHeaders } from '../src/delivery/signing.js';
 import { buildDeliveryBody } from '../src/outbox/index.js';
 import { startReceiver, type TestReceiver } from '../test/helpers/receiver.js';
 import { snapshotFor } from '../test/delivery/support.js';
+import { writeResultsBlock } from './results-file.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -162,7 +162,7 @@ export function benchConfig(key: Buffer, databaseUrl: string) {
  * The drain alone on the embedded engine (PGlite, in memory, one connection shared by the
  * producer, the dispatcher and the completion poll): n deliveries committed first, then sent.
  */
-export async function pgliteDrain(rx: TestReceiver, n: number): Promise<number> {
+async function pgliteDrain(rx: TestReceiver, n: number): Promise<number> {
   const key = randomBytes(32);
   const db = await createPgliteDatabase();
   const ctx: AppContext = { config: benchConfig(key, ''), db, clock: systemClock, log: createLogger('warn'), sealer: new Sealer(key) };

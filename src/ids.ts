@@ -2,16 +2,27 @@ import { randomBytes, randomFillSync } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** Random base62 text of the given length, without modulo bias. Fresh bytes for each call (secrets use it). */
-export function randomBase62(length: number): string {
+/** Base62 text of `length` characters from a byte source, without modulo bias (bytes ≥ 248 are skipped). */
+function base62(length: number, nextByte: () => number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248) out += BASE62[byte % 62];
-      if (out.length === length) break;
-    }
+    const byte = nextByte();
+    if (byte < 248) out += BASE62[byte % 62];
   }
   return out;
+}
+
+/** Random base62 text of the given length. Fresh bytes for each call (secrets use it). */
+export function randomBase62(length: number): string {
+  let bytes = randomBytes(length * 2);
+  let i = 0;
+  return base62(length, () => {
+    if (i === bytes.length) {
+      bytes = randomBytes(length * 2);
+      i = 0;
+    }
+    return bytes[i++]!;
+  });
 }
 
 /**
@@ -23,17 +34,12 @@ export function randomBase62(length: number): string {
 const idPool = Buffer.alloc(4096);
 let idPoolUsed = idPool.length;
 
-function idTail(length: number): string {
-  let out = '';
-  while (out.length < length) {
-    if (idPoolUsed === idPool.length) {
-      randomFillSync(idPool);
-      idPoolUsed = 0;
-    }
-    const byte = idPool[idPoolUsed++]!;
-    if (byte < 248) out += BASE62[byte % 62];
+function idPoolByte(): number {
+  if (idPoolUsed === idPool.length) {
+    randomFillSync(idPool);
+    idPoolUsed = 0;
   }
-  return out;
+  return idPool[idPoolUsed++]!;
 }
 
 /**
@@ -41,5 +47,5 @@ function idTail(length: number): string {
  * Time order keeps B-tree inserts local; the random tail makes it unique.
  */
 export function newId(prefix: string, at: Date = new Date()): string {
-  return `${prefix}_${at.getTime().toString(36).padStart(10, '0')}${idTail(12)}`;
+  return `${prefix}_${at.getTime().toString(36).padStart(10, '0')}${base62(12, idPoolByte)}`;
 }

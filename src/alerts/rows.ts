@@ -30,9 +30,11 @@ const ALERT_ROW_COLUMNS = [
   'suppressed', 'released_at', 'escalated_at', 'updated_at',
 ] as const;
 
+const ALERT_ROW_SELECT = ALERT_ROW_COLUMNS.join(', ');
+
 /** The select list of an AlertRow (`qualifier.` before each column when given). */
 export function alertColumns(qualifier?: string): string {
-  return qualifier ? ALERT_ROW_COLUMNS.map((c) => `${qualifier}.${c}`).join(', ') : ALERT_ROW_COLUMNS.join(', ');
+  return qualifier ? ALERT_ROW_COLUMNS.map((c) => `${qualifier}.${c}`).join(', ') : ALERT_ROW_SELECT;
 }
 
 /** The admin view of an alert (GET /orgs/{orgId}/alerts/{alertId}). */

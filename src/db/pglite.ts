@@ -47,6 +47,14 @@ export async function createPgliteDatabase(dataDir?: string, lockDir?: string): 
     },
   });
   const raw = direct(lite);
+  /** fn in one transaction, queued; `setLocal` runs first inside it (SET LOCAL statements). */
+  const inTransaction = <T>(fn: (q: Queryable) => Promise<T>, setLocal?: string): Promise<T> =>
+    queue.run(() =>
+      lite.transaction(async (t) => {
+        if (setLocal) await t.exec(setLocal);
+        return fn(direct(t));
+      }),
+    );
 
   const db: Database = {
     capabilities: { concurrentConnections: false, crossProcessNotify: false },
@@ -59,13 +67,7 @@ export async function createPgliteDatabase(dataDir?: string, lockDir?: string): 
       const entries = sessionSettingEntries(opts.settings);
       if (entries.length === 0) return { ...db, close: async () => {} };
       const setLocal = entries.map(([k, v]) => `SET LOCAL ${k} = '${v}'`).join('; ');
-      const withSettings = <T>(fn: (q: Queryable) => Promise<T>): Promise<T> =>
-        queue.run(() =>
-          lite.transaction(async (t) => {
-            await t.exec(setLocal);
-            return fn(direct(t));
-          }),
-        );
+      const withSettings = <T>(fn: (q: Queryable) => Promise<T>): Promise<T> => inTransaction(fn, setLocal);
       return {
         ...db,
         query: (text, params) => withSettings((q) => q.query(text, params)),
@@ -77,9 +79,7 @@ export async function createPgliteDatabase(dataDir?: string, lockDir?: string): 
     dataDirLock: lock,
     query: (text, params) => queue.run(() => raw.query(text, params)),
     exec: (text) => queue.run(() => raw.exec(text)),
-    tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
-      return queue.run(() => lite.transaction((t) => fn(direct(t))));
-    },
+    tx: (fn) => inTransaction(fn),
     async listen(channel, onNotify) {
       const unlisten = await queue.run(() => lite.listen(channel, onNotify));
       return () => queue.run(() => unlisten());
