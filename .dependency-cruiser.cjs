@@ -3,7 +3,7 @@
  *   HTTP layers (src/http, src/admin-api, src/public-api routes) → domain (alerts, orgs,
  *   delivery, public queries) → outbox → db. No cycles; only src/db knows the engine.
  */
-const DOMAIN = '^src/(alerts|orgs|delivery|outbox|public-api/queries)/';
+const DOMAIN = '^src/(alerts|orgs|delivery|outbox|access|public-api/queries)/';
 /** Modules that speak HTTP: Fastify plugins, hooks, schemas, the envelope. */
 const HTTP = [
   '^src/(http|admin-api)/',
@@ -33,7 +33,7 @@ module.exports = {
       severity: 'error',
       comment: 'The outbox is below the domain: it may use the database, ids and shared types, never alerts, orgs, delivery or an API.',
       from: { path: '^src/outbox/' },
-      to: { path: ['^src/(alerts|orgs|delivery|public-api|admin-api|http)/', '^src/(app|service|context|metrics)\\.ts$'] },
+      to: { path: ['^src/(alerts|orgs|delivery|access|public-api|admin-api|http)/', '^src/(app|service|context|metrics)\\.ts$'] },
     },
     {
       name: 'db-at-the-bottom',
@@ -62,6 +62,35 @@ module.exports = {
       comment: 'Domain modules never import an API layer (the arrows point from HTTP to domain).',
       from: { path: DOMAIN },
       to: { path: ['^src/admin-api/', '^src/public-api/(index|auth|docs|limits|routes/)'] },
+    },
+    {
+      name: 'monitoring-own-room',
+      severity: 'error',
+      comment: 'The monitoring core (src/monitoring) feeds the domain (alert lifecycle, inventory, costs) through its functions and calls out only through the guarded client; it never imports an HTTP layer, the outbox or the dispatcher.',
+      from: { path: '^src/monitoring/' },
+      to: {
+        path: [...HTTP, '^src/public-api/', '^src/outbox/', '^src/(app|service)\\.ts$', '^node_modules/fastify/', '^node_modules/@fastify/'],
+      },
+    },
+    {
+      name: 'domain-not-monitoring',
+      severity: 'error',
+      comment: 'The domain and the outbox do not depend on the monitoring core; only the admin API, the service and the metrics call into it.',
+      from: { path: DOMAIN },
+      to: { path: '^src/monitoring/' },
+    },
+    {
+      name: 'tenant-sim-is-a-tool',
+      severity: 'error',
+      comment: 'The tenant simulator stands in for the vendors (tests, demo, `vigia tenant-sim`): the service never imports it, and it uses nothing of ours but the vendor contracts and the self-signed certificate helper.',
+      from: { path: '^src/', pathNot: ['^src/tenant-sim/', '^src/(main|demo)\\.ts$'] },
+      to: { path: '^src/tenant-sim/' },
+    },
+    {
+      name: 'tenant-sim-stands-alone',
+      severity: 'error',
+      from: { path: '^src/tenant-sim/' },
+      to: { path: '^src/', pathNot: ['^src/tenant-sim/', '^src/contracts/', '^src/receiver/self-signed\\.ts$'] },
     },
     {
       name: 'no-unresolvable',

@@ -9,9 +9,12 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Builds the web console when it is missing or stale (test/console drives it in Chromium).
     globalSetup: ['test/console/build-console.ts'],
+    // A file named *.pg.test.ts needs PostgreSQL servers (races between connections, other
+    // processes); *.pglite.test.ts is about the embedded engine itself. Each runs in its own
+    // project only, so no test is registered and then skipped.
     projects: [
-      { extends: true, test: { name: 'pg', env: { VIGIA_TEST_ENGINE: 'pg' } } },
-      { extends: true, test: { name: 'pglite', env: { VIGIA_TEST_ENGINE: 'pglite' } } },
+      { extends: true, test: { name: 'pg', env: { VIGIA_TEST_ENGINE: 'pg' }, exclude: ['**/node_modules/**', 'test/**/*.pglite.test.ts'] } },
+      { extends: true, test: { name: 'pglite', env: { VIGIA_TEST_ENGINE: 'pglite' }, exclude: ['**/node_modules/**', 'test/**/*.pg.test.ts'] } },
     ],
   },
 });

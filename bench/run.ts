@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- delivery|delivery-soak|api|list-ab` (no argument: delivery and api; the 5-minute
+ * `npm run bench -- delivery|delivery-soak|api|list-ab|signals` (no argument: delivery and api; the 5-minute
  * delivery soak runs only when asked for). Each benchmark writes its own section of
  * bench/RESULTS.md. The local HTTPS receivers use the test CA, which Node must trust from the
  * start of the process, so unless NODE_EXTRA_CA_CERTS names it, this re-runs itself with it set.
@@ -15,8 +15,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const which = process.argv.slice(2).filter((a) => a !== '--');
 const wanted = which.length ? which : ['delivery', 'api'];
 for (const w of wanted) {
-  if (w !== 'delivery' && w !== 'delivery-soak' && w !== 'api' && w !== 'list-ab') {
-    process.stderr.write(`unknown benchmark "${w}" (use delivery, delivery-soak, api or list-ab)\n`);
+  if (w !== 'delivery' && w !== 'delivery-soak' && w !== 'api' && w !== 'list-ab' && w !== 'signals') {
+    process.stderr.write(`unknown benchmark "${w}" (use delivery, delivery-soak, api, list-ab or signals)\n`);
     process.exit(2);
   }
 }
@@ -31,7 +31,10 @@ if (process.env.NODE_EXTRA_CA_CERTS !== caCert) {
 }
 
 for (const w of wanted) {
-  if (w === 'list-ab') {
+  if (w === 'signals') {
+    const { runSignalsBench } = await import('./signals.js');
+    await runSignalsBench();
+  } else if (w === 'list-ab') {
     const { runListAbBench } = await import('./list-ab.js');
     await runListAbBench();
   } else if (w === 'delivery') {

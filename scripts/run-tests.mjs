@@ -1,13 +1,21 @@
 // `npm test`: makes the test CA, runs the whole suite on both engines (PostgreSQL and PGlite)
-// with vitest, and ends with one plain line "N passed, N failed, N skipped" for CI.
+// with vitest, and ends with one plain line "N passed, N failed, N skipped" for CI. Before that it
+// checks what the selected tests need outside node_modules (test-prerequisites.mjs) and, when
+// something is missing, says so in one line and stops.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTestCerts } from './make-test-certs.mjs';
+import { missingPrerequisites } from './test-prerequisites.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const resultsFile = path.join(root, '.vitest-results.json');
+const missing = await missingPrerequisites(root, process.argv.slice(2));
+if (missing) {
+  process.stderr.write(`${missing}\n`);
+  process.exit(2);
+}
 const { caCert } = makeTestCerts();
 rmSync(resultsFile, { force: true });
 

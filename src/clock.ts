@@ -1,4 +1,4 @@
-/** Time source injected everywhere domain or delivery code needs "now" (ARCHITECTURE §6). */
+/** Time source injected everywhere domain or delivery code needs "now", so tests can move time instead of waiting for it. */
 export interface Clock {
   now(): Date;
 }

@@ -1,14 +1,15 @@
 /**
  * `vigia demo`: a demo organization with inventory, a month of costs, an API key (printed) and
  * 45 days of realistic signals across every source type — so a newcomer sees data at once.
- * It uses the domain functions directly (no HTTP). The timeline is replayed on a ManualClock, so
+ * One story, written either straight into the database (on a simulated clock) or through a running
+ * server's admin API; every step carries the story's time, so both leave the same history and
  * acknowledgements and resolutions carry believable times (MTTA/MTTR are meaningful).
  */
 import { ManualClock } from './clock.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import path from 'node:path';
-import { ensureAdminToken, readAdminTokenFile, saveAdminTokenFile } from './admin-api/admin-token.js';
+import { ensureAdminToken, keepAdminTokenFile, readAdminTokenFile } from './admin-api/admin-token.js';
 import { readLockHolder } from './db/data-dir-lock.js';
 import { acknowledgeAlert, ingestSignals } from './alerts/lifecycle.js';
 import type { SignalInput } from './alerts/signals.js';
@@ -170,51 +171,107 @@ export interface DemoResult {
   alerts: number;
 }
 
-/** Builds the demo data on an open context; `now` is the real current time. */
-export async function seedDemo(ctx: Ctx, now: Date): Promise<{ orgId: string; apiKey: string }> {
-  const random = rng(20260615);
-  const clock = new ManualClock(now.getTime() - DEMO_DAYS * DAY - DAY);
-  const sim: Ctx = { ...ctx, clock };
-
-  const org = await createOrg(sim, DEMO_ORG);
-  await replaceCapacities(sim, org.id, CAPACITIES);
-  await replaceWorkspaces(sim, org.id, WORKSPACES);
-  await upsertCosts(sim, org.id, demoCosts(now, random));
-
-  const end = now.getTime() - MIN;
-  for (const step of demoTimeline(end, random)) {
-    clock.set(step.at);
-    if ('signal' in step) {
-      await ingestSignals(sim, org.id, step.signal);
-      continue;
-    }
-    const { sourceId, notificationKind, by } = step.acknowledge;
-    const { rows } = await ctx.db.query<{ id: string }>(
-      `SELECT id FROM alerts WHERE org_id = $1 AND source_id = $2 AND notification_kind = $3 AND status = 'open' AND NOT acknowledged`,
-      [org.id, sourceId, notificationKind],
-    );
-    if (rows[0]) await acknowledgeAlert(sim, org.id, rows[0].id, by);
-  }
-  const m = maintenance(end);
-  clock.set(end - 5 * MIN);
-  await createSilence(sim, org.id, m.silence);
-  await ingestSignals(sim, org.id, m.signal);
-
-  clock.set(now);
-  const key = await createApiKey(sim, org.id, { name: DEMO_KEY_NAME, scopes: API_SCOPES });
-  return { orgId: org.id, apiKey: key.key };
-}
-
 export class DemoError extends Error {
   override name = 'DemoError';
 }
 
+type Inventory = { capacities: typeof CAPACITIES; workspaces: typeof WORKSPACES; costs: DailyCost[] };
+type DemoSilence = ReturnType<typeof maintenance>['silence'];
+
 /**
- * The same story told to a running server through its admin API (the server owns the embedded
- * database while it runs). The server stamps acknowledgements with its own clock, so here they
- * carry the time of the demo run rather than the story's time.
+ * Where the demo's story is written. Every step carries the story's time (`at`, ms), so both
+ * targets record the same history: the database directly on a simulated clock, or a running
+ * server's admin API (signals carry their occurredAt, acknowledgements their acknowledgedAt,
+ * the silence its startsAt).
  */
-export async function seedDemoRemote(baseUrl: string, token: string, now: Date): Promise<{ orgId: string; apiKey: string; alerts: number }> {
+interface DemoTarget {
+  createOrg(at: number): Promise<string>;
+  inventory(orgId: string, at: number, inventory: Inventory): Promise<void>;
+  signal(orgId: string, at: number, signal: SignalInput): Promise<{ alertId: string | null; outcome: string }>;
+  acknowledge(orgId: string, at: number, alertId: string, by: string): Promise<void>;
+  silence(orgId: string, at: number, silence: DemoSilence): Promise<void>;
+  apiKey(orgId: string, at: number): Promise<string>;
+}
+
+/**
+ * The demo's story, the same for every target: inventory, a month of costs, 45 days of
+ * incidents (acknowledged when the story says), a maintenance silence, an API key.
+ */
+async function tellDemoStory(target: DemoTarget, now: Date): Promise<{ orgId: string; apiKey: string; alerts: number }> {
+  const random = rng(20260615);
+  const orgId = await target.createOrg(now.getTime() - DEMO_DAYS * DAY - DAY);
+  await target.inventory(orgId, now.getTime() - DEMO_DAYS * DAY - DAY, { capacities: CAPACITIES, workspaces: WORKSPACES, costs: demoCosts(now, random) });
+
+  const end = now.getTime() - MIN;
+  const unacknowledged = new Map<string, string>(); // source|kind → open, unacknowledged alert id
+  let opened = 0;
+  const track = (signal: SignalInput, outcome: { alertId: string | null; outcome: string }) => {
+    const key = `${signal.sourceId}|${signal.notificationKind}`;
+    if (signal.kind === 'recovery') unacknowledged.delete(key);
+    else if (outcome.outcome === 'opened' && outcome.alertId) {
+      opened += 1;
+      unacknowledged.set(key, outcome.alertId);
+    }
+  };
+  for (const step of demoTimeline(end, random)) {
+    if ('signal' in step) {
+      track(step.signal, await target.signal(orgId, step.at, step.signal));
+      continue;
+    }
+    const key = `${step.acknowledge.sourceId}|${step.acknowledge.notificationKind}`;
+    const alertId = unacknowledged.get(key);
+    if (alertId) {
+      await target.acknowledge(orgId, step.at, alertId, step.acknowledge.by);
+      unacknowledged.delete(key);
+    }
+  }
+  const m = maintenance(end);
+  await target.silence(orgId, end - 5 * MIN, m.silence);
+  track(m.signal, await target.signal(orgId, end - 5 * MIN, m.signal));
+  const apiKey = await target.apiKey(orgId, now.getTime());
+  return { orgId, apiKey, alerts: opened };
+}
+
+/** The database directly, replaying the story on a simulated clock. */
+function databaseTarget(ctx: Ctx): DemoTarget {
+  const clock = new ManualClock(0);
+  const sim: Ctx = { ...ctx, clock };
+  return {
+    async createOrg(at) {
+      clock.set(at);
+      return (await createOrg(sim, DEMO_ORG)).id;
+    },
+    async inventory(orgId, at, inv) {
+      clock.set(at);
+      await replaceCapacities(sim, orgId, inv.capacities);
+      await replaceWorkspaces(sim, orgId, inv.workspaces);
+      await upsertCosts(sim, orgId, inv.costs);
+    },
+    async signal(orgId, at, signal) {
+      clock.set(at);
+      const { outcomes } = await ingestSignals(sim, orgId, signal);
+      return outcomes[0]!;
+    },
+    async acknowledge(orgId, at, alertId, by) {
+      clock.set(at);
+      await acknowledgeAlert(sim, orgId, alertId, by);
+    },
+    async silence(orgId, at, silence) {
+      clock.set(at);
+      await createSilence(sim, orgId, { ...silence, startsAt: new Date(at) });
+    },
+    async apiKey(orgId, at) {
+      clock.set(at);
+      return (await createApiKey(sim, orgId, { name: DEMO_KEY_NAME, scopes: API_SCOPES })).key;
+    },
+  };
+}
+
+/**
+ * A running server's admin API (the server owns the embedded database while it runs). The server
+ * stamps what it records with its own clock, so each step states the story's time explicitly.
+ */
+function adminApiTarget(baseUrl: string, token: string): DemoTarget {
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const res = await fetch(`${baseUrl}/api/admin/v1${path}`, {
       method,
@@ -226,40 +283,40 @@ export async function seedDemoRemote(baseUrl: string, token: string, now: Date):
     if (!res.ok) throw new DemoError(`${method} ${path} answered ${res.status}: ${text}`);
     return (text ? JSON.parse(text) : undefined) as T;
   };
-  const random = rng(20260615);
-  const org = await call<{ id: string }>('POST', '/orgs', DEMO_ORG);
-  await call('PUT', `/orgs/${org.id}/capacities`, CAPACITIES);
-  await call('PUT', `/orgs/${org.id}/workspaces`, WORKSPACES);
-  await call('POST', `/orgs/${org.id}/costs`, demoCosts(now, random));
+  const iso = (d: Date | string) => (d instanceof Date ? d.toISOString() : d);
+  return {
+    async createOrg() {
+      return (await call<{ id: string }>('POST', '/orgs', DEMO_ORG)).id;
+    },
+    async inventory(orgId, _at, inv) {
+      await call('PUT', `/orgs/${orgId}/capacities`, inv.capacities);
+      await call('PUT', `/orgs/${orgId}/workspaces`, inv.workspaces);
+      await call('POST', `/orgs/${orgId}/costs`, inv.costs);
+    },
+    async signal(orgId, _at, signal) {
+      const [outcome] = await call<{ alertId: string | null; outcome: string }[]>('POST', `/orgs/${orgId}/signals`, [{ ...signal, occurredAt: iso(signal.occurredAt as Date | string) }]);
+      return outcome!;
+    },
+    async acknowledge(orgId, at, alertId, by) {
+      await call('POST', `/orgs/${orgId}/alerts/${alertId}/acknowledge`, { by, acknowledgedAt: new Date(at).toISOString() });
+    },
+    async silence(orgId, at, silence) {
+      await call('POST', `/orgs/${orgId}/silences`, { ...silence, startsAt: new Date(at).toISOString(), endsAt: silence.endsAt.toISOString() });
+    },
+    async apiKey(orgId) {
+      return (await call<{ key: string }>('POST', `/orgs/${orgId}/api-keys`, { name: DEMO_KEY_NAME, scopes: API_SCOPES })).key;
+    },
+  };
+}
 
-  const end = now.getTime() - MIN;
-  const openAlerts = new Map<string, string>(); // source|kind → open, unacknowledged alert id
-  let opened = 0;
-  const signalOut = (sig: SignalInput) => ({ ...sig, occurredAt: sig.occurredAt instanceof Date ? sig.occurredAt.toISOString() : sig.occurredAt });
-  for (const step of demoTimeline(end, random)) {
-    if ('signal' in step) {
-      const [outcome] = await call<{ alertId?: string; outcome: string }[]>('POST', `/orgs/${org.id}/signals`, [signalOut(step.signal)]);
-      const key = `${step.signal.sourceId}|${step.signal.notificationKind}`;
-      if (step.signal.kind === 'recovery') openAlerts.delete(key);
-      else if (outcome?.outcome === 'opened' && outcome.alertId) {
-        opened += 1;
-        openAlerts.set(key, outcome.alertId);
-      }
-      continue;
-    }
-    const key = `${step.acknowledge.sourceId}|${step.acknowledge.notificationKind}`;
-    const alertId = openAlerts.get(key);
-    if (alertId) {
-      await call('POST', `/orgs/${org.id}/alerts/${alertId}/acknowledge`, { by: step.acknowledge.by });
-      openAlerts.delete(key);
-    }
-  }
-  const m = maintenance(end);
-  opened += 1;
-  await call('POST', `/orgs/${org.id}/silences`, { ...m.silence, endsAt: m.silence.endsAt.toISOString() });
-  await call('POST', `/orgs/${org.id}/signals`, [signalOut(m.signal)]);
-  const key = await call<{ key: string }>('POST', `/orgs/${org.id}/api-keys`, { name: DEMO_KEY_NAME, scopes: API_SCOPES });
-  return { orgId: org.id, apiKey: key.key, alerts: opened };
+/** Builds the demo data on an open context; `now` is the real current time. */
+export function seedDemo(ctx: Ctx, now: Date): Promise<{ orgId: string; apiKey: string; alerts: number }> {
+  return tellDemoStory(databaseTarget(ctx), now);
+}
+
+/** The same story told to a running server through its admin API. */
+export function seedDemoRemote(baseUrl: string, token: string, now: Date): Promise<{ orgId: string; apiKey: string; alerts: number }> {
+  return tellDemoStory(adminApiTarget(baseUrl, token), now);
 }
 
 export interface DemoOptions {
@@ -293,10 +350,8 @@ export async function runDemo(config: Config, opts: DemoOptions = {}): Promise<D
     const ctx = await openContext(config);
     try {
       const adminToken = await ensureAdminToken(ctx.db, config.adminToken);
-      if (adminToken && ctx.db.dataDirLock) saveAdminTokenFile(config.dataDir, adminToken);
-      const { orgId, apiKey } = await seedDemo(ctx, ctx.clock.now());
-      const { rows } = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM alerts WHERE org_id = $1', [orgId]);
-      result = { orgId, apiKey, adminToken, alerts: rows[0]!.n };
+      if (ctx.db.dataDirLock) await keepAdminTokenFile(ctx.db, config.dataDir, adminToken ?? config.adminToken);
+      result = { ...(await seedDemo(ctx, ctx.clock.now())), adminToken };
     } finally {
       await ctx.db.close();
     }

@@ -18,6 +18,28 @@ program
       http: !opts.workerOnly,
       worker: opts.worker,
     });
+    // Handlers first: whoever reads the lines below may signal at once.
+    const shutdown = (signal: string) => {
+      service.ctx.log.info({ signal }, 'shutting down');
+      service.stop().then(
+        () => process.exit(0),
+        (err) => {
+          service.ctx.log.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    };
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+    process.once('SIGINT', () => shutdown('SIGINT'));
+    if (!service.address) {
+      // Without HTTP nothing else would ever show that the process started and what it does.
+      service.ctx.log.info(
+        { engine: config.databaseUrl ? 'pg' : 'pglite', worker: opts.worker },
+        opts.worker
+          ? 'vigia worker running (--worker-only): delivering webhooks and connector events and running the alert jobs; no HTTP served; stop with SIGTERM'
+          : 'vigia started with neither HTTP nor workers: nothing to do',
+      );
+    }
     if (process.stdout.isTTY && service.address) {
       const { renderBanner } = await import('./banner.js');
       process.stdout.write(
@@ -31,18 +53,6 @@ program
         }),
       );
     }
-    const shutdown = (signal: string) => {
-      service.ctx.log.info({ signal }, 'shutting down');
-      service.stop().then(
-        () => process.exit(0),
-        (err) => {
-          service.ctx.log.error({ err }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
-    };
-    process.once('SIGTERM', () => shutdown('SIGTERM'));
-    process.once('SIGINT', () => shutdown('SIGINT'));
   });
 
 program
@@ -80,6 +90,31 @@ program
   .action(async (opts) => {
     const { runListener } = await import('./receiver/listen.js');
     await runListener(opts);
+  });
+
+program
+  .command('tenant-sim')
+  .description('run a simulated Power BI / Fabric tenant (Entra tokens, Power BI, Fabric, ARM, Cost Management) on local HTTPS')
+  .option('--port <port>', 'port', '9444')
+  .option('--host <host>', 'address', '127.0.0.1')
+  .option('--capacities <n>', 'capacities (default 3)')
+  .option('--workspaces <n>', 'workspaces (default 20)')
+  .option('--gateways <n>', 'gateways (default 4)')
+  .option('--members <n>', 'members per gateway (default 2)')
+  .option('--cost-days <n>', 'days of daily costs (default 90)')
+  .option('--chaos <seconds>', 'change state by itself every so many seconds')
+  .option('--seed <n>', 'same seed, same tenant (default 1)')
+  .option('--strict', 'check every request against the vendor contracts (violations answered 400)')
+  .option('--tenant-id <id>', 'tenant id to answer as')
+  .option('--client-id <id>', 'application (client) id to accept')
+  .option('--client-secret <secret>', 'client secret to accept (default: a new random one, printed)')
+  .option('--app-certificate <file>', "the application's certificate (PEM) whose signed client assertions are accepted")
+  .option('--cert <file>', 'TLS certificate (PEM); by default a self-signed one is made once and kept in --cert-dir')
+  .option('--key <file>', 'TLS private key (PEM)')
+  .option('--cert-dir <dir>', 'where the self-signed certificate is kept (default: $VIGIA_DATA_DIR/tenant-sim, else ./data/tenant-sim)')
+  .action(async (opts) => {
+    const { runTenantSim } = await import('./tenant-sim/cli.js');
+    await runTenantSim(opts);
   });
 
 program.parseAsync(process.argv).catch((err: unknown) => {

@@ -7,11 +7,13 @@ import { createReadRouter } from './db/read-replica.js';
 import { createLogger, type Logger } from './logger.js';
 import { resolveMasterKey } from './secrets/master-key.js';
 import { Sealer } from './secrets/sealing.js';
-import { ensureAdminToken, saveAdminTokenFile } from './admin-api/admin-token.js';
-import { buildApp } from './app.js';
+import { ensureAdminToken, keepAdminTokenFile } from './admin-api/admin-token.js';
+import { buildApp, buildMetricsApp } from './app.js';
 import { startAlertJobs } from './alerts/jobs.js';
 import { startDispatcher } from './delivery/dispatcher.js';
 import { startRetentionJob } from './delivery/retention.js';
+import { CollectorScheduler } from './monitoring/engine.js';
+import { registerMonitoringMetrics } from './monitoring/metrics.js';
 
 export interface ServiceOptions {
   http?: boolean;
@@ -30,6 +32,8 @@ export interface RunningService {
   app?: FastifyInstance;
   /** Address the HTTP server listens on, e.g. http://127.0.0.1:8080. */
   address?: string;
+  /** Address of the separate /metrics listener, when VIGIA_METRICS_PORT is set. */
+  metricsAddress?: string;
   /** Where a newly generated admin token was saved (embedded engine, first start only). */
   adminTokenFile?: string | null;
   /** True when this start generated the admin token. */
@@ -53,8 +57,12 @@ export async function startService(config: Config = loadConfig(), opts: ServiceO
   const ctx = await openContext(config, opts);
   const token = await ensureAdminToken(ctx.db, config.adminToken);
   let adminTokenFile: string | null = null;
+  if (ctx.db.dataDirLock) {
+    const kept = await keepAdminTokenFile(ctx.db, config.dataDir, token ?? config.adminToken);
+    if (token) adminTokenFile = kept.file;
+    if (kept.removedStale) ctx.log.warn('removed VIGIA_DATA_DIR/admin-token: it held a token that is no longer in force');
+  }
   if (token) {
-    adminTokenFile = ctx.db.dataDirLock ? saveAdminTokenFile(config.dataDir, token) : null;
     const print = (t: string, file: string | null) =>
       process.stdout.write(`\nAdmin token (shown once, store it now): ${t}\n${file ? `  (also saved to ${file}, readable by you only)\n` : ''}\n`);
     (opts.onAdminToken ?? print)(token, adminTokenFile);
@@ -73,9 +81,18 @@ export async function startService(config: Config = loadConfig(), opts: ServiceO
     });
   }
 
-  const workers = opts.worker === false ? [] : [await startAlertJobs(ctx), startRetentionJob(ctx), await startDispatcher(ctx)];
+  const workers = opts.worker === false ? [] : [await startAlertJobs(ctx), startRetentionJob(ctx), await startDispatcher(ctx), new CollectorScheduler(ctx).start()];
+  registerMonitoringMetrics(ctx);
   let app: FastifyInstance | undefined;
   let address: string | undefined;
+  let metricsApp: FastifyInstance | undefined;
+  let metricsAddress: string | undefined;
+  // Its own listener also serves a worker-only process, whose counters are the sending ones.
+  if (config.metricsPort !== undefined) {
+    metricsApp = await buildMetricsApp(ctx);
+    metricsAddress = await metricsApp.listen({ port: config.metricsPort, host: config.host });
+    ctx.log.info({ address: metricsAddress }, 'vigia metrics listening (GET /metrics)');
+  }
   if (opts.http !== false) {
     app = await buildApp(ctx);
     address = await app.listen({ port: config.port, host: config.host });
@@ -89,6 +106,7 @@ export async function startService(config: Config = loadConfig(), opts: ServiceO
     ctx,
     app,
     address,
+    metricsAddress,
     adminTokenFile,
     adminTokenGenerated: token !== null,
     stop() {
@@ -98,7 +116,7 @@ export async function startService(config: Config = loadConfig(), opts: ServiceO
         // connections as soon as they are idle.
         const sweep = app ? setInterval(() => app!.server.closeIdleConnections(), 100) : undefined;
         try {
-          await app?.close();
+          await Promise.all([app?.close(), metricsApp?.close()]);
         } finally {
           clearInterval(sweep);
         }

@@ -1,4 +1,4 @@
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Database } from '../db/index.js';
 import { generateAdminToken, hashToken } from '../secrets/tokens.js';
@@ -6,7 +6,7 @@ import { generateAdminToken, hashToken } from '../secrets/tokens.js';
 const SETTING = 'admin_token_hash';
 
 /**
- * CONTRACT §1: VIGIA_ADMIN_TOKEN, when set, is the token (its hash is stored so every instance
+ * The admin token: VIGIA_ADMIN_TOKEN, when set, is the token (its hash is stored so every instance
  * agrees). Unset on first start: a token is generated and returned once for printing; only its
  * hash is stored. Later starts reuse the stored hash and return null.
  */
@@ -44,6 +44,22 @@ export function saveAdminTokenFile(dataDir: string, token: string): string {
   writeFileSync(file, `${token}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
   return file;
+}
+
+/**
+ * Embedded engine, at every start: the file follows the token in force. `inForce` is the token
+ * this start knows (generated now, or VIGIA_ADMIN_TOKEN): it is written to the file, replacing an
+ * older one. Otherwise (no token configured, none generated) a file whose token no longer matches
+ * the stored hash is removed, so no command reads a token that answers 401. Returns the file when
+ * it holds the token in force, and whether a stale one was removed.
+ */
+export async function keepAdminTokenFile(db: Database, dataDir: string, inForce: string | null | undefined): Promise<{ file: string | null; removedStale: boolean }> {
+  if (inForce) return { file: saveAdminTokenFile(dataDir, inForce), removedStale: false };
+  const saved = readAdminTokenFile(dataDir);
+  if (!saved) return { file: null, removedStale: false };
+  if (hashToken(saved) === (await loadAdminTokenHash(db))) return { file: path.resolve(dataDir, ADMIN_TOKEN_FILE), removedStale: false };
+  rmSync(path.resolve(dataDir, ADMIN_TOKEN_FILE), { force: true });
+  return { file: null, removedStale: true };
 }
 
 export function readAdminTokenFile(dataDir: string): string | null {

@@ -18,6 +18,8 @@ interface ListQuery {
   status?: 'open' | 'resolved';
   severity?: 'error' | 'info';
   sourceType?: string;
+  capacityName?: string;
+  workspaceName?: string;
   from?: string;
   to?: string;
   page?: string;
@@ -29,7 +31,7 @@ export async function alertViewsRoutes(app: FastifyInstance, opts: { ctx: AppCon
 
   app.get<{ Params: { orgId: string }; Querystring: ListQuery }>(
     '/orgs/:orgId/alerts',
-    {
+    { config: { access: 'viewer' },
       schema: {
         params: { type: 'object', required: ['orgId'], properties: { orgId: idParam } },
         querystring: {
@@ -39,6 +41,8 @@ export async function alertViewsRoutes(app: FastifyInstance, opts: { ctx: AppCon
             status: { type: 'string', enum: ['open', 'resolved'] },
             severity: { type: 'string', enum: ['error', 'info'] },
             sourceType: { type: 'string', minLength: 1, maxLength: 100 },
+            capacityName: { type: 'string', minLength: 1, maxLength: 200 },
+            workspaceName: { type: 'string', minLength: 1, maxLength: 200 },
             from: { type: 'string', maxLength: 40 },
             to: { type: 'string', maxLength: 40 },
             page: pageParam,
@@ -57,7 +61,7 @@ export async function alertViewsRoutes(app: FastifyInstance, opts: { ctx: AppCon
       const from = q.from === undefined ? undefined : parseIsoDateTime(q.from, 'from');
       const to = q.to === undefined ? undefined : parseIsoDateTime(q.to, 'to');
       if (from && to && from >= to) throw invalidRequest('from must be before to');
-      const filter = { status: q.status, severity: q.severity, sourceType: q.sourceType, from, to };
+      const filter = { status: q.status, severity: q.severity, sourceType: q.sourceType, capacityName: q.capacityName, workspaceName: q.workspaceName, from, to };
       const offset = (p.page - 1) * p.pageSize;
       const { value, totalCount } = await listOrgAlerts(ctx.db, ctx.config.baseUrl, orgId, filter, { offset, limit: p.pageSize });
       // nextLink repeats every parameter of the request, so following it never changes the result set.
@@ -67,7 +71,7 @@ export async function alertViewsRoutes(app: FastifyInstance, opts: { ctx: AppCon
 
   app.get<{ Params: { orgId: string; alertId: string } }>(
     '/orgs/:orgId/alerts/:alertId/deliveries',
-    { schema: { params: { type: 'object', required: ['orgId', 'alertId'], properties: { orgId: idParam, alertId: idParam } } } },
+    { config: { access: 'viewer' }, schema: { params: { type: 'object', required: ['orgId', 'alertId'], properties: { orgId: idParam, alertId: idParam } } } },
     async (req) => {
       const { orgId, alertId } = req.params;
       await requireAlert(ctx.db, orgId, alertId);

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { invalidRequest } from '../http/errors.js';
+import { principalOf } from './auth.js';
 import { acknowledgeAlert, getAlert, ingestSignals, resolveAlert } from '../alerts/lifecycle.js';
 import { createSilence, endSilence, listSilences, type SilenceMatchers } from '../alerts/silences.js';
 import { parseIsoDateTime } from '../orgs/validation.js';
@@ -32,33 +33,36 @@ interface SilenceBody {
   comment?: string | null;
 }
 
-/** Admin routes: signals, alerts (acknowledge, resolve, get) and silences (CONTRACT §2). */
+/** Admin routes: signals, alerts (acknowledge, resolve, get) and silences (docs/admin-api.md). */
 export async function alertsRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
 
   // One object → one outcome object; an array (≤ 1000) → an array of outcomes. The body is
   // validated by hand (see alerts/signals.ts) so batch errors name the item.
-  app.post<{ Params: { orgId: string } }>('/orgs/:orgId/signals', { schema: { params: orgIdParams } }, async (req) => {
+  app.post<{ Params: { orgId: string } }>('/orgs/:orgId/signals', { config: { access: 'operator' }, schema: { params: orgIdParams } }, async (req) => {
     const { outcomes, single } = await ingestSignals(ctx, req.params.orgId, req.body);
     return single ? outcomes[0] : outcomes;
   });
 
-  app.get<{ Params: { orgId: string; alertId: string } }>('/orgs/:orgId/alerts/:alertId', { schema: { params: alertParams } }, async (req) =>
+  app.get<{ Params: { orgId: string; alertId: string } }>('/orgs/:orgId/alerts/:alertId', { config: { access: 'viewer' }, schema: { params: alertParams } }, async (req) =>
     getAlert(ctx, req.params.orgId, req.params.alertId),
   );
 
   app.post<{ Params: { orgId: string; alertId: string } }>(
     '/orgs/:orgId/alerts/:alertId/acknowledge',
-    { schema: { params: alertParams } },
+    { config: { access: 'operator' }, schema: { params: alertParams } },
     async (req) => {
-      const { by } = optionalBody(req.body, { by: 200 });
-      return acknowledgeAlert(ctx, req.params.orgId, req.params.alertId, by ?? null);
+      const { by, acknowledgedAt } = optionalBody(req.body, { by: 200, acknowledgedAt: 40 });
+      const at = acknowledgedAt === undefined ? undefined : parseIsoDateTime(acknowledgedAt, 'acknowledgedAt');
+      // A person acknowledges as themselves; only automation (the instance admin token) names someone.
+      const p = principalOf(req);
+      return acknowledgeAlert(ctx, req.params.orgId, req.params.alertId, p.kind === 'person' ? p.email : (by ?? null), at);
     },
   );
 
   app.post<{ Params: { orgId: string; alertId: string } }>(
     '/orgs/:orgId/alerts/:alertId/resolve',
-    { schema: { params: alertParams } },
+    { config: { access: 'operator' }, schema: { params: alertParams } },
     async (req) => {
       optionalBody(req.body, {});
       return resolveAlert(ctx, req.params.orgId, req.params.alertId);
@@ -67,7 +71,7 @@ export async function alertsRoutes(app: FastifyInstance, opts: { ctx: AppContext
 
   app.post<{ Params: { orgId: string }; Body: SilenceBody }>(
     '/orgs/:orgId/silences',
-    {
+    { config: { access: 'operator' },
       schema: {
         params: orgIdParams,
         body: {
@@ -99,13 +103,13 @@ export async function alertsRoutes(app: FastifyInstance, opts: { ctx: AppContext
     },
   );
 
-  app.get<{ Params: { orgId: string } }>('/orgs/:orgId/silences', { schema: { params: orgIdParams } }, async (req) =>
+  app.get<{ Params: { orgId: string } }>('/orgs/:orgId/silences', { config: { access: 'viewer' }, schema: { params: orgIdParams } }, async (req) =>
     listSilences(ctx, req.params.orgId),
   );
 
   app.delete<{ Params: { orgId: string; silenceId: string } }>(
     '/orgs/:orgId/silences/:silenceId',
-    { schema: { params: silenceParams } },
+    { config: { access: 'operator' }, schema: { params: silenceParams } },
     async (req, reply) => {
       await endSilence(ctx, req.params.orgId, req.params.silenceId);
       return reply.code(204).send();

@@ -10,13 +10,13 @@ interface CreateBody {
   expiresAt?: string | null;
 }
 
-/** Admin routes: API keys (CONTRACT §2). The clear key appears in the create response only. */
+/** Admin routes: API keys (docs/admin-api.md). The clear key appears in the create response only. */
 export async function apiKeysRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
 
   app.post<{ Params: { orgId: string }; Body: CreateBody }>(
     '/orgs/:orgId/api-keys',
-    {
+    { config: { access: 'owner' },
       schema: {
         params: orgIdParams,
         body: {
@@ -39,13 +39,13 @@ export async function apiKeysRoutes(app: FastifyInstance, opts: { ctx: AppContex
     },
   );
 
-  app.get<{ Params: { orgId: string } }>('/orgs/:orgId/api-keys', { schema: { params: orgIdParams } }, async (req) =>
+  app.get<{ Params: { orgId: string } }>('/orgs/:orgId/api-keys', { config: { access: 'viewer' }, schema: { params: orgIdParams } }, async (req) =>
     listApiKeys(ctx.db, req.params.orgId),
   );
 
   app.delete<{ Params: { orgId: string; keyId: string } }>(
     '/orgs/:orgId/api-keys/:keyId',
-    {
+    { config: { access: 'owner' },
       schema: {
         params: {
           type: 'object',

@@ -19,7 +19,7 @@ export async function deliveriesRoutes(app: FastifyInstance, opts: { ctx: AppCon
 
   app.get<{ Params: { orgId: string; id: string }; Querystring: { status?: DeliveryStatus; from?: string; to?: string; page?: string; pageSize?: string } }>(
     '/orgs/:orgId/destinations/:id/deliveries',
-    {
+    { config: { access: 'viewer' },
       schema: {
         params: { type: 'object', required: ['orgId', 'id'], properties: { orgId: { type: 'string' }, id: { type: 'string' } } },
         querystring: {
@@ -52,13 +52,13 @@ export async function deliveriesRoutes(app: FastifyInstance, opts: { ctx: AppCon
     },
   );
 
-  app.get<{ Params: { orgId: string; deliveryId: string } }>('/orgs/:orgId/deliveries/:deliveryId', { schema: { params: deliveryParams } }, async (req) =>
+  app.get<{ Params: { orgId: string; deliveryId: string } }>('/orgs/:orgId/deliveries/:deliveryId', { config: { access: 'viewer' }, schema: { params: deliveryParams } }, async (req) =>
     getDelivery(ctx.db, req.params.orgId, req.params.deliveryId),
   );
 
   app.post<{ Params: { orgId: string; deliveryId: string } }>(
     '/orgs/:orgId/deliveries/:deliveryId/redeliver',
-    { schema: { params: deliveryParams } },
+    { config: { access: 'operator' }, schema: { params: deliveryParams } },
     async (req, reply) => reply.code(202).send(await redeliverDelivery(ctx.db, req.params.orgId, req.params.deliveryId, ctx.clock.now())),
   );
 }

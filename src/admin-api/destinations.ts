@@ -51,7 +51,7 @@ export async function destinationsRoutes(app: FastifyInstance, opts: { ctx: AppC
 
   app.post<{ Params: { orgId: string }; Body: DestinationInput }>(
     '/orgs/:orgId/destinations',
-    {
+    { config: { access: 'owner' },
       schema: {
         params: orgParams,
         body: {
@@ -65,30 +65,30 @@ export async function destinationsRoutes(app: FastifyInstance, opts: { ctx: AppC
     async (req, reply) => reply.code(201).send(await createDestination(ctx, req.params.orgId, req.body)),
   );
 
-  app.get<{ Params: { orgId: string } }>('/orgs/:orgId/destinations', { schema: { params: orgParams } }, (req) =>
+  app.get<{ Params: { orgId: string } }>('/orgs/:orgId/destinations', { config: { access: 'viewer' }, schema: { params: orgParams } }, (req) =>
     listDestinations(ctx, req.params.orgId),
   );
 
-  app.get<Id>('/orgs/:orgId/destinations/:id', { schema: { params: idParams } }, (req) => getDestination(ctx, req.params.orgId, req.params.id));
+  app.get<Id>('/orgs/:orgId/destinations/:id', { config: { access: 'viewer' }, schema: { params: idParams } }, (req) => getDestination(ctx, req.params.orgId, req.params.id));
 
   app.patch<Id & { Body: DestinationChange }>(
     '/orgs/:orgId/destinations/:id',
-    { schema: { params: idParams, body: { type: 'object', additionalProperties: false, minProperties: 1, properties: commonProps } } },
+    { config: { access: 'owner' }, schema: { params: idParams, body: { type: 'object', additionalProperties: false, minProperties: 1, properties: commonProps } } },
     (req) => updateDestination(ctx, req.params.orgId, req.params.id, req.body),
   );
 
-  app.delete<Id>('/orgs/:orgId/destinations/:id', { schema: { params: idParams } }, async (req, reply) => {
+  app.delete<Id>('/orgs/:orgId/destinations/:id', { config: { access: 'owner' }, schema: { params: idParams } }, async (req, reply) => {
     await deleteDestination(ctx, req.params.orgId, req.params.id);
     return reply.code(204).send();
   });
 
-  app.post<Id>('/orgs/:orgId/destinations/:id/rotate-secret', { schema: { params: idParams } }, (req) =>
+  app.post<Id>('/orgs/:orgId/destinations/:id/rotate-secret', { config: { access: 'owner' }, schema: { params: idParams } }, (req) =>
     rotateSigningSecret(ctx, req.params.orgId, req.params.id),
   );
 
   app.post<Id & { Body: { since: string; until?: string } }>(
     '/orgs/:orgId/destinations/:id/recover',
-    {
+    { config: { access: 'operator' },
       schema: {
         params: idParams,
         body: {
@@ -102,7 +102,7 @@ export async function destinationsRoutes(app: FastifyInstance, opts: { ctx: AppC
     async (req, reply) => reply.code(202).send(await recoverDeliveries(ctx, req.params.orgId, req.params.id, req.body)),
   );
 
-  app.post<Id>('/orgs/:orgId/destinations/:id/test', { schema: { params: idParams } }, (req) =>
+  app.post<Id>('/orgs/:orgId/destinations/:id/test', { config: { access: 'operator' }, schema: { params: idParams } }, (req) =>
     testDestination(ctx, req.params.orgId, req.params.id),
   );
 }

@@ -6,13 +6,13 @@ import { nonEmptyText, orgIdParams } from '../orgs/schemas.js';
 const MAX_ITEMS = 10_000;
 const money = { type: 'number', minimum: -1e12, maximum: 1e12 } as const;
 
-/** Admin routes: capacities and workspaces (replace-all) and daily costs (upsert), CONTRACT §2. */
+/** Admin routes: capacities and workspaces (replace-all) and daily costs (upsert); see docs/admin-api.md. */
 export async function inventoryRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
 
   app.put<{ Params: { orgId: string }; Body: Capacity[] }>(
     '/orgs/:orgId/capacities',
-    {
+    { config: { access: 'owner' },
       schema: {
         params: orgIdParams,
         body: {
@@ -32,7 +32,7 @@ export async function inventoryRoutes(app: FastifyInstance, opts: { ctx: AppCont
 
   app.put<{ Params: { orgId: string }; Body: Workspace[] }>(
     '/orgs/:orgId/workspaces',
-    {
+    { config: { access: 'owner' },
       schema: {
         params: orgIdParams,
         body: {
@@ -56,7 +56,7 @@ export async function inventoryRoutes(app: FastifyInstance, opts: { ctx: AppCont
 
   app.post<{ Params: { orgId: string }; Body: DailyCost[] }>(
     '/orgs/:orgId/costs',
-    {
+    { config: { access: 'owner' },
       schema: {
         params: orgIdParams,
         body: {

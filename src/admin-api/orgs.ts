@@ -1,15 +1,39 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { createOrg, listOrgs, requireOrg, updateOrg, type CreateOrgInput, type UpdateOrgInput } from '../orgs/orgs.js';
+import { orgIdsOf } from '../access/people.js';
+import { principalOf } from './auth.js';
 import { escalationMinutesSchema, nonEmptyText, orgIdParams, slaTargetsSchema } from '../orgs/schemas.js';
+import { adminResponses } from './openapi.js';
 
-/** Admin routes: organizations (CONTRACT §2). */
+/** The organization as every route below answers it (also the console's generated `Org` type). */
+const orgSchema = {
+  title: 'Org',
+  type: 'object',
+  required: ['id', 'name', 'suspended', 'escalationMinutes', 'slaTargets', 'createdAt', 'updatedAt'],
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    suspended: { type: 'boolean' },
+    escalationMinutes: { type: ['integer', 'null'] },
+    slaTargets: {
+      title: 'SlaTargets',
+      type: 'object',
+      required: ['mttaMinutes', 'mttrMinutes', 'availabilityPercent'],
+      properties: { mttaMinutes: { type: 'integer' }, mttrMinutes: { type: 'integer' }, availabilityPercent: { type: 'number' } },
+    },
+    createdAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+/** Admin routes: organizations (docs/admin-api.md). */
 export async function orgsRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
 
   app.post<{ Body: CreateOrgInput }>(
     '/orgs',
-    {
+    { config: { access: 'instance' },
       schema: {
         body: {
           type: 'object',
@@ -17,20 +41,28 @@ export async function orgsRoutes(app: FastifyInstance, opts: { ctx: AppContext }
           required: ['name'],
           properties: { name: nonEmptyText(), escalationMinutes: escalationMinutesSchema, slaTargets: slaTargetsSchema },
         },
+        response: adminResponses(orgSchema, 201),
       },
     },
     async (req, reply) => reply.code(201).send(await createOrg(ctx, req.body)),
   );
 
-  app.get('/orgs', async () => listOrgs(ctx.db));
+  // Everyone signed in may list organizations; a person sees those where they hold a role.
+  app.get('/orgs', { config: { access: 'signed-in' }, schema: { response: adminResponses({ type: 'array', items: orgSchema }) } }, async (req) => {
+    const p = principalOf(req);
+    const orgs = await listOrgs(ctx.db);
+    if (p.kind === 'instance-admin') return orgs;
+    const mine = new Set(await orgIdsOf(ctx.db, p));
+    return orgs.filter((o) => mine.has(o.id));
+  });
 
-  app.get<{ Params: { orgId: string } }>('/orgs/:orgId', { schema: { params: orgIdParams } }, async (req) =>
+  app.get<{ Params: { orgId: string } }>('/orgs/:orgId', { config: { access: 'viewer' }, schema: { params: orgIdParams, response: adminResponses(orgSchema) } }, async (req) =>
     requireOrg(ctx.db, req.params.orgId),
   );
 
   app.patch<{ Params: { orgId: string }; Body: UpdateOrgInput }>(
     '/orgs/:orgId',
-    {
+    { config: { access: 'instance' },
       schema: {
         params: orgIdParams,
         body: {
@@ -44,6 +76,7 @@ export async function orgsRoutes(app: FastifyInstance, opts: { ctx: AppContext }
             slaTargets: slaTargetsSchema,
           },
         },
+        response: adminResponses(orgSchema),
       },
     },
     async (req) => updateOrg(ctx, req.params.orgId, req.body),

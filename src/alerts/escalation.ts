@@ -1,5 +1,5 @@
 /**
- * Escalation (SPEC §3): an open, unacknowledged, unsuppressed incident older than its
+ * Escalation (docs/alerts.md): an open, unacknowledged, unsuppressed incident older than its
  * organization's escalationMinutes emits `alert.escalated` exactly once. Age counts from the
  * release for a released incident, so a late release is not escalated the same instant.
  */

@@ -1,3 +1,4 @@
+import type { BackgroundJob } from '../background-job.js';
 import type { AppContext } from '../context.js';
 import type { RecordedEvent } from './events.js';
 import { escalateDue } from './escalation.js';
@@ -6,13 +7,9 @@ import { txWithRetry } from './retry.js';
 import { compactAlertMetrics } from './metrics-rollup.js';
 import { compactAlertCounts } from './rollup.js';
 
-export interface BackgroundJob {
-  stop(): Promise<void>;
-}
-
 type JobCtx = Pick<AppContext, 'db' | 'clock' | 'config'>;
 
-/** Every 5 s, so an escalation fires well within 15 s of becoming due (CONTRACT §2). */
+/** Every 5 s, so an escalation fires well within 15 s of becoming due (the documented bound, docs/alerts.md). */
 export const ALERT_JOB_INTERVAL_MS = 5_000;
 
 /** One escalation pass (all organizations); batches until nothing is due. */

@@ -8,6 +8,9 @@ export interface AlertListFilter {
   status?: 'open' | 'resolved';
   severity?: 'error' | 'info';
   sourceType?: string;
+  /** The capacity or workspace the alert names (the inventory pages link here). */
+  capacityName?: string;
+  workspaceName?: string;
   /** created_at in [from, to). */
   from?: Date;
   to?: Date;
@@ -35,6 +38,8 @@ export async function listOrgAlerts(
   if (f.status) add('status =', f.status);
   if (f.severity) add('severity =', f.severity);
   if (f.sourceType) add('source_type =', f.sourceType);
+  if (f.capacityName) add('capacity_name =', f.capacityName);
+  if (f.workspaceName) add('workspace_name =', f.workspaceName);
   if (f.from) add('created_at >=', f.from);
   if (f.to) add('created_at <', f.to);
   const where = conditions.join(' AND ');
@@ -54,4 +59,31 @@ export async function requireAlert(db: Queryable, orgId: string, alertId: string
   await requireOrg(db, orgId);
   const { rows } = await db.query('SELECT 1 FROM alerts WHERE org_id = $1 AND id = $2', [orgId, alertId]);
   if (rows.length === 0) throw notFoundError('alert');
+}
+
+export interface OpenAlertCount {
+  severity: 'error' | 'info';
+  sourceType: string;
+  incidents: number;
+}
+
+/** Open incidents now, by severity and source type (the console's overview). */
+export async function countOpenAlerts(db: Queryable, orgId: string): Promise<OpenAlertCount[]> {
+  const { rows } = await db.query<{ severity: 'error' | 'info'; source_type: string; n: number }>(
+    `SELECT severity, source_type, count(*)::int AS n FROM alerts WHERE org_id = $1 AND status = 'open'
+      GROUP BY severity, source_type ORDER BY severity, source_type`,
+    [orgId],
+  );
+  return rows.map((r) => ({ severity: r.severity, sourceType: r.source_type, incidents: Number(r.n) }));
+}
+
+/** Open incidents now per capacity or per workspace name (the inventory pages). */
+export async function countOpenAlertsBy(db: Queryable, orgId: string, by: 'capacity' | 'workspace'): Promise<Map<string, number>> {
+  const column = by === 'capacity' ? 'capacity_name' : 'workspace_name';
+  const { rows } = await db.query<{ name: string; n: number }>(
+    `SELECT ${column} AS name, count(*)::int AS n FROM alerts
+      WHERE org_id = $1 AND status = 'open' AND ${column} IS NOT NULL GROUP BY ${column}`,
+    [orgId],
+  );
+  return new Map(rows.map((r) => [r.name, Number(r.n)]));
 }

@@ -11,9 +11,6 @@
  */
 import type { Database, Queryable } from '../db/index.js';
 
-/** Pending deltas of one organization above which a metrics request compacts them first. */
-export const COMPACT_METRICS_AFTER_PENDING = 2000;
-
 /** Advisory lock key seed of this compaction (distinct from the count rollup's). */
 const COMPACT_LOCK_SEED = 7344;
 

@@ -1,5 +1,5 @@
 /**
- * Release of suppressed incidents (CONTRACT §2): a silenced or correlated incident that is still
+ * Release of suppressed incidents (docs/alerts.md): a silenced or correlated incident that is still
  * open is released when no silence matches it any more and none of its causes is still open.
  * Released means: `suppressed` false, `released_at` set, and `alert.opened` emitted now — from
  * then on its events are delivered as usual.

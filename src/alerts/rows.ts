@@ -104,7 +104,7 @@ export function toAlertJson(r: AlertRow, baseUrl: string): AlertJson {
 
 /**
  * Records an event for the alert in the caller's transaction — unless the incident is suppressed
- * (silenced or correlated and not released), which by SPEC §3 rule 2 produces no event at all.
+ * (silenced or correlated and not released), which produces no event at all: silenced and correlated alerts are not delivered.
  */
 export async function emitUnlessSuppressed(
   q: Queryable,

@@ -1,10 +1,11 @@
 /**
- * Signal input (CONTRACT §2 "Signals") and its validation. Validation is hand-written rather
+ * Signal input (docs/admin-api.md, "Signals") and its validation. Validation is hand-written rather
  * than a route schema so that the demo and other callers of ingestSignals get the same checks,
  * and so a batch error names the offending item ("signals[3].severity …").
  */
 import { invalidInput } from '../errors.js';
-import { findNulPath, parseIsoDateTime } from '../orgs/validation.js';
+import { DATE_RANGE_TEXT, isInRange, isTooFarAhead, MAX_FUTURE_SKEW_MS } from '../date-rule.js';
+import { findUnstorableText, parseIsoDateTime, unstorableTextMessage } from '../orgs/validation.js';
 
 export interface SignalCause {
   sourceType: string;
@@ -83,8 +84,8 @@ function nullableText(obj: Record<string, unknown>, field: string, where: string
 
 export function validateSignal(raw: unknown, where: string, now: Date): Signal {
   if (!isObject(raw)) throw invalidInput(`${where} must be an object`);
-  const nul = findNulPath(raw, where);
-  if (nul) throw invalidInput(`${nul} must not contain the NUL character (\\u0000)`);
+  const unstorable = findUnstorableText(raw, where);
+  if (unstorable) throw invalidInput(unstorableTextMessage(unstorable));
   for (const key of Object.keys(raw)) {
     if (!FIELDS.has(key)) throw invalidInput(`${where}: unknown field "${key}"`);
   }
@@ -100,9 +101,14 @@ export function validateSignal(raw: unknown, where: string, now: Date): Signal {
 
   let occurredAt = now;
   if (raw.occurredAt !== undefined) {
-    if (raw.occurredAt instanceof Date && !Number.isNaN(raw.occurredAt.getTime())) occurredAt = raw.occurredAt;
-    else if (typeof raw.occurredAt === 'string') occurredAt = parseIsoDateTime(raw.occurredAt, `${where}.occurredAt`);
+    if (raw.occurredAt instanceof Date) {
+      if (!isInRange(raw.occurredAt)) throw invalidInput(`${where}.occurredAt must be a date-time ${DATE_RANGE_TEXT}`);
+      occurredAt = raw.occurredAt;
+    } else if (typeof raw.occurredAt === 'string') occurredAt = parseIsoDateTime(raw.occurredAt, `${where}.occurredAt`);
     else throw invalidInput(`${where}.occurredAt must be an ISO 8601 date-time string`);
+    if (isTooFarAhead(occurredAt, now)) {
+      throw invalidInput(`${where}.occurredAt must not be more than ${MAX_FUTURE_SKEW_MS / 60_000} minutes ahead of the server's clock`);
+    }
   }
 
   const causes: SignalCause[] = [];

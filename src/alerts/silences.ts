@@ -1,4 +1,4 @@
-/** Silences (CONTRACT §2): matchers on sourceType / sourceId / notificationKind, a time window. */
+/** Silences (docs/alerts.md): matchers on sourceType / sourceId / notificationKind, a time window. */
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { invalidInput, notFoundError } from '../errors.js';
@@ -52,25 +52,6 @@ function toJson(r: SilenceRow, now: Date): SilenceJson {
   };
 }
 
-/** The id of a silence active at `now` matching the incident key, or null. */
-export async function findActiveSilence(
-  q: Queryable,
-  orgId: string,
-  key: { sourceType: string; sourceId: string; notificationKind: string },
-  now: Date,
-): Promise<string | null> {
-  const { rows } = await q.query<{ id: string }>(
-    `SELECT id FROM silences
-     WHERE org_id = $1 AND starts_at <= $5 AND ends_at > $5
-       AND (source_type IS NULL OR source_type = $2)
-       AND (source_id IS NULL OR source_id = $3)
-       AND (notification_kind IS NULL OR notification_kind = $4)
-     ORDER BY ends_at DESC, id LIMIT 1`,
-    [orgId, key.sourceType, key.sourceId, key.notificationKind, now],
-  );
-  return rows[0]?.id ?? null;
-}
-
 export interface ActiveSilence {
   id: string;
   source_type: string | null;
@@ -79,7 +60,7 @@ export interface ActiveSilence {
   ends_at: Date;
 }
 
-/** The organization's silences active at `now`, latest-ending first (same order as findActiveSilence). */
+/** The organization's silences active at `now`, latest-ending first (the one a new incident records). */
 export async function activeSilences(q: Queryable, orgId: string, now: Date): Promise<ActiveSilence[]> {
   const { rows } = await q.query<ActiveSilence>(
     `SELECT id, source_type, source_id, notification_kind, ends_at FROM silences
@@ -89,7 +70,10 @@ export async function activeSilences(q: Queryable, orgId: string, now: Date): Pr
   return rows;
 }
 
-/** In-memory twin of findActiveSilence's matcher rule: a null matcher matches anything. */
+/**
+ * The silence a new incident of this key records (the first of `silences` that matches), or
+ * null. A null matcher matches anything; the release pass's SQL applies the same rule.
+ */
 export function matchSilence(silences: ActiveSilence[], key: { sourceType: string; sourceId: string; notificationKind: string }): string | null {
   const hit = silences.find(
     (s) =>

@@ -4,25 +4,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import fastifyStatic from '@fastify/static';
+import { CONSOLE_ROUTES } from './routes.js';
 
 /** Where `npm run build:web` (run by `npm install` through `prepare`) writes the console. */
-export const CONSOLE_BUILD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/console');
-
-/**
- * The browser routes of the single-page console. Each answers index.html and the console's own
- * router draws the page; they are listed (not a catch-all) so that every other unknown path keeps
- * the JSON 404 envelope and `/api/*`, `/docs`, `/metrics`, `/healthz` are never shadowed.
- */
-export const CONSOLE_ROUTES = [
-  '/',
-  '/orgs',
-  '/destinations',
-  '/destinations/:destinationId',
-  '/api-keys',
-  '/alerts',
-  '/alerts/:alertId',
-  '/silences',
-] as const;
+export const CONSOLE_BUILD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/web');
 
 const NOT_BUILT_PAGE = `<!doctype html>
 <html lang="pt-BR"><head><meta charset="utf-8"><title>Vigia — console não compilado</title></head>
@@ -52,6 +37,9 @@ export async function consoleRoutes(app: FastifyInstance, opts: { dir?: string }
   }
   const indexHtml = built ? await readFile(indexFile, 'utf8') : null;
 
+  // Each of the console's browser routes answers index.html. They are listed, not a catch-all, so
+  // every other unknown path keeps the JSON 404 envelope and `/api/*`, `/docs`, `/metrics`,
+  // `/healthz` are never shadowed.
   for (const url of CONSOLE_ROUTES) {
     app.get(url, async (_req, reply) => {
       reply.header('cache-control', 'no-store').header('content-security-policy', CSP).header('referrer-policy', 'no-referrer');

@@ -2,7 +2,10 @@
  * One process per embedded data directory. PGlite is a single-process database: two processes on
  * one directory corrupt it silently. The lock is a file created exclusively, holding the owner's
  * pid (and start time); a lock whose pid is no longer alive (the owner was killed with -9) is taken over. Liveness
- * is asked of the OS (signal 0), never guessed from the file's age.
+ * is asked of the OS (signal 0 and /proc), never guessed from the file's age. A killed owner stays
+ * visible for a while: a zombie (exited, not yet reaped by its parent) is gone already, and an owner
+ * that is exiting (killed, tearing down its memory) is waited for a few seconds before refusing —
+ * a supervisor restarts the server right after `kill -9`, often before the old pid disappears.
  */
 import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -30,29 +33,79 @@ export class DataDirLockedError extends Error {
   }
 }
 
+/** How long an exiting owner is waited for before the directory is refused. */
+const EXITING_OWNER_WAIT_MS = 5_000;
+const EXITING_OWNER_POLL_MS = 50;
+/** The kernel's PF_EXITING task flag (field 9 of /proc/<pid>/stat): the process is in exit. */
+const PF_EXITING = 0x4;
+/** SIGKILL's bit in /proc/<pid>/status signal masks. */
+const SIGKILL_BIT = 1n << 8n;
+
 /**
- * Linux: the process's start time in clock ticks since boot (field 22 of /proc/<pid>/stat). With
- * it a pid reused by an unrelated process after a crash or reboot is not mistaken for the owner.
+ * Linux: fields 3 onwards of /proc/<pid>/stat (index 0 is the state, 6 the flags, 19 the start
+ * time in clock ticks since boot), or undefined where there is no /proc or no such process.
  */
-function processStart(pid: number): string | undefined {
+function statFields(pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces and parentheses: count fields after the last ")".
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
   }
 }
 
-function isAlive(holder: LockHolder): boolean {
+/**
+ * The process's start time; with it a pid reused by an unrelated process after a crash or reboot
+ * is not mistaken for the owner.
+ */
+function processStart(pid: number): string | undefined {
+  return statFields(pid)?.[19];
+}
+
+/** A SIGKILL is pending for the process (sent, not yet acted on). */
+function sigkillPending(pid: number): boolean {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return [...status.matchAll(/^(?:SigPnd|ShdPnd):\s*([0-9a-f]+)$/gm)].some((m) => (BigInt(`0x${m[1]}`) & SIGKILL_BIT) !== 0n);
+  } catch {
+    return false;
+  }
+}
+
+type Liveness = 'gone' | 'exiting' | 'alive';
+
+function liveness(holder: LockHolder): Liveness {
   try {
     process.kill(holder.pid, 0);
   } catch (err) {
     // EPERM: the process exists but belongs to another user — still alive.
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return 'gone';
   }
-  const started = processStart(holder.pid);
-  return !(holder.started && started && started !== holder.started);
+  const fields = statFields(holder.pid);
+  if (!fields) return 'alive'; // no /proc (not Linux): signal 0 is all we can ask
+  const [state, , , , , , flags] = fields;
+  // Z: exited, waiting for its parent to reap it; X: being reaped. Neither writes anything again.
+  if (state === 'Z' || state === 'X') return 'gone';
+  if (holder.started && fields[19] !== holder.started) return 'gone';
+  if ((Number(flags) & PF_EXITING) !== 0 || sigkillPending(holder.pid)) return 'exiting';
+  return 'alive';
+}
+
+/** Blocks the thread for ms (start-up only: the lock is taken before anything else runs). */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** Alive after waiting, within a bound, for an exiting owner to finish. */
+function isAlive(holder: LockHolder): boolean {
+  const deadline = Date.now() + EXITING_OWNER_WAIT_MS;
+  for (;;) {
+    const state = liveness(holder);
+    if (state !== 'exiting') return state === 'alive';
+    if (Date.now() >= deadline) return true;
+    pause(EXITING_OWNER_POLL_MS);
+  }
 }
 
 /**

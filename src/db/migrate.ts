@@ -3,7 +3,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Database } from './types.js';
 
-const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+// One copy of the SQL, in src/: the same path from src/db (run through tsx) and from dist/db
+// (the compiled code, which the package ships next to src/).
+const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/db/migrations');
 /** Arbitrary constant: the advisory lock that serializes migrations across instances. */
 const MIGRATION_LOCK = 734_218_001;
 

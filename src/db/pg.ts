@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { describingFailure } from './errors.js';
 import { OID, parseNumeric, sessionSettingEntries, type Database, type DedicatedPoolOptions, type Queryable, type QueryOptions, type QueryResult } from './types.js';
 
 const typeOverrides: Record<number, (v: string) => unknown> = {
@@ -18,7 +19,9 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
   return {
     async query<T>(text: string, params?: readonly unknown[], opts?: QueryOptions): Promise<QueryResult<T>> {
       const values = params as unknown[] | undefined;
-      const r = opts?.name ? await client.query({ name: opts.name, text, values }) : await client.query(text, values);
+      const r = await describingFailure(text, opts?.name, () =>
+        opts?.name ? client.query({ name: opts.name, text, values }) : client.query(text, values),
+      );
       return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
     },
     async exec(text: string): Promise<void> {
@@ -95,11 +98,16 @@ export function createPgDatabase(url: string, logger?: Logger, opts: PgPoolOptio
     async listen(channel, onNotify) {
       if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error('invalid channel name');
       let client: pg.Client | undefined;
+      /** The connection being opened, if any: stop() must wait for it, or it would outlive stop(). */
+      let opening: Promise<void> | undefined;
       let stopped = false;
       let retryTimer: NodeJS.Timeout | undefined;
-      const connect = async (): Promise<void> => {
-        if (stopped) return;
-        const c = new pg.Client({ connectionString: url, types });
+      const retry = (ms: number) => {
+        if (!stopped) retryTimer = setTimeout(() => void connect().catch(() => undefined), ms);
+      };
+      const connect = (): Promise<void> => {
+        if (stopped) return Promise.resolve();
+        const c = new pg.Client({ connectionString: url, types, connectionTimeoutMillis: 10_000 });
         c.on('notification', (msg) => {
           if (msg.channel === channel) onNotify(msg.payload ?? '');
         });
@@ -109,32 +117,44 @@ export function createPgDatabase(url: string, logger?: Logger, opts: PgPoolOptio
         c.on('end', () => {
           if (client === c && !stopped) {
             client = undefined;
-            retryTimer = setTimeout(() => void connect().catch(() => undefined), 500);
+            retry(500);
             // A reconnect may have missed notifications: wake the subscriber once.
             onNotify('');
           }
         });
-        try {
-          await c.connect();
-          await c.query(`LISTEN ${channel}`);
-          client = c;
-        } catch (err) {
-          logger?.warn({ err: (err as Error).message }, 'LISTEN connection failed; retrying');
-          await c.end().catch(() => undefined);
-          if (!stopped) retryTimer = setTimeout(() => void connect().catch(() => undefined), 1000);
-        }
+        const attempt = (async () => {
+          try {
+            await c.connect();
+            await c.query(`LISTEN ${channel}`);
+          } catch (err) {
+            logger?.warn({ err: (err as Error).message }, 'LISTEN connection failed; retrying');
+            await c.end().catch(() => undefined);
+            retry(1000);
+            return;
+          }
+          // stop() ran while this connection was being opened: it is nobody's now, close it.
+          if (stopped) await c.end().catch(() => undefined);
+          else client = c;
+        })();
+        const tracked: Promise<void> = attempt.finally(() => {
+          if (opening === tracked) opening = undefined;
+        });
+        opening = tracked;
+        return tracked;
       };
-      await connect();
       const handle = {
         async stop() {
           stopped = true;
           if (retryTimer) clearTimeout(retryTimer);
+          await opening;
           const c = client;
           client = undefined;
           await c?.end().catch(() => undefined);
         },
       };
+      // Registered before the first connection opens, so close() during it stops it too.
       listeners.add(handle);
+      await connect();
       return async () => {
         listeners.delete(handle);
         await handle.stop();

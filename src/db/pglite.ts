@@ -1,11 +1,12 @@
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import path from 'node:path';
 import { acquireDataDirLock } from './data-dir-lock.js';
+import { describingFailure } from './errors.js';
 import { OID, parseNumeric, sessionSettingEntries, type Database, type Queryable, type QueryResult } from './types.js';
 
 /**
  * PGlite is one connection. Every query and every transaction goes through one FIFO queue so a
- * request's statements never land inside another request's transaction (ARCHITECTURE §1).
+ * request's statements never land inside another request's transaction.
  */
 class SerialQueue {
   private tail: Promise<unknown> = Promise.resolve();
@@ -17,6 +18,53 @@ class SerialQueue {
 }
 
 /**
+ * A Date parameter PostgreSQL accepts for every year, as the pg driver sends it. PGlite sends
+ * `toISOString()`, right for years 1..9999 but `+010000-01-01T…` after them (the end of a day
+ * window ending 9999-12-31), which the server refuses; those are written as `10000-01-01T…+00`
+ * (and years before 1 as `… BC`).
+ */
+function pgliteDateParam(d: Date): string | Date {
+  const year = d.getUTCFullYear();
+  if (Number.isNaN(year) || (year >= 1 && year <= 9999)) return d; // PGlite's own text is right
+  const iso = d.toISOString(); // ±YYYYYY-MM-DDTHH:mm:ss.sssZ
+  const rest = iso.slice(iso.indexOf('-', 1)).replace('Z', '+00');
+  return year >= 1 ? `${year}${rest}` : `${String(1 - year).padStart(4, '0')}${rest} BC`;
+}
+
+const TIMESTAMPTZ_TEXT = /^(\d{4,})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?([+-])(\d{2})(?::(\d{2}))?(?::(\d{2}))?( BC)?$/;
+
+/**
+ * timestamptz text → Date for every year, as the pg driver reads it. PGlite's own reading goes
+ * through JavaScript's date parsing, which takes years 0..99 for 19xx/20xx: 0001-01-01 came
+ * back as 2001-01-01.
+ */
+export function parseTimestamptz(text: string): Date | number {
+  if (text === 'infinity') return Number.POSITIVE_INFINITY;
+  if (text === '-infinity') return Number.NEGATIVE_INFINITY;
+  const m = TIMESTAMPTZ_TEXT.exec(text);
+  if (!m) return new Date(text);
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const ms = m[7] ? Number(m[7].slice(0, 3).padEnd(3, '0')) : 0;
+  const offsetSeconds = (m[8] === '-' ? -1 : 1) * (Number(m[9]) * 3600 + Number(m[10] ?? 0) * 60 + Number(m[11] ?? 0));
+  const date = new Date(0);
+  date.setUTCFullYear(m[12] ? 1 - y : y, mo - 1, d);
+  date.setUTCHours(h, mi, s, ms);
+  return new Date(date.getTime() - offsetSeconds * 1000);
+}
+
+function pgliteParam(v: unknown): unknown {
+  return v instanceof Date ? pgliteDateParam(v) : v;
+}
+
+/**
+ * PostgreSQL's default shared_buffers (128 MB) lives inside PGlite's WebAssembly memory, which
+ * never shrinks, and it caches pages the operating system's file cache holds as well (PGlite reads
+ * its files through Node's fs): 16 MB took the embedded server's idle RSS down by about 130 MB
+ * (bench/RESULTS.md, "Embedded engine memory").
+ */
+const SHARED_BUFFERS = '16MB';
+
+/**
  * `lockDir`: the directory to lock for this process (VIGIA_DATA_DIR); the lock is released when
  * the database closes. In-memory databases (tests) take no lock.
  */
@@ -25,10 +73,12 @@ export async function createPgliteDatabase(dataDir?: string, lockDir?: string): 
   let lite: PGlite;
   try {
     lite = await PGlite.create(dataDir, {
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
       parsers: {
         [OID.INT8]: parseNumeric,
         [OID.NUMERIC]: parseNumeric,
         [OID.DATE]: (v: string) => v,
+        [OID.TIMESTAMPTZ]: parseTimestamptz,
       },
     });
   } catch (err) {
@@ -39,7 +89,7 @@ export async function createPgliteDatabase(dataDir?: string, lockDir?: string): 
 
   const direct = (target: Pick<PGlite | Transaction, 'query' | 'exec'>): Queryable => ({
     async query<T>(text: string, params?: readonly unknown[]): Promise<QueryResult<T>> {
-      const r = await target.query<T>(text, params as any[]);
+      const r = await describingFailure(text, undefined, () => target.query<T>(text, params?.map(pgliteParam)));
       return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
     },
     async exec(text: string): Promise<void> {

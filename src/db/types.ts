@@ -78,7 +78,7 @@ export interface Database extends Queryable {
 }
 
 /** Column type OIDs whose default parsing we override so both engines return the same JS values. */
-export const OID = { INT8: 20, NUMERIC: 1700, DATE: 1082 } as const;
+export const OID = { INT8: 20, NUMERIC: 1700, DATE: 1082, TIMESTAMPTZ: 1184 } as const;
 
 export function parseNumeric(value: string): number {
   return Number(value);

@@ -1,5 +1,5 @@
 /**
- * Destination safety (SPEC §6 rules 6–7, ARCHITECTURE §5): which URLs may be saved and which
+ * Destination safety (docs/delivery.md, "Destination safety"): which URLs may be saved and which
  * addresses a delivery may connect to. Pure functions, used at save time and again on every
  * connection by the guarded HTTP client.
  */

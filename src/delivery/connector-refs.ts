@@ -6,11 +6,20 @@ import type { Queryable } from '../db/index.js';
 
 type Q = Pick<Queryable, 'query'>;
 
-export async function storeConnectorRef(q: Q, destinationId: string, alertId: string, ref: Record<string, unknown>, now: Date): Promise<void> {
+/** Stores the references of many incidents in one statement (a later one replaces an earlier one). */
+export async function storeConnectorRefs(
+  q: Q,
+  refs: { destinationId: string; alertId: string; ref: Record<string, unknown> }[],
+  now: Date,
+): Promise<void> {
+  if (refs.length === 0) return;
   await q.query(
-    `INSERT INTO connector_refs (destination_id, alert_id, ref, created_at) VALUES ($1, $2, $3, $4)
+    `INSERT INTO connector_refs (destination_id, alert_id, ref, created_at)
+     SELECT DISTINCT ON (t.dest, t.alert) t.dest, t.alert, t.ref::jsonb, $4
+       FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS t(dest, alert, ref, n)
+      ORDER BY t.dest, t.alert, t.n DESC
      ON CONFLICT (destination_id, alert_id) DO UPDATE SET ref = EXCLUDED.ref`,
-    [destinationId, alertId, JSON.stringify(ref), now],
+    [refs.map((r) => r.destinationId), refs.map((r) => r.alertId), refs.map((r) => JSON.stringify(r.ref)), now],
   );
 }
 

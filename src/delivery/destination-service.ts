@@ -1,18 +1,17 @@
 /**
  * Destinations as the admin API manages them: create (with the per-organization limit), list,
- * read, change, delete (its unsent work is abandoned), rotate the signing secret, test. Input
- * rules live here: a webhook needs a safe https `url`; connector kinds are checked by their
- * connector and every URL field by the address policy. Secrets are sealed before they are
- * stored and never returned, except a new signing secret once.
+ * read, change, delete (its unsent work is abandoned), rotate the signing secret, test. The
+ * input rules live in destination-input.ts. Secrets are sealed before they are stored and never
+ * returned, except a new signing secret once.
  */
 import type { AppContext } from '../context.js';
+import { DATE_RANGE_TEXT, parseInstant as parseDateRuleInstant } from '../date-rule.js';
 import type { Queryable } from '../db/index.js';
 import { conflictError, invalidInput, limitError, notFoundError } from '../errors.js';
 import { newId } from '../ids.js';
 import { abandonDestinationWork, readDestinationHealth, recordDestinationEnabled, requeueForRecovery } from '../outbox/index.js';
+import { requireOrg } from '../orgs/orgs.js';
 import { generateSigningSecret } from '../secrets/tokens.js';
-import { UnsafeDestinationError } from './address-policy.js';
-import { getConnector } from './connectors/index.js';
 import {
   DESTINATION_COLUMNS,
   MAX_DESTINATIONS_PER_ORG,
@@ -23,7 +22,7 @@ import {
   type DESTINATION_KINDS,
   type DestinationRow,
 } from './destinations.js';
-import { checkDestinationUrlResolved } from './guarded-http.js';
+import { validateDestination } from './destination-input.js';
 import type { SignatureScheme } from './signing.js';
 import { runTestAction, type TestActionResult } from './test-send.js';
 
@@ -49,65 +48,13 @@ async function withHealth(ctx: AppContext, orgId: string, rows: DestinationRow[]
   return rows.map((r) => ({ ...toDestinationView(r), health: toHealthView(r.enabled, health.get(r.id)) }));
 }
 
-/** URL-valued config fields of the connector kinds, checked even before a connector is registered. */
-const KNOWN_URL_FIELDS = ['apiBaseUrl', 'instanceUrl', 'organizationUrl'];
-
-async function requireOrg(q: Queryable, orgId: string, lock = false): Promise<void> {
-  const { rows } = await q.query(`SELECT id FROM orgs WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [orgId]);
-  if (rows.length === 0) throw notFoundError('organization');
-}
-
-export async function loadDestination(q: Queryable, orgId: string, id: string): Promise<DestinationRow> {
+export async function loadDestination(q: Queryable, orgId: string, id: string, forUpdate = false): Promise<DestinationRow> {
   const { rows } = await q.query<DestinationRow>(
-    `SELECT ${DESTINATION_COLUMNS} FROM destinations WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL`,
+    `SELECT ${DESTINATION_COLUMNS} FROM destinations WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
     [orgId, id],
   );
   if (!rows[0]) throw notFoundError('destination');
   return rows[0];
-}
-
-async function checkUrl(ctx: AppContext, value: string, field: string): Promise<void> {
-  try {
-    await checkDestinationUrlResolved(ctx, value, field);
-  } catch (err) {
-    if (err instanceof UnsafeDestinationError) throw invalidInput(err.message);
-    throw err;
-  }
-}
-
-/**
- * Validates what a destination of `kind` will be saved with. Webhook: an https `url`, no config
- * or credentials. Connector kinds: the connector's own validation (when registered) and the
- * safety rules on every URL field.
- */
-async function validateDestination(
-  ctx: AppContext,
-  kind: string,
-  input: { url: string | null; config: Record<string, unknown>; credentials: Record<string, string> | null; signatureScheme?: SignatureScheme },
-): Promise<void> {
-  if (kind !== 'webhook' && input.signatureScheme !== undefined) {
-    throw invalidInput(`body: "signatureScheme" is used only by webhook destinations (a ${kind} destination is not signed)`);
-  }
-  if (kind === 'webhook') {
-    if (!input.url) throw invalidInput('body: "url" is required for a webhook destination');
-    if (Object.keys(input.config).length > 0) throw invalidInput('body: "config" is not used by a webhook destination');
-    if (input.credentials && Object.keys(input.credentials).length > 0) {
-      throw invalidInput('body: "credentials" is not used by a webhook destination (the signing secret is generated)');
-    }
-    await checkUrl(ctx, input.url, 'url');
-    return;
-  }
-  if (input.url) throw invalidInput(`body: "url" is not used by a ${kind} destination; use config`);
-  const connector = getConnector(kind);
-  const problem = connector?.validate(input.config, input.credentials ?? {});
-  if (problem) throw invalidInput(problem);
-  const fields = new Set([...(connector?.urlFields(input.config) ?? []), ...KNOWN_URL_FIELDS]);
-  for (const field of fields) {
-    const value = input.config[field];
-    if (value === undefined || value === null) continue;
-    if (typeof value !== 'string') throw invalidInput(`config.${field} must be a string`);
-    await checkUrl(ctx, value, `config.${field}`);
-  }
 }
 
 const sealedCredentials = (ctx: AppContext, c: Record<string, string> | null | undefined) =>
@@ -116,14 +63,13 @@ const sealedCredentials = (ctx: AppContext, c: Record<string, string> | null | u
 /** Creates a destination; a webhook's signing secret is returned this once. */
 export async function createDestination(ctx: AppContext, orgId: string, b: DestinationInput): Promise<DestinationView & { signingSecret?: string }> {
   await requireOrg(ctx.db, orgId);
-  const config = b.config ?? {};
   const credentials = b.credentials ?? null;
-  await validateDestination(ctx, b.kind, { url: b.url ?? null, config, credentials, signatureScheme: b.signatureScheme });
+  const { url, config } = await validateDestination(ctx, b.kind, { url: b.url ?? null, config: b.config ?? {}, credentials, signatureScheme: b.signatureScheme });
   const now = ctx.clock.now();
   const id = newId('dst', now);
   const signingSecret = b.kind === 'webhook' ? generateSigningSecret() : undefined;
   const row = await ctx.db.tx(async (q) => {
-    await requireOrg(q, orgId, true); // serializes concurrent creates of one org for the limit
+    await requireOrg(q, orgId, { lock: true }); // serializes concurrent creates of one org for the limit
     const { rows } = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM destinations WHERE org_id = $1 AND deleted_at IS NULL', [orgId]);
     if (rows[0]!.n >= MAX_DESTINATIONS_PER_ORG) {
       throw limitError(`an organization may have at most ${MAX_DESTINATIONS_PER_ORG} destinations`);
@@ -136,7 +82,7 @@ export async function createDestination(ctx: AppContext, orgId: string, b: Desti
         orgId,
         b.name,
         b.kind,
-        b.url ?? null,
+        url,
         JSON.stringify(config),
         sealedCredentials(ctx, credentials),
         signingSecret ? ctx.sealer.seal(signingSecret) : null,
@@ -168,58 +114,98 @@ export async function getDestination(ctx: AppContext, orgId: string, id: string)
   return view!;
 }
 
-/** Changes the given fields; url, config and credentials are validated again as a whole. */
+/** How many times a change is validated again when the destination changed during validation. */
+const UPDATE_ROUNDS = 3;
+
+/**
+ * Changes the given fields; url, config and credentials are validated again as a whole. The
+ * row is read and written in one transaction under FOR UPDATE, so two concurrent changes never
+ * overwrite each other with a stale read. Validation may resolve names (slow), so it runs
+ * before that transaction, on a read of the fields it checks; if another change altered them
+ * meanwhile, the new state is validated again.
+ */
 export async function updateDestination(ctx: AppContext, orgId: string, id: string, b: DestinationChange): Promise<DestinationView> {
-  const current = await loadDestination(ctx.db, orgId, id);
-  const url = b.url !== undefined ? b.url : current.url;
-  const config = b.config ?? current.config;
-  const credentials =
-    b.credentials !== undefined
-      ? b.credentials
-      : current.credentials_sealed
-        ? ctx.sealer.openJson<Record<string, string>>(current.credentials_sealed)
-        : null;
-  if (b.url !== undefined || b.config !== undefined || b.credentials !== undefined || b.signatureScheme !== undefined) {
-    await validateDestination(ctx, current.kind, { url, config, credentials, signatureScheme: b.signatureScheme });
+  const revalidate = b.url !== undefined || b.config !== undefined || b.credentials !== undefined || b.signatureScheme !== undefined;
+  for (let round = 1; ; round++) {
+    const checked = await loadDestination(ctx.db, orgId, id);
+    // Validation normalizes the url and config it accepts; those are what is stored.
+    const validated = revalidate
+      ? await validateDestination(ctx, checked.kind, { ...mergeChange(ctx, checked, b), signatureScheme: b.signatureScheme })
+      : null;
+    const now = ctx.clock.now();
+    const row = await ctx.db.tx(async (q) => {
+      const current = await loadDestination(q, orgId, id, true);
+      if (revalidate && !sameValidatedFields(current, checked)) return null;
+      const url = validated ? validated.url : current.url;
+      const config = validated ? validated.config : current.config;
+      const { rows } = await q.query<DestinationRow>(
+        `UPDATE destinations SET
+           name = COALESCE($3, name),
+           url = $4,
+           config = $5,
+           credentials_sealed = CASE WHEN $6::boolean THEN $7 ELSE credentials_sealed END,
+           filter = CASE WHEN $8::boolean THEN $9::jsonb ELSE filter END,
+           enabled = COALESCE($10, enabled),
+           updated_at = $11,
+           signature_scheme = COALESCE($12, signature_scheme),
+           rate_limit_per_second = CASE WHEN $13::boolean THEN $14::int ELSE rate_limit_per_second END
+         WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING ${DESTINATION_COLUMNS}`,
+        [
+          orgId,
+          id,
+          b.name ?? null,
+          url,
+          JSON.stringify(config),
+          b.credentials !== undefined,
+          sealedCredentials(ctx, b.credentials),
+          b.filter !== undefined,
+          b.filter ? JSON.stringify(b.filter) : null,
+          b.enabled ?? null,
+          now,
+          b.signatureScheme ?? null,
+          b.rateLimitPerSecond !== undefined,
+          b.rateLimitPerSecond ?? null,
+        ],
+      );
+      if (!rows[0]) throw notFoundError('destination');
+      // Disabling records when and why; enabling again resets the health counters.
+      if (b.enabled !== undefined && b.enabled !== current.enabled) await recordDestinationEnabled(q, orgId, id, b.enabled, now);
+      return rows[0];
+    });
+    if (row) {
+      const [view] = await withHealth(ctx, orgId, [row]);
+      return view!;
+    }
+    if (round >= UPDATE_ROUNDS) throw conflictError('the destination kept changing while this change was validated; try again');
   }
-  const now = ctx.clock.now();
-  const row = await ctx.db.tx(async (q) => {
-    const { rows } = await q.query<DestinationRow>(
-      `UPDATE destinations SET
-         name = COALESCE($3, name),
-         url = $4,
-         config = $5,
-         credentials_sealed = CASE WHEN $6::boolean THEN $7 ELSE credentials_sealed END,
-         filter = CASE WHEN $8::boolean THEN $9::jsonb ELSE filter END,
-         enabled = COALESCE($10, enabled),
-         updated_at = $11,
-         signature_scheme = COALESCE($12, signature_scheme),
-         rate_limit_per_second = CASE WHEN $13::boolean THEN $14::int ELSE rate_limit_per_second END
-       WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING ${DESTINATION_COLUMNS}`,
-      [
-        orgId,
-        id,
-        b.name ?? null,
-        url,
-        JSON.stringify(config),
-        b.credentials !== undefined,
-        sealedCredentials(ctx, b.credentials),
-        b.filter !== undefined,
-        b.filter ? JSON.stringify(b.filter) : null,
-        b.enabled ?? null,
-        now,
-        b.signatureScheme ?? null,
-        b.rateLimitPerSecond !== undefined,
-        b.rateLimitPerSecond ?? null,
-      ],
-    );
-    if (!rows[0]) throw notFoundError('destination');
-    // Disabling records when and why; enabling again resets the health counters.
-    if (b.enabled !== undefined && b.enabled !== current.enabled) await recordDestinationEnabled(q, orgId, id, b.enabled, now);
-    return rows[0];
-  });
-  const [view] = await withHealth(ctx, orgId, [row]);
-  return view!;
+}
+
+/** The url, config and credentials a change leaves on `current` (what validation checks). */
+function mergeChange(
+  ctx: AppContext,
+  current: DestinationRow,
+  b: DestinationChange,
+): { url: string | null; config: Record<string, unknown>; credentials: Record<string, string> | null } {
+  return {
+    url: b.url !== undefined ? b.url : current.url,
+    config: b.config ?? current.config,
+    credentials:
+      b.credentials !== undefined
+        ? b.credentials
+        : current.credentials_sealed
+          ? ctx.sealer.openJson<Record<string, string>>(current.credentials_sealed)
+          : null,
+  };
+}
+
+/** The fields validation looked at are unchanged. */
+function sameValidatedFields(a: DestinationRow, b: DestinationRow): boolean {
+  return (
+    a.url === b.url &&
+    JSON.stringify(a.config) === JSON.stringify(b.config) &&
+    a.credentials_sealed === b.credentials_sealed &&
+    a.signature_scheme === b.signature_scheme
+  );
 }
 
 /** Soft-deletes the destination; its unsent deliveries are abandoned in the same transaction. */
@@ -235,15 +221,21 @@ export async function deleteDestination(ctx: AppContext, orgId: string, id: stri
   });
 }
 
-/** A new signing secret for a webhook, returned this once. */
+/**
+ * A new signing secret for a webhook, returned this once — and only once it is stored: a
+ * destination deleted meanwhile answers 404, never a secret that no delivery will use.
+ */
 export async function rotateSigningSecret(ctx: AppContext, orgId: string, id: string): Promise<{ signingSecret: string }> {
-  const current = await loadDestination(ctx.db, orgId, id);
-  if (current.kind !== 'webhook') throw invalidInput('only webhook destinations have a signing secret');
   const signingSecret = generateSigningSecret();
-  await ctx.db.query(
-    'UPDATE destinations SET signing_secret_sealed = $3, updated_at = $4 WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL',
-    [orgId, id, ctx.sealer.seal(signingSecret), ctx.clock.now()],
-  );
+  await ctx.db.tx(async (q) => {
+    const current = await loadDestination(q, orgId, id, true);
+    if (current.kind !== 'webhook') throw invalidInput('only webhook destinations have a signing secret');
+    const { rowCount } = await q.query(
+      'UPDATE destinations SET signing_secret_sealed = $3, updated_at = $4 WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL',
+      [orgId, id, ctx.sealer.seal(signingSecret), ctx.clock.now()],
+    );
+    if (rowCount !== 1) throw notFoundError('destination');
+  });
   return { signingSecret };
 }
 
@@ -271,11 +263,11 @@ export async function recoverDeliveries(
   return { requeued };
 }
 
-/** ISO 8601 date-time with a time zone (Z or ±hh:mm). */
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
-
+/** ISO 8601 date-time with a time zone (Z or ±hh:mm) inside the date rule (src/date-rule.ts). */
 function parseInstant(text: string, field: string): Date {
-  const ms = ISO_INSTANT.test(text) ? Date.parse(text) : NaN;
-  if (Number.isNaN(ms)) throw invalidInput(`body: "${field}" must be an ISO 8601 date-time with a time zone, like 2026-01-31T12:00:00Z`);
-  return new Date(ms);
+  const d = parseDateRuleInstant(text);
+  if (!d) {
+    throw invalidInput(`body: "${field}" must be an ISO 8601 date-time with a time zone, like 2026-01-31T12:00:00Z, ${DATE_RANGE_TEXT}`);
+  }
+  return d;
 }

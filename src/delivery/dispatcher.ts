@@ -13,12 +13,13 @@
 import type { AppContext } from '../context.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
-import { claimDue, cycleStart, nextDueTime, onDeliveriesDue, paceRateLimitedRows, releaseLeases, type ClaimedRow } from '../outbox/index.js';
+import { claimDue, cycleStart, nextDueTime, onDeliveriesDue, releaseLeases, type ClaimedRow } from '../outbox/index.js';
 import { runHeldRow, type AttemptRunnerDeps } from './attempt-runner.js';
 import { createGuardedSend, type GuardedSend } from './guarded-http.js';
 import { HeldRows } from './held-rows.js';
 import { OutcomeWriter } from './outcome-writer.js';
 import { maxAttempts } from './retry-policy.js';
+import { RESCUE_EVERY_MS, rescueStrandedWaiting } from './rescuer.js';
 import { openWorkerDb, type WorkerDb } from './worker-db.js';
 
 export interface Worker {
@@ -40,6 +41,8 @@ export interface DispatcherOptions {
   writeBatch?: number;
   /** Longest sleep without a wake-up, as a safety net (ms). */
   idlePollMs?: number;
+  /** How often the rescuer of stranded held connector events runs (ms; it also runs at start). */
+  rescueEveryMs?: number;
   send?: GuardedSend;
 }
 
@@ -73,6 +76,8 @@ class DispatchLoop implements Dispatcher {
   /** The last claim left due rows behind (bound, cap or capacity): a freed slot should claim. */
   private backlog = false;
   private timer: NodeJS.Timeout | undefined;
+  private rescueTimer: NodeJS.Timeout | undefined;
+  private rescuing: Promise<void> = Promise.resolve();
   private readonly running = new Set<Promise<void>>();
   private unlisten: () => Promise<void> = async () => {};
 
@@ -125,7 +130,24 @@ class DispatchLoop implements Dispatcher {
       this.log.warn({ err: (err as Error).message }, 'LISTEN unavailable; polling only');
       return async () => {};
     });
+    this.rescue();
+    this.rescueTimer = setInterval(() => this.rescue(), this.opts.rescueEveryMs ?? RESCUE_EVERY_MS);
+    this.rescueTimer.unref();
     void this.wake();
+  }
+
+  /** One pass of the rescuer (queued behind the previous one, never two at once). */
+  private rescue(): void {
+    if (this.mode !== 'running') return;
+    this.rescuing = this.rescuing.then(async () => {
+      if (this.mode !== 'running') return;
+      try {
+        const { released, abandoned } = await rescueStrandedWaiting(this.db, this.ctx.clock.now());
+        if (released + abandoned > 0) this.log.warn({ released, abandoned }, 'rescued held connector events that nothing would have released');
+      } catch (err) {
+        this.log.warn({ err: (err as Error).message }, 'rescuing held connector events failed; retrying at the next pass');
+      }
+    });
   }
 
   poke(): void {
@@ -150,7 +172,9 @@ class DispatchLoop implements Dispatcher {
     this.mode = 'stopping';
     this.writer.stopping();
     if (this.timer) clearTimeout(this.timer);
+    if (this.rescueTimer) clearInterval(this.rescueTimer);
     await this.unlisten().catch(() => undefined);
+    await this.rescuing;
     // Graceful: let the attempts in flight finish and their outcomes be written; rows leased
     // but never started are given back at once.
     await this.pumping;
@@ -211,12 +235,12 @@ class DispatchLoop implements Dispatcher {
       capped ||= claim.capped;
       this.backlog = claim.more;
       const cycle = cycleStart(now, ctx.config.cycleSeconds);
-      // Rate-limited destinations: rows over their limit go back until their slot (separate step).
-      const sendable = await paceRateLimitedRows(this.db, claim.rows, { workerId: this.workerId, now, cycle });
-      for (const row of sendable) held.hold(row, cycle.getTime());
+      // The claim already paced rate-limited destinations and skipped disabled ones: every row it leased may be sent.
+      for (const row of claim.rows) held.hold(row, cycle.getTime());
       this.startReady();
-      // Fewer rows than asked for: nothing more is claimable now; skip an empty claim.
-      if (claim.rows.length < limit) break;
+      // Fewer rows than asked for: nothing more is claimable now; skip an empty claim (unless
+      // the claim spent its candidates on skipping a disabled destination's rows).
+      if (claim.rows.length < limit && claim.skipped === 0) break;
     }
     return capped;
   }

@@ -4,7 +4,15 @@
  */
 import type { Queryable } from '../db/index.js';
 import { newId } from '../ids.js';
-import { buildDeliveryBody, DESTINATION_DISABLED_REASON, incidentDeliveryState, OPENING_FAILED_REASON, type PendingEvent, type PlannedDelivery } from '../outbox/index.js';
+import {
+  buildDeliveryBody,
+  DESTINATION_DISABLED_REASON,
+  incidentDeliveryState,
+  lockIncidents,
+  OPENING_FAILED_REASON,
+  type PendingEvent,
+  type PlannedDelivery,
+} from '../outbox/index.js';
 import { destinationsWithRef } from './connector-refs.js';
 import { loadLiveDestinations, matchesFilter, type DestinationRow } from './destinations.js';
 
@@ -54,13 +62,18 @@ function planned(event: PendingEvent, destinationId: string, now: Date, status: 
  *
  * Connector kinds keep an incident's events in order: a later event waits while an earlier
  * delivery of the same incident to that destination is unfinished; it is abandoned at once when
- * the opening delivery already failed for good and left no reference.
+ * the opening delivery already failed for good and left no reference. Reading that state takes
+ * the incident's lock at each such destination first (held until the transaction ends), so a
+ * worker settling the incident's delivery meanwhile either ran before this read or sees this
+ * event's held row (see src/outbox/incident-lock.ts).
  */
 export async function planFanOut(q: Queryable, event: PendingEvent, now: Date): Promise<PlannedDelivery[]> {
   const destinations = await matchingDestinations(q, event);
   if (destinations.length === 0) return [];
   const connectorIds = event.event === 'alert.opened' ? [] : destinations.filter((d) => d.enabled && d.kind !== 'webhook').map((d) => d.id);
-  // One after the other: inside a transaction the Queryable is a single connection.
+  // One after the other: inside a transaction the Queryable is a single connection. The lock
+  // is its own statement: a statement's snapshot is taken before it could wait for the lock.
+  await lockIncidents(q, connectorIds.map((destinationId) => ({ destinationId, alertId: event.alertId })));
   const prior = await incidentDeliveryState(q, event.alertId, connectorIds);
   const withRef = await destinationsWithRef(q, event.alertId, connectorIds);
   return destinations.map((d) => {
@@ -76,16 +89,15 @@ export async function planFanOut(q: Queryable, event: PendingEvent, now: Date): 
  * Plans a batch of events as one write, or returns null when the batch needs the per-event path:
  * the batch path is taken only when no event's deliveries depend on earlier state — every event
  * is an `alert.opened` (connector ordering never holds an opening) or none of its matching
- * destinations is a connector — and no matching destination is disabled (those are skipped). Every planned delivery is then 'pending', exactly what recording
- * the events one by one would give.
+ * enabled destinations is a connector. Every planned delivery is then what recording the events
+ * one by one would give: 'pending', or 'skipped' at a disabled destination.
  */
 export async function planFanOutBatch(q: Queryable, events: PendingEvent[], now: Date): Promise<PlannedDelivery[][] | null> {
   const out: PlannedDelivery[][] = [];
   for (const event of events) {
     const destinations = await matchingDestinations(q, event);
-    if (event.event !== 'alert.opened' && destinations.some((d) => d.kind !== 'webhook')) return null;
-    if (destinations.some((d) => !d.enabled)) return null;
-    out.push(destinations.map((d) => planned(event, d.id, now)));
+    if (event.event !== 'alert.opened' && destinations.some((d) => d.enabled && d.kind !== 'webhook')) return null;
+    out.push(destinations.map((d) => (d.enabled ? planned(event, d.id, now) : planned(event, d.id, now, 'skipped', DESTINATION_DISABLED_REASON))));
   }
   return out;
 }

@@ -1,5 +1,5 @@
 /**
- * The one way out (ARCHITECTURE §5). Every outbound call of the delivery pipeline and of the
+ * The one way out (docs/delivery.md, "Destination safety"). Every outbound call of the delivery pipeline and of the
  * connectors goes through `createGuardedSend`: https only, no credentials in the URL, every
  * resolved address checked when the connection is made (so DNS rebinding cannot reach a private
  * address), IP literals checked before connecting, redirects never followed, no proxy (our own
@@ -30,7 +30,7 @@ export function resolverFor(ctx: AppContext): Resolver {
   return resolvers.get(ctx) ?? systemResolver;
 }
 
-/** Generic texts, by design (SPEC §6 rule 8): the receiver's network is none of our users' business. */
+/** Generic texts, by design: the receiver's network is none of our users' business. */
 export const GENERIC_ERRORS = { timeout: 'timeout', network: 'connection failed', blocked: 'connection failed' } as const;
 
 /** A call that produced no HTTP answer: timeout, reset, refused, or an address the rules refuse. */
@@ -65,7 +65,7 @@ export interface GuardedSend extends Send {
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /** A net/tls `lookup` that resolves through `resolver` and refuses if any address is refused. */
-function guardedLookup(resolver: Resolver, allowlist: Allowlist) {
+export function guardedLookup(resolver: Resolver, allowlist: Allowlist) {
   return (hostname: string, options: { all?: boolean; family?: number }, cb: LookupCallback): void => {
     resolver(hostname).then(
       (addrs) => {
@@ -87,7 +87,7 @@ function guardedLookup(resolver: Resolver, allowlist: Allowlist) {
 /** URL texts remembered as checked per client at most (then the memory starts afresh). */
 const CHECKED_URLS_KEPT = 1024;
 
-function isBlocked(err: unknown): boolean {
+export function isBlocked(err: unknown): boolean {
   for (let e = err as any, i = 0; e && i < 5; e = e.cause, i++) {
     if (e instanceof BlockedAddressError || e?.code === 'VIGIA_BLOCKED_ADDRESS') return true;
   }

@@ -24,6 +24,8 @@ export interface OutcomeWriterOptions {
 }
 
 const RETRY_WRITE_AFTER_MS = 1_000;
+/** A connector outcome whose incident is being recorded right now is written this much later. */
+const DEFERRED_WRITE_AFTER_MS = 50;
 /** At shutdown, give up writing after this long; the leases expire and the rows come back. */
 const STOP_GRACE_MS = 15_000;
 
@@ -69,7 +71,16 @@ export class OutcomeWriter {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.o.batchSize);
       try {
-        retryScheduled = (await this.write(batch)) || retryScheduled;
+        const { retry, deferred } = await this.write(batch);
+        retryScheduled ||= retry;
+        if (deferred.length > 0) {
+          // Their incidents' fan-out holds the incident lock for a moment (its transaction is
+          // open): write them once it has committed. The leases keep the rows meanwhile.
+          this.o.log.debug({ deferred: deferred.length }, 'connector outcomes deferred: their incidents are being recorded');
+          await new Promise((r) => setTimeout(r, DEFERRED_WRITE_AFTER_MS));
+          if (Date.now() > this.giveUpAt) this.o.log.error({ lost: deferred.length }, 'giving up writing outcomes at shutdown; leases will expire');
+          else this.queue.push(...deferred);
+        }
       } catch (err) {
         this.queue.unshift(...batch);
         this.o.log.warn({ err: (err as Error).message }, 'writing outcomes failed; retrying');
@@ -83,10 +94,10 @@ export class OutcomeWriter {
     if (retryScheduled) this.o.onRetryScheduled();
   }
 
-  /** One batch; returns whether it scheduled a retry. */
-  private async write(batch: FinishedAttempt[]): Promise<boolean> {
+  /** One batch; returns whether it scheduled a retry, and the outcomes to write in a later batch. */
+  private async write(batch: FinishedAttempt[]): Promise<{ retry: boolean; deferred: FinishedAttempt[] }> {
     const write = { workerId: this.o.workerId, now: this.o.now(), scheduleMs: this.o.scheduleMs, autoDisableAfterMs: this.o.autoDisableAfterMs };
-    const { outcomes: results, autoDisabled } = needsTransaction(batch)
+    const { outcomes: results, autoDisabled, deferred } = needsTransaction(batch)
       ? await this.o.db.tx((q) => applyOutcomes(q, batch, write))
       : await applyOutcomes(this.o.db, batch, write);
     for (const d of autoDisabled) {
@@ -95,9 +106,11 @@ export class OutcomeWriter {
         'destination disabled automatically: its deliveries keep failing',
       );
     }
-    results.forEach((r, i) => {
-      recordAttempt(batch[i]!.kind, r.status === 'pending' ? 'retry' : r.status, batch[i]!.durationMs);
-    });
-    return results.some((r) => r.status === 'pending');
+    const byId = new Map(batch.map((a) => [a.id, a]));
+    for (const r of results) {
+      const a = byId.get(r.id)!;
+      recordAttempt(a.kind, r.status === 'pending' ? 'retry' : r.status, a.durationMs);
+    }
+    return { retry: results.some((r) => r.status === 'pending'), deferred };
   }
 }

@@ -6,16 +6,17 @@
  */
 import type { Queryable } from '../db/index.js';
 import {
-  abandonWaiting,
+  incidentKey,
   OPENING_FAILED_REASON,
-  releaseNextWaiting,
+  resolveWaiting,
   settleAttempts,
+  tryLockIncidents,
   type DeliveryStatus,
   disableDue,
   type AutoDisabled,
   type IncidentAtDestination,
 } from '../outbox/index.js';
-import { destinationsWithRef, storeConnectorRef } from './connector-refs.js';
+import { storeConnectorRefs } from './connector-refs.js';
 import type { ConnectorResult } from './connectors/types.js';
 import { retryDelayMs } from './retry-policy.js';
 
@@ -56,16 +57,41 @@ export function needsTransaction(items: FinishedAttempt[]): boolean {
   return items.some((a) => a.kind !== 'webhook');
 }
 
+export interface AppliedBatch {
+  /** The outcomes written (or refused for a lost lease), in batch order. */
+  outcomes: AppliedOutcome[];
+  autoDisabled: AutoDisabled[];
+  /**
+   * Connector outcomes not written now because their incident is being recorded by another
+   * transaction (its fan-out holds the incident's lock): write them in a later batch.
+   */
+  deferred: FinishedAttempt[];
+}
+
+/**
+ * Writes a batch. Webhook deliveries: the settle statement alone. Connector deliveries (in a
+ * transaction): the incident lock of each delivery that ends, then the settle statement, the
+ * references of the openings that succeeded (one statement) and the held events of the
+ * incidents whose delivery ended (one statement: released, or abandoned when the opening was
+ * lost) — a fixed number of statements whatever the batch size.
+ */
 export async function applyOutcomes(
   q: Pick<Queryable, 'query'>,
   items: FinishedAttempt[],
   o: { workerId: string; now: Date; scheduleMs: readonly number[]; autoDisableAfterMs: number | null },
-): Promise<{ outcomes: AppliedOutcome[]; autoDisabled: AutoDisabled[] }> {
-  if (items.length === 0) return { outcomes: [], autoDisabled: [] };
+): Promise<AppliedBatch> {
+  if (items.length === 0) return { outcomes: [], autoDisabled: [], deferred: [] };
   const decided = items.map((a) => ({ a, ...decideStatus(o.scheduleMs, a, o.now) }));
+  const pairOf = (a: FinishedAttempt): IncidentAtDestination => ({ destinationId: a.destinationId, alertId: a.alertId });
+  // A connector delivery that ends decides its incident's held events: serialized with fan-out
+  // on the incident's lock, tried only (see incident-lock.ts); a busy incident waits a batch.
+  const ending = decided.filter((x) => x.a.kind !== 'webhook' && x.status !== 'pending');
+  const locked = await tryLockIncidents(q, ending.map((x) => pairOf(x.a)));
+  const busy = new Set(ending.filter((x) => !locked.has(incidentKey(pairOf(x.a)))).map((x) => x.a.id));
+  const writable = busy.size === 0 ? decided : decided.filter((x) => !busy.has(x.a.id));
   const { applied, disableDue: due } = await settleAttempts(
     q,
-    decided.map(({ a, status, next }) => ({
+    writable.map(({ a, status, next }) => ({
       id: a.id,
       attempt: a.attempt,
       startedAt: a.startedAt,
@@ -79,24 +105,26 @@ export async function applyOutcomes(
     o.now,
     o.autoDisableAfterMs,
   );
-  const connectorDone = decided.filter((x) => applied.has(x.a.id) && x.a.kind !== 'webhook');
-  for (const { a } of connectorDone) {
-    if (a.result.outcome === 'succeeded' && a.result.ref) await storeConnectorRef(q, a.destinationId, a.alertId, a.result.ref, o.now);
-  }
+  const connectorDone = writable.filter((x) => applied.has(x.a.id) && x.a.kind !== 'webhook');
+  await storeConnectorRefs(
+    q,
+    connectorDone.flatMap(({ a }) => (a.result.outcome === 'succeeded' && a.result.ref ? [{ ...pairOf(a), ref: a.result.ref }] : [])),
+    o.now,
+  );
   // A final state frees the next held event of this incident at this destination — unless the
   // opening failed for good and left no reference: then the held ones can never succeed.
-  const release: IncidentAtDestination[] = [];
-  const abandon: IncidentAtDestination[] = [];
-  for (const { a, status } of connectorDone) {
-    if (status === 'pending') continue;
-    const pair = { destinationId: a.destinationId, alertId: a.alertId };
-    const openingLost = a.event === 'alert.opened' && status !== 'succeeded' && !(await destinationsWithRef(q, a.alertId, [a.destinationId])).size;
-    (openingLost ? abandon : release).push(pair);
-  }
-  await abandonWaiting(q, abandon, OPENING_FAILED_REASON, o.now);
-  await releaseNextWaiting(q, release, o.now);
+  await resolveWaiting(
+    q,
+    connectorDone.filter((x) => x.status !== 'pending').map((x) => pairOf(x.a)),
+    o.now,
+    OPENING_FAILED_REASON,
+  );
   // Endpoint health (each delivery counted once, when it ends) was recorded by the settle
   // statement itself; the automatic rule's rare second statement runs only when it fires.
   const autoDisabled = await disableDue(q, due, o.now);
-  return { outcomes: decided.map((x) => ({ id: x.a.id, status: x.status, applied: applied.has(x.a.id) })), autoDisabled };
+  return {
+    outcomes: writable.map((x) => ({ id: x.a.id, status: x.status, applied: applied.has(x.a.id) })),
+    autoDisabled,
+    deferred: decided.filter((x) => busy.has(x.a.id)).map((x) => x.a),
+  };
 }

@@ -1,5 +1,5 @@
 /**
- * Retry policy (SPEC §6 delivery behavior 2–4): at most schedule.length + 1 attempts (5 with the
+ * Retry policy (docs/delivery.md, "Retries"): at most schedule.length + 1 attempts (5 with the
  * default 1m,5m,30m,2h); retried: no answer, 408, 429, 5xx; abandoned: other 4xx, and 3xx
  * (redirects are never followed).
  */

@@ -1,5 +1,5 @@
 /**
- * Webhook signing (SPEC §5.1, CONTRACT §4): HMAC-SHA256 keyed by the UTF-8 bytes of the whole
+ * Webhook signing (docs/delivery.md, "Signature schemes"): HMAC-SHA256 keyed by the UTF-8 bytes of the whole
  * `whsec_…` string over `${timestamp}.${rawBody}`, sent as `sha256=<lowercase hex>`. A
  * destination may opt in to the Standard Webhooks headers as well (standard-webhooks.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * The Test action of a destination (CONTRACT §2 `POST …/destinations/{id}/test`). A webhook gets
+ * The Test action of a destination (`POST …/destinations/{id}/test`). A webhook gets
  * one signed POST of a sample event with `"test": true`, sent now and recorded in its history;
  * connector kinds use the connector's own test action (open a sample incident, then close it).
  */

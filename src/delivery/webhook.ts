@@ -1,5 +1,5 @@
 /**
- * The generic webhook "connector": one signed POST of the stored body (SPEC §4.1, §5.1).
+ * The generic webhook "connector": one signed POST of the stored body; any 2xx confirms it (docs/delivery.md).
  */
 import type { ConnectorResult, Send } from './connectors/types.js';
 import { DeliveryNetworkError } from './guarded-http.js';

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, envelope, sendError } from './errors.js';
+import { DATA_SECURITY_HEADERS } from './security-headers.js';
 
 /**
  * Answers for requests that never reach a route: Node's HTTP parser refusing the bytes
@@ -42,6 +43,9 @@ export function rawErrorResponse(f: ParserFailure): string {
     `HTTP/1.1 ${f.status} ${STATUS_CODES[f.status]}\r\n` +
     'Content-Type: application/json; charset=utf-8\r\n' +
     'Cache-Control: no-store\r\n' +
+    Object.entries(DATA_SECURITY_HEADERS)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('') +
     'Connection: close\r\n' +
     `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
   );

@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { DomainError, type DomainErrorKind } from '../errors.js';
 
-/** SPEC §7 envelope: { error: { code, message } }. Every failure of every API uses it. */
+/** The error envelope: { error: { code, message } }. Every failure of every API uses it. */
 export interface ErrorBody {
   error: { code: string; message: string };
 }
@@ -21,7 +21,6 @@ export class ApiError extends Error {
 export const invalidRequest = (message: string) => new ApiError(400, 'invalid_request', message);
 export const notFound = (what = 'resource') => new ApiError(404, 'not_found', `${what} not found`);
 export const conflict = (message: string) => new ApiError(409, 'conflict', message);
-export const limitExceeded = (message: string) => new ApiError(409, 'limit_exceeded', message);
 export const forbidden = (message: string) => new ApiError(403, 'forbidden', message);
 
 /** The one place a domain error becomes a status code and an envelope code. */

@@ -1,12 +1,12 @@
 /**
- * PostgreSQL text cannot hold U+0000: a path segment, query parameter or body string with it
- * would fail in the database as a 500. Installed once as a preValidation hook of a whole API
- * scope, it answers 400 naming the field instead.
+ * PostgreSQL text cannot hold U+0000 (a 500 in the database), and stores a lone UTF-16
+ * surrogate as U+FFFD (two different names become one). Installed once as a preValidation hook
+ * of a whole API scope, this answers 400 naming the field instead, at any nesting depth.
  */
-import { findNulPath } from '../orgs/validation.js';
+import { findUnstorableText, unstorableTextMessage } from '../orgs/validation.js';
 import { invalidRequest } from './errors.js';
 
 export async function rejectNulCharacters(request: { body?: unknown; params?: unknown; query?: unknown }): Promise<void> {
-  const hit = findNulPath(request.params, 'path') ?? findNulPath(request.query, 'query') ?? findNulPath(request.body);
-  if (hit) throw invalidRequest(`${hit} must not contain the NUL character (\\u0000)`);
+  const hit = findUnstorableText(request.params, 'path') ?? findUnstorableText(request.query, 'query') ?? findUnstorableText(request.body);
+  if (hit) throw invalidRequest(unstorableTextMessage(hit));
 }

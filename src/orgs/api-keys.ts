@@ -45,7 +45,7 @@ function toInfo(r: KeyRow): ApiKeyInfo {
 
 /**
  * Creates a key and returns it in clear exactly once; only its SHA-256 and lookup prefix are
- * stored (CONTRACT §3).
+ * stored, so a leaked table reveals no usable key.
  */
 export async function createApiKey(
   ctx: Pick<AppContext, 'db' | 'clock'>,

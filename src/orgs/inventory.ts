@@ -1,7 +1,8 @@
-/** Inventory and costs fed by the monitoring core (CONTRACT §2): replace-all sets and an upsert. */
+/** Inventory and costs fed by the monitoring core (docs/admin-api.md): replace-all sets and an upsert. */
 import type { AppContext } from '../context.js';
 import { invalidInput } from '../errors.js';
 import { requireOrg } from './orgs.js';
+import { DATE_RANGE_TEXT } from '../date-rule.js';
 import { isCalendarDay } from './validation.js';
 
 type Ctx = Pick<AppContext, 'db'>;
@@ -92,7 +93,7 @@ export async function listWorkspaces(ctx: Ctx, orgId: string): Promise<Workspace
  */
 export async function upsertCosts(ctx: Ctx, orgId: string, items: DailyCost[]): Promise<{ upserted: number }> {
   items.forEach((c, i) => {
-    if (!isCalendarDay(c.date)) throw invalidInput(`[${i}].date must be a real day as yyyy-MM-dd`);
+    if (!isCalendarDay(c.date)) throw invalidInput(`[${i}].date must be a real day as yyyy-MM-dd, ${DATE_RANGE_TEXT}`);
   });
   duplicates(items, (c) => `${c.date}|${c.capacityName}|${c.currency}`, '(date, capacityName, currency)');
   if (items.length === 0) {

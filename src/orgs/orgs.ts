@@ -80,14 +80,17 @@ export async function listOrgs(q: Queryable): Promise<Org[]> {
   return rows.map(toOrg);
 }
 
-export async function findOrg(q: Queryable, orgId: string): Promise<Org | null> {
-  const { rows } = await q.query<OrgRow>('SELECT * FROM orgs WHERE id = $1', [orgId]);
+export async function findOrg(q: Queryable, orgId: string, opts: { lock?: boolean } = {}): Promise<Org | null> {
+  const { rows } = await q.query<OrgRow>(`SELECT * FROM orgs WHERE id = $1${opts.lock ? ' FOR UPDATE' : ''}`, [orgId]);
   return rows[0] ? toOrg(rows[0]) : null;
 }
 
-/** The org or a 404 — every org-scoped route starts here so unknown ids never reach a query. */
-export async function requireOrg(q: Queryable, orgId: string): Promise<Org> {
-  const org = await findOrg(q, orgId);
+/**
+ * The org or a 404 — every org-scoped route starts here so unknown ids never reach a query.
+ * `lock` holds the org row until the caller's transaction ends (serializes per-org limits).
+ */
+export async function requireOrg(q: Queryable, orgId: string, opts: { lock?: boolean } = {}): Promise<Org> {
+  const org = await findOrg(q, orgId, opts);
   if (!org) throw notFoundError('organization');
   return org;
 }

@@ -58,8 +58,9 @@ export async function appendEvent(q: Queryable, event: PendingEvent, planned: Pl
 }
 
 /**
- * Many events and all their deliveries (every one `pending`) as ONE statement. Sequence numbers
- * are taken in the order of `events`, as if appended one by one. Returns them in that order.
+ * Many events and all their deliveries as ONE statement, each delivery in its planned status
+ * (as appendEvent writes it). Sequence numbers are taken in the order of `events`, as if
+ * appended one by one. Returns them in that order.
  */
 export async function appendEvents(q: Queryable, events: PendingEvent[], planned: PlannedDelivery[][], now: Date): Promise<number[]> {
   const dl = planned.flatMap((ps, i) => ps.map((p) => ({ p, e: events[i]! })));
@@ -74,13 +75,15 @@ export async function appendEvents(q: Queryable, events: PendingEvent[], planned
      ), dl AS (
        INSERT INTO deliveries (id, org_id, destination_id, event_id, event_seq, alert_id, event, status, body,
                                next_attempt_at, last_error, created_at, completed_at)
-       SELECT t.id, t.org, t.dest, t.event_id, ev.seq, t.alert, t.event, 'pending', t.body, $7::timestamptz, NULL, $7::timestamptz, NULL
-         FROM unnest($8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[])
-              WITH ORDINALITY AS t(id, org, dest, event_id, alert, event, body, n)
+       SELECT t.id, t.org, t.dest, t.event_id, ev.seq, t.alert, t.event, t.status, t.body,
+              CASE WHEN t.status = 'pending' THEN $7::timestamptz END, t.err, $7::timestamptz,
+              CASE WHEN t.status IN ('abandoned', 'skipped') THEN $7::timestamptz END
+         FROM unnest($8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[])
+              WITH ORDINALITY AS t(id, org, dest, event_id, alert, event, body, status, err, n)
          JOIN ev ON ev.id = t.event_id
         ORDER BY t.n
      )
-     SELECT ev.id, ev.seq, CASE WHEN $15::boolean THEN ${NOTIFY_SQL} END AS notified FROM ev`,
+     SELECT ev.id, ev.seq, CASE WHEN $17::boolean THEN ${NOTIFY_SQL} END AS notified FROM ev`,
     [
       events.map((e) => e.id),
       events.map((e) => e.orgId),
@@ -96,7 +99,9 @@ export async function appendEvents(q: Queryable, events: PendingEvent[], planned
       dl.map((x) => x.e.alertId),
       dl.map((x) => x.e.event),
       dl.map((x) => x.p.body),
-      dl.length > 0,
+      dl.map((x) => x.p.status),
+      dl.map((x) => x.p.lastError),
+      dl.some((x) => x.p.status === 'pending'),
     ],
   );
   const seqs = new Map(rows.map((r) => [r.id, r.seq]));

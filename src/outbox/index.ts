@@ -6,11 +6,12 @@
 export * from './events.js';
 export * from './status.js';
 export * from './body.js';
-export { DELIVERY_CHANNEL, notifyDispatcher, onDeliveriesDue } from './channel.js';
+export { DELIVERY_CHANNEL, onDeliveriesDue } from './channel.js';
 export { appendEvent, appendEvents, incidentDeliveryState, type PlannedDelivery, type IncidentDeliveryState } from './append.js';
 export { claimDue, cycleStart, type ClaimedRow, type ClaimOptions, type ClaimResult } from './claim.js';
 export * from './transitions.js';
 export * from './reads.js';
 export * from './health.js';
 export * from './recover.js';
-export { paceRateLimitedRows, emissionIntervalMs } from './rate-limit.js';
+export { incidentKey, lockIncidents, tryLockIncidents } from './incident-lock.js';
+export { purgeAlertEvents } from './event-retention.js';

@@ -1,20 +1,22 @@
 /** Reading the delivery tables: the dispatcher's next due time and the delivery history views. */
 import type { Queryable } from '../db/index.js';
-import { preparedQuery } from './prepared.js';
+import { preparedQuery } from '../db/index.js';
 import type { DeliveryStatus } from './status.js';
 
 type Q = Pick<Queryable, 'query'>;
 
 /**
- * The earliest time a pending row becomes claimable (its due time or its lease end), ignoring
- * organizations over their cap this cycle, and whether any organization is over its cap.
+ * The earliest time a pending row becomes claimable (the latest of its due time, its lease end
+ * and its rate-limited destination's next send slot), ignoring organizations over their cap
+ * this cycle, and whether any organization is over its cap.
  */
 export async function nextDueTime(q: Q, cycle: Date, orgCapPerCycle: number): Promise<{ next: Date | null; capped: boolean }> {
   const { rows } = await preparedQuery<{ next: Date | null; capped: boolean }>(
     q,
     'next_due',
-    `SELECT (SELECT min(CASE WHEN d.locked_until > d.next_attempt_at THEN d.locked_until ELSE d.next_attempt_at END)
-               FROM deliveries d WHERE d.status = 'pending'
+    `SELECT (SELECT min(GREATEST(d.next_attempt_at, d.locked_until, r.tat))
+               FROM deliveries d LEFT JOIN destination_rate r ON r.destination_id = d.destination_id
+              WHERE d.status = 'pending'
                 AND NOT EXISTS (SELECT 1 FROM delivery_org_budget b
                                  WHERE b.org_id = d.org_id AND b.cycle_start = $1 AND b.used >= $2)) AS next,
             EXISTS (SELECT 1 FROM delivery_org_budget b WHERE b.cycle_start = $1 AND b.used >= $2) AS capped`,

@@ -19,9 +19,6 @@ import { HISTORY_DAYS } from './transitions.js';
 
 type Q = Pick<Queryable, 'query'>;
 
-/** Final statuses a recover sends again. */
-export const RECOVERABLE_STATUSES = ['failed', 'abandoned', 'skipped'] as const;
-
 export interface RecoverWindow {
   since: Date;
   /** Exclusive; null = up to now. */

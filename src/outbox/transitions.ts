@@ -7,7 +7,7 @@
 import type { Queryable } from '../db/index.js';
 import { NOTIFY_SQL } from './channel.js';
 import { AUTO_DISABLE_MIN_FAILURES, healthUpsertSql, type DisableDue } from './health.js';
-import { preparedQuery } from './prepared.js';
+import { preparedQuery } from '../db/index.js';
 import { DELIVERY_RECORD_COLUMNS, type DeliveryRecord } from './reads.js';
 import { DESTINATION_DELETED_REASON, type DeliveryStatus, type FinalStatus } from './status.js';
 
@@ -99,36 +99,64 @@ export interface IncidentAtDestination {
   alertId: string;
 }
 
-/** Makes the earliest waiting delivery of each pair due now. Returns how many were released. */
-export async function releaseNextWaiting(q: Q, pairs: IncidentAtDestination[], now: Date): Promise<number> {
-  if (pairs.length === 0) return 0;
-  const { rows } = await q.query<{ released: number }>(
-    `WITH nxt AS (
-       SELECT (SELECT w.id FROM deliveries w WHERE w.destination_id = p.dest AND w.alert_id = p.alert AND w.status = 'waiting'
+/**
+ * Decides what the held (`waiting`) events of each pair do now, as ONE statement. Only a pair
+ * with no `pending` delivery is touched (one event of an incident is in flight at a time):
+ *   - the incident's opening ended `failed`/`abandoned`, none succeeded and the destination holds
+ *     no reference for it: every held event is abandoned with `lostReason` (the target has no
+ *     record to update);
+ *   - otherwise the earliest held event (lowest event sequence) becomes due now.
+ * The settlement of a connector batch calls it for the pairs whose delivery just ended; the
+ * rescuer calls it for pairs found with held events and nothing in flight.
+ */
+export async function resolveWaiting(q: Q, pairs: IncidentAtDestination[], now: Date, lostReason: string): Promise<{ released: number; abandoned: number }> {
+  if (pairs.length === 0) return { released: 0, abandoned: 0 };
+  const { rows } = await q.query<{ released: number; abandoned: number }>(
+    `WITH p AS (
+       SELECT DISTINCT dest, alert FROM unnest($1::text[], $2::text[]) AS t(dest, alert)
+     ), idle AS (
+       SELECT p.dest, p.alert,
+              EXISTS (SELECT 1 FROM deliveries o WHERE o.destination_id = p.dest AND o.alert_id = p.alert AND NOT o.test
+                        AND o.event = 'alert.opened' AND o.status IN ('failed', 'abandoned'))
+              AND NOT EXISTS (SELECT 1 FROM deliveries o WHERE o.destination_id = p.dest AND o.alert_id = p.alert AND NOT o.test
+                        AND o.event = 'alert.opened' AND o.status = 'succeeded')
+              AND NOT EXISTS (SELECT 1 FROM connector_refs r WHERE r.destination_id = p.dest AND r.alert_id = p.alert) AS lost
+         FROM p
+        WHERE NOT EXISTS (SELECT 1 FROM deliveries u WHERE u.destination_id = p.dest AND u.alert_id = p.alert AND u.status = 'pending')
+     ), abandoned AS (
+       UPDATE deliveries d SET status = 'abandoned', last_error = $4, completed_at = $3
+         FROM idle i
+        WHERE i.lost AND d.destination_id = i.dest AND d.alert_id = i.alert AND d.status = 'waiting'
+       RETURNING d.id
+     ), nxt AS (
+       SELECT (SELECT w.id FROM deliveries w WHERE w.destination_id = i.dest AND w.alert_id = i.alert AND w.status = 'waiting'
                 ORDER BY w.event_seq, w.created_at LIMIT 1) AS id
-         FROM unnest($1::text[], $2::text[]) AS p(dest, alert)
-     ), upd AS (
+         FROM idle i WHERE NOT i.lost
+     ), released AS (
        UPDATE deliveries d SET status = 'pending', next_attempt_at = $3
         WHERE d.id IN (SELECT id FROM nxt WHERE id IS NOT NULL) AND d.status = 'waiting'
        RETURNING d.id
      )
-     SELECT (SELECT count(*)::int FROM upd) AS released,
-            CASE WHEN EXISTS (SELECT 1 FROM upd) THEN ${NOTIFY_SQL} END AS notified`,
-    [pairs.map((p) => p.destinationId), pairs.map((p) => p.alertId), now],
+     SELECT (SELECT count(*)::int FROM released) AS released, (SELECT count(*)::int FROM abandoned) AS abandoned,
+            CASE WHEN EXISTS (SELECT 1 FROM released) THEN ${NOTIFY_SQL} END AS notified`,
+    [pairs.map((p) => p.destinationId), pairs.map((p) => p.alertId), now, lostReason],
   );
-  return rows[0]!.released;
+  return rows[0]!;
 }
 
-/** Abandons every waiting delivery of each pair with `reason`. Returns how many. */
-export async function abandonWaiting(q: Q, pairs: IncidentAtDestination[], reason: string, now: Date): Promise<number> {
-  if (pairs.length === 0) return 0;
-  const { rowCount } = await q.query(
-    `UPDATE deliveries d SET status = 'abandoned', last_error = $3, completed_at = $4
-       FROM unnest($1::text[], $2::text[]) AS p(dest, alert)
-      WHERE d.destination_id = p.dest AND d.alert_id = p.alert AND d.status = 'waiting'`,
-    [pairs.map((p) => p.destinationId), pairs.map((p) => p.alertId), reason, now],
+/**
+ * Pairs with held events and no delivery in flight: a committed state in which nothing would
+ * ever release them (at most `limit` pairs). Normally there are none; the rescuer looks.
+ */
+export async function findStrandedWaiting(q: Q, limit: number): Promise<IncidentAtDestination[]> {
+  const { rows } = await q.query<{ destination_id: string; alert_id: string }>(
+    `SELECT DISTINCT w.destination_id, w.alert_id FROM deliveries w
+      WHERE w.status = 'waiting'
+        AND NOT EXISTS (SELECT 1 FROM deliveries u WHERE u.destination_id = w.destination_id AND u.alert_id = w.alert_id AND u.status = 'pending')
+      LIMIT $1`,
+    [limit],
   );
-  return rowCount;
+  return rows.map((r) => ({ destinationId: r.destination_id, alertId: r.alert_id }));
 }
 
 /** Extends this worker's leases; returns the ids still held (a lost lease is not renewed). */

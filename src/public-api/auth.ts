@@ -4,7 +4,7 @@ import { ApiError, forbidden } from '../http/errors.js';
 import { hashToken, parseApiKey, safeEqual } from '../secrets/tokens.js';
 import type { ApiKeyCache, CachedKey } from './key-cache.js';
 import type { KeyRecheck, KeyState } from './page-statement.js';
-import { preparedQuery } from './prepared.js';
+import { preparedQuery } from '../db/index.js';
 import type { PublicApiRateLimiter } from './rate-limit.js';
 
 export const SCOPES = ['ReadAlerts', 'ReadMetrics', 'ReadCapacities', 'ReadWorkspaces', 'ReadCosts', 'ReadSla'] as const;
@@ -29,7 +29,7 @@ declare module 'fastify' {
     apiCaller: ApiCaller | null;
   }
   interface FastifyContextConfig {
-    /** Scope a public-API route requires (SPEC §5.2). */
+    /** Scope a public-API route requires; a key without it gets 403. */
     scope?: Scope;
     /**
      * The route's one statement re-checks the key through `apiCaller.checked`, so the hook may
@@ -39,7 +39,7 @@ declare module 'fastify' {
   }
 }
 
-/** One text for missing, invalid, expired and revoked keys (SPEC §5.2 rule 4). */
+/** One text for missing, invalid, expired and revoked keys: a caller must not learn which case it hit. */
 export const UNAUTHORIZED_MESSAGE = 'missing or invalid API key';
 const TOO_MANY_INVALID = 'too many attempts with an invalid API key; retry later';
 const unauthorized = () => new ApiError(401, 'unauthorized', UNAUTHORIZED_MESSAGE);
@@ -154,6 +154,7 @@ async function lookUp(ctx: AppContext, key: string, hash: string, nowMs: number)
   }
   const { rows } = await preparedQuery<KeyRow>(
     ctx.db,
+    'api_key_lookup',
     `SELECT k.id, k.org_id, k.key_hash, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, o.suspended
        FROM api_keys k JOIN orgs o ON o.id = k.org_id
       WHERE k.prefix = $1`,

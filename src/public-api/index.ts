@@ -17,8 +17,6 @@ import { slaRoutes } from './routes/sla.js';
 
 export { publicApiDocs } from './docs.js';
 
-export const PUBLIC_PREFIX = '/api/public/v1';
-
 /** Connections of the public API's list pool (PostgreSQL). */
 const LIST_POOL_SIZE = 10;
 
@@ -31,7 +29,7 @@ const LIST_POOL_SIZE = 10;
 const LIST_SESSION_SETTINGS: Readonly<Record<string, string>> = { plan_cache_mode: 'force_generic_plan' };
 
 /**
- * Public read-only API plugin, mounted at /api/public/v1 (SPEC §4.3). Auth, scopes and limits
+ * Public read-only API plugin, mounted at /api/public/v1 (docs/public-api.md). Auth, scopes and limits
  * are one hook on the inner scope; routes are thin handlers over the query functions.
  */
 export async function publicApi(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {

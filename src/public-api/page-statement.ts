@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/index.js';
-import { preparedQuery } from './prepared.js';
+import { preparedQuery, statementName } from '../db/index.js';
 
 /** What the page's own statement found of the caller's key (see `KeyRecheck`). */
 export type KeyState = 'ok' | 'invalid' | 'suspended';
@@ -79,7 +79,7 @@ export async function runPageStatement<Extra = Record<string, never>>(
            (${parts.count})::int8 AS total,
            (SELECT coalesce('[' || string_agg(r.j, ',' ORDER BY r.ord) || ']', '[]') FROM (${parts.rows}) r) AS items
            ${parts.extra ?? ''}`;
-  const { rows } = await preparedQuery<Record<string, unknown>>(db, text, params.values);
+  const { rows } = await preparedQuery<Record<string, unknown>>(db, statementName(text), text, params.values);
   const row = rows[0]!;
   const { key_state, total, items, ...extra } = row;
   return { keyState: key_state as KeyState, totalCount: Number(total), itemsJson: items as string, extra: extra as Extra };

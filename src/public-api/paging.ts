@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { pageEnvelope, type PageRequest, type Paged } from '../http/paging.js';
+import { toCsv } from './csv.js';
 
 export { MAX_PAGE, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE, pageRequest, type Paged, type PageRequest } from '../http/paging.js';
 
@@ -12,28 +13,6 @@ export function envelope<T>(
   value: T[],
 ): Paged<T> {
   return pageEnvelope(`/api/public/v1${path}`, params, p, totalCount, value);
-}
-
-// CONTRACT §3: a text cell starting with one of these could run as a spreadsheet formula.
-const FORMULA_START = /^[=+\-@\t\r\n]/;
-
-/** One RFC 4180 field: quoted when it holds a comma, quote, CR or LF; quotes doubled. */
-function field(text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-function cell(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  const s = String(v);
-  return field(FORMULA_START.test(s) ? `'${s}` : s);
-}
-
-/** RFC 4180 CSV, CRLF after every record, UTF-8 with BOM, header row = `fields` in SPEC order. */
-export function toCsv(fields: readonly string[], rows: ReadonlyArray<Record<string, unknown>>): string {
-  const lines = [fields.map(field).join(',')];
-  for (const r of rows) lines.push(fields.map((f) => cell(r[f])).join(','));
-  return `\ufeff${lines.join('\r\n')}\r\n`;
 }
 
 /**

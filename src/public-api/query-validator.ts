@@ -1,4 +1,5 @@
 import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
+import { DATE_RANGE_TEXT, parseDay, parseInstant } from '../date-rule.js';
 import { invalidRequest } from '../http/errors.js';
 
 /**
@@ -8,7 +9,8 @@ import { invalidRequest } from '../http/errors.js';
  *
  * Supported schema keywords (all our query schemas use): properties, additionalProperties false,
  * type integer|string, minimum, maximum, enum, pattern, minLength, maxLength, format
- * (date-time = ISO 8601 UTC with Z, date = yyyy-MM-dd), default.
+ * (date-time = ISO 8601 UTC with Z, date = yyyy-MM-dd, both inside the date rule of
+ * src/date-rule.ts), default.
  */
 
 interface PropSchema {
@@ -25,33 +27,16 @@ interface PropSchema {
   'x-expected'?: string;
 }
 
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$/;
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const INTEGER = /^[0-9]{1,15}$/;
 
-/** 'yyyy-MM-ddTHH:mm:ss(.fff)Z' → Date, or null if malformed or impossible (Feb 30, 24:00…). */
+/** 'yyyy-MM-ddTHH:mm:ss(.fff)Z' inside the date rule → Date, or null (malformed, impossible or out of range). */
 export function parseUtcDateTime(text: string): Date | null {
-  const m = DATE_TIME.exec(text);
-  if (!m) return null;
-  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  const ms = m[7] ? Number(m[7].slice(0, 3).padEnd(3, '0')) : 0;
-  if (h > 23 || mi > 59 || s > 59) return null;
-  const date = utc(y, mo, d);
-  if (!date) return null;
-  return new Date(date.getTime() + ((h * 60 + mi) * 60 + s) * 1000 + ms);
+  return parseInstant(text, { utcOnly: true });
 }
 
-/** 'yyyy-MM-dd' → Date at 00:00Z, or null if malformed or impossible. */
+/** 'yyyy-MM-dd' inside the date rule → Date at 00:00Z, or null. */
 export function parseUtcDate(text: string): Date | null {
-  const m = DATE.exec(text);
-  if (!m) return null;
-  return utc(Number(m[1]), Number(m[2]), Number(m[3]));
-}
-
-function utc(y: number, mo: number, d: number): Date | null {
-  if (y < 1970 || mo < 1 || mo > 12 || d < 1) return null;
-  const date = new Date(Date.UTC(y, mo - 1, d));
-  return date.getUTCMonth() === mo - 1 && date.getUTCDate() === d ? date : null;
+  return parseDay(text);
 }
 
 function checkValue(name: string, raw: string, p: PropSchema): unknown {
@@ -68,10 +53,10 @@ function checkValue(name: string, raw: string, p: PropSchema): unknown {
     throw invalidRequest(`${name} must be one of: ${p.enum.join(', ')}`);
   }
   if (p.format === 'date-time' && !parseUtcDateTime(raw)) {
-    throw invalidRequest(`${name} must be a valid ISO 8601 UTC date-time such as 2026-01-31T00:00:00Z`);
+    throw invalidRequest(`${name} must be a valid ISO 8601 UTC date-time such as 2026-01-31T00:00:00Z, ${DATE_RANGE_TEXT}`);
   }
   if (p.format === 'date' && !parseUtcDate(raw)) {
-    throw invalidRequest(`${name} must be a valid date in the form yyyy-MM-dd`);
+    throw invalidRequest(`${name} must be a valid date in the form yyyy-MM-dd, ${DATE_RANGE_TEXT}`);
   }
   if (p.minLength !== undefined && raw.length < p.minLength) throw invalidRequest(`${name} must not be empty`);
   if (p.maxLength !== undefined && raw.length > p.maxLength) {

@@ -113,67 +113,91 @@ export interface RateLimiterOptions {
 
 const WINDOW_MS = 60_000;
 
+interface Window {
+  index: number;
+  /** Seconds until the window ends (≥ 1). */
+  resetSeconds: number;
+  ttlMs: number;
+}
+
+function windowAt(nowMs: number): Window {
+  const index = Math.floor(nowMs / WINDOW_MS);
+  const endMs = (index + 1) * WINDOW_MS;
+  return { index, resetSeconds: Math.max(1, Math.ceil((endMs - nowMs) / 1000)), ttlMs: endMs - nowMs + 5_000 };
+}
+
+function storeDown(log: Logger | undefined, err: unknown): number {
+  log?.warn({ err: (err as Error).message }, 'rate-limit store unavailable; not limiting');
+  return 0;
+}
+
 /**
- * The two public-API limits (SPEC §8): requests per key, and invalid-key attempts per address.
+ * Failed authentications per client address per minute (invalid API keys, wrong admin tokens):
+ * "more than N per minute gets 429" — attempts 1..N are answered 401, the rest of the minute 429.
+ * `name` keeps the counters of different credentials apart in one store.
+ */
+export class FailedAttemptLimiter {
+  constructor(
+    private readonly store: CounterStore,
+    private readonly name: string,
+    readonly perMinute: number,
+    private readonly log?: Logger,
+  ) {}
+
+  /**
+   * Whether the address already used up its attempts this minute: a cheap read that spares the
+   * credential check; the exact decision is record's.
+   */
+  async blocked(address: string, nowMs: number): Promise<{ blocked: boolean; retryAfter: number }> {
+    const w = windowAt(nowMs);
+    const count = await this.store.get(`${this.name}:${address}`, w.index).catch((err) => storeDown(this.log, err));
+    return { blocked: count >= this.perMinute, retryAfter: w.resetSeconds };
+  }
+
+  /**
+   * Counts one failed attempt of the address and says whether it is over the limit.
+   * Increment first, then compare: the store's increment is atomic (one Lua script on Redis,
+   * synchronous in process), so with any number of attempts in flight exactly N are allowed.
+   */
+  async record(address: string, nowMs: number): Promise<{ blocked: boolean; retryAfter: number }> {
+    const w = windowAt(nowMs);
+    const count = await this.store.increment(`${this.name}:${address}`, w.index, w.ttlMs).catch((err) => storeDown(this.log, err));
+    return { blocked: count > this.perMinute, retryAfter: w.resetSeconds };
+  }
+}
+
+/**
+ * The two public-API limits: requests per key, and invalid-key attempts per address.
  * A store failure (Redis down) fails open with a warning: availability of a read-only API is
  * worth more than exact limits, and keys are far too long to guess in the meantime.
  */
 export class PublicApiRateLimiter {
+  private readonly invalidKeys: FailedAttemptLimiter;
+
   constructor(
     private readonly store: CounterStore,
     readonly options: RateLimiterOptions,
     private readonly log?: Logger,
-  ) {}
-
-  private window(nowMs: number): { index: number; resetSeconds: number; ttlMs: number } {
-    const index = Math.floor(nowMs / WINDOW_MS);
-    const endMs = (index + 1) * WINDOW_MS;
-    return { index, resetSeconds: Math.max(1, Math.ceil((endMs - nowMs) / 1000)), ttlMs: endMs - nowMs + 5_000 };
+  ) {
+    this.invalidKeys = new FailedAttemptLimiter(store, 'a', options.invalidKeyPerAddressPerMinute, log);
   }
 
   /** Counts one request of the key and says whether it is over the limit. */
   async hitKey(keyId: string, nowMs: number): Promise<LimitDecision> {
-    const w = this.window(nowMs);
+    const w = windowAt(nowMs);
     const limit = this.options.perKeyPerMinute;
-    let count = 0;
-    try {
-      count = await this.store.increment(`k:${keyId}`, w.index, w.ttlMs);
-    } catch (err) {
-      this.log?.warn({ err: (err as Error).message }, 'rate-limit store unavailable; not limiting');
-    }
+    const count = await this.store.increment(`k:${keyId}`, w.index, w.ttlMs).catch((err) => storeDown(this.log, err));
     return { limit, remaining: Math.max(0, limit - count), resetSeconds: w.resetSeconds, exceeded: count > limit };
   }
 
-  /**
-   * Whether the address already used up its invalid-key attempts this minute: a cheap read that
-   * spares the key lookup; the exact decision is recordInvalid's.
-   */
-  async addressBlocked(address: string, nowMs: number): Promise<{ blocked: boolean; retryAfter: number }> {
-    const w = this.window(nowMs);
-    let count = 0;
-    try {
-      count = await this.store.get(`a:${address}`, w.index);
-    } catch (err) {
-      this.log?.warn({ err: (err as Error).message }, 'rate-limit store unavailable; not limiting');
-    }
-    // "More than N per minute gets 429": attempts 1..N are answered 401, the next one is refused.
-    return { blocked: count >= this.options.invalidKeyPerAddressPerMinute, retryAfter: w.resetSeconds };
+  /** Whether the address already used up its invalid-key attempts this minute. */
+  addressBlocked(address: string, nowMs: number): Promise<{ blocked: boolean; retryAfter: number }> {
+    return this.invalidKeys.blocked(address, nowMs);
   }
 
-  /**
-   * Counts one invalid-key attempt of the address and says whether it is over the limit.
-   * Increment first, then compare: the store's increment is atomic (one Lua script on Redis,
-   * synchronous in process), so with any number of attempts in flight exactly N are allowed.
-   */
-  async recordInvalid(address: string, nowMs: number): Promise<{ blocked: boolean; retryAfter: number }> {
-    const w = this.window(nowMs);
-    let count = 0;
-    try {
-      count = await this.store.increment(`a:${address}`, w.index, w.ttlMs);
-    } catch (err) {
-      this.log?.warn({ err: (err as Error).message }, 'rate-limit store unavailable; not limiting');
-    }
-    return { blocked: count > this.options.invalidKeyPerAddressPerMinute, retryAfter: w.resetSeconds };
+  /** Counts one invalid-key attempt of the address and says whether it is over the limit. */
+  recordInvalid(address: string, nowMs: number): Promise<{ blocked: boolean; retryAfter: number }> {
+    return this.invalidKeys.record(address, nowMs);
   }
 
   close(): Promise<void> {

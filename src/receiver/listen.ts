@@ -9,6 +9,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { request } from 'undici';
 import { verifyWebhook, WebhookVerificationError } from './verify.js';
 import { ensureSelfSignedCert } from './self-signed.js';
 
@@ -102,11 +103,14 @@ export async function startListener(opts: ListenOptions): Promise<{ server: Serv
       }
       out(line);
       if (!forwardTo) return answer(200, { ok: true, duplicate });
-      fetch(forwardTo, { method: 'POST', headers: forwardHeaders(req.headers), body: rawBody, redirect: 'manual', signal: AbortSignal.timeout(30_000) })
+      // undici.request, not fetch: fetch adds headers of its own (accept, accept-language,
+      // accept-encoding, sec-fetch-mode) that the delivery did not carry.
+      request(forwardTo, { method: 'POST', headers: forwardHeaders(req.headers), body: rawBody, headersTimeout: 30_000, bodyTimeout: 30_000 })
         .then(async (app) => {
-          const text = await app.text();
-          out(`  → ${forwardTo} answered ${app.status}${text ? `: ${text.length > 500 ? `${text.slice(0, 500)}…` : text}` : ''}`);
-          answer(app.status, text, app.headers.get('content-type') ?? 'text/plain');
+          const text = await app.body.text();
+          out(`  → ${forwardTo} answered ${app.statusCode}${text ? `: ${text.length > 500 ? `${text.slice(0, 500)}…` : text}` : ''}`);
+          const type = app.headers['content-type'];
+          answer(app.statusCode, text, (Array.isArray(type) ? type[0] : type) ?? 'text/plain');
         })
         .catch((err: unknown) => {
           const reason = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);

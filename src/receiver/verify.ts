@@ -1,5 +1,5 @@
 /**
- * Receiver kit (CONTRACT §6, SPEC §5.1): verify a delivery the way a receiver should — raw
+ * Receiver kit (docs/delivery.md, "Verifying in a receiver"): verify a delivery the way a receiver should — raw
  * body, recomputed HMAC compared in constant time, timestamp within the tolerance.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -14,7 +14,7 @@ export class WebhookVerificationError extends Error {
     super(message);
     this.name = 'WebhookVerificationError';
   }
-  /** The status a receiver answers with (SPEC §5.1 rule 5): 400 stale, 401 bad signature. */
+  /** The status a receiver answers with: 400 stale, 401 bad signature. */
   get statusCode(): 400 | 401 {
     return this.code === 'stale_timestamp' ? 400 : 401;
   }

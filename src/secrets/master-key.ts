@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import { ConfigError } from '../config.js';
 
 /**
- * CONTRACT §1: VIGIA_SECRET_KEY wins; unset in embedded mode → generated once into the data dir
+ * The master key: VIGIA_SECRET_KEY wins; unset in embedded mode → generated once into the data dir
  * (mode 0600); unset with DATABASE_URL → refuse to start (several instances must share one key).
  */
 export function resolveMasterKey(config: Pick<Config, 'secretKey' | 'databaseUrl' | 'dataDir'>): Buffer {
@@ -19,7 +19,7 @@ export function resolveMasterKey(config: Pick<Config, 'secretKey' | 'databaseUrl
     if (key.length !== 32) throw new ConfigError(`${file} does not hold base64 of 32 bytes`);
     return key;
   }
-  mkdirSync(path.dirname(file), { recursive: true });
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const key = randomBytes(32);
   writeFileSync(file, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);

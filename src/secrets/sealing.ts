@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
 /**
- * AES-256-GCM sealing of secrets at rest (ARCHITECTURE §8). Sealed text:
+ * AES-256-GCM sealing of secrets at rest: a copy of the database alone reveals no credential. Sealed text:
  *   v1.<keyId>.<iv b64url>.<tag b64url>.<ciphertext b64url>
  * The key id (first 8 hex chars of SHA-256 of the key) lets a new master key be introduced
  * while old rows still open with the previous one.

@@ -19,7 +19,7 @@ export function safeEqual(a: string, b: string): boolean {
 
 export const API_KEY_PATTERN = /^vgk_([0-9A-Za-z]{8})_([0-9A-Za-z]{32,})$/;
 
-/** CONTRACT §3: vgk_ + 8-char lookup prefix + _ + 32+ random base62 chars. */
+/** API key format: vgk_ + 8-char lookup prefix + _ + 32+ random base62 chars. */
 export function generateApiKey(): { key: string; prefix: string; hash: string } {
   const prefix = randomBase62(8);
   const key = `vgk_${prefix}_${randomBase62(40)}`;

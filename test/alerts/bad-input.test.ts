@@ -131,6 +131,7 @@ describe('signals, alerts and silences: bad input', () => {
 
   it('refuses every alert, signal and silence route without the admin token (401)', async () => {
     const id = await openAlert(t, orgId, { sourceId: 'no-token' });
+    let attempt = 0;
     for (const [method, url] of [
       ['POST', `/orgs/${orgId}/signals`],
       ['GET', `/orgs/${orgId}/alerts/${id}`],
@@ -148,7 +149,9 @@ describe('signals, alerts and silences: bad input', () => {
       ['POST', `/orgs/${orgId}/api-keys`],
       ['DELETE', `/orgs/${orgId}/api-keys/key_x`],
     ] as const) {
-      const res = await t.app.inject({ method, url: `/api/admin/v1${url}`, payload: {}, headers: { authorization: 'Bearer nope' } });
+      // A fresh address per attempt: wrong admin tokens are limited per address (admin-auth-limit.test.ts).
+      const remoteAddress = `192.0.2.${++attempt}`;
+      const res = await t.app.inject({ method, url: `/api/admin/v1${url}`, payload: {}, headers: { authorization: 'Bearer nope' }, remoteAddress });
       expect(res.statusCode, `${method} ${url}`).toBe(401);
       expect(res.json().error.code).toBe('unauthorized');
     }

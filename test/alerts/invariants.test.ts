@@ -1,6 +1,6 @@
 /**
  * Property test: random sequences of signals, acknowledgements, resolutions, silences, clock moves
- * and background passes never break the lifecycle's invariants (SPEC §3, CONTRACT §2).
+ * and background passes never break the lifecycle's invariants (docs/alerts.md).
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,9 +1,10 @@
 /** The background alert jobs as the service runs them (startAlertJobs), driven by a ManualClock. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { startAlertJobs } from '../../src/alerts/jobs.js';
+import { ALERT_JOB_INTERVAL_MS, startAlertJobs } from '../../src/alerts/jobs.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { createOrg, openAlert, signal, sendSignals } from '../helpers/fixtures.js';
+import { waitFor } from '../helpers/wait.js';
 
 describe('startAlertJobs', () => {
   let t: TestApp;
@@ -14,12 +15,12 @@ describe('startAlertJobs', () => {
   });
   afterAll(() => t.close());
 
+  /** The jobs tick every ALERT_JOB_INTERVAL_MS of real time: a few ticks bound the wait. */
   async function waitForEvent(alertId: string, event: string): Promise<void> {
-    for (;;) {
-      const { rows } = await t.ctx.db.query('SELECT 1 FROM alert_events WHERE alert_id = $1 AND event = $2', [alertId, event]);
-      if (rows.length) return;
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await waitFor(
+      async () => (await t.ctx.db.query('SELECT 1 FROM alert_events WHERE alert_id = $1 AND event = $2', [alertId, event])).rows.length > 0,
+      { what: `${event} of ${alertId}`, timeoutMs: 6 * ALERT_JOB_INTERVAL_MS, intervalMs: 250 },
+    );
   }
 
   it('escalates due incidents and releases expired silences on its own, and stops cleanly', async () => {

@@ -1,5 +1,5 @@
 /**
- * SPEC §3 transitions, table-driven: every (state, trigger) pair through the real admin API,
+ * The alert lifecycle's transitions (docs/alerts.md), table-driven: every (state, trigger) pair through the real admin API,
  * asserting the response, the alert row and the events written to the outbox.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,11 +42,11 @@ const TABLE: Row[] = [
   { from: 'resolved', trigger: 'acknowledge', result: 409, to: { status: 'resolved' }, events: [] },
   { from: 'resolved', trigger: 'resolve', result: 409, to: { status: 'resolved' }, events: [] },
   { from: 'resolved', trigger: 'escalation-due', result: 'none', to: { status: 'resolved' }, events: [] },
-  // SPEC §3 rule 3 leaves reopening open: a failure after resolution opens a NEW incident.
+  // A resolved incident never reopens: a failure after resolution opens a NEW incident.
   { from: 'resolved', trigger: 'failure', result: 'opened-new', to: { status: 'resolved' }, events: [] },
 ];
 
-describe('alert lifecycle (SPEC §3)', () => {
+describe('alert lifecycle', () => {
   let t: TestApp;
   let clock: ManualClock;
   beforeAll(async () => {
@@ -212,6 +212,30 @@ describe('alert details', () => {
       { event: 'alert.acknowledged', status: 'open', ack: true },
       { event: 'alert.recovered', status: 'resolved', ack: true },
     ]);
+  });
+
+  it('records an acknowledgement made earlier (acknowledgedAt), never in the future nor before the opening', async () => {
+    const org = await createOrg(t);
+    const id = await openAlert(t, org.id);
+    const opened = clock.now().getTime();
+    clock.advance(60 * 60_000);
+    const ack = (body: unknown) => t.admin('POST', `/orgs/${org.id}/alerts/${id}/acknowledge`, body);
+    const future = await ack({ acknowledgedAt: new Date(clock.now().getTime() + 60_000).toISOString() });
+    expect(future.statusCode).toBe(400);
+    expect(future.body).toMatch(/acknowledgedAt must not be in the future/);
+    const early = await ack({ acknowledgedAt: new Date(opened - 60_000).toISOString() });
+    expect(early.statusCode).toBe(400);
+    expect(early.body).toMatch(/acknowledgedAt must not be before the alert opened/);
+    expect((await ack({ acknowledgedAt: 'yesterday' })).statusCode).toBe(400);
+    const at = new Date(opened + 12 * 60_000).toISOString();
+    const ok = await ack({ by: 'ana', acknowledgedAt: at });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json()).toMatchObject({ acknowledged: true, acknowledgedBy: 'ana', acknowledgedAt: at });
+    const { rows } = await t.ctx.db.query<{ occurred_at: Date }>(
+      "SELECT occurred_at FROM alert_events WHERE alert_id = $1 AND event = 'alert.acknowledged'",
+      [id],
+    );
+    expect(new Date(rows[0]!.occurred_at).toISOString()).toBe(at);
   });
 
   it('escalates only once, never with escalation disabled, and counts from the opening', async () => {

@@ -1,5 +1,5 @@
 /**
- * Silences and correlation (SPEC §3 rule 2, CONTRACT §2): suppressed incidents emit nothing until
+ * Silences and correlation (docs/alerts.md): suppressed incidents emit nothing until
  * released; release happens when the silence ends (DELETE or expiry) or the cause resolves while
  * the incident is still open. Table-driven over the release rules.
  */

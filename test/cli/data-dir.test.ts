@@ -4,14 +4,15 @@
  * engine under test (with PostgreSQL, several processes on one database are allowed).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgTestDatabaseUrl, ENGINE } from '../helpers/db.js';
 import { signal } from '../helpers/fixtures.js';
 import { startReceiver, type TestReceiver } from '../helpers/receiver.js';
-import { serve, stopAll, vigia } from './processes.js';
+import { waitFor } from '../helpers/wait.js';
+import { serve, slowSupervisor, stopAll, vigia } from './processes.js';
 
 describe(`data directory and demo (${ENGINE})`, () => {
   let env: Record<string, string>;
@@ -71,6 +72,28 @@ describe(`data directory and demo (${ENGINE})`, () => {
       first.child.kill('SIGTERM');
       expect(await first.exited).toBe(0);
     }, 120_000);
+
+    it('kill -9 of the process group and an immediate restart, ten times: each restart takes the directory', async () => {
+      for (let run = 0; run < 10; run++) {
+        const flag = path.join(env.VIGIA_DATA_DIR!, `reaped-${run}`);
+        const supervisor = slowSupervisor(env, flag);
+        await supervisor.waitFor(/"msg":"vigia listening"/);
+        // As a supervisor does: the whole group at once, and start again without waiting. This
+        // one is busy and reaps the killed server late, so it lingers as a zombie meanwhile.
+        supervisor.child.stdin!.write('kill\n');
+        await supervisor.waitFor(/^killed$/m);
+        const again = vigia(['serve'], { ...env, PORT: '0' });
+        const started = await again.waitFor(/"msg":"vigia listening"/).then(
+          () => true,
+          () => false,
+        );
+        writeFileSync(flag, '');
+        expect(started, `run ${run + 1}: ${again.stderr()}`).toBe(true);
+        again.child.kill('SIGTERM');
+        expect(await again.exited).toBe(0);
+        await supervisor.exited;
+      }
+    }, 600_000);
   } else {
     it('with PostgreSQL a second serve on the same database runs alongside the first', async () => {
       const first = await serve(env);
@@ -109,7 +132,7 @@ describe(`data directory and demo (${ENGINE})`, () => {
       }
     };
     const writers = Array.from({ length: 4 }, writer);
-    while (acknowledged.length < 30) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => acknowledged.length >= 30, { what: '30 acknowledged signals', timeoutMs: 60_000 });
     server.child.kill('SIGKILL');
     killed = true;
     await Promise.all(writers);

@@ -13,8 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../src/receiver/verify.js';
 import { createPgTestDatabaseUrl, ENGINE } from '../helpers/db.js';
 import { signal } from '../helpers/fixtures.js';
+import { request as httpsRequest } from 'node:https';
+import { webhookHeaders } from '../../src/delivery/signing.js';
+import { startListener } from '../../src/receiver/listen.js';
 import { serve, stopAll, vigia } from './processes.js';
 import { freePort } from '../helpers/ports.js';
+import { waitFor } from '../helpers/wait.js';
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -104,12 +108,14 @@ describe(`vigia listen --forward-to (${ENGINE})`, () => {
     expect(got.headers['content-type']).toContain('application/json');
 
     // The sender recorded the app's answer.
-    let dests = await admin('GET', `/orgs/${org.id}/destinations/${dest.json.id}/deliveries`);
     // The attempt's outcome is written just after the answer arrives.
-    while (dests.json.value[0]?.status === 'pending') {
-      await new Promise((r) => setTimeout(r, 50));
-      dests = await admin('GET', `/orgs/${org.id}/destinations/${dest.json.id}/deliveries`);
-    }
+    const dests = await waitFor(
+      async () => {
+        const d = await admin('GET', `/orgs/${org.id}/destinations/${dest.json.id}/deliveries`);
+        return d.json.value[0]?.status === 'pending' ? undefined : d;
+      },
+      { what: 'the delivery outcome to be recorded', timeoutMs: 30_000, intervalMs: 50 },
+    );
     expect(dests.json.value[0]).toMatchObject({ status: 'succeeded', lastStatusCode: 202 });
 
     // A forged delivery is refused by the listener and never reaches the app.
@@ -130,4 +136,34 @@ describe(`vigia listen --forward-to (${ENGINE})`, () => {
     await app.close();
     expect(await server.exited).toBe(0);
   }, 180_000);
+
+  it('forwards exactly the headers the delivery carried, no more (seen on the wire by the app)', async () => {
+    const secret = `whsec_${randomBytes(24).toString('base64')}`;
+    const app = await startApp();
+    const listener = await startListener({ secret, port: 0, certDir: path.join(work, 'wire-certs'), forwardTo: app.url, out: () => {} });
+    try {
+      const body = JSON.stringify({ id: 'dlv_wire', event: 'alert.opened', alert: { id: 'alt_1', title: 'wire', status: 'open', severity: 'error' } });
+      const delivery = webhookHeaders({ deliveryId: 'dlv_wire', event: 'alert.opened', body, secret, now: new Date(), scheme: 'service+standard' });
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = httpsRequest(listener.url, { method: 'POST', headers: delivery, ca: readFileSync(listener.certFile, 'utf8'), agent: false }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+      expect(status).toBe(202);
+      expect(app.received).toHaveLength(1);
+      const got = app.received[0]!;
+      // Each hop frames its own connection (host, connection, content-length); every other header
+      // is the delivery's, with the delivery's value.
+      const framing = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
+      const forwarded = Object.fromEntries(Object.entries(got.headers).filter(([name]) => !framing.has(name)));
+      expect(forwarded).toEqual(Object.fromEntries(Object.entries(delivery).map(([name, value]) => [name.toLowerCase(), value])));
+      expect(got.rawBody.toString('utf8')).toBe(body);
+    } finally {
+      await listener.close();
+      await app.close();
+    }
+  });
 });

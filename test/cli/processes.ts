@@ -31,7 +31,31 @@ export function baseEnv(env: Record<string, string>): Record<string, string> {
 }
 
 export function vigia(args: string[], env: Record<string, string>): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: root, env: baseEnv(env) });
+  return watch(spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: root, env: baseEnv(env) }), args.join(' '));
+}
+
+/**
+ * A supervisor that runs `vigia serve` in its own process group, kills the group with SIGKILL when
+ * told ("kill" on its stdin, answered "killed") and is then too busy to reap the killed server
+ * until `reapedFlag` exists (bounded: 60 s): the server stays a zombie meanwhile, as it does
+ * under a slow init or supervisor.
+ */
+export function slowSupervisor(env: Record<string, string>, reapedFlag: string): Child {
+  const script = `
+    const { spawn } = require('node:child_process');
+    const { existsSync } = require('node:fs');
+    const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], { detached: true, stdio: ['ignore', 'inherit', 'inherit'] });
+    process.stdin.on('data', () => {
+      process.kill(-server.pid, 'SIGKILL');
+      process.stdout.write('killed\\n');
+      const cell = new Int32Array(new SharedArrayBuffer(4));
+      for (let i = 0; i < 1200 && !existsSync(${JSON.stringify(reapedFlag)}); i++) Atomics.wait(cell, 0, 0, 50);
+      process.exit(0);
+    });`;
+  return watch(spawn(process.execPath, ['-e', script], { cwd: root, env: baseEnv({ PORT: '0', ...env }) }), 'supervisor');
+}
+
+function watch(child: ChildProcess, name: string): Child {
   running.add(child);
   let out = '';
   let err = '';
@@ -63,7 +87,7 @@ export function vigia(args: string[], env: Record<string, string>): Child {
         };
         listeners.add(check);
         check();
-        void exited.then((code) => reject(new Error(`vigia ${args.join(' ')} exited ${code} before printing ${re}: ${err}\n${out}`)));
+        void exited.then((code) => reject(new Error(`vigia ${name} exited ${code} before printing ${re}: ${err}\n${out}`)));
       });
     },
   };

@@ -1,7 +1,7 @@
 /**
  * Test plumbing for driving connectors directly: a real `Send` over undici to the fakes (HTTPS,
  * test CA, per-call timeout, throws on timeout/network failure like the pipeline's guarded send),
- * sample delivery bodies and a tiny "pipeline" that replays attempts the way SPEC §6 does.
+ * sample delivery bodies and a tiny "pipeline" that replays attempts the way the dispatcher does.
  */
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
@@ -26,7 +26,7 @@ export function undiciSend(timeoutMs = 2000): Send & { agent: Agent } {
       const body = await res.body.text();
       return { statusCode: res.statusCode, headers: res.headers as Record<string, string | string[] | undefined>, body: body.slice(0, 65536) };
     } catch {
-      // Generic on purpose, like the pipeline's guarded client (SPEC §6 rule 8).
+      // Generic on purpose, like the pipeline's guarded client (failure texts reveal nothing of the network).
       throw new SendFailed('no response from destination');
     }
   }) as Send & { agent: Agent };

@@ -2,7 +2,7 @@
  * Connectors end to end: destinations created through the admin API, incidents driven through
  * the signals/alerts API and the escalation pass, the real dispatcher sending through the guarded
  * client to the vendor fakes over HTTPS. Asserts the fakes' final state, zero spec violations,
- * SPEC §4.2 rule 1 ordering (`waiting`), abandonment when the opening fails for good, duplicate-safe
+ * opening-first ordering (`waiting`), abandonment when the opening fails for good, duplicate-safe
  * creation after a timed-out create, and the destinations' Test action.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const built = path.join(root, 'dist', 'console', 'index.html');
+const built = path.join(root, 'dist', 'web', 'index.html');
 
 function newestSource(dir: string): number {
   let newest = 0;
@@ -21,7 +21,9 @@ function newestSource(dir: string): number {
 }
 
 export default function setup(): void {
-  if (existsSync(built) && statSync(built).mtimeMs >= newestSource(path.join(root, 'web'))) return;
+  // The bundle also holds the route list the server shares with it (src/console/routes.ts).
+  const sources = Math.max(newestSource(path.join(root, 'web')), statSync(path.join(root, 'src', 'console', 'routes.ts')).mtimeMs);
+  if (existsSync(built) && statSync(built).mtimeMs >= sources) return;
   try {
     execFileSync(process.execPath, [path.join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'web/vite.config.ts'], {
       cwd: root,

@@ -4,6 +4,10 @@
  * real HTTPS receiver as the webhook destination. Each step asserts what the operator sees and
  * what the service then does (requests the receiver got, answers of the public API, rows).
  *
+ * Each test sets up its own state — its organization, destination, receiver and browser tab —
+ * through the admin API, so one failing step never cascades into the next test. Only the
+ * service process, the dispatcher and the browser are shared.
+ *
  * With VIGIA_CONSOLE_SCREENSHOTS=<dir> the pg run also saves the main pages at desktop and phone
  * width there (docs/console/ holds the ones shown in the README).
  */
@@ -11,12 +15,13 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { startDispatcher, type Dispatcher } from '../../src/delivery/dispatcher.js';
 import { verifyWebhook } from '../../src/receiver/verify.js';
 import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/context.js';
 import { startReceiver, type TestReceiver } from '../helpers/receiver.js';
+import { waitFor } from '../helpers/wait.js';
 import { ServiceNowFake } from '../fakes/servicenow.js';
 
 const SHOTS = process.env.VIGIA_TEST_ENGINE === 'pg' ? process.env.VIGIA_CONSOLE_SCREENSHOTS : undefined;
@@ -36,21 +41,19 @@ async function launch(): Promise<Browser> {
 
 describe('web console in Chromium', () => {
   let t: TestApp;
-  let rx: TestReceiver;
   const serviceNow = new ServiceNowFake('vigia', 'pw-123456');
   let worker: Dispatcher;
   let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
   let origin: string;
-  let orgId: string;
-  let destinationId: string;
-  let secret: string;
-  let rotatedSecret = 'unset';
-  const pageErrors: string[] = [];
+  /** What one test opened; closed (and checked) after it. */
+  let contexts: BrowserContext[] = [];
+  let receivers: TestReceiver[] = [];
+  let pageErrors: string[] = [];
+  /** Every signing secret a test saw: none may ever reach the logs. */
+  const secretsSeen: string[] = [];
 
-  /** Saves the current page at desktop and phone width when screenshots are asked for. */
-  async function shot(name: string, p: Page = page): Promise<void> {
+  /** Saves the page at desktop and phone width when screenshots are asked for. */
+  async function shot(name: string, p: Page): Promise<void> {
     if (!SHOTS) return;
     mkdirSync(SHOTS, { recursive: true });
     await p.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });
@@ -59,8 +62,10 @@ describe('web console in Chromium', () => {
     await p.setViewportSize(DESKTOP);
   }
 
+  /** A fresh tab in a fresh browser context (its own sessionStorage and localStorage): signed out. */
   async function newPage(): Promise<Page> {
-    context = await browser.newContext({ viewport: DESKTOP, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
+    const context = await browser.newContext({ viewport: DESKTOP, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
+    contexts.push(context);
     const p = await context.newPage();
     p.on('pageerror', (err) => pageErrors.push(err.message));
     // Nothing may be loaded from anywhere but the Vigia origin (no CDN, no font service).
@@ -72,7 +77,7 @@ describe('web console in Chromium', () => {
   }
 
   /** Every form control, button and link has a name a screen reader can say; the page fits a phone. */
-  async function expectAccessible(p: Page = page): Promise<void> {
+  async function expectAccessible(p: Page): Promise<void> {
     const unnamed = await p.evaluate(() =>
       [...document.querySelectorAll('input, select, textarea, button, a[href]')]
         .filter((el) => {
@@ -97,50 +102,121 @@ describe('web console in Chromium', () => {
     await p.getByRole('button', { name: 'Entrar' }).click();
   }
 
+  /** A new tab, signed in through the form, working on the named organization, showing `pathname`. */
+  async function openConsole(orgName: string, pathname = '/destinations'): Promise<Page> {
+    const p = await newPage();
+    await p.goto(`${origin}/orgs`);
+    await signIn(p);
+    await p.getByRole('button', { name: `Abrir: ${orgName}` }).click();
+    await p.waitForURL(`${origin}/destinations`);
+    if (pathname !== '/destinations') await p.goto(`${origin}${pathname}`);
+    return p;
+  }
+
+  async function receiver(): Promise<TestReceiver> {
+    const rx = await startReceiver();
+    receivers.push(rx);
+    return rx;
+  }
+
+  async function createOrg(name: string): Promise<string> {
+    const res = await t.admin('POST', '/orgs', { name });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().id;
+  }
+
+  /** A webhook destination through the admin API; returns its id and signing secret. */
+  async function createWebhook(orgId: string, name: string, url: string): Promise<{ id: string; secret: string }> {
+    const res = await t.admin('POST', `/orgs/${orgId}/destinations`, { name, kind: 'webhook', url });
+    expect(res.statusCode, res.body).toBe(201);
+    const { id, signingSecret } = res.json() as { id: string; signingSecret: string };
+    secretsSeen.push(signingSecret);
+    return { id, secret: signingSecret };
+  }
+
+  /** Opens an incident and waits until its alert.opened delivery is recorded as succeeded. */
+  async function deliveredAlert(orgId: string, destinationId: string, sourceId: string, title: string): Promise<string> {
+    const res = await t.admin('POST', `/orgs/${orgId}/signals`, {
+      sourceType: 'Dataset',
+      sourceId,
+      sourceName: sourceId,
+      kind: 'failure',
+      notificationKind: 'RefreshFailed',
+      title,
+      message: 'Tempo esgotado consultando a origem SQL',
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const alertId = res.json().alertId as string;
+    await waitFor(
+      async () => {
+        const list = (await t.admin('GET', `/orgs/${orgId}/destinations/${destinationId}/deliveries`)).json().value as { alertId: string; status: string }[];
+        return list.some((d) => d.alertId === alertId && d.status === 'succeeded');
+      },
+      { what: `the delivery of ${alertId} to succeed`, timeoutMs: 30_000, intervalMs: 50 },
+    );
+    return alertId;
+  }
+
   beforeAll(async () => {
     t = await createTestApp({ clock: systemClock, config: { destinationAllowlist: ['127.0.0.1'], deliveryTimeoutMs: 3000 } });
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     // Delivery bodies carry {baseUrl}/alerts/{id}: point it at this process so the link opens the console.
     t.ctx.config.baseUrl = origin;
-    rx = await startReceiver();
     await serviceNow.start();
     worker = await startDispatcher(t.ctx, { idlePollMs: 200 });
     browser = await launch();
-    page = await newPage();
+  });
+
+  afterEach(async () => {
+    const errors = pageErrors;
+    await Promise.all(contexts.map((c) => c.close()));
+    await Promise.all(receivers.map((r) => r.close()));
+    contexts = [];
+    receivers = [];
+    pageErrors = [];
+    // The page raised no script error and asked nothing of another origin during the test.
+    expect(errors).toEqual([]);
   });
 
   afterAll(async () => {
     await browser?.close();
     await worker?.stop();
-    await rx?.close();
     await serviceNow.stop();
     await t?.close();
   });
 
+  // Runs first in this file, before any other test creates an organization.
   it('signs in with the admin token (refusing a wrong one) and creates an organization', async () => {
+    const page = await newPage();
     await page.goto(`${origin}/`);
     await expect(page.getByRole('heading', { name: 'Entrar no console do Vigia' }).isVisible()).resolves.toBe(true);
     await signIn(page, 'vat_wrong');
     await page.getByText('Token recusado. Confira o token de administrador.').waitFor();
-    await shot('sign-in');
-    await expectAccessible();
+    await shot('sign-in', page);
+    await expectAccessible(page);
 
     await signIn(page);
     await page.getByText('Nenhuma organização ainda. Crie a primeira abaixo.').waitFor();
     expect(page.url()).not.toContain(TEST_ADMIN_TOKEN);
-    expect(await page.evaluate(() => sessionStorage.getItem('vigia.adminToken'))).toBe(TEST_ADMIN_TOKEN);
+    // The page keeps no credential: the session is an HttpOnly cookie it cannot read.
+    expect(await page.evaluate(() => JSON.stringify(sessionStorage) + document.cookie)).not.toContain('vat_');
+    expect(await page.evaluate(() => document.cookie)).not.toContain('vigia_session');
 
     await page.getByLabel('Nome da organização').fill('Contoso Analytics');
     await page.getByRole('button', { name: 'Criar' }).click();
     await page.getByText('Nenhum destino. Crie um para receber os alertas.').waitFor();
     const orgs = (await t.admin('GET', '/orgs')).json() as { id: string; name: string }[];
     expect(orgs.map((o) => o.name)).toEqual(['Contoso Analytics']);
-    orgId = orgs[0]!.id;
+    expect(await page.evaluate(() => sessionStorage.getItem('vigia.orgId'))).toBe(orgs[0]!.id);
     expect(new URL(page.url()).pathname).toBe('/destinations');
   });
 
   it('validates a destination before sending, then shows the signing secret once', async () => {
+    const orgId = await createOrg('Destinos Ltda');
+    const rx = await receiver();
+    const page = await openConsole('Destinos Ltda');
+    await page.getByText('Nenhum destino. Crie um para receber os alertas.').waitFor();
     await page.getByRole('button', { name: 'Criar' }).click();
     await page.getByText('Nome: obrigatório.').waitFor();
     await expect(page.getByText('URL (https): obrigatório.').isVisible()).resolves.toBe(true);
@@ -163,16 +239,16 @@ describe('web console in Chromium', () => {
     await once.waitFor();
     await expect(once.getByText('você não verá este segredo de novo', { exact: false }).isVisible()).resolves.toBe(true);
     await expect(once.getByRole('button', { name: 'Copiar' }).isVisible()).resolves.toBe(true);
-    secret = await once.getByLabel('Segredo de assinatura').inputValue();
+    const secret = await once.getByLabel('Segredo de assinatura').inputValue();
     expect(secret).toMatch(/^whsec_/);
+    secretsSeen.push(secret);
     await page.getByRole('link', { name: 'Plantão Ops' }).waitFor();
-    await shot('destinations');
-    await expectAccessible();
+    await shot('destinations', page);
+    await expectAccessible(page);
 
     const list = (await t.admin('GET', `/orgs/${orgId}/destinations`)).json() as { id: string; url: string }[];
     expect(list).toHaveLength(1);
     expect(list[0]!.url).toBe(`${rx.origin}/hook`);
-    destinationId = list[0]!.id;
 
     await page.reload();
     await page.getByRole('link', { name: 'Plantão Ops' }).waitFor();
@@ -181,6 +257,10 @@ describe('web console in Chromium', () => {
   });
 
   it('sends a test with its step-by-step result, then shows it in the history with its attempt', async () => {
+    const orgId = await createOrg('Teste de Envio');
+    const rx = await receiver();
+    const { secret } = await createWebhook(orgId, 'Plantão Ops', `${rx.origin}/hook`);
+    const page = await openConsole('Teste de Envio');
     await page.getByRole('link', { name: 'Plantão Ops' }).click();
     await page.getByRole('heading', { name: 'Histórico de entregas' }).waitFor();
     await page.getByText('Nenhuma entrega com estes filtros.').waitFor();
@@ -188,7 +268,7 @@ describe('web console in Chromium', () => {
     await page.getByRole('heading', { name: 'Resultado do teste: Teste bem-sucedido' }).waitFor();
     await expect(page.getByText('Envio: ok — HTTP 200').isVisible()).resolves.toBe(true);
 
-    // The receiver got one request, signed with the secret the console showed.
+    // The receiver got one request, signed with the secret the destination was created with.
     expect(rx.requests).toHaveLength(1);
     const sent = verifyWebhook({ rawBody: rx.requests[0]!.rawBody, headers: rx.requests[0]!.headers, secret });
     expect(sent.test).toBe(true);
@@ -196,6 +276,9 @@ describe('web console in Chromium', () => {
     const item = page.locator('li.delivery').first();
     await item.getByText('entregue').waitFor();
     await expect(item.getByText('teste', { exact: true }).isVisible()).resolves.toBe(true);
+    // The signature scheme is named as the form names it, not by its API value.
+    await expect(page.getByText('Vigia (padrão)', { exact: true }).isVisible()).resolves.toBe(true);
+    await expect(page.getByText('service', { exact: true }).count()).resolves.toBe(0);
     await item.getByRole('button', { name: /^Tentativas/ }).click();
     const log = item.getByRole('table', { name: 'Registro de tentativas' });
     await log.waitFor();
@@ -211,12 +294,13 @@ describe('web console in Chromium', () => {
     await page.getByLabel('Situação').selectOption('');
     await page.getByRole('button', { name: 'Filtrar' }).click();
     await page.locator('li.delivery').first().waitFor();
-    await shot('destination');
-    await expectAccessible();
+    await shot('destination', page);
+    await expectAccessible(page);
   });
 
   it("tests a connector destination step by step and says when the sample incident must be closed by hand", async () => {
-    await page.getByRole('link', { name: 'Destinos' }).click();
+    await createOrg('Conectores SA');
+    const page = await openConsole('Conectores SA');
     await page.getByLabel('Tipo').selectOption('servicenow');
     await page.getByLabel('Nome', { exact: true }).fill('ServiceNow TI');
     await page.getByLabel('URL da instância').fill(serviceNow.url);
@@ -239,13 +323,11 @@ describe('web console in Chromium', () => {
     const incident = serviceNow.incidents.at(-1)!;
     expect(incident.state).toBe('1');
     await expect(page.getByText(incident.number, { exact: false }).first().isVisible()).resolves.toBe(true);
-    // Out of the way of the alert deliveries checked below.
-    const list = (await t.admin('GET', `/orgs/${orgId}/destinations`)).json() as { id: string; kind: string }[];
-    await t.admin('DELETE', `/orgs/${orgId}/destinations/${list.find((d) => d.kind === 'servicenow')!.id}`);
   });
 
   it('creates an API key shown once, and revoking it makes the public API refuse it', async () => {
-    await page.getByRole('link', { name: 'Chaves de API' }).click();
+    await createOrg('Chaves SA');
+    const page = await openConsole('Chaves SA', '/api-keys');
     await page.getByText('Nenhuma chave de API.').waitFor();
     await page.getByLabel('Nome', { exact: true }).fill('Exportação BI');
     await page.getByRole('checkbox', { name: 'ReadCosts' }).check();
@@ -263,8 +345,8 @@ describe('web console in Chromium', () => {
     await page.getByRole('cell', { name: 'Exportação BI', exact: true }).waitFor();
     expect(await page.content()).not.toContain(key);
     await expect(page.getByRole('cell', { name: 'ReadAlerts, ReadCosts' }).isVisible()).resolves.toBe(true);
-    await shot('api-keys');
-    await expectAccessible();
+    await shot('api-keys', page);
+    await expectAccessible(page);
 
     await page.getByRole('button', { name: 'Revogar: Exportação BI' }).click();
     await page.getByRole('button', { name: 'Confirmar' }).click();
@@ -275,6 +357,14 @@ describe('web console in Chromium', () => {
   });
 
   it('lists an open alert and acknowledges it; the delivery url opens the alert page', async () => {
+    const orgId = await createOrg('Alertas SA');
+    const rx = await receiver();
+    await createWebhook(orgId, 'Plantão Ops', `${rx.origin}/hook`);
+    // A second destination for this alert only: the alert page then lists each event's
+    // deliveries to two destinations made in the same second.
+    const backup = await t.admin('POST', `/orgs/${orgId}/destinations`, { name: 'Plantão Reserva', kind: 'webhook', url: `${rx.origin}/backup` });
+    expect(backup.statusCode).toBe(201);
+    const before = rx.requests.length;
     const signal = await t.admin('POST', `/orgs/${orgId}/signals`, {
       sourceType: 'Dataset',
       sourceId: 'ds-vendas',
@@ -286,17 +376,17 @@ describe('web console in Chromium', () => {
     });
     const alertId = signal.json().alertId as string;
     // The dispatcher delivers alert.opened to the webhook; its body carries the alert's url.
-    const received = await rx.waitFor(2, 30_000);
+    const received = await rx.waitFor(before + 2, 30_000);
     const body = received.map((r) => JSON.parse(r.rawBody.toString('utf8'))).find((b) => !b.test);
     expect(body.event).toBe('alert.opened');
     const url = body.alert.url as string;
     expect(url).toBe(`${origin}/alerts/${alertId}`);
 
-    await page.getByRole('link', { name: 'Alertas' }).click();
+    const page = await openConsole('Alertas SA', '/alerts');
     const row = page.locator(`li[data-alert-id="${alertId}"]`);
     await row.getByText('Falha na atualização do conjunto Vendas').waitFor();
-    await shot('alerts');
-    await expectAccessible();
+    await shot('alerts', page);
+    await expectAccessible(page);
     await row.getByRole('button', { name: 'Reconhecer: Falha na atualização do conjunto Vendas' }).click();
     await row.getByText('reconhecido', { exact: true }).waitFor();
     const alert = (await t.admin('GET', `/orgs/${orgId}/alerts/${alertId}`)).json();
@@ -310,17 +400,24 @@ describe('web console in Chromium', () => {
     await tab.getByRole('heading', { name: 'Falha na atualização do conjunto Vendas' }).waitFor();
     expect(new URL(tab.url()).pathname).toBe(`/alerts/${alertId}`);
     await tab.getByRole('heading', { name: /^aberto \(alert\.opened\)/ }).waitFor();
-    const openedItem = tab.locator('li.event').first().locator('li.delivery');
+    const openedItem = tab.locator('li.event').first().locator('li.delivery').filter({ hasText: 'Plantão Ops' });
     await openedItem.getByText('entregue').waitFor();
     await expect(openedItem.getByText('→ Plantão Ops').isVisible()).resolves.toBe(true);
     await expect(tab.getByRole('heading', { name: /^reconhecido \(alert\.acknowledged\)/ }).isVisible()).resolves.toBe(true);
     await shot('alert', tab);
     await expectAccessible(tab);
-    await tab.close();
+    // Each delivery's buttons say which delivery they act on: no two share a name.
+    const deliveryButtons = await tab.locator('li.delivery button').evaluateAll((els) => els.map((el) => el.getAttribute('aria-label') ?? el.textContent ?? ''));
+    expect(deliveryButtons.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(deliveryButtons).size).toBe(deliveryButtons.length);
+    // Out of the way of the steps below once both its deliveries (opened, acknowledged) arrived.
+    await rx.waitFor(before + 4, 30_000);
+    await t.admin('DELETE', `/orgs/${orgId}/destinations/${backup.json().id}`);
   });
 
   it('creates a silence and ends it', async () => {
-    await page.getByRole('link', { name: 'Silêncios' }).click();
+    const orgId = await createOrg('Silêncios SA');
+    const page = await openConsole('Silêncios SA', '/silences');
     await page.getByText('Nenhum silêncio.').waitFor();
     await page.getByRole('button', { name: 'Criar' }).click();
     await page.getByText('Informe quando o silêncio termina (no futuro).').waitFor();
@@ -333,8 +430,8 @@ describe('web console in Chromium', () => {
     expect(created).toMatchObject({ matchers: { sourceType: 'Connector' }, comment: 'manutenção planejada', active: true });
     // The viewer is in São Paulo (UTC−3): 10:00 there is 13:00 UTC.
     expect(created.endsAt).toBe('2099-01-01T13:00:00.000Z');
-    await shot('silences');
-    await expectAccessible();
+    await shot('silences', page);
+    await expectAccessible(page);
     await page.getByRole('button', { name: 'Encerrar: Tipo de origem = Connector' }).click();
     await page.getByRole('button', { name: 'Confirmar' }).click();
     await page.getByRole('cell', { name: 'encerrado', exact: true }).waitFor();
@@ -342,7 +439,11 @@ describe('web console in Chromium', () => {
   });
 
   it('shows health, keeps an event as skipped while disabled, and recovers it after enabling', async () => {
-    await page.getByRole('link', { name: 'Destinos' }).click();
+    const orgId = await createOrg('Saúde SA');
+    const rx = await receiver();
+    const { id: destinationId } = await createWebhook(orgId, 'Plantão Ops', `${rx.origin}/hook`);
+    await deliveredAlert(orgId, destinationId, 'ds-saude', 'Falha na atualização do conjunto Saúde');
+    const page = await openConsole('Saúde SA');
     await page.getByRole('link', { name: 'Plantão Ops' }).click();
     // Every delivery so far succeeded: the health block says so.
     await page.getByText('Sucesso em 24 h').waitFor();
@@ -350,6 +451,11 @@ describe('web console in Chromium', () => {
 
     await page.getByRole('button', { name: 'Desativar', exact: true }).click();
     await page.getByRole('button', { name: 'Ativar', exact: true }).waitFor();
+    // Disabled by a person: said so, and the server's reason in the console's language.
+    await page.getByText('desativado manualmente').first().waitFor();
+    await expect(page.getByText('desativado automaticamente').count()).resolves.toBe(0);
+    await expect(page.getByText('desativado por uma pessoa', { exact: false }).isVisible()).resolves.toBe(true);
+    await expect(page.getByText('disabled through the admin API', { exact: false }).count()).resolves.toBe(0);
     const before = rx.requests.length;
     const signal = await t.admin('POST', `/orgs/${orgId}/signals`, {
       sourceType: 'Gateway',
@@ -373,7 +479,10 @@ describe('web console in Chromium', () => {
     const since = new Date(Date.now() - 3 * 3600_000 - 3600_000).toISOString().slice(0, 16); // 1 h ago in São Paulo (UTC−3)
     await page.locator('#recover-since').fill(since);
     await page.getByRole('button', { name: 'Reenviar falhas' }).click();
-    await page.locator('[role=alert]').filter({ hasText: '409' }).filter({ hasText: 'enable it' }).first().waitFor();
+    // Said by its code in Portuguese; the server's English detail follows, marked as English.
+    const refused = page.locator('[role=alert]').filter({ hasText: 'Conflito: a operação não pode ser feita agora' }).first();
+    await refused.waitFor();
+    expect(await refused.locator('[lang="en"]').textContent()).toContain('enable it');
     await page.getByRole('button', { name: 'Ativar', exact: true }).click();
     await page.getByRole('button', { name: 'Desativar', exact: true }).waitFor();
     await page.getByRole('button', { name: 'Reenviar falhas' }).click();
@@ -384,7 +493,11 @@ describe('web console in Chromium', () => {
   });
 
   it('redelivers, rotates the secret, disables and deletes the destination', async () => {
-    await page.getByRole('link', { name: 'Destinos' }).click();
+    const orgId = await createOrg('Reenvio SA');
+    const rx = await receiver();
+    const { id: destinationId, secret } = await createWebhook(orgId, 'Plantão Ops', `${rx.origin}/hook`);
+    await deliveredAlert(orgId, destinationId, 'ds-reenvio', 'Falha na atualização do conjunto Reenvio');
+    const page = await openConsole('Reenvio SA');
     await page.getByRole('link', { name: 'Plantão Ops' }).click();
     const before = rx.requests.length;
     const latest = page.locator('li.delivery').first();
@@ -397,7 +510,7 @@ describe('web console in Chromium', () => {
     const rotated = await page.getByTestId('shown-once').getByLabel('Segredo de assinatura').inputValue();
     expect(rotated).toMatch(/^whsec_/);
     expect(rotated).not.toBe(secret);
-    rotatedSecret = rotated;
+    secretsSeen.push(rotated);
 
     await page.getByRole('button', { name: 'Desativar', exact: true }).click();
     await page.getByRole('button', { name: 'Ativar', exact: true }).waitFor();
@@ -411,19 +524,18 @@ describe('web console in Chromium', () => {
   });
 
   it('switches to English and keeps the choice', async () => {
+    await createOrg('Idiomas SA');
+    const page = await openConsole('Idiomas SA');
     await page.getByLabel('Idioma').selectOption('en');
     await page.getByRole('link', { name: 'Destinations' }).waitFor();
     await expect(page.getByRole('button', { name: 'Sign out' }).isVisible()).resolves.toBe(true);
     await page.reload();
     await page.getByRole('link', { name: 'Destinations' }).waitFor();
     expect(await page.evaluate(() => document.documentElement.lang)).toBe('en');
-    await page.getByLabel('Language').selectOption('pt-BR');
   });
 
-  it('never logged the admin token, and the page raised no script error', () => {
+  it('never logged the admin token or a signing secret', () => {
     expect(t.ctx.logs.text).not.toContain(TEST_ADMIN_TOKEN);
-    expect(t.ctx.logs.text).not.toContain(secret);
-    expect(t.ctx.logs.text).not.toContain(rotatedSecret);
-    expect(pageErrors).toEqual([]);
+    for (const secret of secretsSeen) expect(t.ctx.logs.text).not.toContain(secret);
   });
 });

@@ -20,7 +20,7 @@ describe('console serving', () => {
   afterAll(() => t.close());
 
   it('answers the console page at / and at its browser routes, never cached, with a same-origin policy', async () => {
-    for (const url of ['/', '/alerts/alr_0123', '/destinations/dst_1', '/api-keys', '/silences', '/orgs', '/alerts', '/destinations']) {
+    for (const url of ['/', '/alerts/alr_0123', '/destinations/dst_1', '/api-keys', '/silences', '/orgs', '/alerts', '/destinations', '/overview', '/capacities', '/workspaces', '/tenants']) {
       const res = await t.app.inject({ method: 'GET', url });
       expect(res.statusCode, url).toBe(200);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseRetrySchedule } from '../../src/config.js';
 
 describe('configuration', () => {
-  it('has the CONTRACT §1 defaults', () => {
+  it('has the documented defaults', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({
       port: 8080,

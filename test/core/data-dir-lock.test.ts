@@ -61,6 +61,23 @@ describe('data directory lock', () => {
     expect(readLockHolder(dir)).toBeNull();
   });
 
+  it('a zombie owner (killed, not yet reaped by its parent) is gone: its lock is taken over at once', async () => {
+    const dir = freshDir();
+    // sh starts `true` in the background, prints its pid and becomes `sleep`, which never reaps
+    // it: `true` stays a zombie for as long as the sleeper lives.
+    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 60']);
+    children.push(parent);
+    const zombie = Number(await new Promise<string>((r) => parent.stdout!.once('data', (d: Buffer) => r(d.toString()))));
+    const state = () => readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]![0];
+    for (let i = 0; i < 200 && state() !== 'Z'; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(state()).toBe('Z');
+    writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify({ pid: zombie, started: startTime(zombie) }));
+    expect(readLockHolder(dir)).toBeNull();
+    const lock = acquireDataDirLock(dir);
+    expect(readLockHolder(dir)?.pid).toBe(process.pid);
+    lock.release();
+  });
+
   it('a live process that merely reuses the recorded pid is not the owner', async () => {
     const dir = freshDir();
     const other = await sleeper();

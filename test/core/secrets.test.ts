@@ -45,7 +45,7 @@ describe('sealing', () => {
 });
 
 describe('API keys and tokens', () => {
-  it('have the CONTRACT §3 format and parse back to their prefix', () => {
+  it('have the documented format and parse back to their prefix', () => {
     const { key, prefix, hash } = generateApiKey();
     expect(key).toMatch(API_KEY_PATTERN);
     expect(parseApiKey(key)).toEqual({ prefix });

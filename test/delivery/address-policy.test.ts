@@ -1,4 +1,4 @@
-/** Destination safety rules as a table (SPEC §6 rule 6, issue 3 item 6). */
+/** Destination safety rules as a table (docs/delivery.md, "Destination safety"; issue 3 item 6). */
 import { describe, expect, it } from 'vitest';
 import { Allowlist, checkDestinationUrl, isRefusedAddress } from '../../src/delivery/address-policy.js';
 

@@ -1,5 +1,5 @@
 /**
- * SPEC §4.2 rule 1 in the pipeline (fan-out + dispatcher), with the real PagerDuty connector and
+ * Connector ordering (later events of an incident wait for its opening) in the pipeline (fan-out + dispatcher), with the real PagerDuty connector and
  * its spec-validating fake over HTTPS: later events of an incident wait for the opening, then go
  * out one at a time in event order; when the opening fails for good, the held events are
  * abandoned with a reason that says so, and later ones are abandoned at creation.

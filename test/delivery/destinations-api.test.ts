@@ -1,5 +1,5 @@
 /**
- * Destinations admin API (CONTRACT §2): CRUD of all five kinds, the 20-per-org limit, strict
+ * Destinations admin API (docs/delivery.md): CRUD of all five kinds, the 20-per-org limit, strict
  * schemas, URL safety at save time, secrets shown once and never again (responses, logs, rows).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
- * Receiver kit (CONTRACT §6): verifyWebhook, exported from the package, and `vigia listen`
- * run as the real CLI over HTTPS on loopback, answering 2xx / 400 / 401 per SPEC §5.1 rule 5.
+ * Receiver kit: verifyWebhook, exported from the package, and `vigia listen`
+ * run as the real CLI over HTTPS on loopback, answering 2xx / 400 (stale timestamp) / 401 (bad signature).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/ports.js';
+import { waitFor } from '../helpers/wait.js';
 import { verifyWebhook, WebhookVerificationError } from '../../src/index.js';
 import { computeSignature, webhookHeaders } from '../../src/delivery/signing.js';
 
@@ -96,7 +97,8 @@ describe('vigia listen', () => {
     expect((await post(fresh(), BODY.replace('Título', 'Titulo'))).status).toBe(401);
     expect((await post({ ...fresh(), 'x-service-signature': 'sha256=' + '0'.repeat(64) })).status).toBe(401);
     await agent.close();
-    await new Promise((r) => setTimeout(r, 100));
+    // The listener prints after it answers: wait for its last line.
+    await waitFor(() => out.split('rejected (bad_signature)').length > 2, { what: 'the listener to print its last line', timeoutMs: 10_000, detail: () => out });
     expect(out).toContain('alert.opened');
     expect(out).toContain('delivery=dlv_1');
     expect(out).toContain('DUPLICATE');

@@ -18,10 +18,12 @@ import { createLogger } from '../../src/logger.js';
 import { Sealer } from '../../src/secrets/sealing.js';
 import { generateSigningSecret } from '../../src/secrets/tokens.js';
 import { newId } from '../../src/ids.js';
+import { DELIVERY_CHANNEL } from '../../src/outbox/index.js';
 import { ENGINE } from '../helpers/db.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { startReceiver, type TestReceiver } from '../helpers/receiver.js';
 import { startPrivateCluster, type PgCluster } from '../helpers/pg-cluster.js';
+import { waitFor } from '../helpers/wait.js';
 import { emitMany, insertOrg, until } from './support.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -140,7 +142,16 @@ if (ENGINE === 'pg') {
       const destId2 = await webhookDestination(ctx, orgId, `${rx.origin}/two-b`);
       rx.fallback = { status: 200, delayMs: 2 };
       workers.push(startWorker(ctx.testDb.url!, ctx.config.secretKey!, 'a'), startWorker(ctx.testDb.url!, ctx.config.secretKey!, 'b'));
-      await new Promise((r) => setTimeout(r, 1500)); // let both start listening
+      // Both workers are up once both hold their LISTEN connection: then the 600 events race them.
+      await waitFor(
+        async () => {
+          const { rows } = await ctx.db.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN ${DELIVERY_CHANNEL}'`,
+          );
+          return rows[0]!.n >= 2;
+        },
+        { what: 'both workers to listen', timeoutMs: 30_000, detail: () => workers.map((w) => (w as ReturnType<typeof startWorker>).output()).join('\n') },
+      );
       await emitMany(ctx, orgId, 600, 50);
       await until(async () => (await succeeded(destId)) === 600 && (await succeeded(destId2)) === 600, 55_000, 'all delivered');
       expect(await checkAllReceived(ctx, rx, destId, '/two')).toBe(0);

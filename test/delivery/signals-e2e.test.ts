@@ -2,7 +2,7 @@
  * End to end through the public admin surface only: organization, destination and signals via
  * the admin API, an incident's whole lifecycle (open → acknowledge → resolve), the real
  * dispatcher and a real HTTPS receiver. Silenced and correlated incidents produce no delivery;
- * a reoccurrence produces none either (SPEC §6 rules 1–2).
+ * a reoccurrence produces none either (one POST per event per destination).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';

@@ -6,6 +6,7 @@ import type { AppContext } from '../../src/context.js';
 import { newId } from '../../src/ids.js';
 import { recordEvent, type AlertEventName, type RecordedEvent } from '../../src/alerts/events.js';
 import type { AlertSnapshot } from '../../src/alerts/snapshot.js';
+import { waitFor } from '../helpers/wait.js';
 
 export async function insertOrg(ctx: AppContext, name = 'Acme'): Promise<string> {
   const id = newId('org');
@@ -61,14 +62,8 @@ export async function emit(
 }
 
 /** Polls until fn returns a truthy value (real time; the clock is not involved). */
-export async function until<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 30_000, what = 'condition'): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+export function until<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 30_000, what = 'condition'): Promise<T> {
+  return waitFor(fn, { timeoutMs, what });
 }
 
 /** Emits n alert.opened events (a new incident each) in transactions of `chunk` events. */

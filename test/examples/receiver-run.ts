@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { failureSignal, type LiveService } from './live-service.js';
 import { freePort } from '../helpers/ports.js';
+import { waitFor } from '../helpers/wait.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const TEST_CERT = path.join(ROOT, '.test-certs', 'server.crt');
@@ -39,16 +40,14 @@ export async function startExample(command: string, args: string[], opts: { cwd:
       .split('\n')
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l) as Record<string, string>);
-  const waitForLine: ExampleProcess['waitForLine'] = async (pred, timeoutMs = 60_000) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const hit = lines().find(pred);
-      if (hit) return hit;
-      if (child.exitCode !== null) throw new Error(`example exited (${child.exitCode}): ${err.slice(-2000)}`);
-      if (Date.now() > deadline) throw new Error(`example printed no matching line; stdout: ${out.slice(-2000)} stderr: ${err.slice(-2000)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const waitForLine: ExampleProcess['waitForLine'] = (pred, timeoutMs = 60_000) =>
+    waitFor(
+      () => {
+        if (child.exitCode !== null) throw new Error(`example exited (${child.exitCode}): ${err.slice(-2000)}`);
+        return lines().find(pred);
+      },
+      { what: 'a matching line from the example', timeoutMs, intervalMs: 50, detail: () => `stdout: ${out.slice(-2000)} stderr: ${err.slice(-2000)}` },
+    );
   await waitForLine((l) => typeof l.listening === 'string', 120_000);
   return {
     port,
@@ -58,8 +57,9 @@ export async function startExample(command: string, args: string[], opts: { cwd:
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      // Bounded: an example that ignores SIGTERM for 5 s is killed.
+      await waitFor(() => child.exitCode !== null || child.signalCode !== null, { what: 'the example to exit', timeoutMs: 5000 }).catch(() => child.kill('SIGKILL'));
+      await exited;
     },
   };
 }
@@ -93,11 +93,22 @@ export async function checkExample(service: LiveService, startIt: (secret: strin
     const accepted = await example.waitForLine((l) => l.result === 'accepted' && l.alertId === outcome.alertId);
     expect(accepted).toMatchObject({ event: 'alert.opened', status: 'open' });
     expect(accepted.id).toMatch(/^dlv_/);
+    // The example prints before it answers, and the service writes the outcome after the answer:
+    // a redelivery is refused (409) until the first attempt is recorded as finished.
+    const settled = (attempts: number) => () =>
+      waitFor(
+        async () => {
+          const d = await service.admin('GET', `/orgs/${org.id}/deliveries/${accepted.id}`, undefined, 200);
+          return d.status === 'succeeded' && d.attemptLog.length === attempts ? d : undefined;
+        },
+        { what: `delivery ${accepted.id} to be recorded as succeeded after ${attempts} attempt(s)`, timeoutMs: 30_000, intervalMs: 50 },
+      );
+    await settled(1)();
 
     // 2. The service sends the same delivery again: same Idempotency-Key, processed once.
     await service.admin('POST', `/orgs/${org.id}/deliveries/${accepted.id}/redeliver`, undefined, 202);
     await example.waitForLine((l) => l.result === 'duplicate' && l.id === accepted.id);
-    const history = await service.admin('GET', `/orgs/${org.id}/deliveries/${accepted.id}`, undefined, 200);
+    const history = await settled(2)();
     expect(history.attemptLog.at(-1).statusCode).toBe(200);
 
     // 3. A stale timestamp (400) and a tampered body (401), each signed as the service would.

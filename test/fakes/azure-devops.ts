@@ -11,7 +11,7 @@
  * optional for WIQL, so the project-level route (without {team}) is accepted too.
  */
 import { FakeVendor, basicCredentials, contentTypeIs, type FakeReply, type RecordedRequest } from './fake-server.js';
-import { loadAzureDevOps, matchOperation, resolveRef, validateOperation, type ApiDoc } from './spec.js';
+import { loadAzureDevOps, matchOperation, validateOperation, type ApiDoc } from './spec.js';
 
 export type Process = 'Basic' | 'Agile' | 'Scrum' | 'CMMI';
 
@@ -56,7 +56,7 @@ const spec: ApiDoc = (() => {
   const wiql = Object.keys(doc.paths).find((p) => p.endsWith('/{team}/_apis/wit/wiql'));
   if (wiql) {
     const post = doc.paths[wiql]!.post!;
-    const parameters = (post.parameters as Array<{ name?: string }>).filter((p) => p.name !== 'team');
+    const parameters = post.parameters.filter((p) => p.name !== 'team');
     doc.paths[wiql.replace('/{team}', '')] = { post: { ...post, parameters } };
   }
   return doc;
@@ -95,12 +95,6 @@ export class AzureDevOpsFake extends FakeVendor {
     return vssError(400, 'VssPropertyValidationException', errors.join('; '));
   }
 
-  private expectedVersion(op: Record<string, any>): string | undefined {
-    const ref = (op.parameters as Array<Record<string, string>>).find((p) => typeof p.$ref === 'string' && p.$ref.includes('api-Version'))?.$ref;
-    const param = ref ? resolveRef(spec.root, { $ref: ref }) : undefined;
-    return /'([^']+)'/.exec(param?.description ?? '')?.[1];
-  }
-
   protected handle(r: RecordedRequest): FakeReply {
     const cred = basicCredentials(r);
     if (!cred) return { status: 401, headers: { 'www-authenticate': 'Basic realm="https://dev.azure.com/"' }, body: '' };
@@ -111,8 +105,6 @@ export class AzureDevOpsFake extends FakeVendor {
     if (!m) return this.violate(r, [`no operation ${r.method} ${r.path}`]);
     if (m.pathParams.organization !== this.organization) return vssError(404, 'OrganizationNotFound', `TF400813: organization ${m.pathParams.organization} not found`);
     const errors: string[] = [];
-    const version = this.expectedVersion(m.operation);
-    if (version && r.query.get('api-version') !== version) errors.push(`api-version must be ${version}, got ${r.query.get('api-version')}`);
     const consumes = m.operation.consumes as string[] | undefined;
     if (consumes && r.body !== '' && !consumes.some((c) => contentTypeIs(r, c))) errors.push(`Content-Type must be ${consumes.join(' or ')}`);
     if (r.body !== '' && r.json === undefined) errors.push('body is not JSON');

@@ -1,7 +1,7 @@
 /**
  * ServiceNow Table API fake for the incident table. ServiceNow publishes no machine-readable
- * description, so this follows the product documentation summarised in
- * ../shared/vendor-specs/README.md: POST /api/now/table/incident → 201 `{result}`,
+ * description (so there is no contract file for it, see docs/contracts.md); this follows the
+ * product documentation: POST /api/now/table/incident → 201 `{result}`,
  * PATCH /api/now/table/incident/{sys_id} → 200 `{result}`, GET with sysparm_query → 200
  * `{result: [...]}`, basic auth, error body `{error: {message, detail}, status: "failure"}`.
  * Checked: JSON content type and body, known incident fields, choice values (state 1/2/3/6/7/8,

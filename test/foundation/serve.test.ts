@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INCIDENT_LOCK_SEED, incidentLockKey } from '../../src/alerts/lifecycle.js';
 import { createPgTestDatabaseUrl, ENGINE } from '../helpers/db.js';
 import { signal } from '../helpers/fixtures.js';
+import { waitFor } from '../helpers/wait.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -113,17 +114,20 @@ describe(`vigia serve (${ENGINE})`, () => {
     if (ENGINE === 'pg') {
       // Hold the advisory lock of one incident key so the request is provably inside its
       // transaction (waiting) when SIGTERM arrives.
-      blocker = new pg.Client({ connectionString: pgUrl });
-      await blocker.connect();
+      const held = new pg.Client({ connectionString: pgUrl });
+      blocker = held;
+      await held.connect();
       const lockArgs = [incidentLockKey(org.id, batch[0]!), INCIDENT_LOCK_SEED];
       await blocker.query('SELECT pg_advisory_lock(hashtextextended($1, $2))', lockArgs);
       inFlight = admin('POST', `/orgs/${org.id}/signals`, batch);
-      for (;;) {
-        const { rows } = await blocker.query(`SELECT count(*)::int AS n FROM pg_locks
-           WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`);
-        if (rows[0].n > 0) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await waitFor(
+        async () => {
+          const { rows } = await held.query(`SELECT count(*)::int AS n FROM pg_locks
+             WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`);
+          return rows[0].n > 0;
+        },
+        { what: 'the request to wait for the incident lock', timeoutMs: 30_000, intervalMs: 50 },
+      );
       s.child.kill('SIGTERM');
       // Still running: it waits for the request rather than dropping it.
       const exitedEarly = await Promise.race([s.exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 500))]);

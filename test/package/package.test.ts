@@ -3,9 +3,9 @@
  * Node (no tsx, no TypeScript) — `vigia/receiver` verifies a real delivery and `vigia/client` walks
  * a real API's pages — and the TypeScript receiver example runs on the installed package.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,9 +53,20 @@ const runNode = async (script: string, args: string[]) =>
   (await promisify(execFile)(process.execPath, [script, ...args], { cwd: scratch, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })).stdout;
 
 describe('the packed package from plain Node', () => {
-  it('contains the compiled entry points and their type declarations, not the tests', () => {
+  it('installs into a project of its own on Node 20 without an engine warning', () => {
+    // A consumer gets none of this repository's overrides: its dependencies must declare the
+    // Node versions the package declares, as resolved from its own package.json alone.
+    const plain = path.join(work, 'plain');
+    mkdirSync(plain);
+    writeFileSync(path.join(plain, 'package.json'), JSON.stringify({ name: 'plain-consumer', version: '1.0.0', private: true }));
+    const install = spawnSync('npm', ['install', tarball, '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=warn'], { cwd: plain, encoding: 'utf8' });
+    expect(install.status, install.stderr).toBe(0);
+    expect(install.stderr).not.toMatch(/EBADENGINE/);
+  }, 240_000);
+
+  it('contains the compiled entry points, the compiled CLI, the migrations and the type declarations, not the tests', () => {
     const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n');
-    for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/receiver/index.js', 'dist/receiver/index.d.ts', 'dist/client/index.js', 'dist/client/index.d.ts', 'bin/vigia.mjs']) {
+    for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/receiver/index.js', 'dist/receiver/index.d.ts', 'dist/client/index.js', 'dist/client/index.d.ts', 'dist/main.js', 'bin/vigia.mjs', 'src/db/migrations/001_init.sql']) {
       expect(files).toContain(`package/${f}`);
     }
     expect(files.some((f) => f.startsWith('package/test/'))).toBe(false);

@@ -135,7 +135,7 @@ export function get(
   });
 }
 
-/** Asserts the SPEC §7 envelope and no-store; returns the error object. */
+/** Asserts the error envelope { error: { code, message } } and no-store; returns the error object. */
 export function errorOf(res: LightMyRequestResponse): { code: string; message: string } {
   const body = res.json() as { error: { code: string; message: string } };
   if (res.headers['cache-control'] !== 'no-store') throw new Error(`missing no-store on ${res.statusCode}`);

@@ -1,4 +1,9 @@
-/** The admin API client of the console. The admin token travels only in the Authorization header. */
+import type { components } from './admin-api.gen.js';
+
+/**
+ * The admin API client of the console. The browser holds no credential the page can read: the
+ * session is an HttpOnly cookie, and state-changing calls carry the session's CSRF token.
+ */
 
 export const ADMIN_BASE = '/api/admin/v1';
 
@@ -13,20 +18,27 @@ export class ApiFailure extends Error {
   }
 }
 
-export type Call = <T>(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', path: string, body?: unknown) => Promise<T>;
+/** `signal` cancels the request (a page left behind aborts its reads). */
+export type Call = <T>(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', path: string, body?: unknown, signal?: AbortSignal) => Promise<T>;
 
-/** A client bound to one token; `onUnauthorized` runs when the server refuses it (signed out). */
-export function adminClient(token: string, onUnauthorized: () => void): Call {
-  return async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+/** A client of the signed-in session; `onUnauthorized` runs when the server refuses it (signed out). */
+export function adminClient(csrfToken: string | null, onUnauthorized: () => void): Call {
+  return async <T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> => {
     let res: Response;
     try {
       res = await fetch(`${ADMIN_BASE}${path}`, {
         method,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          ...(csrfToken && method !== 'GET' ? { 'x-csrf-token': csrfToken } : {}),
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        credentials: 'same-origin',
         body: body === undefined ? undefined : JSON.stringify(body),
         cache: 'no-store',
+        signal,
       });
-    } catch {
+    } catch (err) {
+      if (signal?.aborted) throw err;
       throw new ApiFailure(0, 'network', '');
     }
     if (res.status === 204) return undefined as T;
@@ -46,12 +58,8 @@ export function adminClient(token: string, onUnauthorized: () => void): Call {
   };
 }
 
-export interface Org {
-  id: string;
-  name: string;
-  suspended: boolean;
-  createdAt: string;
-}
+/** Generated from the admin API's OpenAPI document (`npm run gen:console-types`). */
+export type Org = components['schemas']['Org'];
 
 export interface Health {
   state: string;
@@ -180,4 +188,14 @@ export interface Silence {
   endsAt: string;
   comment: string | null;
   active: boolean;
+}
+
+export type Role = 'owner' | 'operator' | 'viewer';
+/** The signed-in caller (GET/POST /session). */
+export interface Me {
+  kind: 'instance-admin' | 'person';
+  email: string | null;
+  instanceAdmin: boolean;
+  roles: Array<{ orgId: string; role: Role }>;
+  csrfToken: string | null;
 }

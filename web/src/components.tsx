@@ -2,20 +2,33 @@ import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure } from './api.js';
 import { useConsole } from './app-context.js';
+import { errorCodeText } from './errors.js';
 import type { Translate } from './i18n.js';
 
-/** An error said in words: the API's own message, or what went wrong with the connection. */
+/**
+ * An error said in words of the chosen language: the sentence for the API's error `code` (the
+ * server's own message is English; it stays available as a detail, marked as English).
+ */
 export function errorText(t: Translate, err: unknown): string {
-  if (err instanceof ApiFailure) return err.status === 0 ? t('networkError') : `${t('errorPrefix')} ${err.status}: ${err.message}`;
+  if (err instanceof ApiFailure) return err.status === 0 ? t('networkError') : errorCodeText(t, err.code, err.status);
   return `${t('errorPrefix')}: ${err instanceof Error ? err.message : String(err)}`;
 }
 
 export function ErrorMessage(props: { error: unknown; onRetry?: () => void }) {
-  const { t } = useConsole();
+  const { t, lang } = useConsole();
   if (!props.error) return null;
+  const detail = props.error instanceof ApiFailure && props.error.status !== 0 ? props.error.message : '';
   return (
     <p class="error" role="alert">
       {errorText(t, props.error)}
+      {detail && (
+        <>
+          {' '}
+          <small class="error-detail">
+            {t('serverSaid')} <span lang={lang === 'en' ? undefined : 'en'}>{detail}</span>
+          </small>
+        </>
+      )}
       {props.onRetry && (
         <button type="button" class="link" onClick={props.onRetry}>
           {t('retry')}
@@ -37,20 +50,24 @@ export function Empty(props: { children: ComponentChildren }) {
   return <p class="empty">{props.children}</p>;
 }
 
-/** Loads data on mount and whenever `deps` change; `reload` runs it again. */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: unknown; loading: boolean; reload: () => void } {
+/**
+ * Loads data on mount and whenever `deps` change; `reload` runs it again. `load` receives a
+ * signal that aborts when the page is left or the deps change, so no request outlives its page.
+ */
+export function useLoad<T>(
+  load: (signal: AbortSignal) => Promise<T>,
+  deps: unknown[],
+): { data: T | undefined; error: unknown; loading: boolean; reload: () => void } {
   const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: null, loading: true });
   const [tick, setTick] = useState(0);
   useEffect(() => {
-    let live = true;
+    const abort = new AbortController();
     setState((s) => ({ ...s, loading: true }));
-    load().then(
-      (data) => live && setState({ data, error: null, loading: false }),
-      (error) => live && setState({ data: undefined, error, loading: false }),
+    load(abort.signal).then(
+      (data) => !abort.signal.aborted && setState({ data, error: null, loading: false }),
+      (error) => !abort.signal.aborted && setState({ data: undefined, error, loading: false }),
     );
-    return () => {
-      live = false;
-    };
+    return () => abort.abort();
     // `load` is a new closure on every render; `deps` say when it really changed.
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((n) => n + 1), []);
@@ -109,6 +126,7 @@ export function ConfirmAction(props: { label: string; question: string; onConfir
     );
   }
   return (
+    // biome-ignore lint/a11y/useSemanticElements: an inline, named set of buttons; a <fieldset> is not allowed inside phrasing content
     <span class="confirm" role="group" aria-label={props.question}>
       <span>{props.question}</span>
       <button
@@ -140,12 +158,14 @@ export function useAction(): {
   busy: boolean;
   error: unknown;
   notice: string | null;
+  // biome-ignore lint/suspicious/noConfusingVoidType: an action returns the notice to show, or nothing at all (`async () => { … }` is Promise<void>, which `undefined` would refuse)
   run: (action: () => Promise<string | null | void>) => Promise<void>;
   clear: () => void;
 } {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  // biome-ignore lint/suspicious/noConfusingVoidType: as in the signature above
   const run = async (action: () => Promise<string | null | void>) => {
     setBusy(true);
     setError(null);
@@ -159,10 +179,18 @@ export function useAction(): {
       setBusy(false);
     }
   };
-  return { busy, error, notice, run, clear: () => (setError(null), setNotice(null)) };
+  const clear = () => {
+    setError(null);
+    setNotice(null);
+  };
+  return { busy, error, notice, run, clear };
 }
 
-export function Field(props: { id: string; label: string; children: ComponentChildren; hint?: string }) {
+/**
+ * A labelled control. With `error`, the message shows under it as `{id}-error`; the control
+ * itself carries `aria-invalid` and `aria-describedby` (see `invalidProps`).
+ */
+export function Field(props: { id: string; label: string; children: ComponentChildren; hint?: string; error?: string | null }) {
   return (
     <div class="field">
       <label for={props.id}>{props.label}</label>
@@ -172,7 +200,27 @@ export function Field(props: { id: string; label: string; children: ComponentChi
           {props.hint}
         </small>
       )}
+      {props.error && (
+        <small id={`${props.id}-error`} class="field-error" role="alert">
+          {props.error}
+        </small>
+      )}
     </div>
+  );
+}
+
+/** Attributes of a control whose value was refused: screen readers say it is invalid and why. */
+export function invalidProps(id: string, error: string | null | undefined): { 'aria-invalid'?: 'true'; 'aria-describedby'?: string } {
+  return error ? { 'aria-invalid': 'true', 'aria-describedby': `${id}-error` } : {};
+}
+
+/** Announces that a page's data is loading (a polite live region). */
+export function Loading() {
+  const { t } = useConsole();
+  return (
+    <p class="loading" role="status" aria-live="polite">
+      {t('loading')}
+    </p>
   );
 }
 

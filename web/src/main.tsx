@@ -1,12 +1,13 @@
 import { render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import './style.css';
-import { adminClient, type Org } from './api.js';
-import { ConsoleContext, useConsole, type Console } from './app-context.js';
+import { ADMIN_BASE, adminClient, type Me, type Org } from './api.js';
+import { ConsoleContext, holds, useConsole, type Console } from './app-context.js';
 import { ErrorMessage, Field, useLoad } from './components.js';
 import { loadLang, saveLang, translator, type Lang } from './i18n.js';
-import { Link, navigate, useLocation } from './router.js';
+import { Link, useLocation } from './router.js';
 import { session } from './session.js';
+import { matchConsoleRoute } from '../../src/console/routes.js';
 import { OrgsPage } from './pages/orgs.js';
 import { DestinationsPage } from './pages/destinations.js';
 import { DestinationPage } from './pages/destination.js';
@@ -14,26 +15,39 @@ import { ApiKeysPage } from './pages/api-keys.js';
 import { AlertsPage } from './pages/alerts.js';
 import { AlertPage } from './pages/alert.js';
 import { SilencesPage } from './pages/silences.js';
+import { AuditPage, MembersPage, TokensPage } from './pages/people.js';
+import { OverviewPage } from './pages/overview.js';
+import { CapacitiesPage, WorkspacesPage } from './pages/inventory.js';
+import { TenantsPage } from './pages/tenants.js';
+import { useFocusOnNavigation } from './focus.js';
 
 function App() {
   const [lang, setLang] = useState<Lang>(loadLang());
-  const [token, setToken] = useState<string | null>(session.token());
+  // undefined: still asking the server whether this browser has a session.
+  const [me, setMe] = useState<Me | null | undefined>(undefined);
   const [orgId, setOrgId] = useState<string | null>(session.orgId());
   const { path } = useLocation();
   const t = useMemo(() => translator(lang), [lang]);
+  useFocusOnNavigation(path);
 
   useEffect(() => {
     document.documentElement.lang = lang;
     saveLang(lang);
   }, [lang]);
 
-  const signOut = () => {
-    session.setToken(null);
+  const signedOut = () => {
     session.setOrgId(null);
-    setToken(null);
+    setMe(null);
     setOrgId(null);
   };
-  const call = useMemo(() => adminClient(token ?? '', signOut), [token]);
+  useEffect(() => {
+    adminClient(null, () => undefined)<Me>('GET', '/session').then(setMe, () => setMe(null));
+  }, []);
+  const call = useMemo(() => adminClient(me?.csrfToken ?? null, signedOut), [me]);
+  const signOut = () => {
+    // Ends the session on the server; the page forgets it either way.
+    call('DELETE', '/session').catch(() => undefined).finally(signedOut);
+  };
   const ctx: Console = {
     lang,
     t,
@@ -43,6 +57,7 @@ function App() {
       session.setOrgId(id);
       setOrgId(id);
     },
+    can: (role) => holds(me ?? null, orgId, role),
   };
 
   const langSwitch = (
@@ -55,7 +70,8 @@ function App() {
     </div>
   );
 
-  if (!token) {
+  if (me === undefined) return null;
+  if (!me) {
     return (
       <ConsoleContext.Provider value={ctx}>
         <header class="top">
@@ -65,8 +81,7 @@ function App() {
         <main id="main">
           <SignIn
             onSignedIn={(value) => {
-              session.setToken(value);
-              setToken(value);
+              setMe(value);
             }}
           />
         </main>
@@ -88,13 +103,23 @@ function App() {
           <ul>
             {(
               [
+                ['/overview', 'navOverview'],
+                ['/capacities', 'navCapacities'],
+                ['/workspaces', 'navWorkspaces'],
+                ['/tenants', 'navTenants'],
                 ['/destinations', 'navDestinations'],
                 ['/alerts', 'navAlerts'],
                 ['/silences', 'navSilences'],
                 ['/api-keys', 'navApiKeys'],
+                ['/members', 'navMembers'],
+                ['/tokens', 'navTokens'],
+                ['/audit', 'navAudit'],
                 ['/orgs', 'navOrgs'],
               ] as const
-            ).map(([href, key]) => (
+            )
+              // Personal tokens belong to people; the audit log to owners.
+              .filter(([href]) => (href === '/tokens' ? me.kind === 'person' : href === '/audit' ? ctx.can('owner') : true))
+              .map(([href, key]) => (
               <li key={href}>
                 <Link href={href} aria-current={path.startsWith(href) ? 'page' : undefined}>
                   {t(key)}
@@ -120,7 +145,8 @@ function OrgName() {
   const { data } = useLoad(() => (orgId ? call<Org>('GET', `/orgs/${encodeURIComponent(orgId)}`) : Promise.resolve(null)), [orgId]);
   if (!data) return null;
   return (
-    <span class="org-name" aria-label={t('currentOrg')}>
+    <span class="org-name">
+      <span class="sr-only">{t('currentOrg')}: </span>
       {data.name}
     </span>
   );
@@ -128,28 +154,42 @@ function OrgName() {
 
 function Routes(props: { path: string }) {
   const { orgId, t } = useConsole();
-  const alertMatch = /^\/alerts\/([^/]+)$/.exec(props.path);
+  const match = matchConsoleRoute(props.path);
   // The alert page finds the alert's organization itself: its link arrives from a delivery.
-  if (alertMatch) return <AlertPage alertId={decodeURIComponent(alertMatch[1]!)} />;
-  if (!orgId || props.path === '/orgs') return <OrgsPage />;
-  const destMatch = /^\/destinations\/([^/]+)$/.exec(props.path);
-  if (destMatch) return <DestinationPage orgId={orgId} destinationId={decodeURIComponent(destMatch[1]!)} />;
-  switch (props.path) {
+  if (match?.route === '/alerts/:alertId') return <AlertPage alertId={match.params.alertId!} />;
+  if (!orgId || match?.route === '/orgs') return <OrgsPage />;
+  switch (match?.route) {
     case '/':
+    case '/overview':
+      return <OverviewPage orgId={orgId} />;
+    case '/capacities':
+      return <CapacitiesPage orgId={orgId} />;
+    case '/workspaces':
+      return <WorkspacesPage orgId={orgId} />;
+    case '/tenants':
+      return <TenantsPage orgId={orgId} />;
     case '/destinations':
       return <DestinationsPage orgId={orgId} />;
+    case '/destinations/:destinationId':
+      return <DestinationPage orgId={orgId} destinationId={match.params.destinationId!} />;
     case '/alerts':
       return <AlertsPage orgId={orgId} />;
     case '/silences':
       return <SilencesPage orgId={orgId} />;
     case '/api-keys':
       return <ApiKeysPage orgId={orgId} />;
+    case '/members':
+      return <MembersPage orgId={orgId} />;
+    case '/tokens':
+      return <TokensPage orgId={orgId} />;
+    case '/audit':
+      return <AuditPage orgId={orgId} />;
     default:
       return <p class="empty">{t('notFoundPage')}</p>;
   }
 }
 
-function SignIn(props: { onSignedIn: (token: string) => void }) {
+function SignIn(props: { onSignedIn: (me: Me) => void }) {
   const { t } = useConsole();
   const [value, setValue] = useState('');
   const [error, setError] = useState<unknown>(null);
@@ -163,9 +203,10 @@ function SignIn(props: { onSignedIn: (token: string) => void }) {
     if (!token) return setMessage(t('tokenRequired'));
     setBusy(true);
     try {
-      // Any admin call proves the token; the list of organizations is the cheapest.
-      await adminClient(token, () => undefined)('GET', '/orgs');
-      props.onSignedIn(token);
+      // The token is sent once, to open a session; the page keeps nothing of it.
+      const me = await adminClient(null, () => undefined)<Me>('POST', '/session', { adminToken: token });
+      setValue('');
+      props.onSignedIn(me);
     } catch (err) {
       if ((err as { status?: number }).status === 401) setMessage(t('signInRefused'));
       else setError(err);
@@ -177,6 +218,7 @@ function SignIn(props: { onSignedIn: (token: string) => void }) {
     <section class="card narrow">
       <h1>{t('signInTitle')}</h1>
       <p>{t('signInHelp')}</p>
+      <SsoLink />
       <form onSubmit={submit} noValidate>
         <Field id="admin-token" label={t('adminToken')}>
           <input id="admin-token" type="password" autoComplete="off" value={value} onInput={(e) => setValue((e.target as HTMLInputElement).value)} />
@@ -195,5 +237,18 @@ function SignIn(props: { onSignedIn: (token: string) => void }) {
   );
 }
 
+/** "Sign in with your organization's account" when the server has OpenID Connect configured. */
+function SsoLink() {
+  const { t } = useConsole();
+  const { data } = useLoad(() => adminClient(null, () => undefined)<{ oidc: boolean }>('GET', '/session/options'), []);
+  if (!data?.oidc) return null;
+  return (
+    <p>
+      <a class="button" href={`${ADMIN_BASE}/session/oidc/login`}>
+        {t('signInSso')}
+      </a>
+    </p>
+  );
+}
 
 render(<App />, document.getElementById('app')!);

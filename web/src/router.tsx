@@ -7,7 +7,7 @@ const listeners = new Set<() => void>();
 export function navigate(path: string): void {
   if (path === location.pathname + location.search) return;
   history.pushState(null, '', path);
-  listeners.forEach((l) => l());
+  for (const listener of listeners) listener();
 }
 
 export function useLocation(): { path: string; query: URLSearchParams } {

@@ -1,7 +1,7 @@
 /**
  * The Opsgenie alert contract, shared by the two products that speak it: Opsgenie's Alert API
  * and Jira Service Management Operations' integration API (Opsgenie's successor, which kept the
- * same requests and answers under another root). SPEC §4.2 row 2: the alert alias is the Vigia
+ * same requests and answers under another root). The alert alias is the Vigia
  * alert id, so the vendor deduplicates a repeated create itself and every later action addresses
  * the alert by alias (`?identifierType=alias`) — no stored reference is needed. Both process
  * requests asynchronously: the 202 `{result, took, requestId}` is the success answer.
@@ -24,6 +24,8 @@ export interface AlertApiProduct {
   alertsUrl(config: Record<string, unknown>): string;
   /** The product's own config rules (region, base URL); an error naming the field, or null. */
   validateConfig(config: Record<string, unknown>): string | null;
+  /** The product's own config fields; `priority` is shared by both products. */
+  configFields: readonly string[];
 }
 
 function plan(product: AlertApiProduct, d: ConnectorDelivery): OutboundRequest {
@@ -72,6 +74,7 @@ function plan(product: AlertApiProduct, d: ConnectorDelivery): OutboundRequest {
 export function alertApiConnector(product: AlertApiProduct): Connector {
   return {
     kind: product.kind,
+    configFields: [...product.configFields, 'priority'],
 
     validate(config, credentials) {
       const own = product.validateConfig(config);

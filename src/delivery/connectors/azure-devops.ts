@@ -1,12 +1,12 @@
 /**
- * Azure DevOps Boards (SPEC §4.2 row 4): the opening creates a Task tagged `Vigia` and
+ * Azure DevOps Boards (docs/connectors.md): the opening creates a Task tagged `Vigia` and
  * `vigia-alert-{alertId}` and stores {workItemId}; acknowledged and escalated add a comment;
  * recovered moves the Task to the state of its type's `Completed` category and adds a comment
  * (state first, see follow()) (discovered through the work-item-type states API, cached per project because the
  * process rarely changes). If the process refuses the transition (400 TF401320 /
  * RuleValidationException) only the comment stays and the delivery counts as succeeded.
  *
- * Duplicate safety (CONTRACT §5): when a create's outcome is unknown, or the opening is sent again,
+ * Duplicate safety (a retried create must not open a second Task): when a create's outcome is unknown, or the opening is sent again,
  * the Task is first searched by its alert tag with WIQL and reused. The same search serves a later
  * event without a stored reference; if nothing is found that event is abandoned.
  *
@@ -180,6 +180,7 @@ async function follow(d: ConnectorDelivery, send: Send): Promise<ConnectorResult
 
 export const azureDevOps: Connector = {
   kind: 'azure-devops',
+  configFields: ['organizationUrl', 'project'],
 
   validate(config, credentials) {
     const e = checkHttpsUrl(config.organizationUrl, 'config.organizationUrl');

@@ -6,7 +6,7 @@ import { azureDevOps } from './azure-devops.js';
 import { jsm } from './jsm.js';
 
 /**
- * Registry of IT-service-management connectors by destination kind (SPEC §4.2).
+ * Registry of IT-service-management connectors by destination kind (docs/connectors.md).
  * The delivery pipeline looks connectors up here; `webhook` is the pipeline's own format.
  */
 export const connectors: Partial<Record<ConnectorKind, Connector>> = {
@@ -18,5 +18,5 @@ export const connectors: Partial<Record<ConnectorKind, Connector>> = {
 };
 
 export function getConnector(kind: string): Connector | undefined {
-  return Object.prototype.hasOwnProperty.call(connectors, kind) ? connectors[kind as ConnectorKind] : undefined;
+  return  Object.hasOwn(connectors, kind) ? connectors[kind as ConnectorKind] : undefined;
 }

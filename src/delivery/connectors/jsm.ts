@@ -18,5 +18,6 @@ export const jsm = alertApiConnector({
   kind: 'jsm',
   vendor: 'Jira Service Management',
   alertsUrl: jsmAlertsUrl,
+  configFields: ['apiBaseUrl'],
   validateConfig: (config) => (config.apiBaseUrl === undefined ? null : checkHttpsUrl(config.apiBaseUrl, 'config.apiBaseUrl')),
 });

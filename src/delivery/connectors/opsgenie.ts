@@ -1,5 +1,5 @@
 /**
- * Opsgenie Alert API (SPEC §4.2 row 2): `{apiBaseUrl | regional host}/v2/alerts…` with the
+ * Opsgenie Alert API (docs/connectors.md): `{apiBaseUrl | regional host}/v2/alerts…` with the
  * shared alert-contract mapping (alert-api.ts). Opsgenie stops working on 2027-04-05; its
  * successor is the `jsm` connector, which sends the same requests.
  */
@@ -17,4 +17,5 @@ export const opsgenie = alertApiConnector({
   vendor: 'Opsgenie',
   alertsUrl: (config) => `${opsgenieBaseUrl(config)}/v2/alerts`,
   validateConfig: checkRegionalConfig,
+  configFields: ['region', 'apiBaseUrl'],
 });

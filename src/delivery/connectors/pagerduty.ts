@@ -1,5 +1,5 @@
 /**
- * PagerDuty Events API v2 (SPEC §4.2 row 1): every event is one POST {base}/v2/enqueue keyed by
+ * PagerDuty Events API v2 (docs/connectors.md): every event is one POST {base}/v2/enqueue keyed by
  * dedup_key = alert id, so PagerDuty itself groups the incident and deduplicates repeats — no
  * reference lookup is ever needed and a retried trigger is harmless.
  */
@@ -56,6 +56,7 @@ function plan(d: ConnectorDelivery): Record<string, unknown> {
 
 export const pagerduty: Connector = {
   kind: 'pagerduty',
+  configFields: ['region', 'apiBaseUrl'],
 
   validate(config, credentials) {
     const regional = checkRegionalConfig(config);

@@ -1,8 +1,8 @@
 /**
- * ServiceNow Table API (SPEC §4.2 row 3): the opening creates an incident whose correlation_id
+ * ServiceNow Table API (docs/connectors.md): the opening creates an incident whose correlation_id
  * is the Vigia alert id and stores {sysId, number}; later events PATCH that incident.
  *
- * Duplicate safety (CONTRACT §5): when an earlier create attempt ended without a known outcome
+ * Duplicate safety (a retried create must not open a second incident): when an earlier create attempt ended without a known outcome
  * (timeout, reset), or the opening is sent again (redelivery), the incident is first looked up
  * by correlation_id and reused. The same lookup serves a later event that has no stored
  * reference; if nothing is found the event is abandoned (there is no incident to update).
@@ -131,6 +131,7 @@ async function update(d: ConnectorDelivery, send: Send): Promise<ConnectorResult
 
 export const servicenow: Connector = {
   kind: 'servicenow',
+  configFields: ['instanceUrl', 'closeCode'],
 
   validate(config, credentials) {
     const e = checkHttpsUrl(config.instanceUrl, 'config.instanceUrl');

@@ -100,7 +100,7 @@ export function excerpt(body: string, max = 300): string {
 }
 
 /**
- * The shared reading of an HTTP status that was not the vendor's success answer (SPEC §6):
+ * The shared reading of an HTTP status that was not the vendor's success answer:
  * 408/429/5xx retry (honouring Retry-After), 401/403 abandon as refused credentials, 3xx abandon
  * (redirects are not followed), any other 4xx abandon with the vendor's own explanation.
  */

@@ -1,5 +1,5 @@
 /**
- * The Test action of a connector destination (SPEC §4.2 rule 2, CONTRACT §2):
+ * The Test action of a connector destination (docs/connectors.md, "Test action"):
  *
  *   runConnectorTest(connector, destination, send, now, { baseUrl }?) → Promise<ConnectorTestResult>
  *

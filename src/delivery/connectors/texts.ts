@@ -1,6 +1,6 @@
 /**
  * Every Portuguese (pt-BR) text Vigia sends to an IT-service-management tool or shows about one
- * (SPEC §4.2 rule 4), in one module so wording is reviewed and changed in one place.
+ * (those texts are in Portuguese), in one module so wording is reviewed and changed in one place.
  * Functions take the alert snapshot and return plain text; length limits are applied by the
  * connectors, which know each vendor's limits.
  */
@@ -18,7 +18,7 @@ function where(a: AlertSnapshot): string {
 export const texts = {
   /** Prefix of a test incident's title, so nobody mistakes it for a real one. */
   testPrefix: '[TESTE Vigia] ',
-  /** PagerDuty escalation marker (CONTRACT §5). */
+  /** PagerDuty escalation marker: an escalation is a new trigger with this title prefix. */
   escalatedPrefix: '[ESCALADO] ',
 
   title(a: AlertSnapshot, test = false): string {
@@ -59,7 +59,7 @@ export const texts = {
     return texts.recovered(a);
   },
 
-  // Test action (SPEC §4.2 rule 2) — shown to the user in the console.
+  // Test action (open a sample incident, then close it) — shown to the user in the console.
   testOk: 'Teste concluído: o incidente de teste foi aberto e fechado com sucesso.',
   testOpenFailed(reason: string): string {
     return `Teste falhou: não foi possível abrir o incidente de teste (${reason}). Nada foi criado no destino.`;

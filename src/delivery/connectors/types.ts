@@ -1,5 +1,5 @@
 /**
- * The seam between the delivery pipeline and a connector (ARCHITECTURE §4): a connector turns
+ * The seam between the delivery pipeline and a connector: a connector turns
  * one delivery (event + destination + stored external reference) into HTTP calls to its target
  * and says what the answers mean. Retries, timeouts, destination safety, ordering, history and
  * limits are the pipeline's job, never the connector's.
@@ -60,6 +60,8 @@ export interface Connector {
    * (naming the field) or null. URL fields are checked for safety by the pipeline as well.
    */
   validate(config: Record<string, unknown>, credentials: Record<string, unknown>): string | null;
+  /** Every config field the connector reads; any other key is refused when a destination is saved. */
+  configFields: readonly string[];
   /** The config fields holding URLs that must pass destination safety (e.g. ['instanceUrl']). */
   urlFields(config: Record<string, unknown>): string[];
   deliver(delivery: ConnectorDelivery, send: Send): Promise<ConnectorResult>;

@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/index.js';
 import { COMPACT_AFTER_PENDING, compactAlertCounts } from '../../alerts/rollup.js';
 import { type JsonPage, type KeyRecheck, type PageStatementResult, runPageStatement, SqlParams } from '../page-statement.js';
 
-/** SPEC §2.3, in this order (also the CSV header). */
+/** The documented fields of an alert item, in this order (also the CSV header). */
 export const ALERT_FIELDS = [
   'sourceType',
   'sourceName',

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/index.js';
 import { type JsonPage, type KeyRecheck, runPageStatement, SqlParams } from '../page-statement.js';
 
-/** SPEC §2.6 field order (also the CSV header). */
+/** The documented field order of a daily cost item (also the CSV header). */
 export const COST_FIELDS = ['date', 'capacityName', 'currency', 'cost', 'amortizedCost', 'overageCost'] as const;
 
 export interface CostItem {

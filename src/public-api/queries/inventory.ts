@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/index.js';
 import { type JsonPage, type KeyRecheck, runPageStatement, SqlParams } from '../page-statement.js';
 
-/** SPEC §2.4 and §2.5 field order (also the CSV headers). */
+/** The documented field order of capacity and workspace items (also the CSV headers). */
 export const CAPACITY_FIELDS = ['name', 'sku', 'state', 'region'] as const;
 export const WORKSPACE_FIELDS = ['name', 'remoteId', 'capacityName'] as const;
 

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
+import type { Queryable } from '../../db/index.js';
 import { summarizeIncidents } from '../queries/metrics.js';
 import { bySourceTypeItem, durationStats, noisiestSourceItem, objectResponses, security } from '../schemas.js';
 import { dayWindow, startOfUtcDay } from '../windows.js';
 
-const metricsSchema = {
+export const metricsSchema = {
   title: 'AlertMetrics',
   type: 'object',
   required: ['from', 'to', 'totals', 'mtta', 'mttr', 'bySourceType', 'noisiestSources'],
@@ -55,26 +56,28 @@ export async function metricsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
         response: objectResponses(metricsSchema, 'Alert metrics of the period'),
       },
     },
-    async (request) => {
-      const w = dayWindow(request.query, startOfUtcDay(ctx.clock.now()), 7);
-      const s = await summarizeIncidents(ctx.db, request.apiCaller!.orgId, w.start, w.endExclusive);
-      return {
-        from: w.from,
-        to: w.to,
-        totals: {
-          incidents: s.incidents,
-          acknowledged: s.acknowledged,
-          resolved: s.resolved,
-          openUnacknowledged: s.openUnacknowledged,
-          silenced: s.silenced,
-          correlated: s.correlated,
-          reoccurrences: s.reoccurrences,
-        },
-        mtta: s.mtta,
-        mttr: s.mttr,
-        bySourceType: s.bySourceType,
-        noisiestSources: s.noisiestSources,
-      };
-    },
+    async (request) => alertMetrics(ctx.db, request.apiCaller!.orgId, dayWindow(request.query, startOfUtcDay(ctx.clock.now()), 7)),
   );
+}
+
+/** The metrics answer of one organization for a day window: the public API's and the console's. */
+export async function alertMetrics(db: Queryable, orgId: string, w: { from: string; to: string; start: Date; endExclusive: Date }) {
+  const s = await summarizeIncidents(db, orgId, w.start, w.endExclusive);
+  return {
+    from: w.from,
+    to: w.to,
+    totals: {
+      incidents: s.incidents,
+      acknowledged: s.acknowledged,
+      resolved: s.resolved,
+      openUnacknowledged: s.openUnacknowledged,
+      silenced: s.silenced,
+      correlated: s.correlated,
+      reoccurrences: s.reoccurrences,
+    },
+    mtta: s.mtta,
+    mttr: s.mttr,
+    bySourceType: s.bySourceType,
+    noisiestSources: s.noisiestSources,
+  };
 }

@@ -4,7 +4,7 @@ import { loadSlaTargets, slaReport } from '../queries/sla.js';
 import { bySourceTypeItem, durationStats, noisiestSourceItem, objectResponses, security } from '../schemas.js';
 import { monthWindow } from '../windows.js';
 
-const slaSchema = {
+export const slaSchema = {
   title: 'SlaReport',
   type: 'object',
   required: ['month', 'targets', 'totals', 'mtta', 'mttr', 'incidentsBySourceType', 'noisiestSources', 'availability'],

@@ -4,10 +4,11 @@ import { ErrorMessage, Notice, useAction } from '../components.js';
 
 /** Acknowledge and resolve, offered only when the alert's state allows them. */
 export function AlertActions(props: { orgId: string; alert: Alert; onChanged: () => void }) {
-  const { t, call } = useConsole();
+  const { t, call, can } = useConsole();
   const a = props.alert;
   const action = useAction();
   const base = orgPath(props.orgId, `/alerts/${encodeURIComponent(a.id)}`);
+  if (!can('operator')) return null; // a viewer is not offered what the server would refuse
   if (a.status === 'resolved' && !action.notice) return null;
   return (
     <div class="actions">

@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import type { Alert, Page } from '../api.js';
 import { orgPath, useConsole } from '../app-context.js';
-import { Empty, ErrorMessage, useLoad, usePageTitle } from '../components.js';
+import { Empty, ErrorMessage, Loading, useLoad, usePageTitle } from '../components.js';
 import { formatDate, localInputToIso } from '../format.js';
-import { Link } from '../router.js';
+import { Link, navigate, useLocation } from '../router.js';
 import { AlertActions, AlertBadges } from './alert-actions.js';
 
 const PAGE_SIZE = 25;
@@ -26,9 +26,13 @@ export function AlertsPage(props: { orgId: string }) {
   if (filters.status) query.set('status', filters.status);
   if (filters.severity) query.set('severity', filters.severity);
   if (filters.sourceType.trim()) query.set('sourceType', filters.sourceType.trim());
+  // The inventory pages link here with the capacity or workspace whose incidents to list.
+  const { query: where } = useLocation();
+  const scope = (['capacityName', 'workspaceName'] as const).find((k) => where.get(k));
+  if (scope) query.set(scope, where.get(scope)!);
   const fromIso = localInputToIso(filters.from);
   if (fromIso) query.set('from', fromIso);
-  const list = useLoad(() => call<Page<Alert>>('GET', orgPath(props.orgId, `/alerts?${query}`)), [props.orgId, query.toString()]);
+  const list = useLoad((signal) => call<Page<Alert>>('GET', orgPath(props.orgId, `/alerts?${query}`), undefined, signal), [props.orgId, query.toString()]);
   const pages = list.data ? Math.max(1, Math.ceil(list.data.totalCount / PAGE_SIZE)) : 1;
 
   return (
@@ -70,7 +74,15 @@ export function AlertsPage(props: { orgId: string }) {
           {t('filter')}
         </button>
       </form>
-      {list.loading && !list.data && <p>{t('loading')}</p>}
+      {scope && (
+        <p class="notice" data-testid="alerts-scope">
+          {t('filteredBy', { what: scope === 'capacityName' ? t('capacity') : t('workspace'), name: where.get(scope)! })}{' '}
+          <button type="button" class="link" onClick={() => navigate('/alerts')}>
+            {t('clearFilter')}
+          </button>
+        </p>
+      )}
+      {list.loading && !list.data && <Loading />}
       <ErrorMessage error={list.error} onRetry={list.reload} />
       {list.data && list.data.value.length === 0 && <Empty>{t('alertsEmpty')}</Empty>}
       {list.data && list.data.value.length > 0 && (

@@ -8,7 +8,7 @@ export function ApiKeysPage(props: { orgId: string }) {
   const { t, call, lang } = useConsole();
   usePageTitle(t('apiKeysTitle'));
   const path = orgPath(props.orgId, '/api-keys');
-  const list = useLoad(() => call<ApiKey[]>('GET', path), [path]);
+  const list = useLoad((signal) => call<ApiKey[]>('GET', path, undefined, signal), [path]);
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string[]>(['ReadAlerts']);
   const [expires, setExpires] = useState('');

@@ -3,7 +3,7 @@ import { DELIVERY_STATUSES, type AttemptLogEntry, type Delivery, type Page } fro
 import { orgPath, useConsole } from '../app-context.js';
 import { Empty, ErrorMessage, Notice, useAction, useLoad } from '../components.js';
 import { formatDate, localInputToIso } from '../format.js';
-import { eventLabel, statusLabel } from '../labels.js';
+import { eventLabel, serverText, statusLabel } from '../labels.js';
 import { Link } from '../router.js';
 
 const PAGE_SIZE = 25;
@@ -16,7 +16,7 @@ interface Filters {
 
 /** A destination's deliveries, newest first, filtered by status and time on the server. */
 export function DeliveryHistory(props: { orgId: string; destinationPath: string; version: number }) {
-  const { t, call, lang } = useConsole();
+  const { t, call } = useConsole();
   const [draft, setDraft] = useState<Filters>({ status: '', from: '', to: '' });
   const [filters, setFilters] = useState<Filters>(draft);
   const [page, setPage] = useState(1);
@@ -26,7 +26,7 @@ export function DeliveryHistory(props: { orgId: string; destinationPath: string;
   const toIso = localInputToIso(filters.to);
   if (fromIso) query.set('from', fromIso);
   if (toIso) query.set('to', toIso);
-  const list = useLoad(() => call<Page<Delivery>>('GET', `${props.destinationPath}/deliveries?${query}`), [props.destinationPath, query.toString(), props.version]);
+  const list = useLoad((signal) => call<Page<Delivery>>('GET', `${props.destinationPath}/deliveries?${query}`, undefined, signal), [props.destinationPath, query.toString(), props.version]);
   const pages = list.data ? Math.max(1, Math.ceil(list.data.totalCount / PAGE_SIZE)) : 1;
 
   return (
@@ -98,6 +98,9 @@ export function DeliveryItem(props: { orgId: string; delivery: Delivery; onChang
   const action = useAction();
   const finished = d.status !== 'pending' && d.status !== 'waiting';
   const deliveryPath = orgPath(props.orgId, `/deliveries/${encodeURIComponent(d.id)}`);
+  // What the buttons act on, unique on the page: an alert's page lists one event's deliveries to
+  // several destinations at the same second, so event and time alone repeat.
+  const subject = `${eventLabel(t, d.event)}${props.destinationName ? ` → ${props.destinationName}` : ''} ${formatDate(lang, d.createdAt)} (${d.id})`;
 
   return (
     <li class="card delivery" data-delivery-id={d.id}>
@@ -111,7 +114,7 @@ export function DeliveryItem(props: { orgId: string; delivery: Delivery; onChang
       <p class="muted">
         {t('attempts')}: {d.attempts}
         {d.lastStatusCode !== null && ` · ${t('statusCode', { code: d.lastStatusCode })}`}
-        {d.lastError && ` · ${d.lastError}`}
+        {d.lastError && ` · ${serverText(t, lang, d.lastError)}`}
         {!d.test && linkAlert && (
           <>
             {' · '}
@@ -124,7 +127,7 @@ export function DeliveryItem(props: { orgId: string; delivery: Delivery; onChang
           type="button"
           class="secondary"
           aria-expanded={log !== null}
-          aria-label={`${t('showAttempts')}: ${eventLabel(t, d.event)} ${formatDate(lang, d.createdAt)}`}
+          aria-label={`${t('showAttempts')}: ${subject}`}
           onClick={() =>
             log !== null
               ? setLog(null)
@@ -140,7 +143,7 @@ export function DeliveryItem(props: { orgId: string; delivery: Delivery; onChang
             type="button"
             class="secondary"
             disabled={action.busy}
-            aria-label={`${t('redeliver')}: ${eventLabel(t, d.event)} ${formatDate(lang, d.createdAt)}`}
+            aria-label={`${t('redeliver')}: ${subject}`}
             onClick={() =>
               action.run(async () => {
                 await call('POST', `${deliveryPath}/redeliver`);
@@ -177,7 +180,7 @@ export function DeliveryItem(props: { orgId: string; delivery: Delivery; onChang
                   <td data-label={t('time')}>{formatDate(lang, a.startedAt)}</td>
                   <td data-label={t('status')}>{a.statusCode ?? '—'}</td>
                   <td data-label={t('duration')}>{a.durationMs} ms</td>
-                  <td data-label={t('error')}>{a.error ?? '—'}</td>
+                  <td data-label={t('error')}>{a.error ? serverText(t, lang, a.error) : '—'}</td>
                 </tr>
               ))}
             </tbody>

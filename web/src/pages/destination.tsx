@@ -3,7 +3,7 @@ import { ApiFailure, type Destination, type TestResult } from '../api.js';
 import { orgPath, useConsole } from '../app-context.js';
 import { ConfirmAction, ErrorMessage, Notice, ShownOnce, useAction, useLoad, usePageTitle } from '../components.js';
 import { formatDate } from '../format.js';
-import { healthLabel, kindLabel } from '../labels.js';
+import { healthLabel, kindLabel, schemeLabel, serverText } from '../labels.js';
 import { Link, navigate } from '../router.js';
 import { successRate } from './destinations.js';
 import { DeliveryHistory } from './deliveries.js';
@@ -11,7 +11,7 @@ import { DeliveryHistory } from './deliveries.js';
 export function DestinationPage(props: { orgId: string; destinationId: string }) {
   const { t, call, lang } = useConsole();
   const path = orgPath(props.orgId, `/destinations/${encodeURIComponent(props.destinationId)}`);
-  const dest = useLoad(() => call<Destination>('GET', path), [path]);
+  const dest = useLoad((signal) => call<Destination>('GET', path, undefined, signal), [path]);
   usePageTitle(dest.data?.name ?? t('destinationsTitle'));
   const action = useAction();
   const [secret, setSecret] = useState<string | null>(null);
@@ -68,7 +68,7 @@ export function DestinationPage(props: { orgId: string; destinationId: string })
         {d.signatureScheme && (
           <>
             <dt>{t('signatureScheme')}</dt>
-            <dd>{d.signatureScheme}</dd>
+            <dd>{schemeLabel(t, d.signatureScheme)}</dd>
           </>
         )}
         {d.credentialsSet && (
@@ -87,7 +87,7 @@ export function DestinationPage(props: { orgId: string; destinationId: string })
           <dl class="facts">
             <dt>{t('healthState')}</dt>
             <dd>
-              <span class={`badge health-${h.state}`}>{healthLabel(t, h.state)}</span>
+              <span class={`badge health-${h.state}`}>{healthLabel(t, h)}</span>
             </dd>
             <dt>{t('successRate24h')}</dt>
             <dd>{successRate(lang, h.successRate24h)}</dd>
@@ -101,7 +101,7 @@ export function DestinationPage(props: { orgId: string; destinationId: string })
               <>
                 <dt>{t('disabledAt')}</dt>
                 <dd>
-                  {formatDate(lang, h.disabledAt)} {h.disabledReason && `— ${t('disabledReason')}: ${h.disabledReason}`}
+                  {formatDate(lang, h.disabledAt)} {h.disabledReason && `— ${t('disabledReason')}: ${serverText(t, lang, h.disabledReason)}`}
                 </dd>
               </>
             )}
@@ -111,6 +111,7 @@ export function DestinationPage(props: { orgId: string; destinationId: string })
         <p class="muted">{t('healthUnknown')}</p>
       )}
 
+      {/* biome-ignore lint/a11y/useSemanticElements: a named row of action buttons, not form fields: a <fieldset> would add form-group semantics and its own border */}
       <div class="actions" role="group" aria-label={d.name}>
         <button
           type="button"
@@ -172,7 +173,7 @@ export function DestinationPage(props: { orgId: string; destinationId: string })
 }
 
 function TestOutcome(props: { result: TestResult }) {
-  const { t } = useConsole();
+  const { t, lang } = useConsole();
   const r = props.result;
   const stepName = { send: t('stepSend'), open: t('stepOpen'), close: t('stepClose') };
   return (
@@ -185,7 +186,7 @@ function TestOutcome(props: { result: TestResult }) {
           <li key={i}>
             <strong>{stepName[s.action] ?? s.action}</strong>: {s.ok ? t('stepOk') : t('stepFailed')}
             {s.statusCode !== undefined && ` — ${t('statusCode', { code: s.statusCode })}`}
-            {s.error && ` — ${s.error}`}
+            {s.error && ` — ${serverText(t, lang, s.error)}`}
           </li>
         ))}
       </ol>

@@ -18,7 +18,7 @@ export function HealthSummary(props: { health: Health | undefined; t: Translate;
   if (!health) return <span class="muted">{t('healthUnknown')}</span>;
   return (
     <span>
-      <span class={`badge health-${health.state}`}>{healthLabel(t, health.state)}</span> {successRate(lang, health.successRate24h)}
+      <span class={`badge health-${health.state}`}>{healthLabel(t, health)}</span> {successRate(lang, health.successRate24h)}
       {health.lastFailureAt && (
         <small class="muted">
           {' '}
@@ -30,9 +30,9 @@ export function HealthSummary(props: { health: Health | undefined; t: Translate;
 }
 
 export function DestinationsPage(props: { orgId: string }) {
-  const { t, call, lang } = useConsole();
+  const { t, call, lang, can } = useConsole();
   usePageTitle(t('destinationsTitle'));
-  const list = useLoad(() => call<Destination[]>('GET', orgPath(props.orgId, '/destinations')), [props.orgId]);
+  const list = useLoad((signal) => call<Destination[]>('GET', orgPath(props.orgId, '/destinations'), undefined, signal), [props.orgId]);
   const [created, setCreated] = useState<{ name: string; secret?: string } | null>(null);
 
   return (
@@ -74,13 +74,15 @@ export function DestinationsPage(props: { orgId: string }) {
           </tbody>
         </table>
       )}
-      <DestinationForm
-        orgId={props.orgId}
-        onCreated={(d) => {
-          setCreated({ name: d.name, secret: d.signingSecret });
-          list.reload();
-        }}
-      />
+      {can('owner') && (
+        <DestinationForm
+          orgId={props.orgId}
+          onCreated={(d) => {
+            setCreated({ name: d.name, secret: d.signingSecret });
+            list.reload();
+          }}
+        />
+      )}
     </section>
   );
 }

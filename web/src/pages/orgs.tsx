@@ -1,14 +1,14 @@
 import { useState } from 'preact/hooks';
 import type { Org } from '../api.js';
 import { useConsole } from '../app-context.js';
-import { Empty, ErrorMessage, Field, useAction, useLoad, usePageTitle } from '../components.js';
+import { Empty, ErrorMessage, Field, invalidProps, useAction, useLoad, usePageTitle } from '../components.js';
 import { navigate } from '../router.js';
 
 /** Choose the organization to work on, or create one. */
 export function OrgsPage() {
   const { t, call, orgId, chooseOrg } = useConsole();
   usePageTitle(t('orgsTitle'));
-  const orgs = useLoad(() => call<Org[]>('GET', '/orgs'), []);
+  const orgs = useLoad((signal) => call<Org[]>('GET', '/orgs', undefined, signal), []);
   const [name, setName] = useState('');
   const [invalid, setInvalid] = useState<string | null>(null);
   const create = useAction();
@@ -55,14 +55,9 @@ export function OrgsPage() {
         }}
       >
         <h2>{t('createOrg')}</h2>
-        <Field id="org-name" label={t('orgName')}>
-          <input id="org-name" value={name} maxLength={200} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+        <Field id="org-name" label={t('orgName')} error={invalid}>
+          <input id="org-name" {...invalidProps('org-name', invalid)} value={name} maxLength={200} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
         </Field>
-        {invalid && (
-          <p class="error" role="alert">
-            {invalid}
-          </p>
-        )}
         <ErrorMessage error={create.error} />
         <button type="submit" disabled={create.busy}>
           {t('create')}

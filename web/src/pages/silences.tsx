@@ -8,7 +8,7 @@ export function SilencesPage(props: { orgId: string }) {
   const { t, call, lang } = useConsole();
   usePageTitle(t('silencesTitle'));
   const path = orgPath(props.orgId, '/silences');
-  const list = useLoad(() => call<Silence[]>('GET', path), [path]);
+  const list = useLoad((signal) => call<Silence[]>('GET', path, undefined, signal), [path]);
   const [form, setForm] = useState({ sourceType: '', sourceId: '', notificationKind: '', endsAt: '', comment: '' });
   const [problem, setProblem] = useState<string | null>(null);
   const create = useAction();

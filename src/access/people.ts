@@ -1,0 +1,169 @@
+import type { Queryable } from '../db/index.js';
+import { conflictError, invalidInput, notFoundError } from '../errors.js';
+import { newId } from '../ids.js';
+import { higherOf, type Role } from './roles.js';
+import type { Principal } from './principal.js';
+
+export interface Person {
+  id: string;
+  email: string;
+  name: string | null;
+}
+
+export interface Member extends Person {
+  role: Role;
+  since: Date;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+export function normalizeEmail(email: string): string {
+  const e = email.trim();
+  if (e.length > 320 || !EMAIL.test(e)) throw invalidInput('email must be an e-mail address');
+  return e;
+}
+
+/** The person with this e-mail address, created when unknown. */
+export async function ensurePerson(db: Queryable, email: string, name: string | null, now: Date): Promise<Person> {
+  const e = normalizeEmail(email);
+  await db.query(
+    `INSERT INTO people (id, email, name, created_at) VALUES ($1, $2, $3, $4)
+     ON CONFLICT ((lower(email))) DO NOTHING`,
+    [newId('per', now), e, name, now],
+  );
+  const { rows } = await db.query<Person>('SELECT id, email, name FROM people WHERE lower(email) = lower($1)', [e]);
+  return rows[0]!;
+}
+
+/** The role the person holds in the organization through a membership (null: none). */
+export async function membershipRole(db: Queryable, orgId: string, personId: string): Promise<Role | null> {
+  const { rows } = await db.query<{ role: Role }>('SELECT role FROM memberships WHERE org_id = $1 AND person_id = $2', [orgId, personId]);
+  return rows[0]?.role ?? null;
+}
+
+/**
+ * The role a person-principal holds in an organization right now: membership or the identity
+ * provider's grant, whichever is higher; a personal token caps it at the token's role and
+ * organization. Read on every request, so a revoked membership takes effect at once.
+ */
+export async function roleIn(db: Queryable, p: Extract<Principal, { kind: 'person' }>, orgId: string): Promise<Role | null> {
+  if (p.token && p.token.orgId !== orgId) return null;
+  const fromIdp = p.idpRoles.filter((r) => r.orgId === orgId).reduce<Role | null>((acc, r) => higherOf(acc, r.role), null);
+  const held = higherOf(await membershipRole(db, orgId, p.personId), fromIdp);
+  if (p.token) {
+    if (held === null) return null;
+    return p.token.role === 'owner' ? held : p.token.role === 'operator' ? (held === 'viewer' ? 'viewer' : 'operator') : 'viewer';
+  }
+  return held;
+}
+
+/** Organizations where the person holds any role (for the organization list). */
+export async function orgIdsOf(db: Queryable, p: Extract<Principal, { kind: 'person' }>): Promise<string[]> {
+  const { rows } = await db.query<{ org_id: string }>('SELECT org_id FROM memberships WHERE person_id = $1', [p.personId]);
+  const ids = new Set([...rows.map((r) => r.org_id), ...p.idpRoles.map((r) => r.orgId)]);
+  if (p.token) return ids.has(p.token.orgId) ? [p.token.orgId] : [];
+  return [...ids];
+}
+
+export async function listMembers(db: Queryable, orgId: string): Promise<Member[]> {
+  const { rows } = await db.query<{ id: string; email: string; name: string | null; role: Role; created_at: Date }>(
+    `SELECT p.id, p.email, p.name, m.role, m.created_at FROM memberships m JOIN people p ON p.id = m.person_id
+     WHERE m.org_id = $1 ORDER BY lower(p.email)`,
+    [orgId],
+  );
+  return rows.map((r) => ({ id: r.id, email: r.email, name: r.name, role: r.role, since: r.created_at }));
+}
+
+/** Adds the person (by e-mail) to the organization, or changes their role there. */
+export async function putMember(db: Queryable, orgId: string, email: string, role: Role, now: Date): Promise<Member> {
+  const person = await ensurePerson(db, email, null, now);
+  const { rows } = await db.query<{ created_at: Date }>(
+    `INSERT INTO memberships (org_id, person_id, role, created_at) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (org_id, person_id) DO UPDATE SET role = EXCLUDED.role
+     RETURNING created_at`,
+    [orgId, person.id, role, now],
+  );
+  await capTokensToRole(db, orgId, person.id, role, now);
+  return { ...person, role, since: rows[0]!.created_at };
+}
+
+/** A lowered role revokes the person's tokens of that organization that ask for more. */
+async function capTokensToRole(db: Queryable, orgId: string, personId: string, role: Role, now: Date): Promise<void> {
+  const above = role === 'viewer' ? ['operator', 'owner'] : role === 'operator' ? ['owner'] : [];
+  if (above.length === 0) return;
+  await db.query(
+    `UPDATE personal_tokens SET revoked_at = $4
+     WHERE org_id = $1 AND person_id = $2 AND role = ANY($3::text[]) AND revoked_at IS NULL`,
+    [orgId, personId, above, now],
+  );
+}
+
+/**
+ * Ends a membership: the person's tokens of the organization are revoked and all their console
+ * sessions end, in one transaction (they sign in again and get what they still hold).
+ */
+export async function removeMember(db: Queryable, orgId: string, personId: string, now: Date): Promise<void> {
+  const { rowCount } = await db.query('DELETE FROM memberships WHERE org_id = $1 AND person_id = $2', [orgId, personId]);
+  if (rowCount === 0) throw notFoundError('member');
+  await db.query('UPDATE personal_tokens SET revoked_at = $3 WHERE org_id = $1 AND person_id = $2 AND revoked_at IS NULL', [orgId, personId, now]);
+  await db.query('DELETE FROM sessions WHERE person_id = $1', [personId]);
+}
+
+/** An organization keeps at least one owner unless the instance administrator acts. */
+export async function assertNotLastOwner(db: Queryable, orgId: string, personId: string): Promise<void> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM memberships WHERE org_id = $1 AND role = 'owner' AND person_id <> $2`,
+    [orgId, personId],
+  );
+  const { rows: me } = await db.query<{ role: string }>('SELECT role FROM memberships WHERE org_id = $1 AND person_id = $2', [orgId, personId]);
+  if (me[0]?.role === 'owner' && rows[0]!.n === 0) throw conflictError('the organization would have no owner left');
+}
+
+/** Every organization where the caller holds a role, with the role (membership or identity provider, the higher). */
+export async function rolesOf(db: Queryable, p: Extract<Principal, { kind: 'person' }>): Promise<Array<{ orgId: string; role: Role }>> {
+  const { rows } = await db.query<{ org_id: string; role: Role }>('SELECT org_id, role FROM memberships WHERE person_id = $1', [p.personId]);
+  const byOrg = new Map<string, Role>();
+  for (const r of [...rows.map((x) => ({ orgId: x.org_id, role: x.role })), ...p.idpRoles]) byOrg.set(r.orgId, higherOf(byOrg.get(r.orgId) ?? null, r.role)!);
+  return [...byOrg].map(([orgId, role]) => ({ orgId, role }));
+}
+
+/**
+ * The person an identity provider's sign-in stands for: the one already linked to (issuer,
+ * subject), else the one invited under this e-mail address (then linked), else, when the
+ * provider's claim grants a role, a new person. Null: Vigia does not know them.
+ */
+export async function personForSignIn(
+  db: Queryable,
+  input: { issuer: string; subject: string; email: string | null; name: string | null; grantedByIdp: boolean; now: Date },
+): Promise<Person | null> {
+  const linked = await db.query<Person>('SELECT id, email, name FROM people WHERE oidc_issuer = $1 AND oidc_subject = $2', [input.issuer, input.subject]);
+  if (linked.rows[0]) return linked.rows[0];
+  if (input.email === null) return null;
+  const email = normalizeEmail(input.email);
+  const invited = await db.query<Person>(
+    `UPDATE people SET oidc_issuer = $2, oidc_subject = $3, name = coalesce(name, $4)
+     WHERE lower(email) = lower($1) AND oidc_subject IS NULL RETURNING id, email, name`,
+    [email, input.issuer, input.subject, input.name],
+  );
+  if (invited.rows[0]) return invited.rows[0];
+  if (!input.grantedByIdp) return null;
+  const created = await db.query<Person>(
+    `INSERT INTO people (id, email, name, oidc_issuer, oidc_subject, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT DO NOTHING RETURNING id, email, name`,
+    [newId('per', input.now), email, input.name, input.issuer, input.subject, input.now],
+  );
+  return created.rows[0] ?? null;
+}
+
+/** Roles the provider's groups / roles claim values grant through the configured map. */
+export function rolesFromClaims(
+  claims: Record<string, unknown>,
+  map: Array<{ claimValue: string; orgId: string; role: Role }>,
+): Array<{ orgId: string; role: Role }> {
+  const values = new Set<string>();
+  for (const name of ['groups', 'roles']) {
+    const v = claims[name];
+    if (Array.isArray(v)) for (const x of v) if (typeof x === 'string') values.add(x);
+  }
+  return map.filter((m) => values.has(m.claimValue)).map((m) => ({ orgId: m.orgId, role: m.role }));
+}

@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { AppContext } from '../context.js';
+import { hoistNamedSchemas } from '../public-api/openapi.js';
+import { errorSchema } from '../public-api/schemas.js';
+
+/**
+ * The admin API's OpenAPI 3.1 document, generated from the route schemas of this scope (as the
+ * public API's is) and served at /api/admin/v1/openapi.json behind the admin token. The web
+ * console's request and response types are generated from it (`npm run gen:console-types`).
+ */
+export async function installAdminOpenApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Vigia admin API',
+        version: '1.0.0',
+        description:
+          'Administration of organizations, API keys, inventory, destinations, alerts and silences, and the read views of the web console. ' +
+          'Send the admin token as `Authorization: Bearer <token>`. Every error answers with the envelope `{"error":{"code","message"}}`.',
+      },
+      servers: [{ url: `${ctx.config.baseUrl}/api/admin/v1` }],
+      components: { securitySchemes: { adminToken: { type: 'http', scheme: 'bearer' } } },
+      security: [{ adminToken: [] }],
+    },
+    transformObject: (document) => ('openapiObject' in document ? hoistNamedSchemas(document.openapiObject) : document.swaggerObject),
+  });
+  app.get('/openapi.json', { config: { access: 'signed-in' }, schema: { hide: true } }, async () => app.swagger());
+}
+
+function errorResponse(description: string) {
+  return { description, content: { 'application/json': { schema: errorSchema } } };
+}
+
+/** Response map of an admin route answering one JSON object, with the error answers every route shares. */
+export function adminResponses(schema: object, status = 200) {
+  return {
+    [status]: { description: 'OK', content: { 'application/json': { schema } } },
+    400: errorResponse('invalid_request: the message names the field.'),
+    401: errorResponse('unauthorized: admin token missing or wrong.'),
+    404: errorResponse('not_found: no such organization or object.'),
+  };
+}

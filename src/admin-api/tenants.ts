@@ -1,0 +1,101 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
+import { COLLECTOR_NAMES, MAX_INTERVAL_SECONDS, MIN_INTERVAL_SECONDS } from '../monitoring/collector-names.js';
+import { checkTenant } from '../monitoring/check.js';
+import { requestRun } from '../monitoring/run-now.js';
+import { removeTenant } from '../monitoring/tenant-removal.js';
+import { createTenant, getTenant, listTenants, updateTenant } from '../monitoring/tenants.js';
+import type { TenantChange, TenantInput } from '../monitoring/tenant-input.js';
+import { nonEmptyText, orgIdParams } from '../orgs/schemas.js';
+
+/** Admin routes: tenant connections of the monitoring core. Thin: rules and SQL are in src/monitoring. */
+const idParams = {
+  type: 'object',
+  required: ['orgId', 'id'],
+  properties: { orgId: { type: 'string', maxLength: 100 }, id: { type: 'string', maxLength: 100 } },
+} as const;
+
+const pem = { type: 'string', minLength: 1, maxLength: 16_384 } as const;
+const origin = { type: 'string', minLength: 1, maxLength: 2048 } as const;
+
+const properties = {
+  name: nonEmptyText(200),
+  tenantId: nonEmptyText(100),
+  clientId: nonEmptyText(100),
+  credentials: {
+    oneOf: [
+      { type: 'object', additionalProperties: false, required: ['clientSecret'], properties: { clientSecret: { type: 'string', minLength: 1, maxLength: 1024 } } },
+      { type: 'object', additionalProperties: false, required: ['certificatePem', 'privateKeyPem'], properties: { certificatePem: pem, privateKeyPem: pem } },
+    ],
+  },
+  mode: { type: 'string', enum: ['admin', 'member'] },
+  workspaces: { type: ['array', 'null'], maxItems: 1000, items: { type: 'string', maxLength: 100 } },
+  costScopes: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 300 } },
+  collectors: {
+    type: 'object',
+    additionalProperties: false,
+    properties: Object.fromEntries(
+      COLLECTOR_NAMES.map((n) => [
+        n,
+        {
+          type: 'object',
+          additionalProperties: false,
+          minProperties: 1,
+          properties: { enabled: { type: 'boolean' }, intervalSeconds: { type: 'integer', minimum: MIN_INTERVAL_SECONDS, maximum: MAX_INTERVAL_SECONDS } },
+        },
+      ]),
+    ),
+  },
+  endpoints: {
+    type: ['object', 'null'],
+    additionalProperties: false,
+    properties: {
+      authorityHost: { anyOf: [origin, { type: 'null' }] },
+      powerBi: { anyOf: [origin, { type: 'null' }] },
+      fabric: { anyOf: [origin, { type: 'null' }] },
+      arm: { anyOf: [origin, { type: 'null' }] },
+    },
+  },
+} as const;
+
+export async function tenantsRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
+  const { ctx } = opts;
+  type Id = { Params: { orgId: string; id: string } };
+
+  app.post<{ Params: { orgId: string }; Body: TenantInput }>(
+    '/orgs/:orgId/tenants',
+    {
+      config: { access: 'owner' },
+      schema: {
+        params: orgIdParams,
+        body: { type: 'object', additionalProperties: false, required: ['name', 'tenantId', 'clientId', 'credentials', 'mode'], properties },
+      },
+    },
+    async (req, reply) => reply.code(201).send(await createTenant(ctx, req.params.orgId, req.body)),
+  );
+
+  app.get<{ Params: { orgId: string } }>('/orgs/:orgId/tenants', { config: { access: 'viewer' }, schema: { params: orgIdParams } }, async (req) => ({
+    value: await listTenants(ctx, req.params.orgId),
+  }));
+
+  app.get<Id>('/orgs/:orgId/tenants/:id', { config: { access: 'viewer' }, schema: { params: idParams } }, (req) => getTenant(ctx, req.params.orgId, req.params.id));
+
+  app.patch<Id & { Body: TenantChange }>(
+    '/orgs/:orgId/tenants/:id',
+    { config: { access: 'owner' }, schema: { params: idParams, body: { type: 'object', additionalProperties: false, minProperties: 1, properties } } },
+    (req) => updateTenant(ctx, req.params.orgId, req.params.id, req.body),
+  );
+
+  app.delete<Id>('/orgs/:orgId/tenants/:id', { config: { access: 'owner' }, schema: { params: idParams } }, async (req, reply) => {
+    await removeTenant(ctx, req.params.orgId, req.params.id);
+    return reply.code(204).send();
+  });
+
+  app.post<{ Params: { orgId: string; id: string; name: string } }>(
+    '/orgs/:orgId/tenants/:id/collectors/:name/run',
+    { config: { access: 'operator' }, schema: { params: { ...idParams, required: ['orgId', 'id', 'name'], properties: { ...idParams.properties, name: { type: 'string', maxLength: 100 } } } } },
+    async (req, reply) => reply.code(202).send(await requestRun(ctx, req.params.orgId, req.params.id, req.params.name)),
+  );
+
+  app.post<Id>('/orgs/:orgId/tenants/:id/check', { config: { access: 'owner' }, schema: { params: idParams } }, (req) => checkTenant(ctx, req.params.orgId, req.params.id));
+}

@@ -1,0 +1,100 @@
+/**
+ * The input rules of a destination being saved (created or changed): a webhook needs a safe
+ * https `url`; a connector kind gets its connector's own checks, no config key the connector
+ * does not read, and the safety rules on every URL field. A webhook URL is stored as its WHATWG
+ * serialization (what is sent is what is shown). In every URL, text a person could not have
+ * meant is refused rather than silently repaired: control characters and white space (the URL
+ * parser would drop a CR/LF or tab without a word), backslashes (read as `/`), and a scheme not
+ * followed by exactly `//` and the host (`https:/example.com`, `https:///example.com`).
+ */
+import type { AppContext } from '../context.js';
+import { invalidInput } from '../errors.js';
+import { UnsafeDestinationError } from './address-policy.js';
+import { getConnector } from './connectors/index.js';
+import { checkDestinationUrlResolved } from './guarded-http.js';
+import type { SignatureScheme } from './signing.js';
+
+/** URL-valued config fields of the connector kinds, checked even before a connector is registered. */
+const KNOWN_URL_FIELDS = ['apiBaseUrl', 'instanceUrl', 'organizationUrl'];
+
+// C0 and C1 controls, DEL, and every kind of white space (NBSP, U+2028, ideographic space…).
+const CONTROL_OR_SPACE = /[\u0000-\u0020\u007f-\u009f\p{White_Space}]/u;
+const SCHEME_AND_HOST = /^https:\/\/[^/\\]/i;
+
+/**
+ * The text rules above, then the URL parsed; returns its serialization (lower-case scheme and
+ * host, IDN host as punycode, default port dropped, path percent-encoded and its `.`/`..`
+ * segments resolved, `/` for an empty path).
+ */
+export function normalizeDestinationUrl(text: string, field: string): string {
+  if (CONTROL_OR_SPACE.test(text)) throw invalidInput(`${field} must not contain white space or control characters (CR, LF, tab)`);
+  if (text.includes('\\')) throw invalidInput(`${field} must not contain a backslash`);
+  if (!SCHEME_AND_HOST.test(text)) throw invalidInput(`${field} must be an absolute https URL starting with https:// and the host`);
+  try {
+    return new URL(text).href;
+  } catch {
+    throw invalidInput(`${field} must be an absolute https URL`);
+  }
+}
+
+async function checkUrl(ctx: AppContext, value: string, field: string): Promise<string> {
+  const normalized = normalizeDestinationUrl(value, field);
+  try {
+    await checkDestinationUrlResolved(ctx, normalized, field);
+  } catch (err) {
+    if (err instanceof UnsafeDestinationError) throw invalidInput(err.message);
+    throw err;
+  }
+  return normalized;
+}
+
+export interface DestinationInputToCheck {
+  url: string | null;
+  config: Record<string, unknown>;
+  credentials: Record<string, string> | null;
+  signatureScheme?: SignatureScheme;
+}
+
+/**
+ * Validates what a destination of `kind` will be saved with; returns the url and config to
+ * store (the webhook URL normalized). Webhook: an https `url`, no config or credentials. Connector kinds:
+ * known config keys only, the connector's own validation and the safety rules on every URL field.
+ */
+export async function validateDestination(
+  ctx: AppContext,
+  kind: string,
+  input: DestinationInputToCheck,
+): Promise<{ url: string | null; config: Record<string, unknown> }> {
+  if (kind !== 'webhook' && input.signatureScheme !== undefined) {
+    throw invalidInput(`body: "signatureScheme" is used only by webhook destinations (a ${kind} destination is not signed)`);
+  }
+  if (kind === 'webhook') {
+    if (!input.url) throw invalidInput('body: "url" is required for a webhook destination');
+    if (Object.keys(input.config).length > 0) throw invalidInput('body: "config" is not used by a webhook destination');
+    if (input.credentials && Object.keys(input.credentials).length > 0) {
+      throw invalidInput('body: "credentials" is not used by a webhook destination (the signing secret is generated)');
+    }
+    return { url: await checkUrl(ctx, input.url, 'url'), config: input.config };
+  }
+  if (input.url) throw invalidInput(`body: "url" is not used by a ${kind} destination; use config`);
+  const connector = getConnector(kind);
+  if (connector) {
+    const unknown = Object.keys(input.config).find((k) => !connector.configFields.includes(k));
+    if (unknown !== undefined) {
+      throw invalidInput(`body: unknown field "config.${unknown}" for a ${kind} destination (known: ${connector.configFields.join(', ')})`);
+    }
+  }
+  const problem = connector?.validate(input.config, input.credentials ?? {});
+  if (problem) throw invalidInput(problem);
+  const fields = new Set([...(connector?.urlFields(input.config) ?? []), ...KNOWN_URL_FIELDS]);
+  for (const field of fields) {
+    const value = input.config[field];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string') throw invalidInput(`config.${field} must be a string`);
+    // Checked under the same text rules, stored as typed: the connector appends its own paths
+    // to this base (`https://acme.service-now.com` + `/api/now/…`), which a serialization's
+    // added `/` would not change, but a person reading the config back would not recognize.
+    await checkUrl(ctx, value, `config.${field}`);
+  }
+  return { url: null, config: input.config };
+}

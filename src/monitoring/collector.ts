@@ -1,0 +1,27 @@
+/** What a collector is given for one run, and what it must be. */
+import type { AppContext } from '../context.js';
+import type { SignalInput } from '../alerts/signals.js';
+import type { CollectorName } from './collector-names.js';
+import type { StateChange } from './output.js';
+import type { PlatformClient } from './platform-client.js';
+import type { TenantRow } from './tenants.js';
+
+export interface CollectorRun {
+  ctx: AppContext;
+  tenant: TenantRow;
+  client: PlatformClient;
+  /** The collector's remembered state (key → value) as of the start of the run. */
+  state: Map<string, unknown>;
+  /** Commits signals and state changes together (call once, at the end of the run). */
+  commit(signals: SignalInput[], changes: StateChange[]): Promise<void>;
+}
+
+export interface Collector {
+  name: CollectorName;
+  run(run: CollectorRun): Promise<void>;
+  /**
+   * The recoveries owed when everything the collector remembers is gone at once (the tenant
+   * connection is deleted): each open incident it signalled is resolved.
+   */
+  releaseAll?(state: Map<string, unknown>, now: Date): SignalInput[];
+}

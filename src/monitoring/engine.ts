@@ -1,0 +1,307 @@
+/**
+ * The collector engine: one schedule row per (tenant, collector), leased by one instance at a
+ * time with FOR UPDATE SKIP LOCKED and a `locked_until` that the runner renews while it works,
+ * so several instances share the work and a killed instance's lease simply expires. A run reads
+ * the collector's remembered state, calls the platform through the PlatformClient, and commits
+ * its signals and state together; the schedule row then records the run (duration, calls,
+ * throttled calls, error) and the self-watch problem, and moves to the next interval.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import { txWithRetry } from '../alerts/retry.js';
+import type { SignalInput } from '../alerts/signals.js';
+import type { ApiFamily } from './budget.js';
+import { takeCall } from './budget.js';
+import type { Collector } from './collector.js';
+import { DEFAULT_COLLECTORS } from './collectors/index.js';
+import { commitRun, applySignalsIn, readState } from './output.js';
+import { PlatformClient, type RunStats } from './platform-client.js';
+import { problemOf, tenantSignal, type TenantProblem } from './self-watch.js';
+import { TENANT_COLUMNS, endpointsOf, openCredentials, type TenantRow } from './tenants.js';
+import { TenantTokens } from './tokens.js';
+import { createTransport, type Transport, type TransportOptions } from './transport.js';
+
+export interface SchedulerOptions {
+  workerId?: string;
+  /** How often due rows are looked for. */
+  pollMs?: number;
+  /** Lease of a claimed row; renewed every third of it while the run goes on. */
+  leaseMs?: number;
+  maxConcurrent?: number;
+  /** No wait (429, long-running operation) starts after this much of a run. */
+  runTimeLimitMs?: number;
+  transport?: Partial<TransportOptions>;
+  collectors?: Collector[];
+  caps?: Record<ApiFamily, number>;
+  /** How long stop() waits for runs to end before it gives up on them (their leases then expire). */
+  stopTimeoutMs?: number;
+}
+
+interface ClaimedRow {
+  tenant_ref: string;
+  collector: string;
+  org_id: string;
+  interval_seconds: number;
+  next_run_at: Date;
+  problem_kind: TenantProblem | null;
+  problem_since: Date | null;
+  problem_reported: boolean;
+}
+
+const CLAIM_SQL = `
+UPDATE collector_schedules s SET locked_until = $2, locked_by = $3
+  FROM (SELECT tenant_ref, collector FROM collector_schedules
+         WHERE enabled AND collector = ANY($4::text[]) AND next_run_at <= $1
+           AND (locked_until IS NULL OR locked_until <= $1)
+         ORDER BY next_run_at
+         LIMIT $5
+         FOR UPDATE SKIP LOCKED) d
+ WHERE s.tenant_ref = d.tenant_ref AND s.collector = d.collector
+RETURNING s.tenant_ref, s.collector, s.org_id, s.interval_seconds, s.next_run_at, s.problem_kind, s.problem_since, s.problem_reported`;
+
+class StoppingError extends Error {}
+
+export class CollectorScheduler {
+  readonly workerId: string;
+  private readonly opts: Required<Omit<SchedulerOptions, 'workerId' | 'transport' | 'caps'>> & Pick<SchedulerOptions, 'caps'>;
+  private readonly collectors: Map<string, Collector>;
+  private readonly transport: Transport;
+  private readonly tokens = new Map<string, { version: number; tokens: TenantTokens }>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly stopSignal = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private ticking = false;
+
+  constructor(
+    private readonly ctx: AppContext,
+    opts: SchedulerOptions = {},
+  ) {
+    this.workerId = opts.workerId ?? `mon-${randomUUID()}`;
+    this.opts = {
+      pollMs: opts.pollMs ?? 1_000,
+      leaseMs: opts.leaseMs ?? 30_000,
+      maxConcurrent: opts.maxConcurrent ?? 4,
+      runTimeLimitMs: opts.runTimeLimitMs ?? 5 * 60_000,
+      collectors: opts.collectors ?? DEFAULT_COLLECTORS,
+      stopTimeoutMs: opts.stopTimeoutMs ?? 15_000,
+      caps: opts.caps,
+    };
+    this.collectors = new Map(this.opts.collectors.map((c) => [c.name, c]));
+    this.transport = createTransport(ctx, opts.transport);
+  }
+
+  /** Claims what is due (up to the free slots), runs it, and resolves when those runs ended. */
+  async pass(): Promise<number> {
+    const rows = await this.claim();
+    await Promise.all(rows.map((row) => this.track(this.runClaimed(row))));
+    return rows.length;
+  }
+
+  /** Leases due rows, as many as this instance has free slots. */
+  private async claim(): Promise<ClaimedRow[]> {
+    const free = this.opts.maxConcurrent - this.inFlight.size;
+    if (free <= 0 || this.stopSignal.signal.aborted) return [];
+    const now = this.ctx.clock.now();
+    const { rows } = await this.ctx.db.query<ClaimedRow>(CLAIM_SQL, [
+      now,
+      new Date(now.getTime() + this.opts.leaseMs),
+      this.workerId,
+      [...this.collectors.keys()],
+      free,
+    ]);
+    return rows;
+  }
+
+  start(): this {
+    const tick = async () => {
+      if (this.ticking || this.stopSignal.signal.aborted) return;
+      this.ticking = true;
+      try {
+        // Claim without waiting for the runs, so a long run does not hold the others back.
+        for (const row of await this.claim()) void this.track(this.runClaimed(row));
+      } catch (err) {
+        this.ctx.log.warn({ err: (err as Error).message }, 'collector scheduler: claim failed; retrying');
+      } finally {
+        this.ticking = false;
+      }
+    };
+    this.timer = setInterval(() => void tick(), this.opts.pollMs);
+    this.timer.unref?.();
+    void tick();
+    return this;
+  }
+
+  /** Stops claiming, interrupts waits, lets running calls end and gives unfinished leases back. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.stopSignal.abort();
+    const deadline = Date.now() + this.opts.stopTimeoutMs;
+    while (this.inFlight.size > 0 && Date.now() < deadline) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((r) => (timer = setTimeout(r, Math.max(0, deadline - Date.now()))))]);
+      clearTimeout(timer);
+    }
+    if (this.inFlight.size > 0) this.ctx.log.warn({ runs: this.inFlight.size }, 'collector scheduler stopped with runs still going; their leases will expire');
+    await this.transport.destroy();
+  }
+
+  private track(p: Promise<void>): Promise<void> {
+    const tracked = p.finally(() => this.inFlight.delete(tracked));
+    this.inFlight.add(tracked);
+    return tracked;
+  }
+
+  private tokensFor(tenant: TenantRow): TenantTokens {
+    const version = new Date(tenant.updated_at).getTime();
+    const cached = this.tokens.get(tenant.id);
+    if (cached && cached.version === version) return cached.tokens;
+    const endpoints = endpointsOf(tenant);
+    const tokens = new TenantTokens(
+      { tenantId: tenant.tenant_id, clientId: tenant.client_id, authorityHost: endpoints.authorityHost, credentials: openCredentials(this.ctx, tenant) },
+      this.transport,
+      () => takeCall(this.ctx.db, tenant.tenant_id, 'token', this.ctx.clock.now(), this.opts.caps),
+    );
+    this.tokens.set(tenant.id, { version, tokens });
+    return tokens;
+  }
+
+  private sleep = (ms: number): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const signal = this.stopSignal.signal;
+      if (signal.aborted) return reject(new StoppingError('stopping'));
+      const t = setTimeout(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      const onAbort = () => {
+        clearTimeout(t);
+        reject(new StoppingError('stopping'));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+
+  private async runClaimed(row: ClaimedRow): Promise<void> {
+    const startedAt = this.ctx.clock.now();
+    const startedMs = Date.now();
+    const stats: RunStats = { calls: 0, throttledCalls: 0 };
+    const renew = setInterval(() => {
+      const now = this.ctx.clock.now();
+      this.ctx.db
+        .query('UPDATE collector_schedules SET locked_until = $4 WHERE tenant_ref = $1 AND collector = $2 AND locked_by = $3', [
+          row.tenant_ref,
+          row.collector,
+          this.workerId,
+          new Date(now.getTime() + this.opts.leaseMs),
+        ])
+        .catch(() => {});
+    }, Math.max(1_000, Math.floor(this.opts.leaseMs / 3)));
+    renew.unref?.();
+    let error: unknown = null;
+    let tenant: TenantRow | null = null;
+    try {
+      const { rows } = await this.ctx.db.query<TenantRow>(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE id = $1`, [row.tenant_ref]);
+      tenant = rows[0] ?? null;
+      if (!tenant) return;
+      const collector = this.collectors.get(row.collector)!;
+      const client = new PlatformClient({
+        db: this.ctx.db,
+        now: () => this.ctx.clock.now(),
+        transport: this.transport,
+        tokens: this.tokensFor(tenant),
+        directoryId: tenant.tenant_id,
+        endpoints: endpointsOf(tenant),
+        stats,
+        deadline: startedMs + this.opts.runTimeLimitMs,
+        caps: this.opts.caps,
+        sleep: this.sleep,
+      });
+      const state = await readState<unknown>(this.ctx.db, tenant.id, collector.name);
+      let committed = false;
+      const t = tenant;
+      await collector.run({
+        ctx: this.ctx,
+        tenant,
+        client,
+        state,
+        commit: async (signals, changes) => {
+          if (committed) throw new Error('a run commits once');
+          committed = true;
+          await commitRun(this.ctx, t.org_id, t.id, collector.name, signals, changes);
+        },
+      });
+    } catch (err) {
+      error = err;
+    } finally {
+      clearInterval(renew);
+    }
+    if (error instanceof StoppingError || (error && this.stopSignal.signal.aborted)) {
+      // Interrupted by shutdown: give the row back untouched, another instance runs it.
+      await this.ctx.db
+        .query('UPDATE collector_schedules SET locked_until = NULL, locked_by = NULL WHERE tenant_ref = $1 AND collector = $2 AND locked_by = $3', [
+          row.tenant_ref,
+          row.collector,
+          this.workerId,
+        ])
+        .catch(() => {});
+      return;
+    }
+    if (!tenant) return;
+    if (error) {
+      this.ctx.log.warn({ tenant: tenant.id, collector: row.collector, err: (error as Error).message }, 'collector run failed');
+    }
+    try {
+      await this.finish(row, tenant, startedAt, Date.now() - startedMs, stats, error);
+    } catch (err) {
+      this.ctx.log.error({ tenant: tenant.id, collector: row.collector, err: (err as Error).message }, 'collector run could not be recorded');
+    }
+  }
+
+  /** Records the run on its schedule row and signals the self-watch transitions, in one transaction. */
+  private async finish(row: ClaimedRow, tenant: TenantRow, startedAt: Date, durationMs: number, stats: RunStats, error: unknown): Promise<void> {
+    const end = this.ctx.clock.now();
+    const problem = error ? problemOf(error) : null;
+    const same = problem !== null && row.problem_kind === problem;
+    const since = problem ? (same ? row.problem_since! : startedAt) : null;
+    let reported = same ? row.problem_reported : false;
+    const message = error ? errorText(error) : null;
+    const signals: SignalInput[] = [];
+    if (problem && !reported && end.getTime() - new Date(since!).getTime() > 2 * row.interval_seconds * 1000) {
+      signals.push(tenantSignal('failure', problem, tenant, `${row.collector}: ${message}`, end));
+      reported = true;
+    }
+    const intervalMs = row.interval_seconds * 1000;
+    // Once per interval from the slot it was due at; after a pause, from this run (missed runs are not caught up).
+    let nextMs = new Date(row.next_run_at).getTime() + intervalMs;
+    if (nextMs < startedAt.getTime()) nextMs = startedAt.getTime() + intervalMs;
+    const next = new Date(nextMs);
+    await txWithRetry(this.ctx.db, async (q) => {
+      const { rows } = await q.query(
+        `UPDATE collector_schedules SET locked_until = NULL, locked_by = NULL, last_run_at = $4,
+           last_success_at = CASE WHEN $5::boolean THEN $6 ELSE last_success_at END,
+           last_duration_ms = $7, last_calls = $8, last_throttled_calls = $9, last_error = $10,
+           next_run_at = CASE WHEN next_run_at <> $11 THEN next_run_at ELSE $12 END,
+           problem_kind = $13, problem_since = $14, problem_reported = $15
+         WHERE tenant_ref = $1 AND collector = $2 AND locked_by = $3 RETURNING tenant_ref`,
+        [
+          row.tenant_ref, row.collector, this.workerId, startedAt, !error, end, durationMs, stats.calls, stats.throttledCalls,
+          message, row.next_run_at, next, problem, since, reported,
+        ],
+      );
+      if (rows.length === 0) return; // the lease was lost (or the tenant deleted): another run owns the row now
+      if (row.problem_kind && row.problem_reported && row.problem_kind !== problem) {
+        const others = await q.query('SELECT 1 FROM collector_schedules WHERE tenant_ref = $1 AND problem_kind = $2 AND problem_reported AND enabled LIMIT 1', [
+          row.tenant_ref,
+          row.problem_kind,
+        ]);
+        if (others.rows.length === 0) signals.push(tenantSignal('recovery', row.problem_kind, tenant, `${row.collector} works again`, end));
+      }
+      await applySignalsIn(q, this.ctx, tenant.org_id, signals, end);
+    });
+  }
+}
+
+/** The text kept as `lastError` and in Tenant incidents: our own messages, never a credential. */
+function errorText(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.slice(0, 1000);
+}

@@ -1,0 +1,104 @@
+/**
+ * /metrics gauges of the monitoring core, read from the database at scrape time (so any
+ * instance reports every collector, whoever ran it): per (org, tenant, collector) the last run,
+ * last success, next run, duration, calls, throttled calls, whether the last run failed and
+ * whether it runs now; per (tenant directory, API family) the calls of the last hour against
+ * the hourly cap we keep.
+ */
+import { Gauge } from 'prom-client';
+import type { AppContext } from '../context.js';
+import { registry } from '../metrics.js';
+import { HOURLY_CAPS, type ApiFamily } from './budget.js';
+
+type Source = Pick<AppContext, 'db' | 'clock'>;
+let source: Source | null = null;
+
+const LABELS = ['org', 'tenant', 'collector'] as const;
+
+/**
+ * prom-client collects every metric of a scrape concurrently: each gauge's collect awaits the
+ * same single read, so they all report one consistent snapshot.
+ */
+let pending: Promise<void> | null = null;
+function refreshOnce(): Promise<void> {
+  pending ??= collectAll().finally(() => {
+    pending = null;
+  });
+  return pending;
+}
+
+function gauge(name: string, help: string, labelNames: readonly string[] = LABELS): Gauge<string> {
+  return (
+    (registry.getSingleMetric(name) as Gauge<string> | undefined) ??
+    new Gauge({ name, help, labelNames, registers: [registry], collect: refreshOnce })
+  );
+}
+
+const seconds = (d: Date | null) => (d ? new Date(d).getTime() / 1000 : 0);
+
+let gauges: Record<string, Gauge<string>> | null = null;
+
+function ensureGauges(): Record<string, Gauge<string>> {
+  if (gauges) return gauges;
+  gauges = {
+    lastRun: gauge('vigia_collector_last_run_timestamp_seconds', 'When the collector last ran (0: never)'),
+    lastSuccess: gauge('vigia_collector_last_success_timestamp_seconds', 'When the collector last ran without error (0: never)'),
+    nextRun: gauge('vigia_collector_next_run_timestamp_seconds', 'When the collector runs next'),
+    duration: gauge('vigia_collector_last_duration_seconds', 'Duration of the last run'),
+    calls: gauge('vigia_collector_last_calls', 'Vendor API calls of the last run'),
+    throttled: gauge('vigia_collector_last_throttled_calls', 'Calls of the last run answered 429'),
+    failed: gauge('vigia_collector_last_run_failed', '1 when the last run ended with an error'),
+    running: gauge('vigia_collector_running', '1 while an instance holds the lease of the collector'),
+    apiCalls: gauge('vigia_tenant_api_calls_last_hour', 'Vendor API calls of the last 60 minutes per tenant directory and API family', ['directory', 'family']),
+    apiCap: gauge('vigia_tenant_api_hourly_cap', 'Hourly cap Vigia keeps per API family', ['family']),
+  };
+  return gauges;
+}
+
+async function collectAll(): Promise<void> {
+  const g = ensureGauges();
+  if (!source) return;
+  const now = source.clock.now();
+  const { rows } = await source.db.query<{
+    org_id: string;
+    tenant_ref: string;
+    collector: string;
+    enabled: boolean;
+    next_run_at: Date;
+    locked_until: Date | null;
+    last_run_at: Date | null;
+    last_success_at: Date | null;
+    last_duration_ms: number | null;
+    last_calls: number | null;
+    last_throttled_calls: number | null;
+    last_error: string | null;
+  }>(
+    `SELECT org_id, tenant_ref, collector, enabled, next_run_at, locked_until, last_run_at, last_success_at, last_duration_ms,
+            last_calls, last_throttled_calls, last_error
+       FROM collector_schedules WHERE enabled OR last_run_at IS NOT NULL`,
+  );
+  for (const k of ['lastRun', 'lastSuccess', 'nextRun', 'duration', 'calls', 'throttled', 'failed', 'running', 'apiCalls', 'apiCap']) g[k]!.reset();
+  for (const r of rows) {
+    const l = { org: r.org_id, tenant: r.tenant_ref, collector: r.collector };
+    g.lastRun!.set(l, seconds(r.last_run_at));
+    g.lastSuccess!.set(l, seconds(r.last_success_at));
+    if (r.enabled) g.nextRun!.set(l, seconds(r.next_run_at));
+    g.duration!.set(l, (r.last_duration_ms ?? 0) / 1000);
+    g.calls!.set(l, r.last_calls ?? 0);
+    g.throttled!.set(l, r.last_throttled_calls ?? 0);
+    g.failed!.set(l, r.last_error ? 1 : 0);
+    g.running!.set(l, r.locked_until && new Date(r.locked_until) > now ? 1 : 0);
+  }
+  const calls = await source.db.query<{ directory_id: string; family: string; n: number }>(
+    'SELECT directory_id, family, count(*)::int AS n FROM tenant_api_calls WHERE at > $1 GROUP BY directory_id, family',
+    [new Date(now.getTime() - 3_600_000)],
+  );
+  for (const c of calls.rows) g.apiCalls!.set({ directory: c.directory_id, family: c.family }, c.n);
+  for (const [family, cap] of Object.entries(HOURLY_CAPS) as [ApiFamily, number][]) g.apiCap!.set({ family }, cap);
+}
+
+/** Makes /metrics report the monitoring core from this context's database. */
+export function registerMonitoringMetrics(ctx: Source): void {
+  source = ctx;
+  ensureGauges();
+}

@@ -1,0 +1,21 @@
+/** A run asked for now: the schedule row becomes due at once (the next claim picks it up). */
+import type { AppContext } from '../context.js';
+import { conflictError, notFoundError } from '../errors.js';
+import { isCollectorName } from './collector-names.js';
+import { IMPLEMENTED_COLLECTORS } from './implemented.js';
+import { loadTenant } from './tenants.js';
+
+export async function requestRun(ctx: AppContext, orgId: string, tenantRef: string, collector: string): Promise<{ nextRunAt: string }> {
+  await loadTenant(ctx.db, orgId, tenantRef);
+  if (!isCollectorName(collector)) throw notFoundError('collector');
+  if (!IMPLEMENTED_COLLECTORS.has(collector)) throw conflictError(`collector "${collector}" is not available in this version`);
+  const now = ctx.clock.now();
+  const { rows } = await ctx.db.query<{ enabled: boolean }>(
+    `UPDATE collector_schedules SET next_run_at = CASE WHEN enabled THEN LEAST(next_run_at, $3) ELSE next_run_at END
+     WHERE tenant_ref = $1 AND collector = $2 RETURNING enabled`,
+    [tenantRef, collector, now],
+  );
+  if (!rows[0]) throw notFoundError('collector');
+  if (!rows[0].enabled) throw conflictError(`collector "${collector}" is disabled; enable it first`);
+  return { nextRunAt: now.toISOString() };
+}

@@ -1,0 +1,257 @@
+/**
+ * Tenant connections as the admin API manages them: create, list, read, change, delete. The
+ * credentials are sealed before they are stored and never returned; each connection has one
+ * schedule row per collector, created and changed here (the engine only leases and advances it).
+ */
+import type { AppContext } from '../context.js';
+import type { Queryable } from '../db/index.js';
+import { notFoundError } from '../errors.js';
+import { newId } from '../ids.js';
+import { requireOrg } from '../orgs/orgs.js';
+import { COLLECTOR_DEFAULTS, COLLECTOR_NAMES, type CollectorName } from './collector-names.js';
+import { IMPLEMENTED_COLLECTORS } from './implemented.js';
+import { PUBLIC_CLOUD, type TenantEndpoints } from './endpoints.js';
+import {
+  checkCollectors,
+  checkCostScopes,
+  checkCredentials,
+  checkEndpoints,
+  checkGuid,
+  checkWorkspaces,
+  type CollectorSetting,
+  type TenantChange,
+  type TenantCredentials,
+  type TenantInput,
+  type TenantMode,
+} from './tenant-input.js';
+
+export interface TenantRow {
+  id: string;
+  org_id: string;
+  name: string;
+  tenant_id: string;
+  client_id: string;
+  credential_type: 'secret' | 'certificate';
+  credentials_sealed: string;
+  mode: TenantMode;
+  workspaces: string[] | null;
+  cost_scopes: string[];
+  endpoints: Partial<TenantEndpoints>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ScheduleRow {
+  tenant_ref: string;
+  collector: CollectorName;
+  enabled: boolean;
+  interval_seconds: number;
+  next_run_at: Date;
+  locked_until: Date | null;
+  last_run_at: Date | null;
+  last_success_at: Date | null;
+  last_duration_ms: number | null;
+  last_calls: number | null;
+  last_throttled_calls: number | null;
+  last_error: string | null;
+}
+
+export interface CollectorView {
+  name: CollectorName;
+  enabled: boolean;
+  intervalSeconds: number;
+  defaultIntervalSeconds: number;
+  lastRunAt: string | null;
+  lastSuccessAt: string | null;
+  nextRunAt: string | null;
+  lastDurationMs: number | null;
+  lastCalls: number | null;
+  lastThrottledCalls: number | null;
+  lastError: string | null;
+  running: boolean;
+}
+
+export interface TenantView {
+  id: string;
+  name: string;
+  tenantId: string;
+  clientId: string;
+  credentialType: 'secret' | 'certificate';
+  credentialsSet: true;
+  mode: TenantMode;
+  workspaces: string[] | null;
+  costScopes: string[];
+  endpoints: TenantEndpoints;
+  createdAt: string;
+  updatedAt: string;
+  collectors: CollectorView[];
+}
+
+export const TENANT_COLUMNS =
+  'id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints, created_at, updated_at';
+const SCHEDULE_COLUMNS =
+  'tenant_ref, collector, enabled, interval_seconds, next_run_at, locked_until, last_run_at, last_success_at, last_duration_ms, last_calls, last_throttled_calls, last_error';
+
+export function endpointsOf(row: Pick<TenantRow, 'endpoints'>): TenantEndpoints {
+  return { ...PUBLIC_CLOUD, ...row.endpoints };
+}
+
+const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+
+function toView(row: TenantRow, schedules: ScheduleRow[], now: Date): TenantView {
+  const byName = new Map(schedules.map((s) => [s.collector, s]));
+  return {
+    id: row.id,
+    name: row.name,
+    tenantId: row.tenant_id,
+    clientId: row.client_id,
+    credentialType: row.credential_type,
+    credentialsSet: true,
+    mode: row.mode,
+    workspaces: row.workspaces,
+    costScopes: row.cost_scopes,
+    endpoints: endpointsOf(row),
+    createdAt: iso(row.created_at)!,
+    updatedAt: iso(row.updated_at)!,
+    collectors: COLLECTOR_NAMES.map((name) => {
+      const s = byName.get(name);
+      const scheduled = s?.enabled && IMPLEMENTED_COLLECTORS.has(name);
+      return {
+        name,
+        enabled: s?.enabled ?? false,
+        intervalSeconds: s?.interval_seconds ?? COLLECTOR_DEFAULTS[name],
+        defaultIntervalSeconds: COLLECTOR_DEFAULTS[name],
+        lastRunAt: iso(s?.last_run_at ?? null),
+        lastSuccessAt: iso(s?.last_success_at ?? null),
+        nextRunAt: scheduled ? iso(s!.next_run_at) : null,
+        lastDurationMs: s?.last_duration_ms ?? null,
+        lastCalls: s?.last_calls ?? null,
+        lastThrottledCalls: s?.last_throttled_calls ?? null,
+        lastError: s?.last_error ?? null,
+        running: !!s?.locked_until && new Date(s.locked_until) > now,
+      };
+    }),
+  };
+}
+
+async function views(ctx: AppContext, rows: TenantRow[]): Promise<TenantView[]> {
+  if (rows.length === 0) return [];
+  const { rows: schedules } = await ctx.db.query<ScheduleRow>(
+    `SELECT ${SCHEDULE_COLUMNS} FROM collector_schedules WHERE tenant_ref = ANY($1::text[])`,
+    [rows.map((r) => r.id)],
+  );
+  const now = ctx.clock.now();
+  return rows.map((r) => toView(r, schedules.filter((s) => s.tenant_ref === r.id), now));
+}
+
+export async function loadTenant(q: Queryable, orgId: string, id: string): Promise<TenantRow> {
+  const { rows } = await q.query<TenantRow>(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE org_id = $1 AND id = $2`, [orgId, id]);
+  if (!rows[0]) throw notFoundError('tenant');
+  return rows[0];
+}
+
+/** A schedule row per collector, each due now (a new connection collects at once). */
+async function createSchedules(q: Queryable, tenantRef: string, orgId: string, settings: Record<string, CollectorSetting>, now: Date): Promise<void> {
+  await q.query(
+    `INSERT INTO collector_schedules (tenant_ref, collector, org_id, enabled, interval_seconds, next_run_at)
+     SELECT $1, n, $2, e, i, $6 FROM unnest($3::text[], $4::boolean[], $5::int[]) AS u(n, e, i)`,
+    [
+      tenantRef,
+      orgId,
+      COLLECTOR_NAMES,
+      COLLECTOR_NAMES.map((n) => settings[n]?.enabled ?? IMPLEMENTED_COLLECTORS.has(n)),
+      COLLECTOR_NAMES.map((n) => settings[n]?.intervalSeconds ?? COLLECTOR_DEFAULTS[n]),
+      now,
+    ],
+  );
+}
+
+/** Changes the given collectors; a shorter interval brings the next run forward, never later. */
+async function changeSchedules(q: Queryable, tenantRef: string, settings: Record<string, CollectorSetting>, now: Date): Promise<void> {
+  const names = Object.keys(settings);
+  if (names.length === 0) return;
+  await q.query(
+    `UPDATE collector_schedules s SET enabled = COALESCE(u.e, s.enabled), interval_seconds = COALESCE(u.i, s.interval_seconds),
+       next_run_at = LEAST(s.next_run_at, $5::timestamptz + make_interval(secs => COALESCE(u.i, s.interval_seconds)))
+     FROM unnest($2::text[], $3::boolean[], $4::int[]) AS u(n, e, i)
+     WHERE s.tenant_ref = $1 AND s.collector = u.n`,
+    [tenantRef, names, names.map((n) => settings[n]!.enabled ?? null), names.map((n) => settings[n]!.intervalSeconds ?? null), now],
+  );
+}
+
+export async function createTenant(ctx: AppContext, orgId: string, input: TenantInput): Promise<TenantView> {
+  await requireOrg(ctx.db, orgId);
+  const tenantId = checkGuid(input.tenantId, 'tenantId');
+  const clientId = checkGuid(input.clientId, 'clientId');
+  const credentials = checkCredentials(input.credentials);
+  const workspaces = checkWorkspaces(input.workspaces);
+  const costScopes = checkCostScopes(input.costScopes);
+  const collectors = checkCollectors(input.collectors);
+  const endpoints = await checkEndpoints(ctx, input.endpoints);
+  const now = ctx.clock.now();
+  const id = newId('tnt', now);
+  const row = await ctx.db.tx(async (q) => {
+    const { rows } = await q.query<TenantRow>(
+      `INSERT INTO tenants (id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) RETURNING ${TENANT_COLUMNS}`,
+      [
+        id, orgId, input.name, tenantId, clientId, credentials.type, ctx.sealer.sealJson(credentials.value), input.mode,
+        workspaces ? JSON.stringify(workspaces) : null, JSON.stringify(costScopes), JSON.stringify(endpoints), now,
+      ],
+    );
+    await createSchedules(q, id, orgId, collectors, now);
+    return rows[0]!;
+  });
+  return (await views(ctx, [row]))[0]!;
+}
+
+export async function listTenants(ctx: AppContext, orgId: string): Promise<TenantView[]> {
+  await requireOrg(ctx.db, orgId);
+  const { rows } = await ctx.db.query<TenantRow>(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE org_id = $1 ORDER BY created_at, id`, [orgId]);
+  return views(ctx, rows);
+}
+
+export async function getTenant(ctx: AppContext, orgId: string, id: string): Promise<TenantView> {
+  return (await views(ctx, [await loadTenant(ctx.db, orgId, id)]))[0]!;
+}
+
+/** Changes the given fields; `endpoints` fields merge (null puts a field back to the public cloud). */
+export async function updateTenant(ctx: AppContext, orgId: string, id: string, b: TenantChange): Promise<TenantView> {
+  const current = await loadTenant(ctx.db, orgId, id);
+  const tenantId = b.tenantId !== undefined ? checkGuid(b.tenantId, 'tenantId') : current.tenant_id;
+  const clientId = b.clientId !== undefined ? checkGuid(b.clientId, 'clientId') : current.client_id;
+  const credentials = b.credentials !== undefined ? checkCredentials(b.credentials) : null;
+  const workspaces = b.workspaces !== undefined ? checkWorkspaces(b.workspaces) : current.workspaces;
+  const costScopes = b.costScopes !== undefined ? checkCostScopes(b.costScopes) : current.cost_scopes;
+  const collectors = checkCollectors(b.collectors);
+  let endpoints = current.endpoints;
+  if (b.endpoints !== undefined) {
+    const given = b.endpoints ?? {};
+    const kept = Object.fromEntries(Object.entries(current.endpoints).filter(([k]) => b.endpoints !== null && !(k in given)));
+    const set = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== null));
+    endpoints = { ...kept, ...(await checkEndpoints(ctx, set)) };
+  }
+  const now = ctx.clock.now();
+  const row = await ctx.db.tx(async (q) => {
+    const { rows } = await q.query<TenantRow>(
+      `UPDATE tenants SET name = COALESCE($3, name), tenant_id = $4, client_id = $5,
+         credential_type = COALESCE($6, credential_type), credentials_sealed = COALESCE($7, credentials_sealed),
+         mode = COALESCE($8, mode), workspaces = $9::jsonb, cost_scopes = $10::jsonb, endpoints = $11::jsonb, updated_at = $12
+       WHERE org_id = $1 AND id = $2 RETURNING ${TENANT_COLUMNS}`,
+      [
+        orgId, id, b.name ?? null, tenantId, clientId, credentials?.type ?? null,
+        credentials ? ctx.sealer.sealJson(credentials.value) : null, b.mode ?? null,
+        workspaces ? JSON.stringify(workspaces) : null, JSON.stringify(costScopes), JSON.stringify(endpoints), now,
+      ],
+    );
+    if (!rows[0]) throw notFoundError('tenant');
+    await changeSchedules(q, id, collectors, now);
+    return rows[0];
+  });
+  return (await views(ctx, [row]))[0]!;
+}
+
+/** The stored credentials, opened for the token client only. */
+export function openCredentials(ctx: Pick<AppContext, 'sealer'>, row: Pick<TenantRow, 'credentials_sealed'>): TenantCredentials {
+  return ctx.sealer.openJson<TenantCredentials>(row.credentials_sealed);
+}

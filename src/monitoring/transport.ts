@@ -1,0 +1,116 @@
+/**
+ * The monitoring core's way out: the guarded client's rules (https only, every resolved address
+ * checked at connection time, allowlist, no redirects, no proxy) with what vendor APIs need on
+ * top — answers read as a stream and abandoned past a size limit (a 50 MB answer is never
+ * buffered), and one time limit covering connect, headers and the whole body.
+ */
+import { Agent, request } from 'undici';
+import type { AppContext } from '../context.js';
+import { Allowlist, UnsafeDestinationError, checkDestinationUrl } from '../delivery/address-policy.js';
+import { guardedLookup, isBlocked, resolverFor } from '../delivery/guarded-http.js';
+import { originPoolFactory } from '../delivery/origin-pool.js';
+
+export interface VendorRequest {
+  method: 'GET' | 'POST';
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface VendorResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export type VendorFailureKind = 'timeout' | 'network' | 'blocked' | 'too_large';
+
+/** A call that produced no usable answer. The message names no address and no credential. */
+export class VendorCallError extends Error {
+  constructor(
+    readonly kind: VendorFailureKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'VendorCallError';
+  }
+}
+
+export interface TransportOptions {
+  timeoutMs: number;
+  maxResponseBytes: number;
+}
+
+export const DEFAULT_TRANSPORT: TransportOptions = { timeoutMs: 30_000, maxResponseBytes: 8 * 1024 * 1024 };
+
+export interface Transport {
+  (req: VendorRequest): Promise<VendorResponse>;
+  readonly options: TransportOptions;
+  close(): Promise<void>;
+  /** Closes at once, aborting calls still in flight. */
+  destroy(): Promise<void>;
+}
+
+function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+export function createTransport(ctx: Pick<AppContext, 'config'> & Partial<AppContext>, opts: Partial<TransportOptions> = {}): Transport {
+  const options = { ...DEFAULT_TRANSPORT, ...opts };
+  const allowlist = new Allowlist(ctx.config.destinationAllowlist);
+  const resolver = resolverFor(ctx as AppContext);
+  const agent = new Agent({
+    connect: { lookup: guardedLookup(resolver, allowlist) as never, timeout: options.timeoutMs, rejectUnauthorized: true },
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+    keepAliveTimeout: 4_000,
+    connections: 8,
+    factory: originPoolFactory,
+  });
+  const tooLarge = () => new VendorCallError('too_large', `the answer was larger than ${options.maxResponseBytes} bytes`);
+
+  const send = (async (req: VendorRequest): Promise<VendorResponse> => {
+    try {
+      checkDestinationUrl(req.url, allowlist);
+    } catch (err) {
+      if (err instanceof UnsafeDestinationError) throw new VendorCallError('blocked', 'the address is refused by the destination-safety rules');
+      throw err;
+    }
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), options.timeoutMs);
+    try {
+      const res = await request(req.url, { dispatcher: agent, method: req.method, headers: req.headers, body: req.body, signal: controller.signal });
+      const declared = Number(res.headers['content-length']);
+      if (Number.isFinite(declared) && declared > options.maxResponseBytes) {
+        res.body.destroy();
+        throw tooLarge();
+      }
+      const chunks: Buffer[] = [];
+      let read = 0;
+      for await (const chunk of res.body) {
+        read += (chunk as Buffer).length;
+        if (read > options.maxResponseBytes) {
+          res.body.destroy();
+          throw tooLarge();
+        }
+        chunks.push(chunk as Buffer);
+      }
+      return { status: res.statusCode, headers: flatHeaders(res.headers as Record<string, string | string[] | undefined>), body: Buffer.concat(chunks) };
+    } catch (err) {
+      if (err instanceof VendorCallError) throw err;
+      if (controller.signal.aborted) throw new VendorCallError('timeout', `no complete answer within ${options.timeoutMs} ms`);
+      if (isBlocked(err)) throw new VendorCallError('blocked', 'the address is refused by the destination-safety rules');
+      const code = (err as { code?: string }).code ?? '';
+      if (/TIMEOUT/i.test(code)) throw new VendorCallError('timeout', `no complete answer within ${options.timeoutMs} ms`);
+      throw new VendorCallError('network', 'connection failed');
+    } finally {
+      clearTimeout(timer);
+    }
+  }) as Transport;
+  Object.defineProperty(send, 'options', { value: options });
+  send.close = () => agent.close();
+  send.destroy = () => agent.destroy();
+  return send;
+}

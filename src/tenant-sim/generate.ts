@@ -1,0 +1,198 @@
+/**
+ * Generates a tenant deterministically from a seed: same seed and sizes, same ids, names,
+ * histories and costs. Dates are relative to `now` rounded down to the day, so a test that pins
+ * the clock gets identical state too.
+ */
+import type { SimCapacity, SimConnection, SimCostRow, SimGateway, SimItem, SimSizes, SimState, SimWorkspace } from './types.js';
+
+export const DEFAULT_SIZES: Required<SimSizes> = { capacities: 3, workspaces: 20, gateways: 4, membersPerGateway: 2, costDays: 90 };
+
+/** mulberry32: small, fast, good enough for test data. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function guidFrom(rand: () => number): string {
+  const hex = Array.from({ length: 32 }, () => Math.floor(rand() * 16).toString(16)).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${((Number.parseInt(hex[16]!, 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+const SKUS = ['F2', 'F4', 'F8', 'F16', 'F32', 'F64', 'F128'];
+const SKU_CU: Record<string, number> = { F2: 2, F4: 4, F8: 8, F16: 16, F32: 32, F64: 64, F128: 128 };
+const REGIONS = ['Brazil South', 'East US', 'West Europe', 'Brazil South', 'North Europe'];
+const DATASOURCE_TYPES: Array<[string, string]> = [
+  ['Sql', '{"server":"sql-erp.corp.local","database":"erp"}'],
+  ['Oracle', '{"server":"ora-fin.corp.local:1521/FIN"}'],
+  ['File', '{"path":"\\\\\\\\files.corp.local\\\\exports"}'],
+  ['SharePointList', '{"url":"https://corp.sharepoint.com/sites/ops"}'],
+];
+/** Price of one capacity unit hour, in the billing currency (simulated). */
+const CU_HOUR_PRICE = 0.95;
+export const OVERAGE_METER = 'Fabric Capacity Overage Capacity Usage CU';
+
+function dayString(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+export function generateTenant(opts: { seed: number; sizes: Required<SimSizes>; tenantId: string; now: number }): SimState {
+  const rand = seededRandom(opts.seed);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
+  const today = Math.floor(opts.now / 86_400_000) * 86_400_000;
+  const subscriptionId = guidFrom(rand);
+  const resourceGroup = 'rg-analytics';
+
+  const capacities: SimCapacity[] = Array.from({ length: opts.sizes.capacities }, (_, i) => {
+    const n = String(i + 1).padStart(3, '0');
+    return {
+      id: guidFrom(rand).toUpperCase(),
+      displayName: `Capacity ${n}`,
+      sku: pick(SKUS),
+      region: pick(REGIONS),
+      state: 'Active',
+      admins: [`admin${n}@contoso.example`],
+      armName: `fabriccap${n}`,
+      subscriptionId,
+      resourceGroup,
+    };
+  });
+
+  const gateways: SimGateway[] = Array.from({ length: opts.sizes.gateways }, (_, g) => {
+    const id = guidFrom(rand);
+    const version = pick(['3000.250.5', '3000.246.4', '3000.242.8']);
+    return {
+      id,
+      displayName: `Gateway ${String(g + 1).padStart(3, '0')}`,
+      version,
+      online: true,
+      upgradeRequired: false,
+      principalIsAdmin: true,
+      members: Array.from({ length: opts.sizes.membersPerGateway }, (_, m) => ({
+        id: guidFrom(rand),
+        displayName: `gw${g + 1}-node${m + 1}`,
+        version,
+        enabled: true,
+        online: true,
+      })),
+      datasources: Array.from({ length: 2 }, (_, d) => {
+        const [datasourceType, connectionDetails] = pick(DATASOURCE_TYPES);
+        return {
+          id: guidFrom(rand),
+          gatewayId: id,
+          datasourceName: `ds-${g + 1}-${d + 1}`,
+          datasourceType,
+          connectionDetails,
+          credentialType: pick(['Basic', 'Windows', 'OAuth2'] as const),
+          reachable: true,
+        };
+      }),
+    };
+  });
+
+  const workspaces: SimWorkspace[] = Array.from({ length: opts.sizes.workspaces }, (_, w) => {
+    const id = guidFrom(rand);
+    const capacity = capacities.length > 0 && rand() < 0.9 ? capacities[w % capacities.length]! : null;
+    const model: SimItem = {
+      id: guidFrom(rand),
+      type: 'SemanticModel',
+      displayName: `Sales model ${w + 1}`,
+      workspaceId: id,
+      refreshes: Array.from({ length: 3 }, (_, r) => {
+        const start = today - (r + 1) * 86_400_000 + 6 * 3_600_000;
+        const failed = rand() < 0.05;
+        return {
+          requestId: guidFrom(rand),
+          refreshType: 'Scheduled' as const,
+          startTime: new Date(start).toISOString(),
+          endTime: new Date(start + 300_000).toISOString(),
+          status: failed ? ('Failed' as const) : ('Completed' as const),
+          ...(failed ? { serviceExceptionJson: JSON.stringify({ errorCode: 'ModelRefreshFailed_CredentialsNotSpecified' }) } : {}),
+        };
+      }),
+      jobs: [],
+    };
+    const ds = gateways.length > 0 && rand() < 0.5 ? pick(gateways).datasources[0] : undefined;
+    if (ds) model.gatewayDatasourceId = ds.id;
+    const kind = pick(['DataPipeline', 'MirroredDatabase', 'Notebook'] as const);
+    const second: SimItem = { id: guidFrom(rand), type: kind, displayName: `${kind} ${w + 1}`, workspaceId: id, refreshes: [], jobs: [] };
+    if (kind === 'MirroredDatabase') {
+      second.mirroring = {
+        status: 'Running',
+        tables: Array.from({ length: 3 }, (_, t) => ({
+          sourceSchemaName: 'dbo',
+          sourceTableName: `table_${t + 1}`,
+          status: 'Replicating' as const,
+          processedRows: Math.floor(rand() * 1_000_000),
+          processedBytes: Math.floor(rand() * 100_000_000),
+          lastSyncDateTime: new Date(today - 600_000).toISOString(),
+        })),
+      };
+    } else {
+      second.jobs = Array.from({ length: 3 }, (_, j) => {
+        const start = today - (j + 1) * 86_400_000 + 2 * 3_600_000;
+        return {
+          id: guidFrom(rand),
+          jobType: kind === 'DataPipeline' ? 'Pipeline' : 'RunNotebook',
+          invokeType: 'Scheduled' as const,
+          status: 'Completed' as const,
+          startTimeUtc: new Date(start).toISOString(),
+          endTimeUtc: new Date(start + 120_000).toISOString(),
+        };
+      });
+    }
+    return { id, name: `Workspace ${String(w + 1).padStart(4, '0')}`, capacityId: capacity?.id ?? null, member: true, items: [model, second] };
+  });
+
+  const connections: SimConnection[] = gateways.flatMap((g) =>
+    g.datasources.map((d) => ({
+      id: d.id,
+      displayName: d.datasourceName,
+      gatewayId: g.id,
+      connectivityType: 'OnPremisesGateway' as const,
+      type: d.datasourceType,
+      path: d.connectionDetails,
+      credentialType: d.credentialType === 'SAS' ? ('Key' as const) : d.credentialType,
+    })),
+  );
+
+  const costs: SimCostRow[] = [];
+  for (let d = opts.sizes.costDays; d >= 1; d--) {
+    const date = dayString(today - d * 86_400_000);
+    for (const c of capacities) {
+      const cu = SKU_CU[c.sku] ?? 2;
+      const base = Math.round(cu * 24 * CU_HOUR_PRICE * 100) / 100;
+      const resourceId = `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Fabric/capacities/${c.armName}`;
+      const common = { date, resourceId, resourceType: 'microsoft.fabric/capacities', meterCategory: 'Microsoft Fabric', meterSubCategory: 'Fabric Capacity', serviceName: 'Microsoft Fabric' };
+      // Reserved capacity: amortized cost spreads the reservation; actual cost is zero on most days.
+      costs.push({ ...common, meter: 'Fabric Capacity Usage CU', actual: base, amortized: Math.round(base * 0.6 * 100) / 100 });
+      if (rand() < 0.1) {
+        const overage = Math.round(rand() * cu * 2 * CU_HOUR_PRICE * 100) / 100;
+        costs.push({ ...common, meter: OVERAGE_METER, actual: overage, amortized: overage });
+      }
+    }
+  }
+
+  return {
+    tenantId: opts.tenantId,
+    capacities,
+    workspaces,
+    gateways,
+    connections,
+    costs,
+    settings: {
+      adminApisForbidden: false,
+      refuseTokens: null,
+      costScopesForbidden: [],
+      subscriptionId,
+      resourceGroup,
+      currency: 'BRL',
+      longRunningStatusChecks: false,
+    },
+  };
+}

@@ -1,0 +1,211 @@
+/**
+ * The simulator's request pipeline: record → (control | token | API). An API request is matched
+ * to its vendor operation in the committed contracts (strict mode: checked against them, a
+ * violation recorded and answered 400), then the bearer token's audience, the tenant settings,
+ * the caps and storms, the programmed faults, and finally the operation's handler. Strict mode
+ * also holds the simulator's own 2xx answers to the contract's response schema.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type ApiDoc, loadContract, matchOperation, validateOperation, validateSchema } from '../contracts/index.js';
+import { AZURE_HANDLERS } from './azure.js';
+import { controlRequest } from './control-http.js';
+import { audienceOf } from './entra.js';
+import { FABRIC_HANDLERS } from './fabric.js';
+import { POWERBI_HANDLERS } from './powerbi.js';
+import { errorFor, kindOf, throttled, unauthorized, type ApiKind } from './refusals.js';
+import { fabricError, type Handler, powerBiError, type Reply, type RequestContext } from './reply.js';
+import type { SimRuntime } from './runtime.js';
+import { tokenRequest } from './token-http.js';
+import type { RecordedRequest } from './types.js';
+
+const MAX_REQUEST_BYTES = 1 << 20;
+
+const CONTRACTS: Record<ApiKind, ApiDoc> = {
+  powerbi: loadContract('powerbi'),
+  fabric: loadContract('fabric'),
+  azure: loadContract('azure-resource-manager'),
+};
+
+const HANDLERS: Record<ApiKind, Record<string, Handler>> = {
+  powerbi: POWERBI_HANDLERS,
+  fabric: FABRIC_HANDLERS,
+  azure: AZURE_HANDLERS,
+};
+
+/** Which API family a path belongs to. */
+export function familyOf(path: string): RecordedRequest['family'] {
+  const p = path.toLowerCase();
+  if (p.startsWith('/_sim/') || p === '/_sim') return 'control';
+  if (p.startsWith('/v1.0/myorg/admin/')) return 'powerbi-admin';
+  if (p.startsWith('/v1.0/myorg/')) return 'powerbi';
+  if (p.startsWith('/v1/admin/')) return 'fabric-admin';
+  if (p.startsWith('/v1/')) return 'fabric';
+  if (p.includes('/providers/microsoft.costmanagement/')) return 'cost';
+  if (p.startsWith('/subscriptions/')) return 'arm';
+  if (/^\/[^/]+\/(oauth2\/v2\.0\/token|v2\.0\/\.well-known\/openid-configuration|discovery\/v2\.0\/keys)$/.test(p) || p === '/common/discovery/instance') return 'token';
+  return 'unknown';
+}
+
+// ---------- the pipeline ----------
+
+async function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_REQUEST_BYTES) return null;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function send(res: ServerResponse, rec: RecordedRequest, reply: Reply): void {
+  rec.status = reply.status;
+  if (reply.status === 429) rec.throttled = true;
+  const headers: Record<string, string> = { ...(reply.headers ?? {}) };
+  if (reply.body === undefined) {
+    res.writeHead(reply.status, headers);
+    res.end();
+    return;
+  }
+  const payload = JSON.stringify(reply.body);
+  headers['content-type'] = 'application/json; charset=utf-8';
+  headers['content-length'] = String(Buffer.byteLength(payload));
+  res.writeHead(reply.status, headers);
+  res.end(payload);
+}
+
+/** A valid-looking JSON list of about `bytes` bytes, written in chunks as the client reads. */
+async function sendHuge(res: ServerResponse, rec: RecordedRequest, bytes: number): Promise<void> {
+  rec.status = 200;
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+  const entry = `{"id":"${randomUUID()}","name":"${'x'.repeat(200)}"},`;
+  const chunk = entry.repeat(Math.max(1, Math.floor(65_536 / entry.length)));
+  let written = 0;
+  res.write('{"value":[');
+  while (written < bytes && !res.destroyed) {
+    written += chunk.length;
+    if (!res.write(chunk)) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      });
+    }
+  }
+  res.end('{}]}');
+}
+
+function targetMatches(target: string, family: string, path: string): boolean {
+  return target === family || path.toLowerCase().startsWith(target.toLowerCase());
+}
+
+export async function handleRequest(rt: SimRuntime, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', rt.origin || 'https://127.0.0.1');
+  const path = url.pathname;
+  const query = url.searchParams;
+  const method = (req.method ?? 'GET').toUpperCase();
+  const family = familyOf(path);
+  const rec: RecordedRequest = { method, path, query: Object.fromEntries(query), family, at: rt.now(), status: 0, throttled: false };
+  rt.requests.push(rec);
+  const violate = (msg: string) => rt.violations.push(`${method} ${path}: ${msg}`);
+
+  const raw = await readBody(req);
+  if (raw === null) return send(res, rec, { status: 413, body: { error: { code: 'RequestEntityTooLarge', message: 'Request body too large.' } } });
+  const text = raw.toString('utf8');
+  const contentType = String(req.headers['content-type'] ?? '').toLowerCase();
+
+  if (family === 'control') return send(res, rec, controlRequest(rt, method, path, text));
+  if (family === 'token') return send(res, rec, tokenRequest(rt, method, path, text, contentType, violate));
+  if (family === 'unknown') {
+    if (rt.strict) violate('no vendor operation');
+    return send(res, rec, { status: 404, body: { error: { code: 'NotFound', message: `No route for ${method} ${path}.` } } });
+  }
+
+  const kind = kindOf(family)!;
+  const contract = CONTRACTS[kind];
+  const m = matchOperation(contract, method, path);
+  if (!m) {
+    if (rt.strict) {
+      violate('no vendor operation');
+      return send(res, rec, errorFor(family, 400, 'InvalidRequest', `No operation ${method} ${path} in the vendor's API description.`));
+    }
+    return send(res, rec, errorFor(family, 404, kind === 'fabric' ? 'EntityNotFound' : 'NotFound', `No route for ${method} ${path}.`));
+  }
+  rec.operationId = m.operation.operationId;
+  let json: unknown;
+  if (text !== '') {
+    try {
+      json = JSON.parse(text);
+    } catch {
+      if (rt.strict) violate('body is not JSON');
+      return send(res, rec, errorFor(family, 400, 'InvalidRequest', 'The request body is not valid JSON.'));
+    }
+  }
+  if (rt.strict) {
+    const errors = validateOperation(contract, m, query, json, req.headers as Record<string, unknown>);
+    if (text !== '' && !contentType.startsWith('application/json')) errors.push('Content-Type must be application/json');
+    if (errors.length > 0) {
+      violate(errors.join('; '));
+      return send(res, rec, errorFor(family, 400, 'InvalidRequest', errors.join('; ')));
+    }
+  }
+
+  const reason = rt.entra.verifyBearer(req.headers.authorization, audienceOf(family)!);
+  if (reason) return send(res, rec, unauthorized(family, reason));
+  const state = rt.state();
+  if (state.settings.adminApisForbidden && (family === 'powerbi-admin' || family === 'fabric-admin')) {
+    return send(
+      res,
+      rec,
+      family === 'powerbi-admin'
+        ? powerBiError(401, 'PowerBINotAuthorizedException', 'The service principal is not allowed to use the read-only admin APIs (tenant settings).')
+        : fabricError(403, 'InsufficientPrivileges', 'The caller is not allowed to use the admin APIs: check the tenant settings for service principals.'),
+    );
+  }
+  const refusal = rt.limits.admit(family, path);
+  if (refusal) {
+    rec.throttleReason = refusal.reason;
+    return send(res, rec, throttled(family, refusal));
+  }
+  for (const g of rt.faults.garbage) {
+    if (targetMatches(g, family, path)) {
+      rec.status = 200;
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      res.end('{"value":[{"id":"<html><body>Service Unavailable</body></html>\u0000\u00ff');
+      return;
+    }
+  }
+  for (const [target, bytes] of rt.faults.huge) {
+    if (targetMatches(target, family, path)) return sendHuge(res, rec, bytes);
+  }
+
+  const ctx: RequestContext = {
+    state,
+    origin: rt.origin,
+    method,
+    path,
+    query,
+    json,
+    pathParams: m.pathParams,
+    now: rt.now(),
+    fabricPageSize: family === 'fabric-admin' ? rt.fabricAdminPageSize : rt.fabricPageSize,
+    costPageRows: rt.costPageRows,
+    operations: rt.operations,
+  };
+  const handler = HANDLERS[kind][m.operation.operationId];
+  const reply = handler ? handler(ctx) : errorFor(family, 501, 'NotImplemented', `The simulator does not serve ${m.operation.operationId}.`);
+  if (rt.strict && reply.status >= 200 && reply.status < 300 && reply.body !== undefined) {
+    const schema = m.operation.responses?.[String(reply.status)]?.schema;
+    if (schema && schema.type !== 'file') {
+      const errors = validateSchema(contract.root, schema, reply.body, 'response', contract.bareObjectIsAny);
+      if (errors.length > 0) violate(`simulator answered out of contract: ${errors.slice(0, 5).join('; ')}`);
+    }
+  }
+  send(res, rec, reply);
+}

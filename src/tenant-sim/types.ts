@@ -1,0 +1,222 @@
+/** Plain-data shapes of the tenant simulator: its options, its generated state, what it records. */
+
+/** API families, as the monitoring core budgets them. */
+export type ApiFamily = 'token' | 'powerbi' | 'powerbi-admin' | 'fabric' | 'fabric-admin' | 'arm' | 'cost';
+export const API_FAMILIES: readonly ApiFamily[] = ['token', 'powerbi', 'powerbi-admin', 'fabric', 'fabric-admin', 'arm', 'cost'];
+
+export interface SimSizes {
+  capacities?: number;
+  workspaces?: number;
+  gateways?: number;
+  membersPerGateway?: number;
+  costDays?: number;
+}
+
+export interface TenantSimOptions {
+  /** 0 = any free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Host name in `origin` and in the links the simulator writes (nextLink, continuationUri, Location); default `host`. */
+  advertisedHost?: string;
+  /** PEM certificate and key the HTTPS server presents. */
+  tls: { cert: string | Buffer; key: string | Buffer };
+  tenantId?: string;
+  clientId?: string;
+  clientSecret?: string;
+  /** SHA-1 or SHA-256 thumbprint (hex) of the certificate whose client assertions are accepted. */
+  certificateThumbprint?: string;
+  /** The certificate (PEM) whose key signs accepted client assertions. */
+  certificatePem?: string;
+  sizes?: SimSizes;
+  /** Same seed, same tenant (ids, names, histories). Default 1. */
+  seed?: number;
+  /** Check every request against the committed vendor contracts; violations are recorded and answered 400. */
+  strict?: boolean;
+  /** Change state by itself every `everySeconds` (a gateway or member goes offline or back, a capacity is suspended or resumed). */
+  chaos?: { everySeconds: number; onChange?: (change: string) => void } | false;
+  /** Lifetime of issued access tokens; default 3599. */
+  tokenLifetimeSeconds?: number;
+  /** Items per page of Fabric lists (continuationToken); default 100. */
+  fabricPageSize?: number;
+  /** Items per page of the Fabric admin lists (workspaces, items); default 10,000 like the service. */
+  fabricAdminPageSize?: number;
+  /** Rows per page of Cost Management answers (nextLink); default 1000. */
+  costPageRows?: number;
+  /** The clock (tests); default Date.now. */
+  now?: () => number;
+}
+
+/** Canonical capacity state; each API shows it in its own vocabulary. */
+export type SimCapacityState = 'Active' | 'Suspended' | 'Paused' | 'Inactive' | 'ProvisionFailed' | 'Provisioning';
+
+export interface SimCapacity {
+  id: string;
+  displayName: string;
+  sku: string;
+  region: string;
+  state: SimCapacityState;
+  admins: string[];
+  /** ARM resource name and place. */
+  armName: string;
+  subscriptionId: string;
+  resourceGroup: string;
+}
+
+export interface SimRefresh {
+  requestId: string;
+  refreshType: 'Scheduled' | 'OnDemand' | 'ViaApi';
+  startTime: string;
+  endTime?: string;
+  /** Unknown = still running. */
+  status: 'Completed' | 'Failed' | 'Unknown' | 'Disabled';
+  serviceExceptionJson?: string;
+}
+
+export interface SimJobInstance {
+  id: string;
+  jobType: string;
+  invokeType: 'Scheduled' | 'Manual';
+  status: 'NotStarted' | 'InProgress' | 'Completed' | 'Failed' | 'Cancelled' | 'Deduped';
+  startTimeUtc: string;
+  endTimeUtc?: string;
+  failureReason?: { errorCode: string; message: string };
+}
+
+export interface SimMirroredTable {
+  sourceSchemaName: string;
+  sourceTableName: string;
+  status: 'Initialized' | 'Snapshotting' | 'Replicating' | 'Reseeding' | 'Stopped' | 'Failed';
+  processedRows: number;
+  processedBytes: number;
+  lastSyncDateTime: string;
+  errorCode?: string;
+}
+
+export interface SimItem {
+  id: string;
+  type: 'SemanticModel' | 'DataPipeline' | 'MirroredDatabase' | 'Notebook';
+  displayName: string;
+  workspaceId: string;
+  /** Semantic models: refresh history, newest first. */
+  refreshes: SimRefresh[];
+  /** Pipelines and notebooks: job instances, newest first. */
+  jobs: SimJobInstance[];
+  /** Mirrored databases. */
+  mirroring?: { status: 'Initializing' | 'Initialized' | 'Starting' | 'Running' | 'Paused' | 'Stopping' | 'Stopped'; tables: SimMirroredTable[] };
+  /** Gateway data source the semantic model is bound to, if any. */
+  gatewayDatasourceId?: string;
+}
+
+export interface SimWorkspace {
+  id: string;
+  name: string;
+  capacityId: string | null;
+  /** Whether the service principal is a member (non-admin APIs see only these). */
+  member: boolean;
+  items: SimItem[];
+}
+
+export interface SimGatewayMember {
+  id: string;
+  displayName: string;
+  version: string;
+  enabled: boolean;
+  online: boolean;
+}
+
+export interface SimDatasource {
+  id: string;
+  gatewayId: string;
+  datasourceName: string;
+  datasourceType: string;
+  connectionDetails: string;
+  credentialType: 'Basic' | 'Windows' | 'Anonymous' | 'OAuth2' | 'Key' | 'SAS';
+  /** False: the status check answers the data source's error. */
+  reachable: boolean;
+}
+
+export interface SimGateway {
+  id: string;
+  displayName: string;
+  version: string;
+  online: boolean;
+  upgradeRequired: boolean;
+  /** Whether the principal may see the gateway in non-admin calls. */
+  principalIsAdmin: boolean;
+  members: SimGatewayMember[];
+  datasources: SimDatasource[];
+}
+
+export interface SimConnection {
+  id: string;
+  displayName: string;
+  gatewayId: string | null;
+  connectivityType: 'ShareableCloud' | 'OnPremisesGateway';
+  type: string;
+  path: string;
+  credentialType: 'Basic' | 'Windows' | 'Anonymous' | 'OAuth2' | 'Key';
+}
+
+export interface SimCostRow {
+  /** YYYY-MM-DD */
+  date: string;
+  resourceId: string;
+  resourceType: string;
+  meter: string;
+  meterCategory: string;
+  meterSubCategory: string;
+  serviceName: string;
+  actual: number;
+  amortized: number;
+}
+
+export interface SimSettings {
+  /** Tenant setting: service principals may not use the read-only admin APIs. */
+  adminApisForbidden: boolean;
+  /** The token endpoint refuses the application. */
+  refuseTokens: null | 'invalid_client' | 'unauthorized';
+  /** Scopes (lower case, no leading slash) where the principal lacks Cost Management read; '*' = all. */
+  costScopesForbidden: string[];
+  subscriptionId: string;
+  resourceGroup: string;
+  currency: string;
+  /** Fabric gateway status checks answer 202 (long-running) instead of 200. */
+  longRunningStatusChecks: boolean;
+}
+
+export interface SimState {
+  tenantId: string;
+  capacities: SimCapacity[];
+  workspaces: SimWorkspace[];
+  gateways: SimGateway[];
+  connections: SimConnection[];
+  costs: SimCostRow[];
+  settings: SimSettings;
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  family: ApiFamily | 'control' | 'unknown';
+  /** Matched vendor operation, when the contracts know it. */
+  operationId?: string;
+  at: number;
+  status: number;
+  /** Answered 429 (a storm, a documented cap, or the ARM read bucket). */
+  throttled: boolean;
+  /** Why it was throttled: 'storm', 'cap:<name>' or 'arm-bucket'. */
+  throttleReason?: string;
+}
+
+export interface CallFilter {
+  family?: ApiFamily;
+  method?: string;
+  /** Path prefix or pattern. */
+  path?: string | RegExp;
+  operationId?: string;
+  throttled?: boolean;
+  status?: number;
+  since?: number;
+}

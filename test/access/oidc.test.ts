@@ -1,0 +1,216 @@
+/**
+ * OpenID Connect sign-in against a real, certified provider (oidc-provider) on loopback with the
+ * test CA, the whole flow in headless Chromium; then the refusals: wrong state, wrong nonce,
+ * replayed callback, forged and expired ID tokens.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Provider from 'oidc-provider';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Clock } from '../../src/clock.js';
+import { createTestApp, type TestApp } from '../helpers/context.js';
+import { createOrg } from '../helpers/fixtures.js';
+
+const CERT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '.test-certs');
+const CALLBACK = '/api/admin/v1/session/oidc/callback';
+const CLIENT = { id: 'vigia-console', secret: 'client-secret-0123456789abcdefghijklmnopqrstuvwxyz' };
+/** How long the provider's ID tokens are valid: short, so Vigia's clock can pass it while a sign-in state (10 min) still holds. */
+const ID_TOKEN_TTL_S = 60;
+
+/** Real time (the provider and Chromium run on it) that the test can move Vigia ahead of. */
+class AheadClock implements Clock {
+  aheadMs = 0;
+  now(): Date {
+    return new Date(Date.now() + this.aheadMs);
+  }
+}
+
+describe('OpenID Connect sign-in', () => {
+  let t: TestApp;
+  let idp: Server;
+  let issuer: string;
+  let origin: string;
+  let browser: Browser;
+  let orgId: string;
+  const clock = new AheadClock();
+  let alterTokenResponse: ((body: { id_token: string }) => unknown) | null = null;
+  let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.end();
+
+  beforeAll(async () => {
+    const tls = { cert: readFileSync(path.join(CERT_DIR, 'server.crt')), key: readFileSync(path.join(CERT_DIR, 'server.key')) };
+    idp = createServer(tls, (req, res) => handler(req, res));
+    await new Promise<void>((resolve) => idp.listen(0, '127.0.0.1', resolve));
+    issuer = `https://127.0.0.1:${(idp.address() as AddressInfo).port}`;
+
+    t = await createTestApp({
+      clock,
+      config: { oidc: { issuer, clientId: CLIENT.id, clientSecret: CLIENT.secret, roleMap: [] } },
+    });
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    t.ctx.config.baseUrl = origin;
+
+    const provider = new Provider(issuer, {
+      clients: [{ client_id: CLIENT.id, client_secret: CLIENT.secret, redirect_uris: [`${origin}${CALLBACK}`], grant_types: ['authorization_code'], response_types: ['code'] }],
+      claims: { openid: ['sub'], email: ['email'] },
+      scopes: ['openid', 'email', 'profile'],
+      ttl: { IdToken: ID_TOKEN_TTL_S },
+      async findAccount(_ctx, sub) {
+        return { accountId: sub, claims: async () => ({ sub, email: `${sub}@example.test` }) };
+      },
+    });
+    provider.proxy = false;
+    const serve = provider.callback();
+    handler = (req, res) => {
+      const change = alterTokenResponse;
+      if (change && req.url?.startsWith('/token')) {
+        // Stands between Vigia and the provider's token endpoint, like a forger would.
+        const chunks: Buffer[] = [];
+        const end = res.end.bind(res) as (body: string) => ServerResponse;
+        res.write = ((c: unknown) => (chunks.push(Buffer.from(c as string)), true)) as typeof res.write;
+        res.end = ((c?: unknown) => {
+          if (c) chunks.push(Buffer.from(c as string));
+          const text = JSON.stringify(change(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+          res.setHeader('content-length', Buffer.byteLength(text));
+          return end(text);
+        }) as typeof res.end;
+      }
+      serve(req, res);
+    };
+
+    orgId = (await createOrg(t)).id;
+    expect((await t.admin('PUT', `/orgs/${orgId}/members`, { email: 'alice@example.test', role: 'operator' })).statusCode).toBe(200);
+    expect((await t.admin('PUT', `/orgs/${orgId}/members`, { email: 'bob@example.test', role: 'viewer' })).statusCode).toBe(200);
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await new Promise((resolve) => idp?.close(resolve));
+  });
+
+  /** Goes through the provider's sign-in pages as `login`; returns the callback URL the browser was sent to. */
+  async function signInThroughProvider(login: string, beforeCallback?: () => Promise<void>) {
+    // The provider's certificate is from the test CA, which Chromium does not know.
+    const context = await browser.newContext({ ignoreHTTPSErrors: true, locale: 'pt-BR' });
+    const page = await context.newPage();
+    let callbackUrl = '';
+    page.on('request', (r) => {
+      if (r.url().startsWith(`${origin}${CALLBACK}`)) callbackUrl = r.url();
+    });
+    await page.goto(`${origin}/`);
+    await page.getByRole('link', { name: 'Entrar com a conta da empresa' }).click();
+    await page.locator('input[name=login]').fill(login);
+    await page.locator('input[name=password]').fill('any');
+    await page.locator('button[type=submit]').click();
+    const consent = page.locator('button:has-text("Continue")');
+    await consent.waitFor({ timeout: 15_000 });
+    if (beforeCallback) await beforeCallback();
+    await consent.click();
+    await page.waitForURL((u) => u.href.startsWith(origin), { timeout: 15_000 });
+    await page.waitForLoadState();
+    return { context, page, callbackUrl };
+  }
+
+  it('signs a person in through the provider into a session cookie; a replayed callback is refused', async () => {
+    const { context, page, callbackUrl } = await signInThroughProvider('alice');
+    expect(callbackUrl).toContain('code=');
+    await page.getByRole('button', { name: 'Sair' }).waitFor({ timeout: 15_000 });
+    const cookie = (await context.cookies(origin)).find((c) => c.name === 'vigia_session');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
+    const who = await t.app.inject({ method: 'GET', url: '/api/admin/v1/session', headers: { cookie: `vigia_session=${cookie!.value}` } });
+    expect(who.json()).toMatchObject({ kind: 'person', email: 'alice@example.test', roles: [{ orgId, role: 'operator' }] });
+    expect(await page.evaluate(() => JSON.stringify(sessionStorage))).not.toMatch(/vigia_session|code=/);
+
+    // The same callback again (same code, same state): refused, no session.
+    const replay = await fetch(callbackUrl, { redirect: 'manual' });
+    expect(replay.status).toBe(400);
+    expect(replay.headers.get('set-cookie')).toBeNull();
+    await context.close();
+  });
+
+  it('a viewer sees destinations without the form to create one, and the API refuses it', async () => {
+    const { context, page } = await signInThroughProvider('bob');
+    await page.getByRole('button', { name: 'Sair' }).waitFor({ timeout: 15_000 });
+    await page.evaluate((id) => sessionStorage.setItem('vigia.orgId', id), orgId);
+    await page.goto(`${origin}/destinations`);
+    await page.getByText('Nenhum destino. Crie um para receber os alertas.').waitFor();
+    expect(await page.getByRole('button', { name: 'Criar' }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Auditoria' }).count()).toBe(0);
+    const status = await page.evaluate(async () => {
+      const me = await (await fetch('/api/admin/v1/session')).json();
+      const orgs = await (await fetch('/api/admin/v1/orgs')).json();
+      const res = await fetch(`/api/admin/v1/orgs/${orgs[0].id}/destinations`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': me.csrfToken },
+        body: JSON.stringify({ name: 'x', kind: 'webhook', url: 'https://hooks.example.test/x' }),
+      });
+      return res.status;
+    });
+    expect(status).toBe(403);
+    await context.close();
+  });
+
+  it('refuses a wrong state and a wrong nonce; someone Vigia does not know gets 403', async () => {
+    const bogus = await fetch(`${origin}${CALLBACK}?code=abc&state=not-ours`, { redirect: 'manual' });
+    expect(bogus.status).toBe(400);
+
+    // The nonce Vigia expects is changed before the callback: the ID token no longer matches it.
+    const wrongNonce = await signInThroughProvider('alice', async () => {
+      await t.ctx.db.query(`UPDATE oidc_logins SET nonce = 'someone-elses-nonce'`);
+    });
+    expect(await wrongNonce.page.content()).toContain('unauthorized');
+    expect((await wrongNonce.context.cookies(origin)).find((c) => c.name === 'vigia_session')).toBeUndefined();
+    await wrongNonce.context.close();
+
+    // mallory signs in, and the ID token on its way is rewritten to say "alice": its signature no longer matches.
+    alterTokenResponse = (body) => {
+      const [header, payload, signature] = body.id_token.split('.');
+      const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8'));
+      const forged = Buffer.from(JSON.stringify({ ...claims, sub: 'alice', email: 'alice@example.test' })).toString('base64url');
+      return { ...body, id_token: `${header}.${forged}.${signature}` };
+    };
+    const forged = await signInThroughProvider('mallory');
+    alterTokenResponse = null;
+    expect(await forged.page.content()).toContain('unauthorized');
+    expect((await forged.context.cookies(origin)).find((c) => c.name === 'vigia_session')).toBeUndefined();
+    await forged.context.close();
+
+    const stranger = await signInThroughProvider('mallory');
+    expect(await stranger.page.content()).toContain('forbidden');
+    expect((await stranger.context.cookies(origin)).find((c) => c.name === 'vigia_session')).toBeUndefined();
+    await stranger.context.close();
+  });
+
+  it('refuses an ID token that has expired by the service clock; back in step, the sign-in goes through', async () => {
+    // Vigia's clock moves past the ID token's expiry (and openid-client's 30 s tolerance) while the
+    // person is at the provider; the sign-in state is still fresh, only the token is too old.
+    const logsBefore = t.ctx.logs.lines.length;
+    try {
+      const late = await signInThroughProvider('alice', async () => {
+        clock.aheadMs = (ID_TOKEN_TTL_S + 60) * 1000;
+      });
+      expect(await late.page.content()).toContain('unauthorized');
+      expect((await late.context.cookies(origin)).find((c) => c.name === 'vigia_session')).toBeUndefined();
+      expect(t.ctx.logs.lines.slice(logsBefore).join('\n')).toContain('OAUTH_JWT_TIMESTAMP_CHECK_FAILED');
+      await late.context.close();
+    } finally {
+      clock.aheadMs = 0;
+    }
+
+    // The same sign-in with Vigia's clock back in step goes through.
+    const onTime = await signInThroughProvider('alice');
+    await onTime.page.getByRole('button', { name: 'Sair' }).waitFor({ timeout: 15_000 });
+    expect((await onTime.context.cookies(origin)).find((c) => c.name === 'vigia_session')).toBeDefined();
+    await onTime.context.close();
+  });
+});

@@ -1,0 +1,293 @@
+/**
+ * The console's overview and inventory pages in headless Chromium, over the demo data: each
+ * chart's text alternative (its table) shows the public API's numbers for the same period; the
+ * period picker changes them; the inventory pages link to the right incidents; both languages;
+ * phone width without horizontal scroll; a failed request shows its message and a retry.
+ * Every test opens its own browser context and signs in; the seeded organization is only read.
+ *
+ * With VIGIA_CONSOLE_SCREENSHOTS=<dir> the pg run also saves these pages at desktop and phone
+ * width there (docs/console/ holds the ones shown in the README).
+ */
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
+import { seedDemo } from '../../src/demo.js';
+import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/context.js';
+
+const SHOTS = process.env.VIGIA_TEST_ENGINE === 'pg' ? process.env.VIGIA_CONSOLE_SCREENSHOTS : undefined;
+const DESKTOP = { width: 1280, height: 860 };
+const PHONE = { width: 390, height: 844 };
+const ORG_NAME = 'Demo — Contoso Analytics';
+
+describe('console overview and inventory in Chromium', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let origin: string;
+  let apiKey: string;
+  const pageErrors: string[] = [];
+
+  const pub = async (url: string) => {
+    const res = await t.app.inject({ method: 'GET', url: `/api/public/v1${url}`, headers: { 'x-api-key': apiKey } });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json();
+  };
+
+  /** A fresh browser context (pt-BR, São Paulo time unless told), signed in, the demo organization chosen. */
+  async function openConsole(opts: { locale?: string; timezoneId?: string } = {}): Promise<Page> {
+    const context = await browser.newContext({ viewport: DESKTOP, locale: opts.locale ?? 'pt-BR', timezoneId: opts.timezoneId ?? 'America/Sao_Paulo' });
+    const p = await context.newPage();
+    p.on('pageerror', (err) => pageErrors.push(err.message));
+    await p.goto(`${origin}/orgs`);
+    await p.getByLabel('Token de administrador').fill(TEST_ADMIN_TOKEN);
+    await p.getByRole('button', { name: 'Entrar' }).click();
+    await p.getByRole('button', { name: `Abrir: ${ORG_NAME}` }).click();
+    await p.getByRole('heading', { level: 1 }).first().waitFor();
+    return p;
+  }
+
+  async function go(p: Page, link: string, heading: string): Promise<void> {
+    await p.getByRole('navigation').getByRole('link', { name: link }).click();
+    await p.getByRole('heading', { level: 1, name: heading }).waitFor();
+  }
+
+  /** The data-value numbers of a table's cells, row by row (the text alternative as a test reads it). */
+  async function tableValues(p: Page, selector: string): Promise<Record<string, number[]>> {
+    return p.$$eval(`${selector} tbody tr`, (rows) =>
+      Object.fromEntries(
+        rows.map((r) => [
+          (r as HTMLElement).dataset.day ?? (r as HTMLElement).dataset.month ?? (r as HTMLElement).dataset.capacity ?? r.querySelector('th')?.textContent ?? '',
+          [...r.querySelectorAll('td[data-value]')].map((c) => Number((c as HTMLElement).dataset.value)),
+        ]),
+      ),
+    );
+  }
+
+  async function period(p: Page): Promise<{ from: string; to: string }> {
+    const el = p.getByTestId('period-shown');
+    return { from: (await el.getAttribute('data-from'))!, to: (await el.getAttribute('data-to'))! };
+  }
+
+  async function noHorizontalScroll(p: Page): Promise<void> {
+    await p.setViewportSize(PHONE);
+    const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    await p.setViewportSize(DESKTOP);
+    expect(overflow).toBeLessThanOrEqual(0);
+  }
+
+  async function shot(p: Page, name: string): Promise<void> {
+    if (!SHOTS) return;
+    mkdirSync(SHOTS, { recursive: true });
+    await p.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });
+    await p.setViewportSize(PHONE);
+    await p.screenshot({ path: path.join(SHOTS, `${name}-phone.png`), fullPage: true });
+    await p.setViewportSize(DESKTOP);
+  }
+
+  beforeAll(async () => {
+    t = await createTestApp({ clock: systemClock });
+    ({ apiKey } = await seedDemo(t.ctx, new Date()));
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('every chart table of the overview shows the public API’s numbers for the period', async () => {
+    const p = await openConsole();
+    await go(p, 'Visão geral', 'Visão geral');
+    await p.locator('#incidents-per-day .table-wrap table').waitFor();
+    const { from, to } = await period(p);
+    const metrics = await pub(`/alerts/metrics?from=${from}&to=${to}`);
+    expect(Number(await p.getByTestId('incidents-total').getAttribute('data-value'))).toBe(metrics.totals.incidents);
+    expect(metrics.totals.incidents).toBeGreaterThan(0);
+
+    // Incidents per day: each day's total is the public metrics of that one day.
+    const perDay = await tableValues(p, '#incidents-per-day .table-wrap');
+    expect(Object.keys(perDay)).toHaveLength(30);
+    for (const day of Object.keys(perDay).slice(-5)) {
+      const m = await pub(`/alerts/metrics?from=${day}&to=${day}`);
+      expect(perDay[day]!.at(-1), day).toBe(m.totals.incidents);
+    }
+
+    // MTTA/MTTR of the first week: the public metrics of those seven days, in minutes.
+    const firstWeekEnd = new Date(Date.parse(`${from}T00:00:00Z`) + 6 * 86_400_000).toISOString().slice(0, 10);
+    const week = await pub(`/alerts/metrics?from=${from}&to=${firstWeekEnd}`);
+    const weekRow = (await tableValues(p, '#mtta-mttr .table-wrap'))[Object.keys(await tableValues(p, '#mtta-mttr .table-wrap'))[0]!]!;
+    const min = (s: number | null) => (s === null ? 0 : Math.round((s / 60) * 10) / 10);
+    expect(weekRow).toEqual([min(week.mtta.medianSeconds), min(week.mtta.meanSeconds), min(week.mttr.medianSeconds), min(week.mttr.meanSeconds)]);
+
+    // SLA: each of the 12 months equals the public report of that month.
+    const sla = await tableValues(p, '#sla .table-wrap');
+    expect(Object.keys(sla)).toHaveLength(12);
+    for (const month of Object.keys(sla).slice(-2)) {
+      const r = await pub(`/sla?month=${month}`);
+      expect(sla[month]).toEqual([r.totals.incidents, r.totals.ackCompliancePercent, r.totals.resolutionCompliancePercent]);
+    }
+
+    // Availability of the period's month, per capacity.
+    const avail = await tableValues(p, '#availability .table-wrap');
+    const report = await pub(`/sla?month=${to.slice(0, 7)}`);
+    // The month is still running: an open capacity incident adds downtime between the page's read
+    // and this one, so allow the seconds in between (a minute at most).
+    for (const a of report.availability) {
+      const [percent, down] = avail[a.capacityName]!;
+      expect(Math.abs(percent! - a.availabilityPercent)).toBeLessThan(0.01);
+      expect(Math.abs(down! - a.downtimeMinutes)).toBeLessThanOrEqual(1);
+    }
+
+    // Costs: each day's capacities in the currency the public API picks for the period.
+    const costs = await tableValues(p, '#costs .table-wrap');
+    const page = await pub(`/costs/daily?from=${from}&to=${to}&pageSize=500`);
+    expect(page.value.length).toBeGreaterThan(0);
+    const caps = [...new Set<string>(page.value.map((c: { capacityName: string }) => c.capacityName))].sort();
+    for (const c of page.value.slice(0, 10)) expect(costs[c.date]![caps.indexOf(c.capacityName)]).toBe(c.cost);
+    await expect(p.locator('#costs h2').textContent()).resolves.toContain(page.value[0].currency);
+
+    // Noisiest sources.
+    const noisy = await tableValues(p, '#noisiest');
+    for (const s of metrics.noisiestSources) expect(noisy[s.sourceName]).toEqual([s.incidents, s.occurrences]);
+
+    // Pictures for people, tables for screen readers: the canvases are hidden from them.
+    expect(await p.locator('.chart-canvas canvas').count()).toBeGreaterThanOrEqual(4);
+    expect(await p.locator('.chart-canvas[aria-hidden="true"]').count()).toBe(await p.locator('.chart-canvas').count());
+    await noHorizontalScroll(p);
+    await shot(p, 'overview');
+  });
+
+  it('the period picker drives every figure: 7 days, then a month', async () => {
+    const p = await openConsole();
+    await go(p, 'Visão geral', 'Visão geral');
+    await p.locator('#incidents-per-day .table-wrap table').waitFor();
+    await p.getByLabel('Período').selectOption('7');
+    await expect.poll(async () => Object.keys(await tableValues(p, '#incidents-per-day .table-wrap')).length, { timeout: 15_000 }).toBe(7);
+    const seven = await period(p);
+    const m7 = await pub(`/alerts/metrics?from=${seven.from}&to=${seven.to}`);
+    await expect.poll(async () => Number(await p.getByTestId('incidents-total').getAttribute('data-value')), { timeout: 15_000 }).toBe(m7.totals.incidents);
+
+    await p.getByLabel('Período').selectOption('month');
+    const months = await p.locator('#period-month option').evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value));
+    await p.getByLabel('Mês', { exact: true }).selectOption(months[1]!);
+    await expect.poll(async () => (await period(p)).from, { timeout: 15_000 }).toBe(`${months[1]}-01`);
+    const month = await period(p);
+    const mm = await pub(`/alerts/metrics?from=${month.from}&to=${month.to}`);
+    await expect.poll(async () => Number(await p.getByTestId('incidents-total').getAttribute('data-value')), { timeout: 15_000 }).toBe(mm.totals.incidents);
+    await expect.poll(async () => Object.keys(await tableValues(p, '#incidents-per-day .table-wrap')).length, { timeout: 15_000 }).toBe(
+      (Date.parse(`${month.to}T00:00:00Z`) - Date.parse(`${month.from}T00:00:00Z`)) / 86_400_000 + 1,
+    );
+    // The month list is in the interface language (no browser date input in mm/dd/yyyy).
+    expect(await p.locator('#period-month option').first().textContent()).toMatch(/de \d{4}|\d{4}/);
+    expect(await p.locator('input[type="date"]').count()).toBe(0);
+  });
+
+  it('capacities and workspaces link to their open incidents; focus lands on the heading', async () => {
+    const p = await openConsole();
+    await go(p, 'Capacidades', 'Capacidades');
+    expect(await p.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+    await p.locator('#capacities').waitFor();
+    const caps = await tableValues(p, '#capacities');
+    expect(Object.keys(caps)).toEqual(['cap-bi-p1', 'cap-dev-f8', 'cap-prod-f64']);
+    const openProd = caps['cap-prod-f64']!.at(-1)!;
+    expect(openProd).toBeGreaterThan(0);
+    await noHorizontalScroll(p);
+    await shot(p, 'capacities');
+    await p.getByRole('link', { name: `Incidentes abertos de cap-prod-f64: ${openProd}` }).click();
+    await p.getByTestId('alerts-scope').waitFor();
+    await expect.poll(() => p.locator('li[data-alert-id]').count(), { timeout: 15_000 }).toBe(Math.min(openProd, 25));
+    const texts = await p.locator('li[data-alert-id] p.muted').allTextContents();
+    expect(texts.length).toBe(Math.min(openProd, 25));
+
+    await go(p, 'Workspaces', 'Workspaces');
+    await p.locator('#workspaces').waitFor();
+    const ws = await tableValues(p, '#workspaces');
+    const vendas = ws.Vendas!.at(-1)!;
+    await noHorizontalScroll(p);
+    await shot(p, 'workspaces');
+    await p.getByRole('link', { name: `Incidentes abertos de Vendas: ${vendas}` }).click();
+    await p.getByTestId('alerts-scope').waitFor();
+    await expect.poll(() => p.locator('li[data-alert-id]').count(), { timeout: 15_000 }).toBe(Math.min(vendas, 25));
+  });
+
+  it('in English: texts, numbers and months in English', async () => {
+    const p = await openConsole({ locale: 'en-US', timezoneId: 'UTC' });
+    await p.getByLabel('Idioma').selectOption('en');
+    await go(p, 'Overview', 'Overview');
+    await p.locator('#sla .table-wrap table').waitFor();
+    await expect(p.getByRole('heading', { name: 'SLA of the last 12 months' }).count()).resolves.toBe(1);
+    const shown = await p.getByTestId('period-shown').textContent();
+    expect(shown).toMatch(/^From \d{1,2}\/\d{1,2}\/\d{2} to/);
+    const monthCell = await p.locator('#sla .table-wrap tbody th').first().textContent();
+    expect(monthCell).toMatch(/^[A-Z][a-z]{2} \d{4}$/);
+    await go(p, 'Capacities', 'Capacities');
+    // The heading shows before the table's read answers: wait for the header, then count it.
+    const header = p.getByRole('columnheader', { name: 'Availability this month (%)' });
+    await header.first().waitFor();
+    expect(await header.count()).toBe(1);
+  });
+
+  it('the reads of a page left behind are cancelled and never land on the next page', async () => {
+    const p = await openConsole();
+    // Hold the capacities answer until the test lets it go.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await p.route('**/api/admin/v1/orgs/*/capacities', async (route) => {
+      await held;
+      await route.continue().catch(() => undefined);
+    });
+    const aborted = new Promise<string>((resolve) =>
+      p.on('requestfailed', (req) => {
+        if (req.url().endsWith('/capacities')) resolve(req.failure()?.errorText ?? '');
+      }),
+    );
+    await go(p, 'Capacidades', 'Capacidades');
+    await p.getByRole('status').filter({ hasText: 'Carregando' }).waitFor();
+    await go(p, 'Workspaces', 'Workspaces');
+    // Bounded: without the abort the request would just stay held.
+    const reason = await Promise.race([aborted, new Promise<string>((r) => setTimeout(() => r('not aborted within 10 s'), 10_000))]);
+    expect(reason).toMatch(/ABORTED/);
+    release();
+    await p.locator('#workspaces').waitFor();
+    expect(await p.locator('#capacities').count()).toBe(0);
+    expect(await p.getByRole('alert').count()).toBe(0);
+  });
+
+  it('a refused field carries aria-invalid and its message', async () => {
+    const p = await openConsole();
+    await go(p, 'Organizações', 'Organizações');
+    const name = p.getByLabel('Nome da organização');
+    expect(await name.getAttribute('aria-invalid')).toBeNull();
+    await name.fill('   ');
+    await p.getByRole('button', { name: 'Criar' }).click();
+    await expect.poll(() => name.getAttribute('aria-invalid'), { timeout: 10_000 }).toBe('true');
+    const described = await name.getAttribute('aria-describedby');
+    expect(await p.locator(`#${described}`).textContent()).toBeTruthy();
+  });
+
+  it('a 500 from the server shows its message in the chosen language and a retry that recovers', async () => {
+    const p = await openConsole();
+    let failing = true;
+    await p.route('**/api/admin/v1/orgs/*/capacities', (route) =>
+      failing
+        ? route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ error: { code: 'internal_error', message: 'internal error' } }) })
+        : route.continue(),
+    );
+    await go(p, 'Capacidades', 'Capacidades');
+    const alert = p.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('Erro interno do servidor');
+    failing = false;
+    await alert.getByRole('button', { name: 'Tentar de novo' }).click();
+    await p.locator('#capacities').waitFor();
+    expect(await p.getByRole('alert').count()).toBe(0);
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * The console's Tenant page in headless Chromium against a real tenant simulator: connecting a
+ * tenant through the form, the permission check with each fix in the chosen language, and "run
+ * now" making a collector run (a scheduler pass, as the worker's) whose last run then shows.
+ */
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
+import { capacityCollector } from '../../src/monitoring/collectors/capacity.js';
+import { CollectorScheduler } from '../../src/monitoring/engine.js';
+import type { TenantSim } from '../../src/tenant-sim/index.js';
+import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/context.js';
+import { insertOrg } from '../monitoring/support.js';
+import { startSim } from '../tenant-sim/helpers.js';
+
+const ORG_NAME = 'Tenant page org';
+
+describe('console Tenant page in Chromium', () => {
+  let t: TestApp;
+  let sim: TenantSim;
+  let browser: Browser;
+  let origin: string;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    t = await createTestApp({ clock: systemClock, config: { destinationAllowlist: ['127.0.0.1'] } });
+    sim = await startSim({ seed: 17, sizes: { capacities: 2, workspaces: 3 } });
+    await insertOrg(t.ctx, ORG_NAME);
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await sim?.stop();
+    await t?.close();
+    expect(pageErrors).toEqual([]);
+  });
+
+  async function openTenantPage(): Promise<Page> {
+    const context = await browser.newContext({ locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
+    const p = await context.newPage();
+    p.on('pageerror', (err) => pageErrors.push(err.message));
+    await p.goto(`${origin}/orgs`);
+    await p.getByLabel('Token de administrador').fill(TEST_ADMIN_TOKEN);
+    await p.getByRole('button', { name: 'Entrar' }).click();
+    await p.getByRole('button', { name: `Abrir: ${ORG_NAME}` }).click();
+    await p.getByRole('heading', { level: 1 }).first().waitFor();
+    await p.getByRole('navigation').getByRole('link', { name: 'Tenant' }).click();
+    await p.getByRole('heading', { level: 1, name: 'Conexões de tenant' }).waitFor();
+    return p;
+  }
+
+  it('connects through the form, checks with fixes in both languages, and run now shows the collector’s run', async () => {
+    const p = await openTenantPage();
+    await p.getByText('Nenhum tenant conectado.').waitFor();
+
+    // A missing field is refused on the page, before any request.
+    await p.getByRole('button', { name: 'Conectar tenant' }).click();
+    await p.getByRole('alert').getByText('Nome').first().waitFor();
+
+    await p.getByLabel('Nome', { exact: true }).fill('Simulado');
+    await p.getByLabel('ID do tenant (Entra ID)').fill(sim.tenantId);
+    await p.getByLabel('ID do aplicativo (cliente)').fill(sim.clientId);
+    await p.getByRole('textbox', { name: 'Segredo do cliente' }).fill(sim.clientSecret);
+    await p.getByText('Endereços (avançado: simuladores e nuvens soberanas)').click();
+    for (const label of ['Autoridade (login)', 'API do Power BI', 'API do Fabric', 'Azure Resource Manager']) await p.getByLabel(label).fill(sim.origin);
+    await p.getByRole('button', { name: 'Conectar tenant' }).click();
+    await p.getByText('Tenant Simulado conectado.').waitFor();
+    const card = p.locator('article[data-tenant="Simulado"]');
+    await card.waitFor();
+    expect(await p.locator('#tn-secret').inputValue()).toBe(''); // the form forgets the credential
+
+    // The connection is stored with the simulator's endpoints and no credential in the answer.
+    const listed = await t.admin('GET', `/orgs/${(await t.ctx.db.query<{ id: string }>('SELECT id FROM orgs WHERE name = $1', [ORG_NAME])).rows[0]!.id}/tenants`);
+    expect(listed.body).not.toContain(sim.clientSecret);
+    const tenant = listed.json().value[0];
+    expect(tenant).toMatchObject({ name: 'Simulado', tenantId: sim.tenantId, mode: 'admin', endpoints: { powerBi: sim.origin } });
+
+    // The check: all present, then a missing admin permission names its fix in the chosen language.
+    await card.getByRole('button', { name: 'Verificar permissões' }).click();
+    await card.getByText('Tudo certo: todas as permissões estão presentes.').waitFor();
+    expect(await card.locator('[data-check="token.powerbi"]').getAttribute('data-ok')).toBe('true');
+
+    sim.control.adminApisForbidden({ on: true });
+    try {
+      await card.getByRole('button', { name: 'Verificar permissões' }).click();
+      await card.getByText('Faltam permissões; veja como corrigir em cada item.').waitFor();
+      const admin = card.locator('[data-check="admin.fabric"]');
+      expect(await admin.getAttribute('data-ok')).toBe('false');
+      expect(await admin.textContent()).toContain('grupo de segurança');
+      await p.locator('#lang-select').selectOption('en');
+      await card.getByText('Permissions are missing; each item says how to fix it.').waitFor();
+      expect(await admin.textContent()).toContain('Service principals can access read-only admin APIs');
+      await p.locator('#lang-select').selectOption('pt-BR');
+    } finally {
+      sim.control.adminApisForbidden({ on: false });
+    }
+
+    // Run now: nothing is due until the button asks for the capacity collector.
+    await t.ctx.db.query('UPDATE collector_schedules SET next_run_at = $1', [new Date(Date.now() + 86_400_000)]);
+    const runner = new CollectorScheduler(t.ctx, { collectors: [capacityCollector], pollMs: 60_000 });
+    try {
+      expect(await runner.pass()).toBe(0);
+      const row = card.locator('tr[data-collector="capacity"]');
+      expect(await row.getByTestId('last-run').textContent()).toBe('nunca');
+      await row.getByRole('button', { name: 'Executar agora: capacity' }).click();
+      await card.getByText('Execução de capacity pedida; a página atualiza sozinha.').waitFor();
+      expect(await runner.pass()).toBe(1);
+    } finally {
+      await runner.stop();
+    }
+    // The page re-reads the collectors by itself: the last run, duration and calls appear.
+    const row = card.locator('tr[data-collector="capacity"]');
+    await row.locator('[data-testid="last-run"]:not([data-value=""])').waitFor({ timeout: 15_000 });
+    expect(Date.parse((await row.getByTestId('last-run').getAttribute('data-value'))!)).toBeGreaterThan(Date.now() - 120_000);
+    expect(await row.textContent()).toMatch(/\d+ ms/);
+    await p.context().close();
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * The costs collector against the tenant simulator: 90 days on the first run in windows of at
+ * most 31 days (the simulator refuses more), actual and amortized cost per day and capacity,
+ * overage from the overage meters, nextLink pages POSTed again, the billing currency kept, and
+ * later runs read only the last days again.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { costsCollector } from '../../src/monitoring/collectors/costs.js';
+import { replaceCapacities } from '../../src/orgs/inventory.js';
+import { createHarness, schedule, type Harness } from './harness.js';
+
+describe('collector: costs', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness();
+  });
+  afterAll(() => h.close());
+  beforeEach(() => h.quiet());
+
+  it('reads 90 days of daily actual, amortized and overage cost per capacity, then only the last days', async () => {
+    h.clock.set(Date.now()); // the simulator dates its costs from the real today
+    const sim = await h.sim({ seed: 61, sizes: { capacities: 2, workspaces: 1, costDays: 90 }, costPageRows: 25 });
+    const orgId = await h.org();
+    const scope = `/subscriptions/${sim.state.settings.subscriptionId}`;
+    const tenant = await h.tenant(orgId, sim, { costScopes: [scope], collectors: { costs: { intervalSeconds: 3600 } } });
+    // Cost Management spells resource ids in lower case; the inventory's spelling wins.
+    const first = sim.state.capacities[0]!.armName;
+    const spelled = first.toUpperCase();
+    await replaceCapacities(h.ctx, orgId, [{ name: spelled, sku: 'F2', state: 'Active', region: 'Brazil South' }]);
+    const runner = h.scheduler({ collectors: [costsCollector] });
+    await runner.pass();
+    expect((await schedule(h, tenant.id, 'costs')).last_error).toBeNull();
+
+    const expected = new Map<string, { cost: number; amortized: number; overage: number }>();
+    for (const r of sim.state.costs) {
+      const name = r.resourceId.split('/').pop()!;
+      const k = `${r.date}|${name}`;
+      const e = expected.get(k) ?? { cost: 0, amortized: 0, overage: 0 };
+      e.cost += r.actual;
+      e.amortized += r.amortized;
+      if (/overage/i.test(r.meter)) e.overage += r.actual;
+      expected.set(k, e);
+    }
+    const { rows } = await h.ctx.db.query(
+      `SELECT date, capacity_name, currency, cost, amortized_cost, overage_cost FROM daily_costs WHERE org_id = $1 ORDER BY date, capacity_name`,
+      [orgId],
+    );
+    expect(rows).toHaveLength(expected.size);
+    expect(rows.some((r) => r.capacity_name === spelled)).toBe(true);
+    expect(rows.some((r) => r.capacity_name === first)).toBe(false);
+    for (const r of rows) {
+      const e = expected.get(`${r.date}|${r.capacity_name === spelled ? first : r.capacity_name}`)!;
+      expect(r.currency).toBe(sim.state.settings.currency);
+      expect(r.cost).toBeCloseTo(e.cost, 5);
+      expect(r.amortized_cost).toBeCloseTo(e.amortized, 5);
+      expect(r.overage_cost).toBeCloseTo(e.overage, 5);
+    }
+    expect(rows.some((r) => r.overage_cost > 0)).toBe(true);
+    const queries = sim.requests.filter((r) => r.family === 'cost');
+    // 90 days → three windows of ≤ 31 days, actual and amortized each, several pages each.
+    expect(queries.filter((r) => !r.query.$skiptoken)).toHaveLength(6);
+    expect(queries.some((r) => r.query.$skiptoken)).toBe(true);
+    expect(queries.every((r) => r.method === 'POST')).toBe(true);
+
+    const before = sim.countCalls({ family: 'cost' });
+    h.clock.advance(3_600_000);
+    await runner.pass();
+    expect((await schedule(h, tenant.id, 'costs')).last_error).toBeNull();
+    const later = sim.requests.filter((r) => r.family === 'cost').slice(before);
+    expect(later.filter((r) => !r.query.$skiptoken)).toHaveLength(2);
+    expect(sim.violations).toEqual([]);
+  });
+});

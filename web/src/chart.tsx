@@ -1,0 +1,134 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import './charts.css';
+
+/**
+ * Okabe–Ito: eight colours told apart with every common colour-vision deficiency (and in grey,
+ * by lightness). Charts use them in this order; lines also differ by dash, so no reading depends
+ * on colour alone.
+ */
+export const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#F0E442', '#000000'];
+const DASHES: number[][] = [[], [6, 4], [2, 3], [10, 3, 2, 3]];
+
+export interface ChartSeries {
+  label: string;
+  values: Array<number | null>;
+}
+
+interface ChartProps {
+  /** Element id of the figure; the table keeps `{id}-table`. */
+  id: string;
+  title: string;
+  kind: 'stacked-bars' | 'bars' | 'lines';
+  /** One label per point of the x axis (days, weeks, months, capacities), already in the viewer's language. */
+  labels: string[];
+  series: ChartSeries[];
+  format: (v: number) => string;
+  /** The text alternative: a table with the same numbers (screen readers, tests, copy-paste). */
+  children: ComponentChildren;
+}
+
+/** Running sums, so stacked bars are drawn as overlapping bars from the tallest down. */
+function stack(series: ChartSeries[]): Array<Array<number | null>> {
+  const sums = series[0]?.values.map(() => 0) ?? [];
+  return series.map((s) => s.values.map((v, i) => (sums[i] = (sums[i] ?? 0) + (v ?? 0))));
+}
+
+/** A tooltip that follows the cursor and says the point's label and every series' value. */
+function tooltipPlugin(labels: string[], series: ChartSeries[], format: (v: number) => string): uPlot.Plugin {
+  let tip: HTMLDivElement;
+  return {
+    hooks: {
+      init: (u) => {
+        tip = document.createElement('div');
+        tip.className = 'chart-tip';
+        tip.hidden = true;
+        u.over.appendChild(tip);
+      },
+      setCursor: (u) => {
+        const i = u.cursor.idx;
+        if (i === null || i === undefined || u.cursor.left === undefined || u.cursor.left < 0) {
+          tip.hidden = true;
+          return;
+        }
+        tip.replaceChildren();
+        const head = document.createElement('strong');
+        head.textContent = labels[i] ?? '';
+        tip.appendChild(head);
+        for (const s of series) {
+          const line = document.createElement('div');
+          const v = s.values[i];
+          line.textContent = `${s.label}: ${v === null || v === undefined ? '—' : format(v)}`;
+          tip.appendChild(line);
+        }
+        tip.hidden = false;
+        const left = Math.min(u.cursor.left + 12, Math.max(0, u.over.clientWidth - tip.offsetWidth));
+        tip.style.left = `${left}px`;
+        tip.style.top = `${Math.max(0, (u.cursor.top ?? 0) - tip.offsetHeight - 8)}px`;
+      },
+    },
+  };
+}
+
+/**
+ * A uPlot chart (canvas, hidden from screen readers) followed by its text alternative. The x
+ * axis is categorical: the caller's labels, so dates read in the viewer's language.
+ */
+export function Chart(props: ChartProps) {
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = box.current;
+    if (!el || props.labels.length === 0) return;
+    const stacked = props.kind === 'stacked-bars';
+    const ys = stacked ? stack(props.series) : props.series.map((s) => s.values);
+    const x = props.labels.map((_, i) => i);
+    const order = props.series.map((_, i) => i);
+    // Stacked: tallest running sum first, each later bar overdraws the part below it.
+    if (stacked) order.reverse();
+    const bars = props.kind !== 'lines' ? uPlot.paths.bars!({ size: [0.7, 48] }) : undefined;
+    const opts: uPlot.Options = {
+      width: Math.max(240, el.clientWidth),
+      height: 240,
+      legend: { show: true, live: false },
+      cursor: { drag: { x: false, y: false }, points: { show: props.kind === 'lines' } },
+      scales: { x: { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+      axes: [
+        {
+          values: (_u, splits) => splits.map((i) => (Number.isInteger(i) ? (props.labels[i] ?? '') : '')),
+          space: 56,
+          incrs: [1, 2, 3, 7, 14, 30],
+        },
+        { values: (_u, splits) => splits.map((v) => props.format(v)), size: 64 },
+      ],
+      series: [
+        {},
+        ...order.map((i) => {
+          const color = PALETTE[i % PALETTE.length]!;
+          return bars
+            ? { label: props.series[i]!.label, stroke: color, fill: color, width: 0, paths: bars, points: { show: false } }
+            : { label: props.series[i]!.label, stroke: color, width: 2, dash: DASHES[i % DASHES.length], points: { size: 5 } };
+        }),
+      ],
+      plugins: [tooltipPlugin(props.labels, props.series, props.format)],
+    };
+    const plot = new uPlot(opts, [x, ...order.map((i) => ys[i]!)] as uPlot.AlignedData, el);
+    const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(240, el.clientWidth), height: 240 }));
+    resize.observe(el);
+    return () => {
+      resize.disconnect();
+      plot.destroy();
+    };
+  }, [props.kind, props.labels.join('\u0000'), JSON.stringify(props.series)]);
+
+  return (
+    <figure class="chart" id={props.id} aria-labelledby={`${props.id}-title`}>
+      <figcaption id={`${props.id}-title`}>
+        <h2>{props.title}</h2>
+      </figcaption>
+      <div class="chart-canvas" ref={box} aria-hidden="true" />
+      <div class="table-wrap">{props.children}</div>
+    </figure>
+  );
+}

@@ -1,0 +1,283 @@
+import { useState } from 'preact/hooks';
+import type { Page, Role } from '../api.js';
+import { orgPath, useConsole } from '../app-context.js';
+import { ConfirmAction, Empty, ErrorMessage, Field, ShownOnce, useAction, useLoad, usePageTitle } from '../components.js';
+import { formatDate } from '../format.js';
+
+const ROLES: Role[] = ['viewer', 'operator', 'owner'];
+
+interface Member {
+  id: string;
+  email: string;
+  name: string | null;
+  role: Role;
+}
+
+/** Members of the organization and their roles; owners add, change and remove them. */
+export function MembersPage(props: { orgId: string }) {
+  const { t, call, can } = useConsole();
+  usePageTitle(t('membersTitle'));
+  const path = orgPath(props.orgId, '/members');
+  const list = useLoad(() => call<Member[]>('GET', path), [path]);
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<Role>('viewer');
+  const save = useAction();
+  const remove = useAction();
+  const submit = (e: Event) => {
+    e.preventDefault();
+    if (!email.trim()) return;
+    void save.run(async () => {
+      await call('PUT', path, { email: email.trim(), role });
+      setEmail('');
+      list.reload();
+    });
+  };
+  return (
+    <section>
+      <h1>{t('membersTitle')}</h1>
+      <ErrorMessage error={list.error} onRetry={list.reload} />
+      <ErrorMessage error={remove.error} />
+      {list.data && list.data.length === 0 && <Empty>{t('membersEmpty')}</Empty>}
+      {list.data && list.data.length > 0 && (
+        <table class="list">
+          <thead>
+            <tr>
+              <th scope="col">{t('email')}</th>
+              <th scope="col">{t('role')}</th>
+              <th scope="col">
+                <span class="sr-only">{t('removeMember')}</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.map((m) => (
+              <tr key={m.id}>
+                <td data-label={t('email')}>{m.email}</td>
+                <td data-label={t('role')}>{t(`role_${m.role}`)}</td>
+                <td>
+                  {can('owner') && (
+                    <ConfirmAction
+                      label={t('removeMember')}
+                      accessibleLabel={`${t('removeMember')}: ${m.email}`}
+                      question={t('removeMemberQuestion', { email: m.email })}
+                      danger
+                      onConfirm={() =>
+                        remove.run(async () => {
+                          await call('DELETE', `${path}/${encodeURIComponent(m.id)}`);
+                          list.reload();
+                        })
+                      }
+                    />
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {can('owner') && (
+        <form class="card" onSubmit={submit} noValidate>
+          <h2>{t('addMember')}</h2>
+          <Field id="member-email" label={t('email')}>
+            <input id="member-email" type="email" value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />
+          </Field>
+          <Field id="member-role" label={t('role')}>
+            <select id="member-role" value={role} onChange={(e) => setRole((e.target as HTMLSelectElement).value as Role)}>
+              {ROLES.map((r) => (
+                <option key={r} value={r}>
+                  {t(`role_${r}`)}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <ErrorMessage error={save.error} />
+          <button type="submit" disabled={save.busy}>
+            {t('save')}
+          </button>
+        </form>
+      )}
+    </section>
+  );
+}
+
+interface PersonalToken {
+  id: string;
+  name: string;
+  role: Role;
+  prefix: string;
+  expiresAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+/** The signed-in person's own tokens in this organization: create (shown once), list, revoke. */
+export function TokensPage(props: { orgId: string }) {
+  const { t, call, lang, can } = useConsole();
+  usePageTitle(t('tokensTitle'));
+  const path = orgPath(props.orgId, '/tokens');
+  const list = useLoad(() => call<PersonalToken[]>('GET', path), [path]);
+  const [name, setName] = useState('');
+  const [role, setRole] = useState<Role>('viewer');
+  const [days, setDays] = useState('30');
+  const [shown, setShown] = useState<string | null>(null);
+  const create = useAction();
+  const revoke = useAction();
+  const submit = (e: Event) => {
+    e.preventDefault();
+    if (!name.trim()) return;
+    void create.run(async () => {
+      const expiresAt = new Date(Date.now() + Number(days) * 86_400_000).toISOString();
+      const made = await call<{ token: string }>('POST', path, { name: name.trim(), role, expiresAt });
+      setShown(made.token);
+      setName('');
+      list.reload();
+    });
+  };
+  return (
+    <section>
+      <h1>{t('tokensTitle')}</h1>
+      <p>{t('tokensHelp')}</p>
+      {shown && <ShownOnce title={t('tokenTitle')} warning={t('keyOnce')} value={shown} onDone={() => setShown(null)} />}
+      <ErrorMessage error={list.error} onRetry={list.reload} />
+      <ErrorMessage error={revoke.error} />
+      {list.data && list.data.length === 0 && <Empty>{t('tokensEmpty')}</Empty>}
+      {list.data && list.data.length > 0 && (
+        <table class="list">
+          <thead>
+            <tr>
+              <th scope="col">{t('name')}</th>
+              <th scope="col">{t('role')}</th>
+              <th scope="col">{t('lastUsed')}</th>
+              <th scope="col">{t('expires')}</th>
+              <th scope="col">
+                <span class="sr-only">{t('revoke')}</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.map((k) => (
+              <tr key={k.id}>
+                <td data-label={t('name')}>{k.name}</td>
+                <td data-label={t('role')}>{t(`role_${k.role}`)}</td>
+                <td data-label={t('lastUsed')}>{formatDate(lang, k.lastUsedAt, t('never'))}</td>
+                <td data-label={t('expires')}>{k.revokedAt ? t('revoked') : formatDate(lang, k.expiresAt)}</td>
+                <td>
+                  {!k.revokedAt && (
+                    <ConfirmAction
+                      label={t('revoke')}
+                      accessibleLabel={`${t('revoke')}: ${k.name}`}
+                      question={t('revokeTokenQuestion', { name: k.name })}
+                      danger
+                      onConfirm={() =>
+                        revoke.run(async () => {
+                          await call('DELETE', `${path}/${encodeURIComponent(k.id)}`);
+                          list.reload();
+                        })
+                      }
+                    />
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <form class="card" onSubmit={submit} noValidate>
+        <h2>{t('createToken')}</h2>
+        <Field id="token-name" label={t('name')}>
+          <input id="token-name" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+        </Field>
+        <Field id="token-role" label={t('role')}>
+          <select id="token-role" value={role} onChange={(e) => setRole((e.target as HTMLSelectElement).value as Role)}>
+            {ROLES.filter((r) => can(r)).map((r) => (
+              <option key={r} value={r}>
+                {t(`role_${r}`)}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field id="token-days" label={t('tokenDays')}>
+          <input id="token-days" type="number" min="1" max="366" value={days} onInput={(e) => setDays((e.target as HTMLInputElement).value)} />
+        </Field>
+        <ErrorMessage error={create.error} />
+        <button type="submit" disabled={create.busy}>
+          {t('createToken')}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+interface AuditEntry {
+  id: string;
+  at: string;
+  actor: { kind: string; label: string };
+  address: string | null;
+  action: string;
+  target: string | null;
+  changes: Record<string, unknown>;
+}
+
+/** The organization's audit log, newest first, filtered by person and action. */
+export function AuditPage(props: { orgId: string }) {
+  const { t, call, lang } = useConsole();
+  usePageTitle(t('auditTitle'));
+  const [actor, setActor] = useState('');
+  const [action, setAction] = useState('');
+  const [applied, setApplied] = useState({ actor: '', action: '' });
+  const query = new URLSearchParams({ pageSize: '100', ...(applied.actor ? { actor: applied.actor } : {}), ...(applied.action ? { action: applied.action } : {}) });
+  const path = `${orgPath(props.orgId, '/audit')}?${query}`;
+  const list = useLoad(() => call<Page<AuditEntry>>('GET', path), [path]);
+  return (
+    <section>
+      <h1>{t('auditTitle')}</h1>
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setApplied({ actor: actor.trim(), action: action.trim() });
+        }}
+      >
+        <Field id="audit-actor" label={t('auditActor')}>
+          <input id="audit-actor" value={actor} onInput={(e) => setActor((e.target as HTMLInputElement).value)} />
+        </Field>
+        <Field id="audit-action" label={t('auditAction')}>
+          <input id="audit-action" value={action} onInput={(e) => setAction((e.target as HTMLInputElement).value)} />
+        </Field>
+        <button type="submit">{t('filter')}</button>
+      </form>
+      <ErrorMessage error={list.error} onRetry={list.reload} />
+      {list.data && list.data.value.length === 0 && <Empty>{t('auditEmpty')}</Empty>}
+      {list.data && list.data.value.length > 0 && (
+        <table class="list">
+          <thead>
+            <tr>
+              <th scope="col">{t('auditWhen')}</th>
+              <th scope="col">{t('auditActor')}</th>
+              <th scope="col">{t('auditAction')}</th>
+              <th scope="col">{t('auditTarget')}</th>
+              <th scope="col">{t('auditAddress')}</th>
+              <th scope="col">{t('auditChanges')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.value.map((a) => (
+              <tr key={a.id}>
+                <td data-label={t('auditWhen')}>{formatDate(lang, a.at)}</td>
+                <td data-label={t('auditActor')}>{a.actor.label}</td>
+                <td data-label={t('auditAction')}>
+                  <code>{a.action}</code>
+                </td>
+                <td data-label={t('auditTarget')}>{a.target ?? '—'}</td>
+                <td data-label={t('auditAddress')}>{a.address ?? '—'}</td>
+                <td data-label={t('auditChanges')}>
+                  <code>{JSON.stringify(a.changes)}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
