@@ -1,0 +1,88 @@
+/**
+ * Which resources a collector polls in one run when polling all of them would break the hourly
+ * caps (a tenant of 20,000 semantic models, 5,000 pipelines). Hot resources — those with a
+ * schedule, or that ran recently — are polled every run; the others take turns: each run polls
+ * the next slice of them from a cursor that survives restarts (the collector keeps the returned
+ * `next` in its state under ROTATION_KEY), so every resource is polled once per full rotation.
+ * How long the last full rotation took is kept with it and shown in `/metrics` and the console.
+ */
+
+/** The collector-state key a collector stores its RotationState under. */
+export const ROTATION_KEY = 'rotation';
+
+export interface RotationState {
+  /** Index into the cold resources, sorted by key, where the next run starts. */
+  cursor: number;
+  /** When the current full rotation began (ISO): the run that completed the previous one, or the first run. */
+  passStartedAt: string | null;
+  /**
+   * Seconds between the last two completed rotations — how long a resource that takes turns
+   * waits between two polls. Null until a rotation completed after a previous one.
+   */
+  lastFullRotationSeconds: number | null;
+  /** Resources in the last run: polled every run, and taking turns. */
+  hot: number;
+  cold: number;
+}
+
+export interface RotationPick<T> {
+  /** Polled this run: every hot resource (as far as the budget reaches), then a slice of the cold ones. */
+  poll: T[];
+  /** Hot resources left out because the budget did not reach them (a budget smaller than the hot set). */
+  skippedHot: number;
+  next: RotationState;
+  /** The slice reached the end of the cold resources: a full rotation completed in this run. */
+  completedRotation: boolean;
+}
+
+export interface RotationOptions<T> {
+  key(item: T): string;
+  isHot(item: T): boolean;
+  /** Polls this run may spend (one per resource). */
+  budget: number;
+  state: RotationState | undefined;
+  now: Date;
+}
+
+/**
+ * Calls one run may spend: `share` of the family's hourly cap, spread over the runs of an hour
+ * at the collector's interval (at least one call, so a tiny cap still makes progress).
+ */
+export function runBudget(hourlyCap: number, share: number, intervalSeconds: number): number {
+  return Math.max(1, Math.floor((hourlyCap * share * intervalSeconds) / 3600));
+}
+
+export function pickForRun<T>(items: T[], opts: RotationOptions<T>): RotationPick<T> {
+  const byKey = (a: T, b: T) => (opts.key(a) < opts.key(b) ? -1 : opts.key(a) > opts.key(b) ? 1 : 0);
+  const hot = items.filter((i) => opts.isHot(i)).sort(byKey);
+  const cold = items.filter((i) => !opts.isHot(i)).sort(byKey);
+  const budget = Math.max(0, Math.floor(opts.budget));
+  const prev = opts.state;
+  const nowIso = opts.now.toISOString();
+
+  const hotPolled = hot.slice(0, budget);
+  const room = Math.min(budget - hotPolled.length, cold.length);
+  const start = cold.length === 0 ? 0 : Math.min(prev?.cursor ?? 0, cold.length) % cold.length;
+  const slice: T[] = [];
+  for (let k = 0; k < room; k++) slice.push(cold[(start + k) % cold.length]!);
+  const end = start + room;
+  // Everything cold fits in one run, or the slice reached the end of the list: a rotation completed.
+  const completedRotation = cold.length === 0 || end >= cold.length;
+  const passStartedAt = prev?.passStartedAt ?? null;
+  let lastFullRotationSeconds = prev?.lastFullRotationSeconds ?? null;
+  if (completedRotation && passStartedAt !== null) {
+    lastFullRotationSeconds = Math.max(0, Math.round((opts.now.getTime() - Date.parse(passStartedAt)) / 1000));
+  }
+  return {
+    poll: [...hotPolled, ...slice],
+    skippedHot: hot.length - hotPolled.length,
+    completedRotation,
+    next: {
+      cursor: completedRotation ? 0 : end,
+      passStartedAt: completedRotation || passStartedAt === null ? nowIso : passStartedAt,
+      lastFullRotationSeconds,
+      hot: hot.length,
+      cold: cold.length,
+    },
+  };
+}

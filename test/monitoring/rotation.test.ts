@@ -1,0 +1,51 @@
+/**
+ * The rotation of resources polled under a budget: hot ones every run, the others in turns from
+ * a cursor that survives between runs, and the time a full rotation takes.
+ */
+import { describe, expect, it } from 'vitest';
+import { pickForRun, type RotationState, runBudget } from '../../src/monitoring/rotation.js';
+
+const items = Array.from({ length: 10 }, (_, i) => ({ id: `m${String(i).padStart(2, '0')}`, hot: i % 5 === 0 }));
+const opts = (state: RotationState | undefined, budget: number, at: string) => ({ key: (i: { id: string }) => i.id, isHot: (i: { hot: boolean }) => i.hot, budget, state, now: new Date(at) });
+
+describe('rotation', () => {
+  it('polls the hot ones every run and every cold one once per rotation, in turns', () => {
+    const seen = new Map<string, number>();
+    let state: RotationState | undefined;
+    const times = ['2026-01-01T00:00:00Z', '2026-01-01T00:05:00Z', '2026-01-01T00:10:00Z', '2026-01-01T00:15:00Z', '2026-01-01T00:20:00Z', '2026-01-01T00:25:00Z'];
+    const completed: boolean[] = [];
+    for (const at of times) {
+      const pick = pickForRun(items, opts(state, 5, at));
+      expect(pick.poll.slice(0, 2).map((i) => i.id)).toEqual(['m00', 'm05']);
+      expect(pick.poll).toHaveLength(5);
+      for (const i of pick.poll) seen.set(i.id, (seen.get(i.id) ?? 0) + 1);
+      completed.push(pick.completedRotation);
+      state = pick.next;
+    }
+    // 8 cold resources, 3 a run: rotations complete in runs 3 and 6 (index 2 and 5)... with wrap-around.
+    expect(completed).toEqual([false, false, true, false, false, true]);
+    expect(seen.get('m00')).toBe(6);
+    for (const id of ['m01', 'm02', 'm03', 'm04', 'm06', 'm07', 'm08', 'm09']) expect(seen.get(id)).toBeGreaterThanOrEqual(2);
+    // The second rotation ran from the run that completed the first (00:10) to 00:25.
+    expect(state).toMatchObject({ lastFullRotationSeconds: 900, hot: 2, cold: 8 });
+  });
+
+  it('a budget smaller than the hot set polls what it can and says how many it left out', () => {
+    const pick = pickForRun(items, opts(undefined, 1, '2026-01-01T00:00:00Z'));
+    expect(pick.poll.map((i) => i.id)).toEqual(['m00']);
+    expect(pick.skippedHot).toBe(1);
+    expect(pick.completedRotation).toBe(false);
+  });
+
+  it('everything fits: every run is a full rotation, one interval long', () => {
+    const first = pickForRun(items, opts(undefined, 50, '2026-01-01T00:00:00Z'));
+    expect(first.poll).toHaveLength(10);
+    const second = pickForRun(items, opts(first.next, 50, '2026-01-01T00:05:00Z'));
+    expect(second.next.lastFullRotationSeconds).toBe(300);
+  });
+
+  it('a run budget is a share of the hourly cap spread over the runs of an hour, at least one', () => {
+    expect(runBudget(7_200, 0.5, 300)).toBe(300);
+    expect(runBudget(200, 0.1, 5)).toBe(1);
+  });
+});
