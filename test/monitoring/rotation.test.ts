@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { pickForRun, type RotationState, runBudget } from '../../src/monitoring/rotation.js';
 
 const items = Array.from({ length: 10 }, (_, i) => ({ id: `m${String(i).padStart(2, '0')}`, hot: i % 5 === 0 }));
-const opts = (state: RotationState | undefined, budget: number, at: string) => ({ key: (i: { id: string }) => i.id, isHot: (i: { hot: boolean }) => i.hot, budget, state, now: new Date(at) });
+type Item = (typeof items)[number];
+const opts = (state: RotationState | undefined, budget: number, at: string) => ({ key: (i: Item) => i.id, isHot: (i: Item) => i.hot, budget, state, now: new Date(at) });
 
 describe('rotation', () => {
   it('polls the hot ones every run and every cold one once per rotation, in turns', () => {
