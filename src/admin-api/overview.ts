@@ -10,7 +10,7 @@ import { summarizeIncidents } from '../public-api/queries/metrics.js';
 import { capacityAvailability, loadSlaTargets, slaReport } from '../public-api/queries/sla.js';
 import { alertMetrics, metricsSchema } from '../public-api/routes/metrics.js';
 import { slaSchema } from '../public-api/routes/sla.js';
-import { bySourceTypeItem, durationStats } from '../public-api/schemas.js';
+import { bySourceTypeItem, dailyCostItem, durationStats } from '../public-api/schemas.js';
 import { DAY_MS, dayWindow, formatDate, monthWindow, startOfUtcDay } from '../public-api/windows.js';
 import { adminResponses } from './openapi.js';
 
@@ -78,19 +78,7 @@ const costSeriesSchema = {
     currency: { type: ['string', 'null'], description: 'ISO 4217; the requested one, else the period’s predominant one.' },
     items: {
       type: 'array',
-      items: {
-        title: 'DailyCost',
-        type: 'object',
-        required: ['date', 'capacityName', 'currency', 'cost', 'amortizedCost', 'overageCost'],
-        properties: {
-          date: { type: 'string', format: 'date' },
-          capacityName: { type: 'string' },
-          currency: { type: 'string', description: 'ISO 4217' },
-          cost: { type: 'number' },
-          amortizedCost: { type: 'number' },
-          overageCost: { type: 'number' },
-        },
-      },
+      items: dailyCostItem,
     },
   },
 } as const;

@@ -1,5 +1,6 @@
 /** JSON schemas shared by the public routes: they validate, serialize and document (OpenAPI). */
 import { DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE } from './paging.js';
+import { COST_FIELDS } from './queries/costs.js';
 
 export const errorSchema = {
   title: 'Error',
@@ -137,3 +138,18 @@ export const noisiestSourceItem = {
 } as const;
 
 export const security: Array<Record<string, string[]>> = [{ apiKeyHeader: [] }, { apiKeyAuthorization: [] }];
+
+/** One day's cost of one capacity, as the public list and the console's overview answer it. */
+export const dailyCostItem = {
+  title: 'DailyCost',
+  type: 'object',
+  required: [...COST_FIELDS],
+  properties: {
+    date: { type: 'string', format: 'date' },
+    capacityName: { type: 'string' },
+    currency: { type: 'string', description: 'ISO 4217' },
+    cost: { type: 'number' },
+    amortizedCost: { type: 'number' },
+    overageCost: { type: 'number' },
+  },
+} as const;

@@ -4,22 +4,8 @@ import { invalidRequest } from '../../http/errors.js';
 import { isIso4217 } from '../currencies.js';
 import { envelope, pageRequest, sendJsonTextPage } from '../paging.js';
 import { COST_FIELDS, listDailyCosts } from '../queries/costs.js';
-import { listResponses, pagingQuery, security } from '../schemas.js';
+import { dailyCostItem, listResponses, pagingQuery, security } from '../schemas.js';
 import { DAY_MS, dayWindow, startOfUtcDay } from '../windows.js';
-
-const costItem = {
-  title: 'DailyCost',
-  type: 'object',
-  required: [...COST_FIELDS],
-  properties: {
-    date: { type: 'string', format: 'date' },
-    capacityName: { type: 'string' },
-    currency: { type: 'string', description: 'ISO 4217' },
-    cost: { type: 'number' },
-    amortizedCost: { type: 'number' },
-    overageCost: { type: 'number' },
-  },
-} as const;
 
 interface Query {
   from?: string;
@@ -53,7 +39,7 @@ export async function costsRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
             ...pagingQuery,
           },
         },
-        response: listResponses(costItem, 'DailyCostPage', 'Paged envelope of daily cost items'),
+        response: listResponses(dailyCostItem, 'DailyCostPage', 'Paged envelope of daily cost items'),
       },
     },
     async (request, reply) => {
