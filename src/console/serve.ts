@@ -11,7 +11,7 @@ export const CONSOLE_BUILD_DIR = path.resolve(path.dirname(fileURLToPath(import.
 
 const NOT_BUILT_PAGE = `<!doctype html>
 <html lang="pt-BR"><head><meta charset="utf-8"><title>Vigia — console não compilado</title></head>
-<body style="font-family:sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem">
+<body>
 <h1>O console do Vigia não foi compilado</h1>
 <p>Execute <code>npm install</code> (que compila o console) ou <code>npm run build:web</code> na pasta do Vigia e recarregue esta página.</p>
 <p lang="en">The Vigia console has not been built. Run <code>npm install</code> or <code>npm run build:web</code> and reload this page.</p>
@@ -42,13 +42,12 @@ export async function consoleRoutes(app: FastifyInstance, opts: { dir?: string }
   // `/healthz` are never shadowed.
   for (const url of CONSOLE_ROUTES) {
     app.get(url, async (_req, reply) => {
-      reply.header('cache-control', 'no-store').header('content-security-policy', CSP).header('referrer-policy', 'no-referrer');
-      reply.header('x-content-type-options', 'nosniff');
+      // The security headers (page CSP, nosniff, no referrer, no framing) come from the root hook
+      // of src/http/security-headers.ts, like every other answer's.
+      reply.header('cache-control', 'no-store');
       if (indexHtml === null) return reply.code(503).type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);
       return reply.type('text/html; charset=utf-8').send(indexHtml);
     });
   }
 }
 
-// Everything the console loads comes from this origin: no CDN, no inline script.
-const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
