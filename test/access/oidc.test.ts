@@ -10,7 +10,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Provider from 'oidc-provider';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../helpers/browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/clock.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
@@ -86,10 +87,7 @@ describe('OpenID Connect sign-in', () => {
     orgId = (await createOrg(t)).id;
     expect((await t.admin('PUT', `/orgs/${orgId}/members`, { email: 'alice@example.test', role: 'operator' })).statusCode).toBe(200);
     expect((await t.admin('PUT', `/orgs/${orgId}/members`, { email: 'bob@example.test', role: 'viewer' })).statusCode).toBe(200);
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

@@ -14,7 +14,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from '../helpers/browser.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { startDispatcher, type Dispatcher } from '../../src/delivery/dispatcher.js';
@@ -30,10 +31,7 @@ const PHONE = { width: 390, height: 844 };
 
 async function launch(): Promise<Browser> {
   try {
-    return await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    return await launchChromium();
   } catch (err) {
     throw new Error(`Chromium is needed for the console tests: install Debian's chromium (apt-get install -y chromium). ${(err as Error).message}`);
   }

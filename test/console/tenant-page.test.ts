@@ -4,7 +4,8 @@
  * now" making a collector run (a scheduler pass, as the worker's) whose last run then shows.
  */
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../helpers/browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { capacityCollector } from '../../src/monitoring/collectors/capacity.js';
@@ -29,10 +30,7 @@ describe('console Tenant page in Chromium', () => {
     await insertOrg(t.ctx, ORG_NAME);
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   }, 180_000);
 
   afterAll(async () => {

@@ -4,15 +4,13 @@
  */
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../helpers/browser.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 
 async function launch(): Promise<Browser> {
   try {
-    return await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    return await launchChromium();
   } catch (err) {
     throw new Error(`Chromium is needed for this test: install Debian's chromium (apt-get install -y chromium). ${(err as Error).message}`);
   }
