@@ -2,8 +2,8 @@
  * The datasources collector against the tenant simulator: an unreachable gateway data source,
  * expired credentials (gateway data source and cloud connections, the latter tested through a
  * long-running Fabric call), recovery, disappearance; a data source behind an offline gateway is
- * correlated to the gateway's incident (no event while it is open) and released when it outlives
- * it; the checks rotate under the run budget, hot data sources every run.
+ * correlated to the gateway's incident (no event while it is open, whichever collector runs
+ * first) and released when it outlives it; the checks rotate under the run budget, hot data sources every run.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { datasourcesCollector } from '../../src/monitoring/collectors/datasources.js';
@@ -107,10 +107,14 @@ describe('collector: datasources', () => {
     await datasources.pass();
     expect(await alerts(h, orgId)).toEqual([]);
 
-    // The gateway goes down; the gateway collector sees it first, then every data source behind it fails.
+    // The gateway goes down and this collector happens to run first: its data sources only say the
+    // gateway does not answer, so their verdict waits for the gateway collector's.
     sim.control.gatewayOffline({ gatewayId: g1.id, offline: true });
     h.clock.advance(300_000);
+    await datasources.pass();
+    expect(await connectorAlerts(orgId)).toEqual([]);
     await gateways.pass();
+    h.clock.advance(300_000);
     await datasources.pass();
     expect((await schedule(h, tenant.id, 'datasources')).last_error).toBeNull();
     const gatewayAlerts = (await alerts(h, orgId, 'Gateway')).filter((r) => r.notification_kind === 'GatewayOffline');
@@ -135,6 +139,22 @@ describe('collector: datasources', () => {
     expect(await eventsOf(row(heals.id).id)).toEqual([]);
     expect(row(stays.id)).toMatchObject({ status: 'open', suppressed: false, released_at: expect.any(Date) });
     expect(await eventsOf(row(stays.id).id)).toEqual(['alert.opened']);
+    expect(sim.violations).toEqual([]);
+  });
+
+  it('opens at once for a gateway that does not answer when no gateway collector runs for the tenant', async () => {
+    const sim = await h.sim({ seed: 184, sizes: { capacities: 1, workspaces: 1, gateways: 1, membersPerGateway: 1 } });
+    const orgId = await h.org();
+    await h.tenant(orgId, sim, { collectors: { datasources: { intervalSeconds: 300 }, gateway: { enabled: false } } });
+    const g = sim.state.gateways[0]!;
+    const runner = h.scheduler({ collectors: [datasourcesCollector] });
+    await runner.pass();
+    sim.control.gatewayOffline({ gatewayId: g.id, offline: true });
+    h.clock.advance(300_000);
+    await runner.pass();
+    const opened = await connectorAlerts(orgId);
+    expect(opened).toHaveLength(g.datasources.length);
+    for (const r of opened) expect(r).toMatchObject({ notification_kind: 'ConnectorUnreachable', status: 'open', correlated: false, message: expect.stringContaining('DM_GWPipeline_Client_GatewayUnreachable') });
     expect(sim.violations).toEqual([]);
   });
 

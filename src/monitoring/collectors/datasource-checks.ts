@@ -49,6 +49,13 @@ const TESTABLE = new Set(['ShareableCloud', 'OnPremisesGateway', 'OnPremisesGate
  */
 const CREDENTIAL_CODE = /credential|oauth|token|unauthori[sz]ed|logon|login|password|accessdenied|authentication/i;
 
+/** Codes by which a check says the gateway, not the data source, did not answer. */
+const GATEWAY_DOWN_CODE = /gateway(unreachable|notreachable|offline)/i;
+
+export function saysGatewayIsDown(f: CheckFailure): boolean {
+  return GATEWAY_DOWN_CODE.test(f.code);
+}
+
 export function failureOf(code: string | null | undefined, message: string | null | undefined): CheckFailure {
   const c = code?.trim() || 'Unknown';
   return { kind: CREDENTIAL_CODE.test(c) ? 'ConnectorAuthFailed' : 'ConnectorUnreachable', code: c, detail: clip(message ?? '', 300) };

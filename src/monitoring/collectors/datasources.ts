@@ -5,7 +5,9 @@
  * otherwise (error), each with the platform's error code in its message. The incident recovers
  * when the check passes, and resolves when the data source disappears. A data source behind a
  * gateway with an open GatewayOffline incident names that gateway as its cause, so only the
- * gateway pages people (the lifecycle releases it if it outlives the gateway's incident).
+ * gateway pages people (the lifecycle releases it if it outlives the gateway's incident). When
+ * a check says only that the gateway did not answer and the gateway collector has not opened the
+ * gateway's incident yet, the verdict waits one run, so the two collectors' order does not matter.
  *
  * Every check costs calls, so the checks rotate (rotation.ts): data sources failing now and
  * those an item with a recent failure reads through are checked every run; the rest take turns
@@ -19,7 +21,16 @@ import { COLLECTOR_DEFAULTS } from '../collector-names.js';
 import type { StateChange } from '../output.js';
 import { causesOf, openRootCauses } from '../root-causes.js';
 import { pickForRun, ROTATION_KEY, type RotationPick, type RotationState, runBudget } from '../rotation.js';
-import { CHECK_COST, type CheckFailure, type CheckResult, checkDatasource, type FailureKind, listDatasources, type WatchedDatasource } from './datasource-checks.js';
+import {
+  CHECK_COST,
+  type CheckFailure,
+  type CheckResult,
+  checkDatasource,
+  type FailureKind,
+  listDatasources,
+  saysGatewayIsDown,
+  type WatchedDatasource,
+} from './datasource-checks.js';
 
 /** Share of the Power BI (and Fabric) hourly cap the status checks may spend; the rest is for the other collectors. */
 export const DATASOURCES_SHARE = 0.1;
@@ -34,6 +45,12 @@ interface Remembered {
   name: string;
   gatewayId: string | null;
   failure: CheckFailure | null;
+  /**
+   * The last check said only that the gateway did not answer, and the gateway collector had not
+   * (yet) opened the gateway's incident: the verdict waits one run for it, so that the data
+   * source is correlated to the gateway instead of paging first.
+   */
+  waitsForGateway?: boolean;
 }
 
 const TEXTS: Record<FailureKind, { down: string; up: string }> = {
@@ -41,10 +58,17 @@ const TEXTS: Record<FailureKind, { down: string; up: string }> = {
   ConnectorAuthFailed: { down: 'refuses its stored credentials', up: 'accepts its credentials again' },
 };
 
-/** The interval the tenant's schedule runs this collector at (the run budget spreads the cap over it). */
-async function intervalSeconds(q: Queryable, tenantRef: string): Promise<number> {
-  const { rows } = await q.query<{ interval_seconds: number }>("SELECT interval_seconds FROM collector_schedules WHERE tenant_ref = $1 AND collector = 'datasources'", [tenantRef]);
-  return rows[0]?.interval_seconds ?? COLLECTOR_DEFAULTS.datasources;
+/**
+ * The interval the tenant's schedule runs this collector at (the run budget spreads the cap over
+ * it), and whether the tenant's gateway collector runs (it is who opens GatewayOffline).
+ */
+async function schedules(q: Queryable, tenantRef: string): Promise<{ intervalSeconds: number; gatewaysWatched: boolean }> {
+  const { rows } = await q.query<{ collector: string; enabled: boolean; interval_seconds: number }>(
+    "SELECT collector, enabled, interval_seconds FROM collector_schedules WHERE tenant_ref = $1 AND collector IN ('datasources', 'gateway')",
+    [tenantRef],
+  );
+  const of = (name: string) => rows.find((r) => r.collector === name);
+  return { intervalSeconds: of('datasources')?.interval_seconds ?? COLLECTOR_DEFAULTS.datasources, gatewaysWatched: of('gateway')?.enabled === true };
 }
 
 /** Data sources read by an item of this tenant with an open workload failure, or one seen in the last day. */
@@ -79,14 +103,14 @@ export const datasourcesCollector: Collector = {
   async run({ ctx, tenant, client, state, commit }) {
     const now = ctx.clock.now();
     const datasources = await listDatasources(client);
-    const [interval, recent, open] = await Promise.all([
-      intervalSeconds(ctx.db, tenant.id),
+    const [{ intervalSeconds, gatewaysWatched }, recent, open] = await Promise.all([
+      schedules(ctx.db, tenant.id),
       usedByRecentFailures(ctx.db, tenant.id, tenant.org_id, new Date(now.getTime() - RECENT_FAILURE_MS)),
       openRootCauses(ctx.db, tenant.org_id),
     ]);
     const remembered = (id: string) => state.get(KEY_PREFIX + id) as Remembered | undefined;
-    const budget = runBudget(Math.min(HOURLY_CAPS.powerbi, HOURLY_CAPS.fabric), DATASOURCES_SHARE, interval);
-    const isHot = (d: WatchedDatasource) => (remembered(d.id)?.failure ?? null) !== null || recent.has(d.id);
+    const budget = runBudget(Math.min(HOURLY_CAPS.powerbi, HOURLY_CAPS.fabric), DATASOURCES_SHARE, intervalSeconds);
+    const isHot = (d: WatchedDatasource) => (remembered(d.id)?.failure ?? null) !== null || remembered(d.id)?.waitsForGateway === true || recent.has(d.id);
     const pick = pickWithinCalls(datasources, budget, isHot, state.get(ROTATION_KEY) as RotationState | undefined, now);
 
     // Checks that end in an error saying nothing about the data source stop the run's checks;
@@ -114,9 +138,14 @@ export const datasourcesCollector: Collector = {
       const result = results.get(d.id);
       if (result === 'gone') continue;
       listed.add(d.id);
-      // Not checked this run: the last verdict stands.
-      const failure = result === undefined ? (prev?.failure ?? null) : result;
       const was = prev?.failure ?? null;
+      // Not checked this run: the last verdict stands.
+      let failure = result === undefined ? was : result;
+      let waitsForGateway = result === undefined ? prev?.waitsForGateway === true : false;
+      if (failure && !was && result !== undefined && saysGatewayIsDown(failure) && d.gatewayId && !open.gateways.has(d.gatewayId) && gatewaysWatched && !prev?.waitsForGateway) {
+        failure = null;
+        waitsForGateway = true;
+      }
       const base = { sourceType: 'Connector', sourceId: d.id, sourceName: d.name, severity: 'error' as const, occurredAt: now };
       if (was && was.kind !== failure?.kind) signals.push(recovery(base, was.kind, d.name));
       if (failure && failure.kind !== was?.kind) {
@@ -129,8 +158,8 @@ export const datasourcesCollector: Collector = {
           causes: causesOf(open, { gatewayIds: d.gatewayId ? [d.gatewayId] : [] }),
         });
       }
-      const now_: Remembered = { name: d.name, gatewayId: d.gatewayId, failure };
-      if (!prev || prev.name !== d.name || prev.gatewayId !== d.gatewayId || JSON.stringify(prev.failure) !== JSON.stringify(failure)) {
+      const now_: Remembered = { name: d.name, gatewayId: d.gatewayId, failure, ...(waitsForGateway ? { waitsForGateway } : {}) };
+      if (!prev || prev.name !== d.name || prev.gatewayId !== d.gatewayId || JSON.stringify(prev.failure) !== JSON.stringify(failure) || (prev.waitsForGateway === true) !== waitsForGateway) {
         changes.push({ key: KEY_PREFIX + d.id, value: now_ });
       }
     }
