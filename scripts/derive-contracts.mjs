@@ -57,6 +57,7 @@ const FABRIC_PLATFORM_OPERATIONS = [
   'Gateways_CheckGatewayMemberStatus',
   'Connections_ListConnections',
   'Connections_GetConnection',
+  'Connections_TestConnection',
   'JobScheduler_ListItemJobInstances',
   'JobScheduler_GetItemJobInstance',
   'JobScheduler_ListItemSchedules',

@@ -42,7 +42,14 @@ export interface SimControl {
   jobResult(a: { itemId: string; status: 'NotStarted' | 'InProgress' | 'Completed' | 'Failed' | 'Cancelled' | 'Deduped'; errorCode?: string }): void;
   /** Sets a mirrored database's status, or one table's. */
   mirroringStatus(a: { itemId: string; status?: NonNullable<SimItem['mirroring']>['status']; table?: string; tableStatus?: NonNullable<SimItem['mirroring']>['tables'][number]['status'] }): void;
+  /** A gateway data source (or a cloud connection, by its id) answers its checks as unreachable. */
   datasourceReachable(a: { datasourceId: string; reachable: boolean }): void;
+  /** A gateway data source's or cloud connection's stored credentials expire (checks answer the credential error code) or are renewed. */
+  datasourceCredentials(a: { datasourceId: string; expired?: boolean }): void;
+  /** Fabric connection tests answer 202 and a long-running operation. */
+  longRunningConnectionTests(a: { on: boolean }): void;
+  /** The platform no longer lists a gateway data source or connection (it was deleted). */
+  removeDatasource(a: { datasourceId: string }): void;
   /** Back to the generated state; limits, storms and faults cleared. */
   reset(): void;
 }
@@ -62,6 +69,13 @@ export function createControl(deps: { state: () => SimState; limits: Limits; fau
     throw new SimControlError(`no item ${id}`);
   };
   const bool = (v: unknown, dflt: boolean) => (v === undefined ? dflt : v === true);
+  /** A gateway data source, or else a cloud connection, by id. */
+  const dataSource = (id: string): { reachable?: boolean; credentialsExpired?: boolean } => {
+    const key = String(id).toLowerCase();
+    const d = s().gateways.flatMap((g) => g.datasources).find((x) => x.id.toLowerCase() === key) ?? s().connections.find((c) => c.gatewayId === null && c.id.toLowerCase() === key);
+    if (!d) throw new SimControlError(`no data source ${id}`);
+    return d;
+  };
   return {
     gatewayOffline({ gatewayId, offline }) {
       gateway(gatewayId).online = !bool(offline, true);
@@ -161,9 +175,21 @@ export function createControl(deps: { state: () => SimState; limits: Limits; fau
       }
     },
     datasourceReachable({ datasourceId, reachable }) {
-      const d = s().gateways.flatMap((g) => g.datasources).find((x) => x.id.toLowerCase() === String(datasourceId).toLowerCase());
-      if (!d) throw new SimControlError(`no data source ${datasourceId}`);
-      d.reachable = reachable === true;
+      dataSource(datasourceId).reachable = reachable === true;
+    },
+    datasourceCredentials({ datasourceId, expired }) {
+      dataSource(datasourceId).credentialsExpired = bool(expired, true);
+    },
+    longRunningConnectionTests({ on }) {
+      s().settings.longRunningConnectionTests = on === true;
+    },
+    removeDatasource({ datasourceId }) {
+      const id = String(datasourceId).toLowerCase();
+      const before = s().connections.length + s().gateways.reduce((n, g) => n + g.datasources.length, 0);
+      for (const g of s().gateways) g.datasources = g.datasources.filter((d) => d.id.toLowerCase() !== id);
+      s().connections = s().connections.filter((c) => c.id.toLowerCase() !== id);
+      for (const w of s().workspaces) for (const i of w.items) if (i.gatewayDatasourceId?.toLowerCase() === id) delete i.gatewayDatasourceId;
+      if (s().connections.length + s().gateways.reduce((n, g) => n + g.datasources.length, 0) === before) throw new SimControlError(`no data source ${datasourceId}`);
     },
     reset() {
       deps.reset();
@@ -189,5 +215,8 @@ export const CONTROL_OPERATIONS = [
   'jobResult',
   'mirroringStatus',
   'datasourceReachable',
+  'datasourceCredentials',
+  'longRunningConnectionTests',
+  'removeDatasource',
   'reset',
 ] as const satisfies ReadonlyArray<keyof SimControl>;

@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { gatewayReachable } from './gateway-state.js';
 import { fabricPage } from './paging.js';
 import { fabricError, type Handler, ok, type Reply, type RequestContext } from './reply.js';
-import type { SimGateway, SimItem, SimWorkspace } from './types.js';
+import { CREDENTIALS_ERROR_CODE } from './powerbi.js';
+import type { SimConnection, SimGateway, SimItem, SimState, SimWorkspace } from './types.js';
 
 const PUBLIC_KEY = { exponent: 'AQAB', modulus: 'o6j2kNjZSim1ulatedGatewayKeyModulusxZk7X2j4Q==' };
 
@@ -69,11 +70,35 @@ function gatewayStatus(g: SimGateway) {
 }
 
 /** 200 with the status, or 202 with a long-running operation when the tenant is set so. */
-function statusReply(ctx: RequestContext, status: unknown): Reply {
-  if (!ctx.state.settings.longRunningStatusChecks) return ok(status);
+function statusReply(ctx: RequestContext, status: unknown, longRunning = ctx.state.settings.longRunningStatusChecks): Reply {
+  if (!longRunning) return ok(status);
   const id = randomUUID();
   ctx.operations.set(id, { result: status, polls: 0, createdAt: new Date(ctx.now).toISOString() });
   return { status: 202, headers: { Location: `${ctx.origin}/v1/operations/${id}`, 'x-ms-operation-id': id, 'Retry-After': '1' } };
+}
+
+/**
+ * What `testConnection` reports: a gateway connection answers for its gateway data source (same
+ * id) and its gateway; a cloud connection for itself. Failures are `Offline` with the platform's
+ * error code, as the service reports them.
+ */
+function connectionStatus(state: SimState, c: SimConnection) {
+  const offline = (errorCode: string, message: string) => ({ status: 'Offline', errors: [{ errorCode, message }] });
+  if (c.gatewayId) {
+    const g = state.gateways.find((x) => x.id === c.gatewayId);
+    const d = g?.datasources.find((x) => x.id.toLowerCase() === c.id.toLowerCase());
+    if (!g || !gatewayReachable(g)) return offline('DM_GWPipeline_Client_GatewayUnreachable', 'The gateway is unreachable.');
+    if (d && !d.reachable) return offline('DM_GWPipeline_Gateway_DataSourceAccessError', 'The gateway could not reach the data source.');
+    if (d?.credentialsExpired) return offline(CREDENTIALS_ERROR_CODE, 'The credentials provided for the data source are invalid or expired.');
+    return { status: 'Online', errors: [] };
+  }
+  if (c.reachable === false) return offline('DM_GWPipeline_Gateway_DataSourceAccessError', `Could not reach ${c.path}.`);
+  if (c.credentialsExpired) {
+    return c.credentialType === 'OAuth2'
+      ? offline('DMTS_OAuthTokenRefreshFailedError', 'The OAuth token of the connection expired and could not be refreshed.')
+      : offline('IncorrectCredentials', 'Failed to establish connection using the stored credentials.');
+  }
+  return { status: 'Online', errors: [] };
 }
 
 /** An operation is `Running` on its first poll and `Succeeded` after, so clients must poll. */
@@ -231,6 +256,11 @@ export const FABRIC_HANDLERS: Record<string, Handler> = {
       privacyLevel: 'Organizational',
       credentialDetails: { credentialType: c.credentialType, singleSignOnType: 'None', connectionEncryption: 'NotEncrypted', skipTestConnection: false },
     });
+  },
+  Connections_TestConnection: (ctx) => {
+    const c = ctx.state.connections.find((x) => x.id.toLowerCase() === ctx.pathParams.connectionId?.toLowerCase());
+    if (!c) return fabricError(404, 'EntityNotFound', 'The requested connection was not found.');
+    return statusReply(ctx, connectionStatus(ctx.state, c), ctx.state.settings.longRunningConnectionTests === true);
   },
   Items_ListMirroredDatabases: (ctx) => {
     const w = memberWorkspace(ctx);

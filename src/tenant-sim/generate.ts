@@ -5,7 +5,7 @@
  */
 import type { SimCapacity, SimConnection, SimCostRow, SimGateway, SimItem, SimSizes, SimState, SimWorkspace } from './types.js';
 
-export const DEFAULT_SIZES: Required<SimSizes> = { capacities: 3, workspaces: 20, gateways: 4, membersPerGateway: 2, costDays: 90 };
+export const DEFAULT_SIZES: Required<SimSizes> = { capacities: 3, workspaces: 20, gateways: 4, membersPerGateway: 2, costDays: 90, cloudConnections: 0 };
 
 /** mulberry32: small, fast, good enough for test data. */
 export function seededRandom(seed: number): () => number {
@@ -160,6 +160,7 @@ export function generateTenant(opts: { seed: number; sizes: Required<SimSizes>; 
       credentialType: d.credentialType === 'SAS' ? ('Key' as const) : d.credentialType,
     })),
   );
+  connections.push(...cloudConnections(opts.seed, opts.sizes.cloudConnections ?? 0));
 
   const costs: SimCostRow[] = [];
   for (let d = opts.sizes.costDays; d >= 1; d--) {
@@ -195,4 +196,23 @@ export function generateTenant(opts: { seed: number; sizes: Required<SimSizes>; 
       longRunningStatusChecks: false,
     },
   };
+}
+
+const CLOUD_CONNECTION_TYPES: Array<[string, string, SimConnection['credentialType']]> = [
+  ['AzureSqlDatabase', 'sql-vendas.database.windows.net;vendas', 'OAuth2'],
+  ['SharePoint', 'https://corp.sharepoint.com/sites/financeiro', 'OAuth2'],
+  ['AzureBlobs', 'https://stcorpdados.blob.core.windows.net', 'Key'],
+  ['Web', 'https://api.parceiro.example/v2', 'Basic'],
+];
+
+/**
+ * Cloud connections (no gateway). Drawn from their own random sequence so that adding them
+ * leaves every other generated id unchanged.
+ */
+function cloudConnections(seed: number, count: number): SimConnection[] {
+  const rand = seededRandom(seed ^ 0x5eed_c0de);
+  return Array.from({ length: count }, (_, i) => {
+    const [type, path, credentialType] = CLOUD_CONNECTION_TYPES[i % CLOUD_CONNECTION_TYPES.length]!;
+    return { id: guidFrom(rand), displayName: `cloud-${type.toLowerCase()}-${i + 1}`, gatewayId: null, connectivityType: 'ShareableCloud' as const, type, path, credentialType };
+  });
 }

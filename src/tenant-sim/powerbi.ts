@@ -4,6 +4,9 @@ import { powerBiList } from './paging.js';
 import { type Handler, ok, powerBiError, type RequestContext } from './reply.js';
 import type { SimCapacity, SimCapacityState, SimItem, SimWorkspace } from './types.js';
 
+/** What the gateway answers for a data source whose stored credentials no longer work. */
+export const CREDENTIALS_ERROR_CODE = 'DM_GWPipeline_Gateway_InvalidConnectionCredentials';
+
 const PBI_CAPACITY_STATE: Record<SimCapacityState, string> = {
   Active: 'Active',
   Suspended: 'Suspended',
@@ -131,6 +134,7 @@ export const POWERBI_HANDLERS: Record<string, Handler> = {
     if (!d) return powerBiError(404, 'DMTS_DatasourceNotFoundError', 'Data source not found.');
     if (!gatewayReachable(g)) return powerBiError(400, 'DM_GWPipeline_Client_GatewayUnreachable', 'The gateway is unreachable.');
     if (!d.reachable) return powerBiError(400, 'DM_GWPipeline_Gateway_DataSourceAccessError', 'The gateway could not reach the data source.');
+    if (d.credentialsExpired) return powerBiError(400, CREDENTIALS_ERROR_CODE, 'The credentials provided for the data source are invalid or expired.');
     return { status: 200 };
   },
 };

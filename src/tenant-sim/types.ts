@@ -10,6 +10,8 @@ export interface SimSizes {
   gateways?: number;
   membersPerGateway?: number;
   costDays?: number;
+  /** Fabric cloud connections (ShareableCloud, no gateway); default 0. */
+  cloudConnections?: number;
 }
 
 export interface TenantSimOptions {
@@ -134,6 +136,8 @@ export interface SimDatasource {
   credentialType: 'Basic' | 'Windows' | 'Anonymous' | 'OAuth2' | 'Key' | 'SAS';
   /** False: the status check answers the data source's error. */
   reachable: boolean;
+  /** The stored credentials expired or were revoked: checks answer the platform's credential error. */
+  credentialsExpired?: boolean;
 }
 
 export interface SimGateway {
@@ -156,6 +160,13 @@ export interface SimConnection {
   type: string;
   path: string;
   credentialType: 'Basic' | 'Windows' | 'Anonymous' | 'OAuth2' | 'Key';
+  /**
+   * Cloud connections only (a gateway connection answers for its gateway data source of the same
+   * id): false = its test fails as unreachable; absent = reachable.
+   */
+  reachable?: boolean;
+  /** Cloud connections only: the stored credentials expired. */
+  credentialsExpired?: boolean;
 }
 
 export interface SimCostRow {
@@ -183,6 +194,8 @@ export interface SimSettings {
   currency: string;
   /** Fabric gateway status checks answer 202 (long-running) instead of 200. */
   longRunningStatusChecks: boolean;
+  /** Fabric connection tests (POST …/testConnection) answer 202 (long-running) instead of 200. */
+  longRunningConnectionTests?: boolean;
 }
 
 export interface SimState {

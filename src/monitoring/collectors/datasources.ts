@@ -1,0 +1,200 @@
+/**
+ * datasources — Power BI gateway data sources and Fabric connections (datasource-checks.ts). A
+ * data source whose check fails opens a `Connector` incident: `ConnectorAuthFailed` when the
+ * platform's error code says the stored credentials no longer work, `ConnectorUnreachable`
+ * otherwise (error), each with the platform's error code in its message. The incident recovers
+ * when the check passes, and resolves when the data source disappears. A data source behind a
+ * gateway with an open GatewayOffline incident names that gateway as its cause, so only the
+ * gateway pages people (the lifecycle releases it if it outlives the gateway's incident). When
+ * a check says only that the gateway did not answer and the gateway collector has not opened the
+ * gateway's incident yet, the verdict waits one run, so the two collectors' order does not matter.
+ *
+ * Every check costs calls, so the checks rotate (rotation.ts): data sources failing now and
+ * those an item with a recent failure reads through are checked every run; the rest take turns
+ * within `SHARE` of the hourly cap at the collector's interval.
+ */
+import type { SignalInput } from '../../alerts/signals.js';
+import type { Queryable } from '../../db/index.js';
+import { HOURLY_CAPS } from '../budget.js';
+import type { Collector } from '../collector.js';
+import { COLLECTOR_DEFAULTS } from '../collector-names.js';
+import type { StateChange } from '../output.js';
+import { causesOf, openRootCauses } from '../root-causes.js';
+import { pickForRun, ROTATION_KEY, type RotationPick, type RotationState, runBudget } from '../rotation.js';
+import {
+  CHECK_COST,
+  type CheckFailure,
+  type CheckResult,
+  checkDatasource,
+  type FailureKind,
+  listDatasources,
+  saysGatewayIsDown,
+  type WatchedDatasource,
+} from './datasource-checks.js';
+
+/** Share of the Power BI (and Fabric) hourly cap the status checks may spend; the rest is for the other collectors. */
+export const DATASOURCES_SHARE = 0.1;
+/** A failure of an item this recent makes the data sources it reads through hot. */
+const RECENT_FAILURE_MS = 24 * 3_600_000;
+const CONCURRENCY = 4;
+const KEY_PREFIX = 'ds:';
+/** Source types of the workload failures a data source may be behind. */
+const WORKLOAD_SOURCES = ['Dataset', 'FabricJob', 'DataFreshness'];
+
+interface Remembered {
+  name: string;
+  gatewayId: string | null;
+  failure: CheckFailure | null;
+  /**
+   * The last check said only that the gateway did not answer, and the gateway collector had not
+   * (yet) opened the gateway's incident: the verdict waits one run for it, so that the data
+   * source is correlated to the gateway instead of paging first.
+   */
+  waitsForGateway?: boolean;
+}
+
+const TEXTS: Record<FailureKind, { down: string; up: string }> = {
+  ConnectorUnreachable: { down: 'cannot be reached', up: 'can be reached again' },
+  ConnectorAuthFailed: { down: 'refuses its stored credentials', up: 'accepts its credentials again' },
+};
+
+/**
+ * The interval the tenant's schedule runs this collector at (the run budget spreads the cap over
+ * it), and whether the tenant's gateway collector runs (it is who opens GatewayOffline).
+ */
+async function schedules(q: Queryable, tenantRef: string): Promise<{ intervalSeconds: number; gatewaysWatched: boolean }> {
+  const { rows } = await q.query<{ collector: string; enabled: boolean; interval_seconds: number }>(
+    "SELECT collector, enabled, interval_seconds FROM collector_schedules WHERE tenant_ref = $1 AND collector IN ('datasources', 'gateway')",
+    [tenantRef],
+  );
+  const of = (name: string) => rows.find((r) => r.collector === name);
+  return { intervalSeconds: of('datasources')?.interval_seconds ?? COLLECTOR_DEFAULTS.datasources, gatewaysWatched: of('gateway')?.enabled === true };
+}
+
+/** Data sources read by an item of this tenant with an open workload failure, or one seen in the last day. */
+async function usedByRecentFailures(q: Queryable, tenantRef: string, orgId: string, since: Date): Promise<Set<string>> {
+  const { rows } = await q.query<{ id: string }>(
+    `SELECT DISTINCT d.id FROM monitored_lineage l
+       CROSS JOIN LATERAL unnest(l.datasource_ids) AS d(id)
+      WHERE l.tenant_ref = $1 AND EXISTS (
+        SELECT 1 FROM alerts a WHERE a.org_id = $2 AND a.source_type = ANY($3::text[]) AND lower(a.source_id) = l.item_id
+           AND (a.status = 'open' OR a.last_occurrence_at > $4))`,
+    [tenantRef, orgId, WORKLOAD_SOURCES, since],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * The rotation's pick that fits the budget in calls: a connection test costs more than a
+ * gateway status, so the number of checks shrinks until their cost fits (pickForRun is pure).
+ */
+function pickWithinCalls(items: WatchedDatasource[], budget: number, isHot: (d: WatchedDatasource) => boolean, state: RotationState | undefined, now: Date): RotationPick<WatchedDatasource> {
+  let checks = budget;
+  for (;;) {
+    const pick = pickForRun(items, { key: (d) => d.id, isHot, budget: checks, state, now });
+    const cost = pick.poll.reduce((n, d) => n + CHECK_COST[d.check], 0);
+    if (cost <= budget || checks <= 1) return pick;
+    checks = Math.max(1, checks - Math.ceil((cost - budget) / Math.max(...Object.values(CHECK_COST))));
+  }
+}
+
+export const datasourcesCollector: Collector = {
+  name: 'datasources',
+  async run({ ctx, tenant, client, state, commit }) {
+    const now = ctx.clock.now();
+    const datasources = await listDatasources(client);
+    const [{ intervalSeconds, gatewaysWatched }, recent, open] = await Promise.all([
+      schedules(ctx.db, tenant.id),
+      usedByRecentFailures(ctx.db, tenant.id, tenant.org_id, new Date(now.getTime() - RECENT_FAILURE_MS)),
+      openRootCauses(ctx.db, tenant.org_id),
+    ]);
+    const remembered = (id: string) => state.get(KEY_PREFIX + id) as Remembered | undefined;
+    const budget = runBudget(Math.min(HOURLY_CAPS.powerbi, HOURLY_CAPS.fabric), DATASOURCES_SHARE, intervalSeconds);
+    const isHot = (d: WatchedDatasource) => (remembered(d.id)?.failure ?? null) !== null || remembered(d.id)?.waitsForGateway === true || recent.has(d.id);
+    const pick = pickWithinCalls(datasources, budget, isHot, state.get(ROTATION_KEY) as RotationState | undefined, now);
+
+    // Checks that end in an error saying nothing about the data source stop the run's checks;
+    // what was checked is still committed, then the error is reported.
+    const results = new Map<string, CheckResult>();
+    let stopped: unknown = null;
+    let next = 0;
+    const worker = async () => {
+      while (stopped === null && next < pick.poll.length) {
+        const d = pick.poll[next++]!;
+        try {
+          results.set(d.id, await checkDatasource(client, d));
+        } catch (err) {
+          stopped ??= err;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, pick.poll.length) }, worker));
+
+    const signals: SignalInput[] = [];
+    const changes: StateChange[] = [];
+    const listed = new Set<string>();
+    for (const d of datasources) {
+      const prev = remembered(d.id);
+      const result = results.get(d.id);
+      if (result === 'gone') continue;
+      listed.add(d.id);
+      const was = prev?.failure ?? null;
+      // Not checked this run: the last verdict stands.
+      let failure = result === undefined ? was : result;
+      let waitsForGateway = result === undefined ? prev?.waitsForGateway === true : false;
+      if (failure && !was && result !== undefined && saysGatewayIsDown(failure) && d.gatewayId && !open.gateways.has(d.gatewayId) && gatewaysWatched && !prev?.waitsForGateway) {
+        failure = null;
+        waitsForGateway = true;
+      }
+      const base = { sourceType: 'Connector', sourceId: d.id, sourceName: d.name, severity: 'error' as const, occurredAt: now };
+      if (was && was.kind !== failure?.kind) signals.push(recovery(base, was.kind, d.name));
+      if (failure && failure.kind !== was?.kind) {
+        signals.push({
+          ...base,
+          kind: 'failure',
+          notificationKind: failure.kind,
+          title: `Data source ${d.name} ${TEXTS[failure.kind].down}`,
+          message: describeFailure(d, failure),
+          causes: causesOf(open, { gatewayIds: d.gatewayId ? [d.gatewayId] : [] }),
+        });
+      }
+      const now_: Remembered = { name: d.name, gatewayId: d.gatewayId, failure, ...(waitsForGateway ? { waitsForGateway } : {}) };
+      if (!prev || prev.name !== d.name || prev.gatewayId !== d.gatewayId || JSON.stringify(prev.failure) !== JSON.stringify(failure) || (prev.waitsForGateway === true) !== waitsForGateway) {
+        changes.push({ key: KEY_PREFIX + d.id, value: now_ });
+      }
+    }
+    for (const [key, value] of state) {
+      if (!key.startsWith(KEY_PREFIX) || listed.has(key.slice(KEY_PREFIX.length))) continue;
+      signals.push(...goneSignals(key, value as Remembered, now));
+      changes.push({ key, value: null });
+    }
+    // A run stopped early has not taken its turn: the cursor stays where it was.
+    if (stopped === null) changes.push({ key: ROTATION_KEY, value: pick.next });
+    await commit(signals, changes);
+    if (stopped !== null) throw stopped;
+  },
+  releaseAll(state, now) {
+    return [...state].flatMap(([key, value]) => (key.startsWith(KEY_PREFIX) ? goneSignals(key, value as Remembered, now) : []));
+  },
+};
+
+function describeFailure(d: WatchedDatasource, f: CheckFailure): string {
+  const where = d.gatewayName ? ` through gateway ${d.gatewayName}` : '';
+  return `Data source ${d.name} (${d.type})${where} ${TEXTS[f.kind].down}: ${f.code}${f.detail ? ` — ${f.detail}` : ''}`;
+}
+
+function recovery(base: Omit<SignalInput, 'kind' | 'title' | 'message' | 'notificationKind'>, kind: FailureKind, name: string): SignalInput {
+  return { ...base, kind: 'recovery', notificationKind: kind, title: `Data source ${name} ${TEXTS[kind].up}`, message: `Data source ${name} ${TEXTS[kind].up}.` };
+}
+
+/** A data source no longer listed: its incident, if it had one, resolves. */
+function goneSignals(key: string, prev: Remembered, now: Date): SignalInput[] {
+  if (!prev.failure) return [];
+  const sourceId = key.slice(KEY_PREFIX.length);
+  return [
+    {
+      sourceType: 'Connector', sourceId, sourceName: prev.name, severity: 'error', occurredAt: now, kind: 'recovery', notificationKind: prev.failure.kind,
+      title: `Data source ${prev.name} is gone`, message: `Data source ${prev.name} is no longer listed by the platform.`,
+    },
+  ];
+}
