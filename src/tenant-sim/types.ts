@@ -10,6 +10,8 @@ export interface SimSizes {
   gateways?: number;
   membersPerGateway?: number;
   costDays?: number;
+  /** Tables of each generated mirrored database (default 3). */
+  mirroredTables?: number;
 }
 
 export interface TenantSimOptions {
@@ -90,6 +92,8 @@ export interface SimMirroredTable {
   processedRows: number;
   processedBytes: number;
   lastSyncDateTime: string;
+  /** Seconds between the source's commit and the mirror's, as the platform reports it; absent when the source does not tell. */
+  lastSyncLatencyInSeconds?: number;
   errorCode?: string;
 }
 
@@ -103,7 +107,12 @@ export interface SimItem {
   /** Pipelines and notebooks: job instances, newest first. */
   jobs: SimJobInstance[];
   /** Mirrored databases. */
-  mirroring?: { status: 'Initializing' | 'Initialized' | 'Starting' | 'Running' | 'Paused' | 'Stopping' | 'Stopped'; tables: SimMirroredTable[] };
+  mirroring?: {
+    status: 'Initializing' | 'Initialized' | 'Starting' | 'Running' | 'Paused' | 'Stopping' | 'Stopped';
+    tables: SimMirroredTable[];
+    /** The database's mirroring failed: getMirroringStatus answers this error code beside its status. */
+    errorCode?: string;
+  };
   /** Gateway data source the semantic model is bound to, if any. */
   gatewayDatasourceId?: string;
 }
