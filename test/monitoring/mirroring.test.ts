@@ -208,6 +208,38 @@ describe('collector: mirroring', () => {
     expect((await mirroringAlerts(h, orgId, db.id)).map((r) => r.status)).toEqual(['resolved', 'resolved']);
     expect(sim.violations).toEqual([]);
   });
+
+  it('under a small run budget the databases take turns, and one with a problem is polled every run', async () => {
+    const sim = await h.sim({ seed: 184, sizes: { capacities: 1, workspaces: 1, gateways: 0 } });
+    const w = sim.state.workspaces[0]!;
+    w.items = w.items.filter((i) => i.type !== 'MirroredDatabase');
+    const ids = [1, 2, 3, 4].map((n) => `d${n}d${n}d${n}d${n}-0000-4000-8000-00000000000${n}`);
+    for (const id of ids) addDatabase(sim, id, 1);
+    const orgId = await h.org();
+    // 10 s: 20 % of the Fabric ceiling is 4 calls a run, two databases.
+    const tenant = await h.tenant(orgId, sim, { collectors: { mirroring: { intervalSeconds: 10 } } });
+    const runner = h.scheduler({ collectors: [mirroringCollector] });
+    const polledIn = async () => {
+      const since = Date.now();
+      h.clock.advance(10_000);
+      await runner.pass();
+      expect((await schedule(h, tenant.id, 'mirroring')).last_error).toBeNull();
+      return sim.requests
+        .filter((r) => r.at >= since && r.operationId === 'Mirroring_GetMirroringStatus')
+        .map((r) => ids.find((id) => r.path.includes(id)))
+        .sort();
+    };
+    expect(await polledIn()).toEqual([ids[0], ids[1]]);
+    expect(await polledIn()).toEqual([ids[2], ids[3]]);
+    sim.control.mirroringStatus({ itemId: ids[3]!, status: 'Stopped' });
+    expect(await polledIn()).toEqual([ids[0], ids[1]]);
+    expect(await mirroringAlerts(h, orgId, ids[3]!)).toEqual([]); // not its turn yet
+    expect(await polledIn()).toEqual([ids[2], ids[3]]);
+    expect(await mirroringAlerts(h, orgId, ids[3]!)).toMatchObject([{ notification_kind: 'MirroringStopped', status: 'open' }]);
+    expect(await polledIn()).toEqual([ids[0], ids[3]]);
+    expect(await polledIn()).toEqual([ids[1], ids[3]]);
+    expect(sim.violations).toEqual([]);
+  });
 });
 
 describe('mirroringLag thresholds in the admin API', () => {
