@@ -157,6 +157,12 @@ function databaseGone(dbId: string, m: DatabaseMemo, now: Date): SignalInput[] {
   return out;
 }
 
+/** Long database and table names (256 + 128 + 128 characters) must not fail the run: names and titles are cut to the signal's limits. */
+function fitted(s: SignalInput): SignalInput {
+  const cut = (v: string, n: number) => (v.length <= n ? v : `${v.slice(0, n - 1)}…`);
+  return { ...s, sourceName: cut(s.sourceName, 500), title: cut(s.title, 500) };
+}
+
 /** 403/404 on one database (removed since the list, or access taken away): skip it this run, keep what is known. */
 function skippable(err: unknown): boolean {
   return err instanceof VendorHttpError && (err.status === 403 || err.status === 404);
@@ -209,9 +215,9 @@ export const mirroringCollector: Collector = {
     }
     changes.push({ key: ROTATION_KEY, value: pick.next });
     // Databases first: a table's failure then finds its database's incident as its cause.
-    await commit([...out.database, ...out.tables], changes);
+    await commit([...out.database, ...out.tables].map(fitted), changes);
   },
   releaseAll(state, now) {
-    return [...state].filter(([k]) => k.startsWith(DB_PREFIX)).flatMap(([k, v]) => databaseGone(k.slice(DB_PREFIX.length), v as DatabaseMemo, now));
+    return [...state].filter(([k]) => k.startsWith(DB_PREFIX)).flatMap(([k, v]) => databaseGone(k.slice(DB_PREFIX.length), v as DatabaseMemo, now)).map(fitted);
   },
 };
