@@ -5,6 +5,7 @@ import { checkTenant } from '../monitoring/check.js';
 import { requestRun } from '../monitoring/run-now.js';
 import { removeTenant } from '../monitoring/tenant-removal.js';
 import { createTenant, getTenant, listTenants, updateTenant } from '../monitoring/tenants.js';
+import { MAX_MIRRORING_LAG_SECONDS } from '../monitoring/mirroring-lag.js';
 import type { TenantChange, TenantInput } from '../monitoring/tenant-input.js';
 import { nonEmptyText, orgIdParams } from '../orgs/schemas.js';
 
@@ -17,6 +18,7 @@ const idParams = {
 
 const pem = { type: 'string', minLength: 1, maxLength: 16_384 } as const;
 const origin = { type: 'string', minLength: 1, maxLength: 2048 } as const;
+const lagSeconds = { type: 'integer', minimum: 1, maximum: MAX_MIRRORING_LAG_SECONDS } as const;
 
 const properties = {
   name: nonEmptyText(200),
@@ -56,6 +58,8 @@ const properties = {
       arm: { anyOf: [origin, { type: 'null' }] },
     },
   },
+  // info < error is checked in src/monitoring/mirroring-lag.ts (a change may give one of them).
+  mirroringLag: { type: 'object', additionalProperties: false, minProperties: 1, properties: { infoSeconds: lagSeconds, errorSeconds: lagSeconds } },
 } as const;
 
 export async function tenantsRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {

@@ -10,6 +10,7 @@ import { checkDestinationUrlResolved } from '../delivery/guarded-http.js';
 import { invalidInput } from '../errors.js';
 import { isCollectorName } from './collector-names.js';
 import { ENDPOINT_FIELDS, type TenantEndpoints } from './endpoints.js';
+import type { MirroringLag } from './mirroring-lag.js';
 
 export type TenantMode = 'admin' | 'member';
 
@@ -30,6 +31,8 @@ export interface TenantInput {
   costScopes?: string[];
   collectors?: Record<string, CollectorSetting>;
   endpoints?: Partial<TenantEndpoints> | null;
+  /** Replication lag thresholds of the mirroring collector (defaults 900 / 3600 s). */
+  mirroringLag?: Partial<MirroringLag>;
 }
 
 export type TenantChange = Partial<TenantInput>;

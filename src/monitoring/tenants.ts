@@ -11,6 +11,7 @@ import { requireOrg } from '../orgs/orgs.js';
 import { COLLECTOR_DEFAULTS, COLLECTOR_NAMES, type CollectorName } from './collector-names.js';
 import { IMPLEMENTED_COLLECTORS } from './implemented.js';
 import { PUBLIC_CLOUD, type TenantEndpoints } from './endpoints.js';
+import { checkMirroringLag, type MirroringLag } from './mirroring-lag.js';
 import {
   checkCollectors,
   checkCostScopes,
@@ -37,6 +38,8 @@ export interface TenantRow {
   workspaces: string[] | null;
   cost_scopes: string[];
   endpoints: Partial<TenantEndpoints>;
+  mirroring_lag_info_seconds: number;
+  mirroring_lag_error_seconds: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -82,18 +85,23 @@ export interface TenantView {
   workspaces: string[] | null;
   costScopes: string[];
   endpoints: TenantEndpoints;
+  mirroringLag: MirroringLag;
   createdAt: string;
   updatedAt: string;
   collectors: CollectorView[];
 }
 
 export const TENANT_COLUMNS =
-  'id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints, created_at, updated_at';
+  'id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints, mirroring_lag_info_seconds, mirroring_lag_error_seconds, created_at, updated_at';
 const SCHEDULE_COLUMNS =
   'tenant_ref, collector, enabled, interval_seconds, next_run_at, locked_until, last_run_at, last_success_at, last_duration_ms, last_calls, last_throttled_calls, last_error';
 
 export function endpointsOf(row: Pick<TenantRow, 'endpoints'>): TenantEndpoints {
   return { ...PUBLIC_CLOUD, ...row.endpoints };
+}
+
+export function mirroringLagOf(row: Pick<TenantRow, 'mirroring_lag_info_seconds' | 'mirroring_lag_error_seconds'>): MirroringLag {
+  return { infoSeconds: row.mirroring_lag_info_seconds, errorSeconds: row.mirroring_lag_error_seconds };
 }
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
@@ -111,6 +119,7 @@ function toView(row: TenantRow, schedules: ScheduleRow[], now: Date): TenantView
     workspaces: row.workspaces,
     costScopes: row.cost_scopes,
     endpoints: endpointsOf(row),
+    mirroringLag: mirroringLagOf(row),
     createdAt: iso(row.created_at)!,
     updatedAt: iso(row.updated_at)!,
     collectors: COLLECTOR_NAMES.map((name) => {
@@ -188,15 +197,18 @@ export async function createTenant(ctx: AppContext, orgId: string, input: Tenant
   const costScopes = checkCostScopes(input.costScopes);
   const collectors = checkCollectors(input.collectors);
   const endpoints = await checkEndpoints(ctx, input.endpoints);
+  const lag = checkMirroringLag(input.mirroringLag);
   const now = ctx.clock.now();
   const id = newId('tnt', now);
   const row = await ctx.db.tx(async (q) => {
     const { rows } = await q.query<TenantRow>(
-      `INSERT INTO tenants (id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) RETURNING ${TENANT_COLUMNS}`,
+      `INSERT INTO tenants (id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints,
+         mirroring_lag_info_seconds, mirroring_lag_error_seconds, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $13, $14, $12, $12) RETURNING ${TENANT_COLUMNS}`,
       [
         id, orgId, input.name, tenantId, clientId, credentials.type, ctx.sealer.sealJson(credentials.value), input.mode,
         workspaces ? JSON.stringify(workspaces) : null, JSON.stringify(costScopes), JSON.stringify(endpoints), now,
+        lag.infoSeconds, lag.errorSeconds,
       ],
     );
     await createSchedules(q, id, orgId, collectors, now);
@@ -224,6 +236,7 @@ export async function updateTenant(ctx: AppContext, orgId: string, id: string, b
   const workspaces = b.workspaces !== undefined ? checkWorkspaces(b.workspaces) : current.workspaces;
   const costScopes = b.costScopes !== undefined ? checkCostScopes(b.costScopes) : current.cost_scopes;
   const collectors = checkCollectors(b.collectors);
+  const lag = checkMirroringLag(b.mirroringLag, mirroringLagOf(current));
   let endpoints = current.endpoints;
   if (b.endpoints !== undefined) {
     const given = b.endpoints ?? {};
@@ -236,12 +249,14 @@ export async function updateTenant(ctx: AppContext, orgId: string, id: string, b
     const { rows } = await q.query<TenantRow>(
       `UPDATE tenants SET name = COALESCE($3, name), tenant_id = $4, client_id = $5,
          credential_type = COALESCE($6, credential_type), credentials_sealed = COALESCE($7, credentials_sealed),
-         mode = COALESCE($8, mode), workspaces = $9::jsonb, cost_scopes = $10::jsonb, endpoints = $11::jsonb, updated_at = $12
+         mode = COALESCE($8, mode), workspaces = $9::jsonb, cost_scopes = $10::jsonb, endpoints = $11::jsonb, updated_at = $12,
+         mirroring_lag_info_seconds = $13, mirroring_lag_error_seconds = $14
        WHERE org_id = $1 AND id = $2 RETURNING ${TENANT_COLUMNS}`,
       [
         orgId, id, b.name ?? null, tenantId, clientId, credentials?.type ?? null,
         credentials ? ctx.sealer.sealJson(credentials.value) : null, b.mode ?? null,
         workspaces ? JSON.stringify(workspaces) : null, JSON.stringify(costScopes), JSON.stringify(endpoints), now,
+        lag.infoSeconds, lag.errorSeconds,
       ],
     );
     if (!rows[0]) throw notFoundError('tenant');

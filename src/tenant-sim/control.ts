@@ -40,8 +40,20 @@ export interface SimControl {
   refreshResult(a: { datasetId: string; status: 'Completed' | 'Failed' | 'Unknown'; errorCode?: string }): void;
   /** Adds a job instance at the top of an item's runs. */
   jobResult(a: { itemId: string; status: 'NotStarted' | 'InProgress' | 'Completed' | 'Failed' | 'Cancelled' | 'Deduped'; errorCode?: string }): void;
-  /** Sets a mirrored database's status, or one table's. */
-  mirroringStatus(a: { itemId: string; status?: NonNullable<SimItem['mirroring']>['status']; table?: string; tableStatus?: NonNullable<SimItem['mirroring']>['tables'][number]['status'] }): void;
+  /**
+   * Sets a mirrored database's status, or one table's. `errorCode`: a failed table's code
+   * (default SourceTableNotAccessible); without a table, the database's own mirroring error
+   * (null clears it).
+   */
+  mirroringStatus(a: {
+    itemId: string;
+    status?: NonNullable<SimItem['mirroring']>['status'];
+    table?: string;
+    tableStatus?: NonNullable<SimItem['mirroring']>['tables'][number]['status'];
+    errorCode?: string | null;
+  }): void;
+  /** Sets a mirrored table's replication lag (`lastSyncLatencyInSeconds`; null: the platform does not report it). */
+  mirroringLag(a: { itemId: string; table: string; seconds: number | null }): void;
   /** A gateway data source (or a cloud connection, by its id) answers its checks as unreachable. */
   datasourceReachable(a: { datasourceId: string; reachable: boolean }): void;
   /** A gateway data source's or cloud connection's stored credentials expire (checks answer the credential error code) or are renewed. */
@@ -67,6 +79,12 @@ export function createControl(deps: { state: () => SimState; limits: Limits; fau
       if (i) return i;
     }
     throw new SimControlError(`no item ${id}`);
+  };
+  const mirroredTable = (i: SimItem, table: string) => {
+    if (!i.mirroring) throw new SimControlError(`${i.id} is not a mirrored database`);
+    const t = i.mirroring.tables.find((x) => x.sourceTableName === table);
+    if (!t) throw new SimControlError(`no table ${table}`);
+    return t;
   };
   const bool = (v: unknown, dflt: boolean) => (v === undefined ? dflt : v === true);
   /** A gateway data source, or else a cloud connection, by id. */
@@ -160,19 +178,27 @@ export function createControl(deps: { state: () => SimState; limits: Limits; fau
       });
       i.jobs.splice(100);
     },
-    mirroringStatus({ itemId, status, table, tableStatus }) {
+    mirroringStatus({ itemId, status, table, tableStatus, errorCode }) {
       const i = item(itemId);
       if (!i.mirroring) throw new SimControlError(`${itemId} is not a mirrored database`);
       if (status) i.mirroring.status = status;
       if (table !== undefined) {
-        const t = i.mirroring.tables.find((x) => x.sourceTableName === table);
-        if (!t) throw new SimControlError(`no table ${table}`);
+        const t = mirroredTable(i, table);
         if (tableStatus) {
           t.status = tableStatus;
-          if (tableStatus === 'Failed') t.errorCode = 'SourceTableNotAccessible';
+          if (tableStatus === 'Failed') t.errorCode = errorCode ?? 'SourceTableNotAccessible';
           else delete t.errorCode;
         }
+      } else if (errorCode !== undefined) {
+        if (errorCode === null) delete i.mirroring.errorCode;
+        else i.mirroring.errorCode = String(errorCode);
       }
+    },
+    mirroringLag({ itemId, table, seconds }) {
+      const t = mirroredTable(item(itemId), table);
+      if (seconds === null) delete t.lastSyncLatencyInSeconds;
+      else if (!Number.isInteger(seconds) || seconds < 0) throw new SimControlError('seconds must be a non-negative integer or null');
+      else t.lastSyncLatencyInSeconds = seconds;
     },
     datasourceReachable({ datasourceId, reachable }) {
       dataSource(datasourceId).reachable = reachable === true;
@@ -214,6 +240,7 @@ export const CONTROL_OPERATIONS = [
   'refreshResult',
   'jobResult',
   'mirroringStatus',
+  'mirroringLag',
   'datasourceReachable',
   'datasourceCredentials',
   'longRunningConnectionTests',

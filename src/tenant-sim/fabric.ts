@@ -272,7 +272,8 @@ export const FABRIC_HANDLERS: Record<string, Handler> = {
     if ('status' in w) return w;
     const i = itemIn(w, ctx.pathParams.mirroredDatabaseId);
     if (!i?.mirroring) return fabricError(404, 'ItemNotFound', 'The requested mirrored database was not found.');
-    return ok({ status: i.mirroring.status });
+    const { status, errorCode } = i.mirroring;
+    return ok({ status, ...(errorCode ? { error: { errorCode, message: `Mirroring of ${i.displayName} failed.` } } : {}) });
   },
   Mirroring_GetTablesMirroringStatus: (ctx) => {
     const w = memberWorkspace(ctx);
@@ -284,7 +285,12 @@ export const FABRIC_HANDLERS: Record<string, Handler> = {
       sourceSchemaName: t.sourceSchemaName,
       sourceTableName: t.sourceTableName,
       status: t.status,
-      metrics: { processedBytes: t.processedBytes, processedRows: t.processedRows, lastSyncDateTime: t.lastSyncDateTime },
+      metrics: {
+        processedBytes: t.processedBytes,
+        processedRows: t.processedRows,
+        lastSyncDateTime: t.lastSyncDateTime,
+        ...(t.lastSyncLatencyInSeconds !== undefined ? { lastSyncLatencyInSeconds: t.lastSyncLatencyInSeconds } : {}),
+      },
       ...(t.errorCode ? { error: { errorCode: t.errorCode, message: `Table ${t.sourceTableName} failed to replicate.` } } : {}),
     }));
   },

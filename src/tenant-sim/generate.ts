@@ -5,7 +5,7 @@
  */
 import type { SimCapacity, SimConnection, SimCostRow, SimGateway, SimItem, SimSizes, SimState, SimWorkspace } from './types.js';
 
-export const DEFAULT_SIZES: Required<SimSizes> = { capacities: 3, workspaces: 20, gateways: 4, membersPerGateway: 2, costDays: 90, cloudConnections: 0 };
+export const DEFAULT_SIZES: Required<SimSizes> = { capacities: 3, workspaces: 20, gateways: 4, membersPerGateway: 2, costDays: 90, cloudConnections: 0, mirroredTables: 3 };
 
 /** mulberry32: small, fast, good enough for test data. */
 export function seededRandom(seed: number): () => number {
@@ -124,13 +124,15 @@ export function generateTenant(opts: { seed: number; sizes: Required<SimSizes>; 
     if (kind === 'MirroredDatabase') {
       second.mirroring = {
         status: 'Running',
-        tables: Array.from({ length: 3 }, (_, t) => ({
+        tables: Array.from({ length: opts.sizes.mirroredTables }, (_, t) => ({
           sourceSchemaName: 'dbo',
           sourceTableName: `table_${t + 1}`,
           status: 'Replicating' as const,
           processedRows: Math.floor(rand() * 1_000_000),
           processedBytes: Math.floor(rand() * 100_000_000),
           lastSyncDateTime: new Date(today - 600_000).toISOString(),
+          // A healthy replication lag; not drawn from `rand`, so the rest of the tenant stays as it was.
+          lastSyncLatencyInSeconds: 15 + 5 * (t % 6),
         })),
       };
     } else {

@@ -12,6 +12,8 @@ export interface SimSizes {
   costDays?: number;
   /** Fabric cloud connections (ShareableCloud, no gateway); default 0. */
   cloudConnections?: number;
+  /** Tables of each generated mirrored database (default 3). */
+  mirroredTables?: number;
 }
 
 export interface TenantSimOptions {
@@ -92,6 +94,8 @@ export interface SimMirroredTable {
   processedRows: number;
   processedBytes: number;
   lastSyncDateTime: string;
+  /** Seconds between the source's commit and the mirror's, as the platform reports it; absent when the source does not tell. */
+  lastSyncLatencyInSeconds?: number;
   errorCode?: string;
 }
 
@@ -105,7 +109,12 @@ export interface SimItem {
   /** Pipelines and notebooks: job instances, newest first. */
   jobs: SimJobInstance[];
   /** Mirrored databases. */
-  mirroring?: { status: 'Initializing' | 'Initialized' | 'Starting' | 'Running' | 'Paused' | 'Stopping' | 'Stopped'; tables: SimMirroredTable[] };
+  mirroring?: {
+    status: 'Initializing' | 'Initialized' | 'Starting' | 'Running' | 'Paused' | 'Stopping' | 'Stopped';
+    tables: SimMirroredTable[];
+    /** The database's mirroring failed: getMirroringStatus answers this error code beside its status. */
+    errorCode?: string;
+  };
   /** Gateway data source the semantic model is bound to, if any. */
   gatewayDatasourceId?: string;
 }

@@ -1498,6 +1498,10 @@ export interface paths {
                             fabric?: string | null;
                             powerBi?: string | null;
                         } | null;
+                        mirroringLag?: {
+                            errorSeconds?: number;
+                            infoSeconds?: number;
+                        };
                         /** @enum {string} */
                         mode: "admin" | "member";
                         name: string;
@@ -1640,6 +1644,10 @@ export interface paths {
                             fabric?: string | null;
                             powerBi?: string | null;
                         } | null;
+                        mirroringLag?: {
+                            errorSeconds?: number;
+                            infoSeconds?: number;
+                        };
                         /** @enum {string} */
                         mode?: "admin" | "member";
                         name?: string;

@@ -3,11 +3,13 @@
  * English is a switch. Every key exists in both languages: the `en` table is typed by `pt`.
  */
 import { overviewEn, overviewPt } from './i18n-overview.js';
+import { mirroringEn, mirroringPt } from './i18n-mirroring.js';
 import { tenantsEn, tenantsPt } from './i18n-tenants.js';
 
 const pt = {
   ...overviewPt,
   ...tenantsPt,
+  ...mirroringPt,
   appName: 'Vigia',
   skipToContent: 'Pular para o conteúdo',
   language: 'Idioma',
@@ -287,6 +289,7 @@ export type TextKey = keyof Texts;
 const en: Texts = {
   ...overviewEn,
   ...tenantsEn,
+  ...mirroringEn,
   appName: 'Vigia',
   skipToContent: 'Skip to content',
   language: 'Language',

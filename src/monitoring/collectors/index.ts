@@ -4,6 +4,7 @@ import { costsCollector } from './costs.js';
 import { datasourcesCollector } from './datasources.js';
 import { gatewayCollector } from './gateway.js';
 import { inventoryCollector } from './inventory.js';
+import { mirroringCollector } from './mirroring.js';
 
 /** The collectors the engine runs (their names are IMPLEMENTED_COLLECTORS). */
-export const DEFAULT_COLLECTORS: Collector[] = [inventoryCollector, capacityCollector, gatewayCollector, costsCollector, datasourcesCollector];
+export const DEFAULT_COLLECTORS: Collector[] = [inventoryCollector, capacityCollector, gatewayCollector, costsCollector, datasourcesCollector, mirroringCollector];

@@ -4,6 +4,7 @@ import { orgPath, useConsole } from '../app-context.js';
 import { ConfirmAction, Empty, ErrorMessage, Field, Loading, Notice, useAction, useLoad, usePageTitle } from '../components.js';
 import { formatDate } from '../format.js';
 import { Link } from '../router.js';
+import { type MirroringLag, MirroringLagForm } from './tenant-mirroring-lag.js';
 
 /** Shapes of the tenant routes' answers (their OpenAPI entries describe no response body). */
 interface CollectorView {
@@ -22,6 +23,7 @@ interface TenantView {
   name: string;
   tenantId: string;
   mode: 'admin' | 'member';
+  mirroringLag: MirroringLag;
   collectors: CollectorView[];
 }
 type Texts = { 'pt-BR': string; en: string };
@@ -169,6 +171,7 @@ function TenantCard(props: { orgId: string; tenant: TenantView; onChanged: () =>
           </tbody>
         </table>
       </div>
+      {can('owner') && <MirroringLagForm path={path} tenantId={tn.id} tenantName={tn.name} lag={tn.mirroringLag} onSaved={props.onChanged} />}
       <TenantIncidents orgId={props.orgId} tenantName={tn.name} />
     </article>
   );

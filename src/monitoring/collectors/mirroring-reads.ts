@@ -1,0 +1,107 @@
+/**
+ * The mirroring collector's calls: which mirrored databases the tenant has (admin mode: one
+ * paged admin items list for the whole tenant; member mode: each workspace's list), a
+ * database's mirroring status, and its tables' status (POST, paged by continuationToken, the
+ * array under `data`).
+ */
+import type { PlatformClient } from '../platform-client.js';
+import type { TenantRow } from '../tenants.js';
+import type { WorkspaceFact } from './reads.js';
+
+export interface MirroredDatabaseFact {
+  /** Lower case, as every platform id the collectors keep. */
+  id: string;
+  name: string;
+  workspaceId: string;
+  workspaceName: string | null;
+  capacityId: string | null;
+}
+
+export interface DatabaseStatus {
+  status: string;
+  errorCode: string | null;
+  errorMessage: string | null;
+}
+
+export interface TableFact {
+  /** `{schema}.{table}` in lower case (the table part of the incident's sourceId). */
+  key: string;
+  /** `{schema}.{table}` as the platform writes it. */
+  name: string;
+  status: string;
+  /** Null when the platform does not report it (sources without a commit time). */
+  latencySeconds: number | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+}
+
+interface PlatformError {
+  errorCode?: unknown;
+  message?: unknown;
+}
+
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+function errorOf(e: PlatformError | undefined): { errorCode: string | null; errorMessage: string | null } {
+  if (!e || typeof e !== 'object') return { errorCode: null, errorMessage: null };
+  return { errorCode: text(e.errorCode) || 'UnknownError', errorMessage: text(e.message) || null };
+}
+
+function dbPath(db: Pick<MirroredDatabaseFact, 'id' | 'workspaceId'>, tail: string): string {
+  return `/workspaces/${encodeURIComponent(db.workspaceId)}/mirroredDatabases/${encodeURIComponent(db.id)}/${tail}`;
+}
+
+export async function listMirroredDatabases(client: PlatformClient, tenant: TenantRow, workspaces: WorkspaceFact[]): Promise<MirroredDatabaseFact[]> {
+  const byWorkspace = new Map(workspaces.map((w) => [w.id, w]));
+  const out: MirroredDatabaseFact[] = [];
+  const add = (id: string, name: string, workspaceId: string, capacityId: string | null) => {
+    const w = byWorkspace.get(workspaceId);
+    // Only databases of the watched workspaces (a connection may list some).
+    if (!w || !id) return;
+    out.push({ id: id.toLowerCase(), name: name || id.toLowerCase(), workspaceId, workspaceName: w.name, capacityId: capacityId ?? w.capacityId });
+  };
+  if (tenant.mode === 'admin') {
+    const url = `${client.fabric('/admin/items')}?type=MirroredDatabase`;
+    for await (const page of client.fabricPages<Record<string, unknown>>({ family: 'fabric-admin', audience: 'fabric', url }, 'itemEntities')) {
+      for (const i of page) {
+        if (i.type !== undefined && i.type !== 'MirroredDatabase') continue;
+        add(text(i.id), text(i.name) || text(i.displayName), text(i.workspaceId).toLowerCase(), text(i.capacityId).toLowerCase() || null);
+      }
+    }
+  } else {
+    for (const w of workspaces) {
+      const url = client.fabric(`/workspaces/${encodeURIComponent(w.id)}/mirroredDatabases`);
+      for await (const page of client.fabricPages<Record<string, unknown>>({ family: 'fabric', audience: 'fabric', url })) {
+        for (const i of page) add(text(i.id), text(i.displayName), w.id, null);
+      }
+    }
+  }
+  return out;
+}
+
+export async function readMirroringStatus(client: PlatformClient, db: MirroredDatabaseFact): Promise<DatabaseStatus> {
+  const answer = await client.json<{ status?: unknown; error?: PlatformError }>({ family: 'fabric', audience: 'fabric', method: 'POST', url: client.fabric(dbPath(db, 'getMirroringStatus')) });
+  return { status: text(answer?.status) || 'Unknown', ...errorOf(answer?.error) };
+}
+
+export async function readTables(client: PlatformClient, db: MirroredDatabaseFact): Promise<TableFact[]> {
+  const out: TableFact[] = [];
+  const spec = { family: 'fabric' as const, audience: 'fabric' as const, method: 'POST' as const, url: client.fabric(dbPath(db, 'getTablesMirroringStatus')) };
+  for await (const page of client.fabricPages<Record<string, unknown>>(spec, 'data')) {
+    for (const t of page) {
+      const table = text(t.sourceTableName);
+      if (!table) continue;
+      const schema = text(t.sourceSchemaName);
+      const name = schema ? `${schema}.${table}` : table;
+      const latency = (t.metrics as Record<string, unknown> | undefined)?.lastSyncLatencyInSeconds;
+      out.push({
+        key: name.toLowerCase(),
+        name,
+        status: text(t.status) || 'Unknown',
+        latencySeconds: typeof latency === 'number' && Number.isFinite(latency) ? latency : null,
+        ...errorOf(t.error as PlatformError | undefined),
+      });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,223 @@
+/**
+ * mirroring — Fabric mirrored databases and their tables (docs/monitoring.md, "mirroring").
+ *
+ * Per database: `getMirroringStatus`; a database whose mirroring is Stopped or Paused, or that
+ * reports an error, opens `Mirroring` / `MirroringStopped` (error). Per table
+ * (`getTablesMirroringStatus`, paged): a `Failed` table opens `MirroringTableFailed` (error),
+ * one incident per table (sourceId `{database id}/{schema}.{table}`, lower case); a replication
+ * lag (`lastSyncLatencyInSeconds`) over the tenant's `mirroringLag.infoSeconds` opens
+ * `MirroringLag` (info), over `errorSeconds` `MirroringLagSevere` (error). The lifecycle keeps
+ * one severity per incident, so a change of level is a change of kind: the incident of the
+ * level left recovers in the same run the other opens. Everything recovers when healthy again,
+ * or when the database or table disappears.
+ *
+ * Causes: a database on a capacity that is not active names the capacity; while a database is
+ * down its tables' failures and lags name the database (their lag grows because it stopped).
+ * Databases are polled under a run budget (rotation.ts): those with an open problem every run,
+ * the others in turns.
+ */
+import type { SignalCause, SignalInput } from '../../alerts/signals.js';
+import { HOURLY_CAPS } from '../budget.js';
+import type { Collector, CollectorRun } from '../collector.js';
+import { COLLECTOR_DEFAULTS } from '../collector-names.js';
+import { forgetItems, savePlacements } from '../lineage.js';
+import type { MirroringLag } from '../mirroring-lag.js';
+import type { StateChange } from '../output.js';
+import { VendorHttpError } from '../platform-client.js';
+import { causesOf, openRootCauses, type OpenRootCauses } from '../root-causes.js';
+import { ROTATION_KEY, pickForRun, runBudget, type RotationState } from '../rotation.js';
+import { mirroringLagOf } from '../tenants.js';
+import { listMirroredDatabases, readMirroringStatus, readTables, type DatabaseStatus, type MirroredDatabaseFact, type TableFact } from './mirroring-reads.js';
+import { databaseIsDown, lagLevel, tableIsFailed, type LagLevel } from './mirroring-verdicts.js';
+import { readWorkspaces } from './reads.js';
+
+export const MIRRORING_SOURCE = 'Mirroring';
+export const MIRRORING_STOPPED = 'MirroringStopped';
+export const MIRRORING_TABLE_FAILED = 'MirroringTableFailed';
+export const MIRRORING_LAG = 'MirroringLag';
+export const MIRRORING_LAG_SEVERE = 'MirroringLagSevere';
+
+/** Share of the Fabric hourly cap this collector may spend; a database costs two calls (status, one tables page). */
+const FABRIC_SHARE = 0.2;
+const CALLS_PER_DATABASE = 2;
+const CONCURRENCY = 4;
+const DB_PREFIX = 'db:';
+
+interface TableMemo {
+  name: string;
+  failed: boolean;
+  lag: LagLevel;
+}
+
+interface DatabaseMemo {
+  name: string;
+  workspaceName: string | null;
+  down: boolean;
+  tables: Record<string, TableMemo>;
+}
+
+const hasProblem = (m: DatabaseMemo | undefined) => !!m && (m.down || Object.values(m.tables).some((t) => t.failed || t.lag !== 'none'));
+
+async function inPool<T>(items: T[], fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
+}
+
+async function intervalSeconds(run: CollectorRun): Promise<number> {
+  const { rows } = await run.ctx.db.query<{ interval_seconds: number }>(
+    "SELECT interval_seconds FROM collector_schedules WHERE tenant_ref = $1 AND collector = 'mirroring'",
+    [run.tenant.id],
+  );
+  return rows[0]?.interval_seconds ?? COLLECTOR_DEFAULTS.mirroring;
+}
+
+/** The signals of one polled database, given its previous memo; returns the new memo. */
+function judgeDatabase(
+  db: MirroredDatabaseFact,
+  status: DatabaseStatus,
+  tables: TableFact[],
+  prev: DatabaseMemo | undefined,
+  thresholds: MirroringLag,
+  open: OpenRootCauses,
+  now: Date,
+  out: { database: SignalInput[]; tables: SignalInput[] },
+): DatabaseMemo {
+  const down = databaseIsDown(status, prev?.down ?? false);
+  const capacityCauses = causesOf(open, { capacityId: db.capacityId });
+  const dbBase = {
+    sourceType: MIRRORING_SOURCE, sourceId: db.id, sourceName: db.name, notificationKind: MIRRORING_STOPPED, severity: 'error' as const,
+    workspaceName: db.workspaceName, occurredAt: now,
+  };
+  if (down && !prev?.down) {
+    const why = status.errorCode ? `failed (${status.errorCode}${status.errorMessage ? `: ${status.errorMessage}` : ''})` : `is ${status.status}`;
+    out.database.push({ ...dbBase, kind: 'failure', causes: capacityCauses, title: `Mirroring of ${db.name} ${status.errorCode ? 'failed' : `is ${status.status}`}`, message: `Mirrored database ${db.name}: mirroring ${why}; its tables are not replicating.` });
+  } else if (!down && prev?.down) {
+    out.database.push({ ...dbBase, kind: 'recovery', title: `Mirroring of ${db.name} is ${status.status}`, message: `Mirrored database ${db.name} is ${status.status} again.` });
+  }
+
+  // While the database is down, what happens to its tables follows from it.
+  const tableCauses: SignalCause[] = [...capacityCauses, ...(down ? [{ sourceType: MIRRORING_SOURCE, sourceId: db.id }] : [])];
+  const memo: DatabaseMemo = { name: db.name, workspaceName: db.workspaceName, down, tables: {} };
+  for (const t of tables) {
+    const before = prev?.tables[t.key];
+    const now_: TableMemo = { name: t.name, failed: tableIsFailed(t.status), lag: lagLevel(t.latencySeconds, thresholds, before?.lag ?? 'none') };
+    memo.tables[t.key] = now_;
+    const base = { sourceType: MIRRORING_SOURCE, sourceId: `${db.id}/${t.key}`, sourceName: `${db.name} / ${t.name}`, workspaceName: db.workspaceName, occurredAt: now };
+    const label = `${db.name} / ${t.name}`;
+    if (now_.failed && !before?.failed) {
+      const code = t.errorCode ?? 'UnknownError';
+      out.tables.push({ ...base, notificationKind: MIRRORING_TABLE_FAILED, severity: 'error', kind: 'failure', causes: tableCauses,
+        title: `Mirrored table ${label} failed`, message: `Mirrored table ${label} failed to replicate: ${code}${t.errorMessage ? ` (${t.errorMessage})` : ''}.` });
+    } else if (!now_.failed && before?.failed) {
+      out.tables.push({ ...base, notificationKind: MIRRORING_TABLE_FAILED, severity: 'error', kind: 'recovery', title: `Mirrored table ${label} is ${t.status}`, message: `Mirrored table ${label} is ${t.status} again.` });
+    }
+    const was = before?.lag ?? 'none';
+    if (was !== now_.lag) {
+      const lagText = `${t.latencySeconds} s`;
+      if (was !== 'none') out.tables.push(lagSignal(base, was, 'recovery', `Mirrored table ${label} lag is ${lagText}`, `Replication lag of ${label} is ${lagText}, no longer over ${was === 'error' ? thresholds.errorSeconds : thresholds.infoSeconds} s.`, []));
+      if (now_.lag !== 'none') {
+        const limit = now_.lag === 'error' ? thresholds.errorSeconds : thresholds.infoSeconds;
+        out.tables.push(lagSignal(base, now_.lag, 'failure', `Mirrored table ${label} lags ${lagText} behind`, `Replication lag of ${label} is ${lagText}, over the tenant's threshold of ${limit} s.`, tableCauses));
+      }
+    }
+  }
+  for (const [key, memoT] of Object.entries(prev?.tables ?? {})) {
+    if (!(key in memo.tables)) out.tables.push(...tableGone(db.id, db.name, key, memoT, now));
+  }
+  return memo;
+}
+
+function lagSignal(base: Omit<SignalInput, 'kind' | 'title' | 'message' | 'notificationKind'>, level: LagLevel, kind: 'failure' | 'recovery', title: string, message: string, causes: SignalCause[]): SignalInput {
+  return { ...base, notificationKind: level === 'error' ? MIRRORING_LAG_SEVERE : MIRRORING_LAG, severity: level === 'error' ? 'error' : 'info', kind, title, message, ...(kind === 'failure' ? { causes } : {}) };
+}
+
+/** A table no longer listed (or its database gone): its incidents recover. */
+function tableGone(dbId: string, dbName: string, key: string, m: TableMemo, now: Date): SignalInput[] {
+  const label = `${dbName} / ${m.name}`;
+  const base = { sourceType: MIRRORING_SOURCE, sourceId: `${dbId}/${key}`, sourceName: label, occurredAt: now, kind: 'recovery' as const, title: `Mirrored table ${label} is gone`, message: `Mirrored table ${label} is no longer watched.` };
+  const out: SignalInput[] = [];
+  if (m.failed) out.push({ ...base, notificationKind: MIRRORING_TABLE_FAILED, severity: 'error' });
+  if (m.lag !== 'none') out.push({ ...base, notificationKind: m.lag === 'error' ? MIRRORING_LAG_SEVERE : MIRRORING_LAG, severity: m.lag === 'error' ? 'error' : 'info' });
+  return out;
+}
+
+/** A database no longer watched: its incident and its tables' recover. */
+function databaseGone(dbId: string, m: DatabaseMemo, now: Date): SignalInput[] {
+  const out: SignalInput[] = [];
+  if (m.down) {
+    out.push({
+      sourceType: MIRRORING_SOURCE, sourceId: dbId, sourceName: m.name, notificationKind: MIRRORING_STOPPED, severity: 'error', workspaceName: m.workspaceName,
+      occurredAt: now, kind: 'recovery', title: `Mirrored database ${m.name} is gone`, message: `Mirrored database ${m.name} is no longer watched.`,
+    });
+  }
+  for (const [key, t] of Object.entries(m.tables)) out.push(...tableGone(dbId, m.name, key, t, now));
+  return out;
+}
+
+/** Long database and table names (256 + 128 + 128 characters) must not fail the run: names and titles are cut to the signal's limits. */
+function fitted(s: SignalInput): SignalInput {
+  const cut = (v: string, n: number) => (v.length <= n ? v : `${v.slice(0, n - 1)}…`);
+  return { ...s, sourceName: cut(s.sourceName, 500), title: cut(s.title, 500) };
+}
+
+/** 403/404 on one database (removed since the list, or access taken away): skip it this run, keep what is known. */
+function skippable(err: unknown): boolean {
+  return err instanceof VendorHttpError && (err.status === 403 || err.status === 404);
+}
+
+export const mirroringCollector: Collector = {
+  name: 'mirroring',
+  async run(run) {
+    const { ctx, tenant, client, state, commit } = run;
+    const now = ctx.clock.now();
+    const thresholds = mirroringLagOf(tenant);
+    const workspaces = await readWorkspaces(client, tenant);
+    const databases = await listMirroredDatabases(client, tenant, workspaces);
+    const listed = new Set(databases.map((d) => d.id));
+    const gone = [...state.keys()].filter((k) => k.startsWith(DB_PREFIX) && !listed.has(k.slice(DB_PREFIX.length)));
+
+    await savePlacements(ctx.db, tenant.id, databases.map((d) => ({ itemId: d.id, itemType: 'MirroredDatabase', itemName: d.name, workspaceId: d.workspaceId, capacityId: d.capacityId })), now);
+    await forgetItems(ctx.db, tenant.id, gone.map((k) => k.slice(DB_PREFIX.length)));
+    const open = await openRootCauses(ctx.db, tenant.org_id);
+
+    const budget = Math.floor(runBudget(HOURLY_CAPS.fabric, FABRIC_SHARE, await intervalSeconds(run)) / CALLS_PER_DATABASE);
+    const pick = pickForRun(databases, {
+      key: (d) => d.id,
+      isHot: (d) => hasProblem(state.get(DB_PREFIX + d.id) as DatabaseMemo | undefined),
+      budget: Math.max(1, budget),
+      state: state.get(ROTATION_KEY) as RotationState | undefined,
+      now,
+    });
+
+    const out = { database: [] as SignalInput[], tables: [] as SignalInput[] };
+    const changes: StateChange[] = [];
+    await inPool(pick.poll, async (db) => {
+      let status: DatabaseStatus;
+      let tables: TableFact[];
+      try {
+        status = await readMirroringStatus(client, db);
+        tables = await readTables(client, db);
+      } catch (err) {
+        if (skippable(err)) return;
+        throw err;
+      }
+      const key = DB_PREFIX + db.id;
+      const prev = state.get(key) as DatabaseMemo | undefined;
+      const memo = judgeDatabase(db, status, tables, prev, thresholds, open, now, out);
+      if (JSON.stringify(memo) !== JSON.stringify(prev)) changes.push({ key, value: memo });
+    });
+    for (const key of gone) {
+      out.database.push(...databaseGone(key.slice(DB_PREFIX.length), state.get(key) as DatabaseMemo, now));
+      changes.push({ key, value: null });
+    }
+    changes.push({ key: ROTATION_KEY, value: pick.next });
+    // Databases first: a table's failure then finds its database's incident as its cause.
+    await commit([...out.database, ...out.tables].map(fitted), changes);
+  },
+  releaseAll(state, now) {
+    return [...state].filter(([k]) => k.startsWith(DB_PREFIX)).flatMap(([k, v]) => databaseGone(k.slice(DB_PREFIX.length), v as DatabaseMemo, now)).map(fitted);
+  },
+};

@@ -1,0 +1,80 @@
+/**
+ * The replication lag thresholds on the console's Tenant page, in headless Chromium: shown with
+ * the stored values, refused on the page when not whole seconds or out of order (no request),
+ * saved through PATCH and kept by the server.
+ */
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
+import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/context.js';
+import { insertOrg, tenantBody } from '../monitoring/support.js';
+
+const ORG_NAME = 'Mirroring lag org';
+
+describe('console Tenant page: replication lag thresholds', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let origin: string;
+  let orgId: string;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    t = await createTestApp({ clock: systemClock });
+    orgId = await insertOrg(t.ctx, ORG_NAME);
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('shows, checks and saves the thresholds', async () => {
+    const created = await t.admin('POST', `/orgs/${orgId}/tenants`, tenantBody({ name: 'Espelhos', mirroringLag: { infoSeconds: 600, errorSeconds: 1800 } }));
+    expect(created.statusCode).toBe(201);
+    const id = created.json().id;
+
+    const context = await browser.newContext({ locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
+    const p = await context.newPage();
+    p.on('pageerror', (err) => pageErrors.push(err.message));
+    await p.goto(`${origin}/orgs`);
+    await p.getByLabel('Token de administrador').fill(TEST_ADMIN_TOKEN);
+    await p.getByRole('button', { name: 'Entrar' }).click();
+    await p.getByRole('button', { name: `Abrir: ${ORG_NAME}` }).click();
+    await p.getByRole('heading', { level: 1 }).first().waitFor();
+    await p.getByRole('navigation').getByRole('link', { name: 'Tenant' }).click();
+    const form = p.locator('article[data-tenant="Espelhos"]').getByTestId('mirroring-lag');
+    await form.waitFor();
+    const info = form.getByLabel('Limite informativo (segundos)');
+    const error = form.getByLabel('Limite de erro (segundos)');
+    expect(await info.inputValue()).toBe('600');
+    expect(await error.inputValue()).toBe('1800');
+
+    let patches = 0;
+    p.on('request', (r) => {
+      if (r.method() === 'PATCH') patches++;
+    });
+    await info.fill('2000');
+    await form.getByRole('button', { name: 'Salvar limites' }).click();
+    await form.getByRole('alert').getByText('O limite informativo deve ser menor que o limite de erro.').waitFor();
+    await info.fill('1,5');
+    await form.getByRole('button', { name: 'Salvar limites' }).click();
+    await form.getByRole('alert').getByText('Limite informativo (segundos) deve ser um número inteiro de segundos, maior que zero.').waitFor();
+    expect(patches).toBe(0);
+
+    await info.fill('120');
+    await error.fill('7200');
+    await form.getByRole('button', { name: 'Salvar limites' }).click();
+    await form.getByText('Limites de atraso de Espelhos salvos.').waitFor();
+    expect(patches).toBe(1);
+    expect((await t.admin('GET', `/orgs/${orgId}/tenants/${id}`)).json().mirroringLag).toEqual({ infoSeconds: 120, errorSeconds: 7200 });
+    await context.close();
+  });
+});
