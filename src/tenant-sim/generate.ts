@@ -150,7 +150,9 @@ export function generateTenant(opts: { seed: number; sizes: Required<SimSizes>; 
     return { id, name: `Workspace ${String(w + 1).padStart(4, '0')}`, capacityId: capacity?.id ?? null, member: true, items: [model, second] };
   });
 
-  addRunnableItems(workspaces, opts.sizes.runnableItems, opts.seed, opts.now);
+  // Their own random sequence: the items above stay what they were for every seed.
+  const runnableRand = seededRandom((opts.seed ^ 0x10b5) >>> 0);
+  addRunnableItems(workspaces, opts.sizes.runnableItems, { rand: runnableRand, guid: () => guidFrom(runnableRand) }, opts.now);
 
   const connections: SimConnection[] = gateways.flatMap((g) =>
     g.datasources.map((d) => ({

@@ -1,9 +1,8 @@
 /**
  * Items that run, as the Fabric job scheduler shows them: the job type of each item kind, the
  * failure reasons a failed instance carries, and the extra runnable items of the `runnableItems`
- * size (generated from their own random sequence, so the other sizes' seeds stay unchanged).
+ * size (the generator gives them their own random sequence, so the other sizes' seeds stay unchanged).
  */
-import { guidFrom, seededRandom } from './generate.js';
 import type { SimItem, SimJobInstance, SimWorkspace } from './types.js';
 
 export type RunnableType = 'DataPipeline' | 'Notebook' | 'SparkJobDefinition' | 'Dataflow' | 'CopyJob';
@@ -44,22 +43,22 @@ const HOUR_MS = 3_600_000;
  * Adds `perWorkspace` runnable items to every workspace: about one in five has an enabled
  * schedule and ran an hour ago; the others ran days ago (and have no schedule, or a disabled one).
  */
-export function addRunnableItems(workspaces: SimWorkspace[], perWorkspace: number, seed: number, now: number): void {
+export function addRunnableItems(workspaces: SimWorkspace[], perWorkspace: number, random: { rand: () => number; guid: () => string }, now: number): void {
   if (perWorkspace <= 0) return;
-  const rand = seededRandom((seed ^ 0x10b5) >>> 0);
+  const { rand, guid } = random;
   let n = 0;
   for (const w of workspaces) {
     for (let k = 0; k < perWorkspace; k++, n++) {
       const type = RUNNABLE_TYPES[n % RUNNABLE_TYPES.length]!;
       const jobType = JOB_TYPE[type];
-      const id = guidFrom(rand);
+      const id = guid();
       const scheduled = rand() < 0.2;
       const lastRun = scheduled ? now - HOUR_MS : now - (3 + Math.floor(rand() * 20)) * DAY_MS;
       const jobs: SimJobInstance[] = Array.from({ length: 3 }, (_, j) => {
         const start = lastRun - j * DAY_MS;
         const failed = rand() < 0.05;
         return {
-          id: guidFrom(rand),
+          id: guid(),
           jobType,
           invokeType: scheduled ? ('Scheduled' as const) : ('Manual' as const),
           status: failed ? ('Failed' as const) : ('Completed' as const),
@@ -75,7 +74,7 @@ export function addRunnableItems(workspaces: SimWorkspace[], perWorkspace: numbe
         workspaceId: w.id,
         refreshes: [],
         jobs,
-        schedules: scheduled ? [{ id: guidFrom(rand), jobType, enabled: true }] : rand() < 0.5 ? [{ id: guidFrom(rand), jobType, enabled: false }] : [],
+        schedules: scheduled ? [{ id: guid(), jobType, enabled: true }] : rand() < 0.5 ? [{ id: guid(), jobType, enabled: false }] : [],
       });
     }
   }
