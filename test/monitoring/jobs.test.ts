@@ -228,4 +228,32 @@ describe('collector: jobs', () => {
     expect(rotation.lastFullRotationSeconds).toBeGreaterThan(0);
     expect(sim.violations).toEqual([]);
   });
+
+  it('lets the hot items take turns too when they alone exceed the budget, without starving the others', async () => {
+    const interval = 5;
+    const budget = runBudget(HOURLY_CAPS.fabric, JOBS_SHARE, interval);
+    const sim = await simFor(185, { workspaces: 4, runnableItems: 6 });
+    const orgId = await h.org();
+    await h.tenant(orgId, sim, { collectors: { jobs: { intervalSeconds: interval } } });
+    const runnable = sim.state.workspaces.flatMap((w) => w.items).filter((i) => i.jobs.length > 0 || i.schedules);
+    const polls = (i: SimItem) => sim.countCalls({ path: `/v1/workspaces/${i.workspaceId}/items/${i.id}/jobs/instances` });
+    const fabricCalls = () => sim.countCalls({ family: 'fabric' });
+    const runner = h.scheduler({ collectors: [jobsCollector] });
+    // Until every schedule was read (one a run at this budget) and a bit more.
+    for (let n = 0; n < runnable.length + 10; n++) {
+      const calls = fabricCalls();
+      await tick(runner, interval);
+      // The first run also lists the capacities.
+      expect(fabricCalls() - calls).toBeLessThanOrEqual(budget + (n === 0 ? 1 : 0));
+    }
+    const nowMs = h.clock.now().getTime();
+    const hot = runnable.filter((i) => (i.schedules ? i.schedules.some((x) => x.enabled) : i.jobs.length > 0) || i.jobs.some((j) => nowMs - Date.parse(j.startTimeUtc) < 86_400_000));
+    expect(hot.length).toBeGreaterThan(budget);
+    const before = new Map(runnable.map((i) => [i.id, polls(i)]));
+    for (let n = 0; n < hot.length; n++) await tick(runner, interval);
+    for (const i of hot) expect(polls(i) - before.get(i.id)!).toBeGreaterThan(0);
+    const cold = runnable.filter((i) => !hot.includes(i));
+    expect(cold.reduce((n, i) => n + polls(i) - before.get(i.id)!, 0)).toBeGreaterThan(0);
+    expect(sim.violations).toEqual([]);
+  });
 });
