@@ -13,7 +13,7 @@ import { HOURLY_CAPS } from '../../src/monitoring/budget.js';
 import { readLineage } from '../../src/monitoring/lineage.js';
 import { runBudget } from '../../src/monitoring/rotation.js';
 import type { TenantSim } from '../../src/tenant-sim/index.js';
-import type { SimItem } from '../../src/tenant-sim/types.js';
+import type { SimItem, SimWorkspace } from '../../src/tenant-sim/types.js';
 import { createHarness, schedule, type Harness } from './harness.js';
 
 const INTERVAL = 300;
@@ -254,6 +254,41 @@ describe('collector: jobs', () => {
     for (const i of hot) expect(polls(i) - before.get(i.id)!).toBeGreaterThan(0);
     const cold = runnable.filter((i) => !hot.includes(i));
     expect(cold.reduce((n, i) => n + polls(i) - before.get(i.id)!, 0)).toBeGreaterThan(0);
+    expect(sim.violations).toEqual([]);
+  });
+
+  it('lists items per workspace in member mode, and skips items whose jobs the principal may not read in admin mode', async () => {
+    const sim = await simFor(186, { workspaces: 2, runnableItems: 5 });
+    const [mine, other] = sim.state.workspaces as [SimWorkspace, SimWorkspace];
+    const notebook = mine.items.filter((i) => i.type === 'Notebook').at(-1)!;
+    const hidden = other.items.find((i) => i.type === 'CopyJob')!;
+    sim.control.workspaceMembership({ workspaceId: other.id, member: false });
+    sim.control.jobResult({ itemId: notebook.id, status: 'Completed' });
+    sim.control.jobResult({ itemId: hidden.id, status: 'Completed' });
+
+    const memberOrg = await h.org();
+    const member = await h.tenant(memberOrg, sim, { mode: 'member', collectors: { jobs: { intervalSeconds: INTERVAL } } });
+    const adminOrg = await h.org();
+    const admin = await h.tenant(adminOrg, sim, { collectors: { jobs: { intervalSeconds: INTERVAL } } });
+    const runner = h.scheduler({ collectors: [jobsCollector] });
+    await runner.pass();
+    expect(sim.countCalls({ path: `/v1/workspaces/${mine.id}/items` })).toBeGreaterThan(0);
+    expect(sim.countCalls({ path: '/v1/admin/items' })).toBe(1);
+    const hiddenPolls = sim.countCalls({ path: `/v1/workspaces/${other.id}/items/${hidden.id}/jobs/instances` });
+    expect(hiddenPolls).toBe(1);
+
+    h.clock.advance(1_000);
+    sim.control.jobResult({ itemId: notebook.id, status: 'Failed', errorCode: 'JobInstanceStatusFailed' });
+    sim.control.jobResult({ itemId: hidden.id, status: 'Failed' });
+    await tick(runner);
+    await tick(runner);
+    for (const orgId of [memberOrg, adminOrg]) {
+      expect(await jobAlerts(orgId, notebook.id)).toMatchObject([{ status: 'open', source_name: notebook.displayName, workspace_name: mine.name }]);
+      expect(await jobAlerts(orgId, hidden.id)).toEqual([]);
+    }
+    // Refused once (403), the hidden item waits for the next hourly list.
+    expect(sim.countCalls({ path: `/v1/workspaces/${other.id}/items/${hidden.id}/jobs/instances` })).toBe(hiddenPolls);
+    for (const t of [member, admin]) expect((await schedule(h, t.id, 'jobs')).last_error).toBeNull();
     expect(sim.violations).toEqual([]);
   });
 });
