@@ -232,7 +232,10 @@ export const jobsCollector: Collector = {
       const seen = new Set<string>();
       for (const { id, ...placement } of listing.items) {
         seen.add(id);
-        items.set(id, { ...items.get(id), ...placement, denied: false });
+        // Unchanged items keep the same JSON (no write); a refusal is retried after each list.
+        const next: ItemMemory = { ...items.get(id), ...placement };
+        delete next.denied;
+        items.set(id, next);
       }
       const gone = [...items.keys()].filter((id) => !seen.has(id));
       for (const id of gone) {
@@ -258,12 +261,13 @@ export const jobsCollector: Collector = {
         if (!isAccessRefusal(err)) throw err;
         spent.calls++;
         m.scheduled = false;
+        m.denied = true;
       }
       m.scheduleCheckedAt = now.toISOString();
     });
 
     // 3. Job instances: the hot items every run, the others in turns.
-    const pick = pickPolls(watched, Math.max(0, budget - spent.calls), state, now);
+    const pick = pickPolls(watched.filter(([, m]) => !m.denied), Math.max(0, budget - spent.calls), state, now);
     const polled: { id: string; m: ItemMemory; results: JobInstance[] }[] = [];
     await inPool(pick.poll, async ([id, m]) => {
       let instances: JobInstance[];
@@ -285,7 +289,8 @@ export const jobsCollector: Collector = {
     for (const p of polled.sort((a, b) => a.id.localeCompare(b.id))) signals.push(...resultSignals(p.id, p.m, p.results, roots, now));
 
     for (const [id, m] of items) if (before.get(id) !== JSON.stringify(m)) changes.push({ key: ITEM_PREFIX + id, value: m });
-    changes.push({ key: ROTATION_KEY, value: pick.next }, { key: HOT_ROTATION_KEY, value: pick.hotNext });
+    changes.push({ key: ROTATION_KEY, value: pick.next });
+    if (pick.hotNext || state.has(HOT_ROTATION_KEY)) changes.push({ key: HOT_ROTATION_KEY, value: pick.hotNext });
     await commit(signals, changes);
   },
   releaseAll(state, now) {
