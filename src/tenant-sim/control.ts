@@ -2,6 +2,7 @@
  * Changes the simulated tenant's state — the same operations in process (`sim.control`) and over
  * HTTP (`POST /_sim/{operation}` with the arguments as a JSON object).
  */
+import { failureReason, jobTypeOf } from './jobs.js';
 import type { Limits } from './limits.js';
 import { API_FAMILIES, type ApiFamily, type SimCapacityState, type SimItem, type SimState } from './types.js';
 
@@ -40,6 +41,10 @@ export interface SimControl {
   refreshResult(a: { datasetId: string; status: 'Completed' | 'Failed' | 'Unknown'; errorCode?: string }): void;
   /** Adds a job instance at the top of an item's runs. */
   jobResult(a: { itemId: string; status: 'NotStarted' | 'InProgress' | 'Completed' | 'Failed' | 'Cancelled' | 'Deduped'; errorCode?: string }): void;
+  /** Ends the newest NotStarted/InProgress instance of an item with this result. */
+  finishJob(a: { itemId: string; status: 'Completed' | 'Failed' | 'Cancelled'; errorCode?: string }): void;
+  /** Gives an item one schedule of its job type, enabled or not (`enabled: null` removes its schedules). */
+  jobSchedule(a: { itemId: string; enabled: boolean | null }): void;
   /**
    * Sets a mirrored database's status, or one table's. `errorCode`: a failed table's code
    * (default SourceTableNotAccessible); without a table, the database's own mirroring error
@@ -169,14 +174,27 @@ export function createControl(deps: { state: () => SimState; limits: Limits; fau
       const start = new Date(deps.now()).toISOString();
       i.jobs.unshift({
         id: deps.newId(),
-        jobType: i.type === 'DataPipeline' ? 'Pipeline' : 'RunNotebook',
+        jobType: jobTypeOf(i.type),
         invokeType: 'Manual',
         status,
         startTimeUtc: start,
         ...(status === 'Completed' || status === 'Failed' || status === 'Cancelled' ? { endTimeUtc: start } : {}),
-        ...(status === 'Failed' ? { failureReason: { errorCode: errorCode ?? 'JobInstanceStatusFailed', message: 'The job failed.' } } : {}),
+        ...(status === 'Failed' ? { failureReason: failureReason(errorCode) } : {}),
       });
       i.jobs.splice(100);
+    },
+    finishJob({ itemId, status, errorCode }) {
+      if (status !== 'Completed' && status !== 'Failed' && status !== 'Cancelled') throw new SimControlError('status must be Completed, Failed or Cancelled');
+      const j = item(itemId).jobs.find((x) => x.status === 'NotStarted' || x.status === 'InProgress');
+      if (!j) throw new SimControlError(`${itemId} has no running job instance`);
+      j.status = status;
+      j.endTimeUtc = new Date(deps.now()).toISOString();
+      if (status === 'Failed') j.failureReason = failureReason(errorCode);
+    },
+    jobSchedule({ itemId, enabled }) {
+      const i = item(itemId);
+      if (enabled === null) i.schedules = [];
+      else i.schedules = [{ id: deps.newId(), jobType: jobTypeOf(i.type), enabled: enabled === true }];
     },
     mirroringStatus({ itemId, status, table, tableStatus, errorCode }) {
       const i = item(itemId);
@@ -239,6 +257,8 @@ export const CONTROL_OPERATIONS = [
   'longRunningStatusChecks',
   'refreshResult',
   'jobResult',
+  'finishJob',
+  'jobSchedule',
   'mirroringStatus',
   'mirroringLag',
   'datasourceReachable',

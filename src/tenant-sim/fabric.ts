@@ -196,6 +196,16 @@ export const FABRIC_HANDLERS: Record<string, Handler> = {
     if ('status' in w) return w;
     const i = itemIn(w, ctx.pathParams.itemId);
     if (!i) return fabricError(404, 'ItemNotFound', 'The requested item was not found.');
+    if (i.schedules) {
+      const jobType = ctx.pathParams.jobType?.toLowerCase();
+      return fabricPage(ctx, i.schedules.filter((x) => x.jobType.toLowerCase() === jobType), 'value', (x) => ({
+        id: x.id,
+        enabled: x.enabled,
+        createdDateTime: '2025-01-15T10:00:00Z',
+        configuration: { type: 'Cron', startDateTime: '2025-01-15T00:00:00', endDateTime: '2030-01-01T00:00:00', localTimeZoneId: 'E. South America Standard Time', interval: 60 },
+        owner: { id: '00000000-0000-4000-8000-00000000a11c', type: 'ServicePrincipal' },
+      }));
+    }
     const schedules = i.jobs.length === 0 ? [] : [
       {
         id: `${i.id.slice(0, 24)}5c4ed01e0000`,

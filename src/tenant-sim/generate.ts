@@ -3,9 +3,10 @@
  * histories and costs. Dates are relative to `now` rounded down to the day, so a test that pins
  * the clock gets identical state too.
  */
+import { addRunnableItems } from './jobs.js';
 import type { SimCapacity, SimConnection, SimCostRow, SimGateway, SimItem, SimSizes, SimState, SimWorkspace } from './types.js';
 
-export const DEFAULT_SIZES: Required<SimSizes> = { capacities: 3, workspaces: 20, gateways: 4, membersPerGateway: 2, costDays: 90, cloudConnections: 0, mirroredTables: 3 };
+export const DEFAULT_SIZES: Required<SimSizes> = { capacities: 3, workspaces: 20, gateways: 4, membersPerGateway: 2, costDays: 90, cloudConnections: 0, mirroredTables: 3, runnableItems: 0 };
 
 /** mulberry32: small, fast, good enough for test data. */
 export function seededRandom(seed: number): () => number {
@@ -150,6 +151,10 @@ export function generateTenant(opts: { seed: number; sizes: Required<SimSizes>; 
     }
     return { id, name: `Workspace ${String(w + 1).padStart(4, '0')}`, capacityId: capacity?.id ?? null, member: true, items: [model, second] };
   });
+
+  // Their own random sequence: the items above stay what they were for every seed.
+  const runnableRand = seededRandom((opts.seed ^ 0x10b5) >>> 0);
+  addRunnableItems(workspaces, opts.sizes.runnableItems, { rand: runnableRand, guid: () => guidFrom(runnableRand) }, opts.now);
 
   const connections: SimConnection[] = gateways.flatMap((g) =>
     g.datasources.map((d) => ({

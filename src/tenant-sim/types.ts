@@ -14,6 +14,11 @@ export interface SimSizes {
   cloudConnections?: number;
   /** Tables of each generated mirrored database (default 3). */
   mirroredTables?: number;
+  /**
+   * Extra items that run (pipelines, notebooks, Spark job definitions, dataflows, copy jobs) per
+   * workspace, with schedules and job instances; default 0 (the seeds of the other sizes are unchanged).
+   */
+  runnableItems?: number;
 }
 
 export interface TenantSimOptions {
@@ -99,15 +104,24 @@ export interface SimMirroredTable {
   errorCode?: string;
 }
 
+/** A job schedule of an item (`…/jobs/{jobType}/schedules`). */
+export interface SimJobSchedule {
+  id: string;
+  jobType: string;
+  enabled: boolean;
+}
+
 export interface SimItem {
   id: string;
-  type: 'SemanticModel' | 'DataPipeline' | 'MirroredDatabase' | 'Notebook';
+  type: 'SemanticModel' | 'DataPipeline' | 'MirroredDatabase' | 'Notebook' | 'SparkJobDefinition' | 'Dataflow' | 'CopyJob';
   displayName: string;
   workspaceId: string;
   /** Semantic models: refresh history, newest first. */
   refreshes: SimRefresh[];
-  /** Pipelines and notebooks: job instances, newest first. */
+  /** Items that run: job instances, newest first. */
   jobs: SimJobInstance[];
+  /** Job schedules; when absent, an item with runs has one enabled daily schedule (the first sizes' behaviour). */
+  schedules?: SimJobSchedule[];
   /** Mirrored databases. */
   mirroring?: {
     status: 'Initializing' | 'Initialized' | 'Starting' | 'Running' | 'Paused' | 'Stopping' | 'Stopped';

@@ -5,6 +5,7 @@ import { datasourcesCollector } from './datasources.js';
 import { gatewayCollector } from './gateway.js';
 import { inventoryCollector } from './inventory.js';
 import { mirroringCollector } from './mirroring.js';
+import { jobsCollector } from './jobs.js';
 
 /** The collectors the engine runs (their names are IMPLEMENTED_COLLECTORS). */
-export const DEFAULT_COLLECTORS: Collector[] = [inventoryCollector, capacityCollector, gatewayCollector, costsCollector, datasourcesCollector, mirroringCollector];
+export const DEFAULT_COLLECTORS: Collector[] = [inventoryCollector, capacityCollector, gatewayCollector, costsCollector, datasourcesCollector, mirroringCollector, jobsCollector];

@@ -1,0 +1,299 @@
+/**
+ * jobs — Fabric job instances of the items that run (pipelines, notebooks, Spark job
+ * definitions, dataflows, copy jobs). A `Failed` instance opens `FabricJob` / `JobFailed` (error)
+ * with its failureReason; each further failure is a reoccurrence; the next `Completed` recovers.
+ * `Cancelled` and `Deduped` neither fail nor recover; `NotStarted`/`InProgress` are not results
+ * yet (job-results.ts keeps the per-item cursor so a run is counted once, across restarts).
+ *
+ * Caps: items that ran in the last 24 h or have an enabled schedule are polled every run, the
+ * others take turns (rotation.ts) within this collector's share of the Fabric hourly cap. The
+ * item list is read hourly and schedules on a slow cadence, both inside the same budget.
+ *
+ * Root cause: each item's placement (workspace, capacity) is saved in the lineage, and a failure
+ * on a capacity whose CapacityNotActive incident is open names it as its cause, so only the
+ * capacity pages people.
+ */
+import type { SignalInput } from '../../alerts/signals.js';
+import type { Queryable } from '../../db/index.js';
+import { HOURLY_CAPS } from '../budget.js';
+import type { Collector } from '../collector.js';
+import { COLLECTOR_DEFAULTS } from '../collector-names.js';
+import { forgetItems, savePlacements } from '../lineage.js';
+import type { StateChange } from '../output.js';
+import { VendorHttpError, type PlatformClient } from '../platform-client.js';
+import { causesOf, openRootCauses, type OpenRootCauses } from '../root-causes.js';
+import { pickForRun, ROTATION_KEY, runBudget, type RotationState } from '../rotation.js';
+import { type JobCursor, type JobInstance, lastStart, newResults } from './job-results.js';
+import { listRunnableItems, type RunnableItem } from './runnable-items.js';
+
+export const JOB_FAILED_KIND = 'JobFailed';
+export const JOB_SOURCE_TYPE = 'FabricJob';
+
+/**
+ * Share of the Fabric hourly cap (7,200) this collector may spend: it is the only collector whose
+ * calls grow with the number of items (thousands of pipelines); capacity, gateway, mirroring and
+ * data sources poll tens of resources and share the rest.
+ */
+export const JOBS_SHARE = 0.4;
+/** Part of a run's budget that reads schedules (the rest polls job instances). */
+const SCHEDULE_SHARE = 0.1;
+const LIST_EVERY_MS = 3_600_000;
+const SCHEDULE_EVERY_MS = 12 * 3_600_000;
+const RECENT_MS = 24 * 3_600_000;
+const MAX_INSTANCE_PAGES = 5;
+const CONCURRENCY = 4;
+const LISTED_KEY = 'listed';
+/** Cursor of the hot items when they alone exceed the budget and take turns too. */
+const HOT_ROTATION_KEY = 'rotation:hot';
+const COLD_FLOOR_SHARE = 0.1;
+const ITEM_PREFIX = 'item:';
+
+/** The scheduler's job type per item kind; the job type of a seen instance wins. */
+const DEFAULT_JOB_TYPE: Record<string, string> = {
+  DataPipeline: 'Pipeline',
+  Notebook: 'RunNotebook',
+  SparkJobDefinition: 'sparkjob',
+  Dataflow: 'Execute',
+  CopyJob: 'CopyJob',
+};
+
+const LABEL: Record<string, string> = {
+  DataPipeline: 'Pipeline',
+  Notebook: 'Notebook',
+  SparkJobDefinition: 'Spark job definition',
+  Dataflow: 'Dataflow',
+  CopyJob: 'Copy job',
+};
+
+interface ItemMemory extends Omit<RunnableItem, 'id'> {
+  jobType?: string;
+  cursor?: JobCursor;
+  failing?: boolean;
+  /** Start of the newest instance seen (ISO). */
+  lastRunAt?: string | null;
+  scheduled?: boolean;
+  scheduleCheckedAt?: string;
+  /** The principal may not read this item's jobs (admin mode, not a workspace member); retried after the next listing. */
+  denied?: boolean;
+}
+
+type Items = Map<string, ItemMemory>;
+
+async function intervalSeconds(q: Queryable, tenantRef: string): Promise<number> {
+  const { rows } = await q.query<{ interval_seconds: number }>("SELECT interval_seconds FROM collector_schedules WHERE tenant_ref = $1 AND collector = 'jobs'", [tenantRef]);
+  return rows[0]?.interval_seconds ?? COLLECTOR_DEFAULTS.jobs;
+}
+
+function remembered(state: Map<string, unknown>): Items {
+  const out: Items = new Map();
+  for (const [key, value] of state) if (key.startsWith(ITEM_PREFIX)) out.set(key.slice(ITEM_PREFIX.length), value as ItemMemory);
+  return out;
+}
+
+function isHot(m: ItemMemory, now: Date): boolean {
+  if (m.scheduled) return true;
+  return !!m.lastRunAt && now.getTime() - Date.parse(m.lastRunAt) < RECENT_MS;
+}
+
+function jobTypeOf(m: ItemMemory): string {
+  return m.jobType || DEFAULT_JOB_TYPE[m.type] || 'DefaultJob';
+}
+
+function isAccessRefusal(err: unknown): boolean {
+  return err instanceof VendorHttpError && (err.status === 403 || err.status === 404);
+}
+
+async function inPool<T>(items: T[], fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
+}
+
+function itemPath(id: string, m: ItemMemory): string {
+  return `/workspaces/${encodeURIComponent(m.workspaceId)}/items/${encodeURIComponent(id)}`;
+}
+
+/** Whether the item has an enabled schedule of its job type; pages read are added to `spent`. */
+async function readScheduled(client: PlatformClient, id: string, m: ItemMemory, spent: { calls: number }): Promise<boolean> {
+  const url = client.fabric(`${itemPath(id, m)}/jobs/${encodeURIComponent(jobTypeOf(m))}/schedules`);
+  let enabled = false;
+  for await (const page of client.fabricPages<{ enabled?: boolean }>({ family: 'fabric', audience: 'fabric', url })) {
+    spent.calls++;
+    if (page.some((s) => s.enabled === true)) enabled = true;
+  }
+  return enabled;
+}
+
+async function readInstances(client: PlatformClient, id: string, m: ItemMemory, spent: { calls: number }): Promise<JobInstance[]> {
+  const out: JobInstance[] = [];
+  let pages = 0;
+  for await (const page of client.fabricPages<JobInstance>({ family: 'fabric', audience: 'fabric', url: client.fabric(`${itemPath(id, m)}/jobs/instances`) })) {
+    spent.calls++;
+    out.push(...page.filter((i) => typeof i?.id === 'string' && i.id !== ''));
+    // ~100 runs are kept; a few pages cover them, and the newest come first.
+    if (++pages >= MAX_INSTANCE_PAGES) break;
+  }
+  return out;
+}
+
+function occurredAt(i: JobInstance, now: Date): Date {
+  const t = Date.parse(i.endTimeUtc ?? i.startTimeUtc ?? '');
+  return Number.isFinite(t) && t <= now.getTime() ? new Date(t) : now;
+}
+
+function base(id: string, m: ItemMemory) {
+  return {
+    sourceType: JOB_SOURCE_TYPE,
+    sourceId: id,
+    sourceName: m.name,
+    notificationKind: JOB_FAILED_KIND,
+    severity: 'error' as const,
+    workspaceName: m.workspaceName,
+    capacityName: m.capacityName,
+  };
+}
+
+function failureText(i: JobInstance): string {
+  const code = i.failureReason?.errorCode || 'UnknownError';
+  const message = (i.failureReason?.message ?? '').trim();
+  return message ? `${code}: ${message}` : code;
+}
+
+/** The signals of one item's new results, in order; `m.failing` follows them. */
+function resultSignals(id: string, m: ItemMemory, results: JobInstance[], roots: OpenRootCauses, now: Date): SignalInput[] {
+  const label = LABEL[m.type] ?? m.type;
+  const out: SignalInput[] = [];
+  for (const r of results) {
+    if (r.status === 'Failed') {
+      out.push({
+        ...base(id, m),
+        kind: 'failure',
+        occurredAt: occurredAt(r, now),
+        title: `${label} ${m.name} failed`,
+        message: `${label} ${m.name} (workspace ${m.workspaceName}) failed: ${failureText(r)}`.slice(0, 1000),
+        causes: causesOf(roots, { capacityId: m.capacityId }),
+      });
+      m.failing = true;
+    } else if (r.status === 'Completed' && m.failing) {
+      out.push({ ...base(id, m), kind: 'recovery', occurredAt: occurredAt(r, now), title: `${label} ${m.name} succeeded`, message: `${label} ${m.name} completed a run again.` });
+      m.failing = false;
+    }
+  }
+  return out;
+}
+
+/** An item no longer listed: its incident, if open, recovers. */
+function goneSignals(id: string, m: ItemMemory, now: Date): SignalInput[] {
+  if (!m.failing) return [];
+  const label = LABEL[m.type] ?? m.type;
+  return [{ ...base(id, m), kind: 'recovery', occurredAt: now, title: `${label} ${m.name} is gone`, message: `${label} ${m.name} is no longer watched.` }];
+}
+
+/**
+ * The items polled this run. Normally every hot item and a slice of the others (pickForRun).
+ * When the hot items alone exceed the budget (thousands of scheduled pipelines on a short
+ * interval), they take turns too, under their own cursor, and a tenth of the budget keeps the
+ * others' rotation going so no item is starved.
+ */
+function pickPolls(watched: [string, ItemMemory][], budget: number, state: Map<string, unknown>, now: Date) {
+  const key = ([id]: [string, ItemMemory]) => id;
+  const hot = watched.filter(([, m]) => isHot(m, now));
+  const coldState = state.get(ROTATION_KEY) as RotationState | undefined;
+  if (hot.length <= budget) {
+    const pick = pickForRun(watched, { key, isHot: ([, m]) => isHot(m, now), budget, state: coldState, now });
+    return { poll: pick.poll, next: pick.next, hotNext: null };
+  }
+  const cold = watched.filter(([, m]) => !isHot(m, now));
+  const coldBudget = cold.length > 0 && budget > 1 ? Math.max(1, Math.floor(budget * COLD_FLOOR_SHARE)) : 0;
+  const inTurns = { key, isHot: () => false, now };
+  const hotPick = pickForRun(hot, { ...inTurns, budget: budget - coldBudget, state: (state.get(HOT_ROTATION_KEY) as RotationState | null) ?? undefined });
+  const coldPick = pickForRun(cold, { ...inTurns, budget: coldBudget, state: coldState });
+  return { poll: [...hotPick.poll, ...coldPick.poll], next: { ...coldPick.next, hot: hot.length, cold: cold.length }, hotNext: hotPick.next };
+}
+
+export const jobsCollector: Collector = {
+  name: 'jobs',
+  async run({ ctx, tenant, client, state, commit }) {
+    const now = ctx.clock.now();
+    const budget = runBudget(HOURLY_CAPS.fabric, JOBS_SHARE, await intervalSeconds(ctx.db, tenant.id));
+    const spent = { calls: 0 };
+    const items = remembered(state);
+    const before = new Map([...items].map(([id, m]) => [id, JSON.stringify(m)]));
+    const signals: SignalInput[] = [];
+    const changes: StateChange[] = [];
+
+    // 1. The item list, hourly: placements into the lineage, vanished items forgotten.
+    const listed = state.get(LISTED_KEY) as { at: string } | undefined;
+    if (!listed || now.getTime() - Date.parse(listed.at) >= LIST_EVERY_MS) {
+      const listing = await listRunnableItems(client, tenant);
+      spent.calls += listing.fabricCalls;
+      const seen = new Set<string>();
+      for (const { id, ...placement } of listing.items) {
+        seen.add(id);
+        // Unchanged items keep the same JSON (no write); a refusal is retried after each list.
+        const next: ItemMemory = { ...items.get(id), ...placement };
+        delete next.denied;
+        items.set(id, next);
+      }
+      const gone = [...items.keys()].filter((id) => !seen.has(id));
+      for (const id of gone) {
+        signals.push(...goneSignals(id, items.get(id)!, now));
+        items.delete(id);
+        changes.push({ key: ITEM_PREFIX + id, value: null });
+      }
+      await savePlacements(ctx.db, tenant.id, listing.items.map((i) => ({ itemId: i.id, itemType: i.type, itemName: i.name, workspaceId: i.workspaceId, capacityId: i.capacityId })), now);
+      await forgetItems(ctx.db, tenant.id, gone);
+      changes.push({ key: LISTED_KEY, value: { at: now.toISOString() } });
+    }
+
+    // 2. Schedules, on a slow cadence: never read first, then the oldest reads.
+    const watched = [...items].filter(([, m]) => !m.denied);
+    const scheduleDue = watched
+      .filter(([, m]) => !m.scheduleCheckedAt || now.getTime() - Date.parse(m.scheduleCheckedAt) >= SCHEDULE_EVERY_MS)
+      .sort(([a, x], [b, y]) => (x.scheduleCheckedAt ?? '').localeCompare(y.scheduleCheckedAt ?? '') || a.localeCompare(b))
+      .slice(0, Math.min(Math.max(1, Math.floor(budget * SCHEDULE_SHARE)), Math.max(0, budget - spent.calls)));
+    await inPool(scheduleDue, async ([id, m]) => {
+      try {
+        m.scheduled = await readScheduled(client, id, m, spent);
+      } catch (err) {
+        if (!isAccessRefusal(err)) throw err;
+        spent.calls++;
+        m.scheduled = false;
+        m.denied = true;
+      }
+      m.scheduleCheckedAt = now.toISOString();
+    });
+
+    // 3. Job instances: the hot items every run, the others in turns.
+    const pick = pickPolls(watched.filter(([, m]) => !m.denied), Math.max(0, budget - spent.calls), state, now);
+    const polled: { id: string; m: ItemMemory; results: JobInstance[] }[] = [];
+    await inPool(pick.poll, async ([id, m]) => {
+      let instances: JobInstance[];
+      try {
+        instances = await readInstances(client, id, m, spent);
+      } catch (err) {
+        if (!isAccessRefusal(err)) throw err;
+        m.denied = true;
+        return;
+      }
+      const { results, cursor } = newResults(instances, m.cursor);
+      m.cursor = cursor;
+      m.lastRunAt = lastStart(instances) ?? m.lastRunAt ?? null;
+      if (instances[0]?.jobType) m.jobType = instances[0].jobType;
+      polled.push({ id, m, results });
+    });
+    const failing = polled.some((p) => p.results.some((r) => r.status === 'Failed'));
+    const roots = failing ? await openRootCauses(ctx.db, tenant.org_id) : { gateways: new Set<string>(), capacities: new Set<string>() };
+    for (const p of polled.sort((a, b) => a.id.localeCompare(b.id))) signals.push(...resultSignals(p.id, p.m, p.results, roots, now));
+
+    for (const [id, m] of items) if (before.get(id) !== JSON.stringify(m)) changes.push({ key: ITEM_PREFIX + id, value: m });
+    changes.push({ key: ROTATION_KEY, value: pick.next });
+    if (pick.hotNext || state.has(HOT_ROTATION_KEY)) changes.push({ key: HOT_ROTATION_KEY, value: pick.hotNext });
+    await commit(signals, changes);
+  },
+  releaseAll(state, now) {
+    return [...remembered(state)].flatMap(([id, m]) => goneSignals(id, m, now));
+  },
+};

@@ -1,0 +1,77 @@
+/**
+ * The items that run jobs (pipelines, notebooks, Spark job definitions, dataflows, copy jobs),
+ * with their workspace and capacity: the Fabric admin items list in admin mode (one paged list
+ * for the whole tenant), each workspace's items in member mode; narrowed to the tenant's listed
+ * workspaces when given. Capacity names come from Fabric's capacity list.
+ */
+import { VendorHttpError, type PlatformClient } from '../platform-client.js';
+import type { TenantRow } from '../tenants.js';
+import { readWorkspaces } from './reads.js';
+
+export const RUNNABLE_TYPES: ReadonlySet<string> = new Set(['DataPipeline', 'Notebook', 'SparkJobDefinition', 'Dataflow', 'CopyJob']);
+
+export interface RunnableItem {
+  /** Lower case. */
+  id: string;
+  type: string;
+  name: string;
+  workspaceId: string;
+  workspaceName: string;
+  capacityId: string | null;
+  capacityName: string | null;
+}
+
+export interface RunnableListing {
+  items: RunnableItem[];
+  /** Calls of the `fabric` family the listing spent (the admin lists count against `fabric-admin`). */
+  fabricCalls: number;
+}
+
+function text(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+export async function listRunnableItems(client: PlatformClient, tenant: TenantRow): Promise<RunnableListing> {
+  let fabricCalls = tenant.mode === 'admin' ? 0 : 1;
+  const workspaces = new Map((await readWorkspaces(client, tenant)).map((w) => [w.id, w]));
+  const capacityNames = new Map<string, string>();
+  for await (const page of client.fabricPages<Record<string, unknown>>({ family: 'fabric', audience: 'fabric', url: client.fabric('/capacities') })) {
+    fabricCalls++;
+    for (const c of page) if (text(c.id)) capacityNames.set(text(c.id).toLowerCase(), text(c.displayName) || text(c.id));
+  }
+  const items: RunnableItem[] = [];
+  const add = (raw: Record<string, unknown>, name: string, workspaceId: string) => {
+    const w = workspaces.get(workspaceId.toLowerCase());
+    const id = text(raw.id).toLowerCase();
+    if (!w || !id || !RUNNABLE_TYPES.has(text(raw.type))) return;
+    items.push({
+      id,
+      type: text(raw.type),
+      name: name || id,
+      workspaceId: w.id,
+      workspaceName: w.name,
+      capacityId: w.capacityId,
+      capacityName: w.capacityId ? (capacityNames.get(w.capacityId) ?? null) : null,
+    });
+  };
+  if (tenant.mode === 'admin') {
+    const spec = { family: 'fabric-admin' as const, audience: 'fabric' as const, url: client.fabric('/admin/items') };
+    for await (const page of client.fabricPages<Record<string, unknown>>(spec, 'itemEntities')) {
+      for (const i of page) add(i, text(i.name), text(i.workspaceId));
+    }
+  } else {
+    for (const w of workspaces.values()) {
+      try {
+        for await (const page of client.fabricPages<Record<string, unknown>>({ family: 'fabric', audience: 'fabric', url: client.fabric(`/workspaces/${encodeURIComponent(w.id)}/items`) })) {
+          fabricCalls++;
+          for (const i of page) add(i, text(i.displayName), w.id);
+        }
+      } catch (err) {
+        // The principal left the workspace between the two lists: its items are not watched.
+        if (!(err instanceof VendorHttpError && (err.status === 403 || err.status === 404))) throw err;
+        fabricCalls++;
+      }
+    }
+  }
+  return { items: items.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)), fabricCalls };
+}
