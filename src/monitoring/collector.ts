@@ -10,6 +10,8 @@ export interface CollectorRun {
   ctx: AppContext;
   tenant: TenantRow;
   client: PlatformClient;
+  /** The collector's interval for this tenant: what a run's share of an hourly budget is spread over. */
+  intervalSeconds: number;
   /** The collector's remembered state (key → value) as of the start of the run. */
   state: Map<string, unknown>;
   /** Commits signals and state changes together (call once, at the end of the run). */

@@ -222,6 +222,7 @@ export class CollectorScheduler {
         ctx: this.ctx,
         tenant,
         client,
+        intervalSeconds: row.interval_seconds,
         state,
         commit: async (signals, changes) => {
           if (committed) throw new Error('a run commits once');

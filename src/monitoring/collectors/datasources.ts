@@ -58,17 +58,10 @@ const TEXTS: Record<FailureKind, { down: string; up: string }> = {
   ConnectorAuthFailed: { down: 'refuses its stored credentials', up: 'accepts its credentials again' },
 };
 
-/**
- * The interval the tenant's schedule runs this collector at (the run budget spreads the cap over
- * it), and whether the tenant's gateway collector runs (it is who opens GatewayOffline).
- */
-async function schedules(q: Queryable, tenantRef: string): Promise<{ intervalSeconds: number; gatewaysWatched: boolean }> {
-  const { rows } = await q.query<{ collector: string; enabled: boolean; interval_seconds: number }>(
-    "SELECT collector, enabled, interval_seconds FROM collector_schedules WHERE tenant_ref = $1 AND collector IN ('datasources', 'gateway')",
-    [tenantRef],
-  );
-  const of = (name: string) => rows.find((r) => r.collector === name);
-  return { intervalSeconds: of('datasources')?.interval_seconds ?? COLLECTOR_DEFAULTS.datasources, gatewaysWatched: of('gateway')?.enabled === true };
+/** Whether the tenant's gateway collector runs (it is who opens GatewayOffline). */
+async function gatewaysWatched(q: Queryable, tenantRef: string): Promise<boolean> {
+  const { rows } = await q.query<{ enabled: boolean }>("SELECT enabled FROM collector_schedules WHERE tenant_ref = $1 AND collector = 'gateway'", [tenantRef]);
+  return rows[0]?.enabled === true;
 }
 
 /** Data sources read by an item of this tenant with an open workload failure, or one seen in the last day. */
@@ -100,11 +93,11 @@ function pickWithinCalls(items: WatchedDatasource[], budget: number, isHot: (d: 
 
 export const datasourcesCollector: Collector = {
   name: 'datasources',
-  async run({ ctx, tenant, client, state, commit }) {
+  async run({ ctx, tenant, client, state, commit, intervalSeconds }) {
     const now = ctx.clock.now();
     const datasources = await listDatasources(client);
-    const [{ intervalSeconds, gatewaysWatched }, recent, open] = await Promise.all([
-      schedules(ctx.db, tenant.id),
+    const [watchingGateways, recent, open] = await Promise.all([
+      gatewaysWatched(ctx.db, tenant.id),
       usedByRecentFailures(ctx.db, tenant.id, tenant.org_id, new Date(now.getTime() - RECENT_FAILURE_MS)),
       openRootCauses(ctx.db, tenant.org_id),
     ]);
@@ -142,7 +135,7 @@ export const datasourcesCollector: Collector = {
       // Not checked this run: the last verdict stands.
       let failure = result === undefined ? was : result;
       let waitsForGateway = result === undefined ? prev?.waitsForGateway === true : false;
-      if (failure && !was && result !== undefined && saysGatewayIsDown(failure) && d.gatewayId && !open.gateways.has(d.gatewayId) && gatewaysWatched && !prev?.waitsForGateway) {
+      if (failure && !was && result !== undefined && saysGatewayIsDown(failure) && d.gatewayId && !open.gateways.has(d.gatewayId) && watchingGateways && !prev?.waitsForGateway) {
         failure = null;
         waitsForGateway = true;
       }

@@ -79,11 +79,6 @@ interface ItemMemory extends Omit<RunnableItem, 'id'> {
 
 type Items = Map<string, ItemMemory>;
 
-async function intervalSeconds(q: Queryable, tenantRef: string): Promise<number> {
-  const { rows } = await q.query<{ interval_seconds: number }>("SELECT interval_seconds FROM collector_schedules WHERE tenant_ref = $1 AND collector = 'jobs'", [tenantRef]);
-  return rows[0]?.interval_seconds ?? COLLECTOR_DEFAULTS.jobs;
-}
-
 function remembered(state: Map<string, unknown>): Items {
   const out: Items = new Map();
   for (const [key, value] of state) if (key.startsWith(ITEM_PREFIX)) out.set(key.slice(ITEM_PREFIX.length), value as ItemMemory);
@@ -215,9 +210,9 @@ function pickPolls(watched: [string, ItemMemory][], budget: number, state: Map<s
 
 export const jobsCollector: Collector = {
   name: 'jobs',
-  async run({ ctx, tenant, client, state, commit }) {
+  async run({ ctx, tenant, client, state, commit, intervalSeconds }) {
     const now = ctx.clock.now();
-    const budget = runBudget(HOURLY_CAPS.fabric, JOBS_SHARE, await intervalSeconds(ctx.db, tenant.id));
+    const budget = runBudget(HOURLY_CAPS.fabric, JOBS_SHARE, intervalSeconds);
     const spent = { calls: 0 };
     const items = remembered(state);
     const before = new Map([...items].map(([id, m]) => [id, JSON.stringify(m)]));

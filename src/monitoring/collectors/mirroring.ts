@@ -66,14 +66,6 @@ async function inPool<T>(items: T[], fn: (item: T) => Promise<void>): Promise<vo
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
 }
 
-async function intervalSeconds(run: CollectorRun): Promise<number> {
-  const { rows } = await run.ctx.db.query<{ interval_seconds: number }>(
-    "SELECT interval_seconds FROM collector_schedules WHERE tenant_ref = $1 AND collector = 'mirroring'",
-    [run.tenant.id],
-  );
-  return rows[0]?.interval_seconds ?? COLLECTOR_DEFAULTS.mirroring;
-}
-
 /** The signals of one polled database, given its previous memo; returns the new memo. */
 function judgeDatabase(
   db: MirroredDatabaseFact,
@@ -183,7 +175,7 @@ export const mirroringCollector: Collector = {
     await forgetItems(ctx.db, tenant.id, gone.map((k) => k.slice(DB_PREFIX.length)));
     const open = await openRootCauses(ctx.db, tenant.org_id);
 
-    const budget = Math.floor(runBudget(HOURLY_CAPS.fabric, FABRIC_SHARE, await intervalSeconds(run)) / CALLS_PER_DATABASE);
+    const budget = Math.floor(runBudget(HOURLY_CAPS.fabric, FABRIC_SHARE, run.intervalSeconds) / CALLS_PER_DATABASE);
     const pick = pickForRun(databases, {
       key: (d) => d.id,
       isHot: (d) => hasProblem(state.get(DB_PREFIX + d.id) as DatabaseMemo | undefined),
