@@ -1,8 +1,9 @@
 import type { Collector } from '../collector.js';
 import { capacityCollector } from './capacity.js';
 import { costsCollector } from './costs.js';
+import { freshnessCollector } from './freshness.js';
 import { gatewayCollector } from './gateway.js';
 import { inventoryCollector } from './inventory.js';
 
 /** The collectors the engine runs (their names are IMPLEMENTED_COLLECTORS). */
-export const DEFAULT_COLLECTORS: Collector[] = [inventoryCollector, capacityCollector, gatewayCollector, costsCollector];
+export const DEFAULT_COLLECTORS: Collector[] = [inventoryCollector, capacityCollector, gatewayCollector, costsCollector, freshnessCollector];
