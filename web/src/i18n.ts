@@ -4,10 +4,12 @@
  */
 import { overviewEn, overviewPt } from './i18n-overview.js';
 import { tenantsEn, tenantsPt } from './i18n-tenants.js';
+import { freshnessEn, freshnessPt } from './i18n-freshness.js';
 
 const pt = {
   ...overviewPt,
   ...tenantsPt,
+  ...freshnessPt,
   appName: 'Vigia',
   skipToContent: 'Pular para o conteúdo',
   language: 'Idioma',
@@ -287,6 +289,7 @@ export type TextKey = keyof Texts;
 const en: Texts = {
   ...overviewEn,
   ...tenantsEn,
+  ...freshnessEn,
   appName: 'Vigia',
   skipToContent: 'Skip to content',
   language: 'Language',

@@ -4,6 +4,7 @@ import { orgPath, useConsole } from '../app-context.js';
 import { ConfirmAction, Empty, ErrorMessage, Field, Loading, Notice, useAction, useLoad, usePageTitle } from '../components.js';
 import { formatDate } from '../format.js';
 import { Link } from '../router.js';
+import { FreshnessSection } from './tenant-freshness.js';
 
 /** Shapes of the tenant routes' answers (their OpenAPI entries describe no response body). */
 interface CollectorView {
@@ -169,6 +170,7 @@ function TenantCard(props: { orgId: string; tenant: TenantView; onChanged: () =>
           </tbody>
         </table>
       </div>
+      <FreshnessSection path={path} tenantName={tn.name} />
       <TenantIncidents orgId={props.orgId} tenantName={tn.name} />
     </article>
   );
