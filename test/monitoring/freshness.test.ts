@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSession } from '../../src/access/sessions.js';
 import { ManualClock } from '../../src/clock.js';
+import { capacityCollector } from '../../src/monitoring/collectors/capacity.js';
 import { freshnessCollector } from '../../src/monitoring/collectors/freshness.js';
 import { CollectorScheduler } from '../../src/monitoring/engine.js';
 import { createTenant } from '../../src/monitoring/tenants.js';
@@ -128,6 +129,51 @@ describe('collector: freshness', () => {
     expect(await open(orgId)).toEqual([]);
     // The model without an enabled schedule never had an incident.
     expect((await incidents(orgId)).some((x) => x.source_id === b.id.toLowerCase())).toBe(false);
+    expect(s.violations).toEqual([]);
+  });
+
+  it('a slot missed while the capacity is suspended is correlated to the capacity incident', async () => {
+    clock.set('2026-06-15T12:00:00Z');
+    const s = await sim(182, 1);
+    const orgId = await insertOrg(t.ctx);
+    const tenant = await createTenant(t.ctx, orgId, {
+      name: 'Contoso BI',
+      tenantId: s.tenantId,
+      clientId: s.clientId,
+      credentials: { clientSecret: s.clientSecret },
+      mode: 'member',
+      collectors: { freshness: { intervalSeconds: 300 }, capacity: { intervalSeconds: 300 } },
+      endpoints: { authorityHost: s.origin, powerBi: s.origin, fabric: s.origin, arm: s.origin },
+    });
+    const w = s.state.workspaces[0]!;
+    const model = w.items[0]!;
+    expect(w.capacityId).not.toBeNull();
+    s.control.refreshSchedule({ datasetId: model.id, days: ALL_DAYS, times: ['13:00'], enabled: true, localTimeZoneId: 'UTC' });
+    s.control.scheduledRefreshes({ on: true });
+    s.control.refreshResult({ datasetId: model.id, status: 'Completed' });
+    const capacities = new CollectorScheduler(t.ctx, { pollMs: 60_000, stopTimeoutMs: 2_000, collectors: [capacityCollector] });
+    runners.push(capacities);
+    const r = runner();
+    await capacities.pass();
+    await r.pass();
+    expect(await lastError(tenant.id)).toBeNull();
+    // The lineage knows where the model runs.
+    const { rows: placed } = await t.ctx.db.query<{ capacity_id: string | null }>('SELECT capacity_id FROM monitored_lineage WHERE tenant_ref = $1 AND item_id = $2', [tenant.id, model.id.toLowerCase()]);
+    expect(placed).toEqual([{ capacity_id: w.capacityId!.toLowerCase() }]);
+
+    s.control.capacityState({ capacityId: w.capacityId!, state: 'Suspended' });
+    s.control.skipScheduledRefresh({ datasetId: model.id });
+    clock.set('2026-06-15T13:31:00Z');
+    await capacities.pass();
+    await r.pass();
+    const { rows } = await t.ctx.db.query<{ source_type: string; notification_kind: string; status: string; correlated: boolean }>(
+      'SELECT source_type, notification_kind, status, correlated FROM alerts WHERE org_id = $1 ORDER BY source_type',
+      [orgId],
+    );
+    expect(rows).toMatchObject([
+      { source_type: 'Capacity', notification_kind: 'CapacityNotActive', status: 'open', correlated: false },
+      { source_type: 'DataFreshness', notification_kind: 'RefreshMissed', status: 'open', correlated: true },
+    ]);
     expect(s.violations).toEqual([]);
   });
 

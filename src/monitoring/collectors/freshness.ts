@@ -17,7 +17,7 @@ import type { Collector } from '../collector.js';
 import { COLLECTOR_DEFAULTS } from '../collector-names.js';
 import { HOURLY_CAPS } from '../budget.js';
 import { type FreshnessSettings, maxAgeFor, readFreshnessSettings } from '../freshness-settings.js';
-import { readLineage } from '../lineage.js';
+import { readLineage, savePlacements } from '../lineage.js';
 import type { StateChange } from '../output.js';
 import { VendorHttpError, type PlatformClient } from '../platform-client.js';
 import { lastSlotAtOrBefore, type RefreshSchedule } from '../refresh-schedule.js';
@@ -163,6 +163,11 @@ export const freshnessCollector: Collector = {
         changes.push({ key: mirrorKey(id), value: null });
       }
       changes.push({ key: CATALOG_KEY, value: { readAt: now.toISOString() } });
+      // Where each item runs, for root-cause correlation (the lineage keeps data sources apart).
+      await savePlacements(ctx.db, tenant.id, [
+        ...read.models.map((m) => ({ itemId: m.id, itemType: 'SemanticModel', itemName: m.name, workspaceId: m.workspaceId, capacityId: m.capacityId })),
+        ...read.mirrors.map((m) => ({ itemId: m.id, itemType: 'MirroredDatabase', itemName: m.name, workspaceId: m.workspaceId, capacityId: m.capacityId })),
+      ], now);
     }
 
     // 2. Schedules: those never read or read long ago, within this run's share of the cap.
