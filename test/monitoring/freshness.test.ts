@@ -127,6 +127,18 @@ describe('collector: freshness', () => {
     clock.set('2026-06-16T14:05:00Z');
     await r.pass();
     expect(await open(orgId)).toEqual([]);
+    // A miss whose schedule is then disabled is released when the schedule is read again (6 h on).
+    s.control.skipScheduledRefresh({ datasetId: a.id });
+    clock.set('2026-06-17T13:31:00Z');
+    await r.pass();
+    expect(await open(orgId)).toEqual([`RefreshMissed ${a.id.toLowerCase()}`]);
+    s.control.refreshSchedule({ datasetId: a.id, enabled: false });
+    clock.set('2026-06-17T16:00:00Z');
+    await r.pass();
+    expect(await open(orgId)).toEqual([`RefreshMissed ${a.id.toLowerCase()}`]);
+    clock.set('2026-06-17T19:40:00Z');
+    await r.pass();
+    expect(await open(orgId)).toEqual([]);
     // The model without an enabled schedule never had an incident.
     expect((await incidents(orgId)).some((x) => x.source_id === b.id.toLowerCase())).toBe(false);
     expect(s.violations).toEqual([]);

@@ -197,14 +197,18 @@ export const freshnessCollector: Collector = {
     const roots = await openRootCauses(ctx.db, tenant.org_id);
     const lineage = await readLineage(ctx.db, tenant.id);
     const causesFor = (id: string, capacityId: string | null) => causesOf(roots, { gatewayIds: lineage.get(id)?.gatewayIds ?? [], capacityId });
-    const work = [...models].map(([id, m]) => ({ id, m, ...modelNeeds(m, settings, id, now) })).filter((w) => w.read || w.releaseStale);
+    const work = [...models].map(([id, m]) => ({ id, m, ...modelNeeds(m, settings, id, now) })).filter((w) => w.read || w.releaseStale || w.releaseMissed);
     // A slot to judge or a missed slot comes first; age checks take what is left of the budget.
     work.sort((a, b) => Number(b.slotWork) - Number(a.slotWork) || (a.id < b.id ? -1 : 1));
     let refreshBudget = runBudget(HOURLY_CAPS.powerbi, REFRESH_SHARE, interval);
     for (const w of work) {
       let m = w.m;
-      if (w.read) {
-        if (refreshBudget <= 0) continue;
+      if (w.releaseMissed) {
+        signals.push({ ...base(w.id, m, REFRESH_MISSED, now), kind: 'recovery', title: `Semantic model ${m.name} is no longer scheduled`, message: `Semantic model ${m.name} has no enabled refresh schedule any more; the missed slot of ${m.missedSlot} is no longer followed.` });
+        m = { ...m, missedSlot: null };
+      }
+      // Past the budget a read waits for the next run (slots were sorted first).
+      if (w.read && refreshBudget > 0) {
         refreshBudget--;
         let rows: RefreshRow[] | null = null;
         try {
@@ -214,7 +218,9 @@ export const freshnessCollector: Collector = {
           if (!unreadable(err)) throw err;
         }
         if (rows) m = judgeModel(w.id, m, rows, w.slot, w.maxAge, settings.graceMinutes, now, causesFor(w.id, m.capacityId), signals);
-      } else if (w.releaseStale) {
+      }
+      // No maximum age applies any more: an open DataStale is released.
+      if (w.releaseStale && m.stale) {
         m = { ...m, stale: false };
         signals.push(staleModelSignal(w.id, m, 'recovery', now, null, []));
       }
@@ -287,10 +293,12 @@ function modelNeeds(m: ModelState, settings: FreshnessSettings, id: string, now:
   const slotAt = m.schedule ? lastSlotAtOrBefore(m.schedule, now) : null;
   const graceOver = slotAt !== null && now.getTime() >= slotAt.getTime() + settings.graceMinutes * 60_000;
   const slot = graceOver && slotAt!.toISOString() !== m.judgedSlot ? slotAt : null;
-  const slotWork = slot !== null || m.missedSlot !== null;
+  // A miss of a model no longer scheduled (schedule disabled or gone) is released, not followed.
+  const releaseMissed = m.missedSlot !== null && m.schedule === null;
+  const slotWork = slot !== null || (m.missedSlot !== null && !releaseMissed);
   const maxAge = maxAgeFor(settings, id, m.workspaceId);
   const ageDue = maxAge !== null && (m.lastCompletedAt === null || now.getTime() - Date.parse(m.lastCompletedAt) > maxAge * 60_000);
-  return { slot, slotWork, maxAge, read: slotWork || ageDue, releaseStale: maxAge === null && m.stale };
+  return { slot, slotWork, maxAge, read: slotWork || ageDue, releaseStale: maxAge === null && m.stale, releaseMissed };
 }
 
 /** Applies a model's newest refreshes to its remembered state; pushes the signals that follow. */
