@@ -111,7 +111,11 @@ export async function deleteFreshnessSettings(ctx: AppContext, orgId: string, te
   });
 }
 
-/** The maximum age that applies to an item: its own, else its workspace's, else the tenant's. */
-export function maxAgeFor(s: FreshnessSettings, itemId: string, workspaceId: string): number | null {
-  return s.items.find((i) => i.id === itemId)?.maxAgeMinutes ?? s.workspaces.find((w) => w.id === workspaceId)?.maxAgeMinutes ?? s.maxAgeMinutes;
+export type MaxAgeOf = (itemId: string, workspaceId: string) => number | null;
+
+/** The maximum age that applies to an item: its own, else its workspace's, else the tenant's (ids in lower case). */
+export function maxAgeResolver(s: FreshnessSettings): MaxAgeOf {
+  const items = new Map(s.items.map((i) => [i.id, i.maxAgeMinutes]));
+  const workspaces = new Map(s.workspaces.map((w) => [w.id, w.maxAgeMinutes]));
+  return (itemId, workspaceId) => items.get(itemId) ?? workspaces.get(workspaceId) ?? s.maxAgeMinutes;
 }

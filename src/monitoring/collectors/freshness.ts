@@ -16,7 +16,7 @@ import type { SignalInput } from '../../alerts/signals.js';
 import type { Collector } from '../collector.js';
 import { COLLECTOR_DEFAULTS } from '../collector-names.js';
 import { HOURLY_CAPS } from '../budget.js';
-import { type FreshnessSettings, maxAgeFor, readFreshnessSettings } from '../freshness-settings.js';
+import { type MaxAgeOf, maxAgeResolver, readFreshnessSettings } from '../freshness-settings.js';
 import { readLineage, savePlacements } from '../lineage.js';
 import type { StateChange } from '../output.js';
 import { VendorHttpError, type PlatformClient } from '../platform-client.js';
@@ -120,6 +120,7 @@ export const freshnessCollector: Collector = {
     const now = ctx.clock.now();
     const nowMs = now.getTime();
     const settings = await readFreshnessSettings(ctx.db, tenant.id);
+    const maxAgeOf = maxAgeResolver(settings);
     const signals: SignalInput[] = [];
     const changes: StateChange[] = [];
     const models = new Map<string, ModelState>();
@@ -197,7 +198,7 @@ export const freshnessCollector: Collector = {
     const roots = await openRootCauses(ctx.db, tenant.org_id);
     const lineage = await readLineage(ctx.db, tenant.id);
     const causesFor = (id: string, capacityId: string | null) => causesOf(roots, { gatewayIds: lineage.get(id)?.gatewayIds ?? [], capacityId });
-    const work = [...models].map(([id, m]) => ({ id, m, ...modelNeeds(m, settings, id, now) })).filter((w) => w.read || w.releaseStale || w.releaseMissed);
+    const work = [...models].map(([id, m]) => ({ id, m, ...modelNeeds(m, id, settings.graceMinutes, maxAgeOf, now) })).filter((w) => w.read || w.releaseStale || w.releaseMissed);
     // A slot to judge or a missed slot comes first; age checks take what is left of the budget.
     work.sort((a, b) => Number(b.slotWork) - Number(a.slotWork) || (a.id < b.id ? -1 : 1));
     let refreshBudget = runBudget(HOURLY_CAPS.powerbi, REFRESH_SHARE, interval);
@@ -233,7 +234,7 @@ export const freshnessCollector: Collector = {
     // 4. Mirrored tables, where a maximum age applies (or an incident is open).
     let mirrorBudget = runBudget(HOURLY_CAPS.fabric, MIRROR_SHARE, interval);
     for (const [id, db] of mirrors) {
-      const maxAge = maxAgeFor(settings, id, db.workspaceId);
+      const maxAge = maxAgeOf(id, db.workspaceId);
       if (maxAge === null) {
         if (db.staleTables.length === 0) continue;
         for (const t of db.staleTables) signals.push(staleTableSignal(id, db, t, 'recovery', now, null, []));
@@ -289,14 +290,14 @@ export const freshnessCollector: Collector = {
 };
 
 /** What a model needs this run: a read of its refreshes (and why), or only a stale release. */
-function modelNeeds(m: ModelState, settings: FreshnessSettings, id: string, now: Date) {
+function modelNeeds(m: ModelState, id: string, graceMinutes: number, maxAgeOf: MaxAgeOf, now: Date) {
   const slotAt = m.schedule ? lastSlotAtOrBefore(m.schedule, now) : null;
-  const graceOver = slotAt !== null && now.getTime() >= slotAt.getTime() + settings.graceMinutes * 60_000;
+  const graceOver = slotAt !== null && now.getTime() >= slotAt.getTime() + graceMinutes * 60_000;
   const slot = graceOver && slotAt!.toISOString() !== m.judgedSlot ? slotAt : null;
   // A miss of a model no longer scheduled (schedule disabled or gone) is released, not followed.
   const releaseMissed = m.missedSlot !== null && m.schedule === null;
   const slotWork = slot !== null || (m.missedSlot !== null && !releaseMissed);
-  const maxAge = maxAgeFor(settings, id, m.workspaceId);
+  const maxAge = maxAgeOf(id, m.workspaceId);
   const ageDue = maxAge !== null && (m.lastCompletedAt === null || now.getTime() - Date.parse(m.lastCompletedAt) > maxAge * 60_000);
   return { slot, slotWork, maxAge, read: slotWork || ageDue, releaseStale: maxAge === null && m.stale, releaseMissed };
 }
