@@ -172,7 +172,9 @@ export const freshnessCollector: Collector = {
     }
 
     // 2. Schedules: those never read or read long ago, within this run's share of the cap.
-    const interval = COLLECTOR_DEFAULTS.freshness;
+    // The hourly shares are spread over the runs of an hour at this tenant's own interval.
+    const { rows: schedule } = await ctx.db.query<{ interval_seconds: number }>(`SELECT interval_seconds FROM collector_schedules WHERE tenant_ref = $1 AND collector = 'freshness'`, [tenant.id]);
+    const interval = schedule[0]?.interval_seconds ?? COLLECTOR_DEFAULTS.freshness;
     const dueSchedules = [...models].filter(([, m]) => m.scheduleReadAt === null || nowMs - Date.parse(m.scheduleReadAt) >= SCHEDULE_EVERY_MS);
     const pick = pickForRun(dueSchedules, {
       key: ([id]) => id,
