@@ -14,6 +14,7 @@ import { destinationsRoutes } from './destinations.js';
 import { deliveriesRoutes } from './deliveries.js';
 import { alertViewsRoutes } from './alert-views.js';
 import { tenantsRoutes } from './tenants.js';
+import { freshnessRoutes } from './freshness.js';
 import { installAdminOpenApi } from './openapi.js';
 import { overviewRoutes } from './overview.js';
 
@@ -40,6 +41,7 @@ export async function adminApi(app: FastifyInstance, opts: { ctx: AppContext }):
   await app.register(deliveriesRoutes, routeOpts);
   await app.register(alertViewsRoutes, routeOpts);
   await app.register(tenantsRoutes, routeOpts);
+  await app.register(freshnessRoutes, routeOpts);
   await app.register(peopleRoutes, routeOpts);
   const limiter = createSignInLimiter(opts.ctx);
   app.addHook('onClose', async () => limiter.close());

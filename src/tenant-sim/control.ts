@@ -15,6 +15,7 @@ export interface Faults {
   garbage: Set<string>;
 }
 
+const WEEK_DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const CAPACITY_STATES: SimCapacityState[] = ['Active', 'Suspended', 'Paused', 'Inactive', 'ProvisionFailed', 'Provisioning'];
 
 export interface SimControl {
@@ -67,6 +68,16 @@ export interface SimControl {
   longRunningConnectionTests(a: { on: boolean }): void;
   /** The platform no longer lists a gateway data source or connection (it was deleted). */
   removeDatasource(a: { datasourceId: string }): void;
+  /** Enabled refresh schedules run by themselves as the simulator's clock passes their slots. */
+  scheduledRefreshes(a: { on: boolean }): void;
+  /** Replaces a semantic model's refresh schedule (fields left out keep their value). */
+  refreshSchedule(a: { datasetId: string; days?: string[]; times?: string[]; enabled?: boolean; localTimeZoneId?: string }): void;
+  /** The next `count` (default 1) scheduled slots of a model never start. */
+  skipScheduledRefresh(a: { datasetId: string; count?: number }): void;
+  /** The next scheduled run of a model completes `minutes` after its slot. */
+  lateScheduledRefresh(a: { datasetId: string; minutes: number }): void;
+  /** Sets a mirrored table's `lastSyncDateTime` (ISO; default now). */
+  mirroredTableSync(a: { itemId: string; table: string; lastSyncDateTime?: string }): void;
   /** Back to the generated state; limits, storms and faults cleared. */
   reset(): void;
 }
@@ -90,6 +101,11 @@ export function createControl(deps: { state: () => SimState; limits: Limits; fau
     const t = i.mirroring.tables.find((x) => x.sourceTableName === table);
     if (!t) throw new SimControlError(`no table ${table}`);
     return t;
+  };
+  const model = (id: string) => {
+    const i = item(id);
+    if (i.type !== 'SemanticModel') throw new SimControlError(`${id} is not a semantic model`);
+    return i;
   };
   const bool = (v: unknown, dflt: boolean) => (v === undefined ? dflt : v === true);
   /** A gateway data source, or else a cloud connection, by id. */
@@ -235,6 +251,34 @@ export function createControl(deps: { state: () => SimState; limits: Limits; fau
       for (const w of s().workspaces) for (const i of w.items) if (i.gatewayDatasourceId?.toLowerCase() === id) delete i.gatewayDatasourceId;
       if (s().connections.length + s().gateways.reduce((n, g) => n + g.datasources.length, 0) === before) throw new SimControlError(`no data source ${datasourceId}`);
     },
+    scheduledRefreshes({ on }) {
+      s().settings.scheduledRefreshes = on === true;
+      // Runs start from now on: slots passed while it was off never ran.
+      for (const w of s().workspaces) for (const i of w.items) if (i.type === 'SemanticModel') i.scheduleRunUntil = deps.now();
+    },
+    refreshSchedule({ datasetId, days, times, enabled, localTimeZoneId }) {
+      const i = model(datasetId);
+      const was = i.refreshSchedule ?? { days: [], times: [], enabled: false, localTimeZoneId: 'UTC' };
+      if (days !== undefined && (!Array.isArray(days) || days.some((d) => !WEEK_DAYS.includes(d)))) throw new SimControlError(`days must be a list of ${WEEK_DAYS.join(', ')}`);
+      if (times !== undefined && (!Array.isArray(times) || times.some((t) => typeof t !== 'string' || !/^([01]\d|2[0-3]):[0-5]\d$/.test(t)))) throw new SimControlError('times must be a list of HH:MM');
+      i.refreshSchedule = { days: days ?? was.days, times: times ?? was.times, enabled: enabled === undefined ? was.enabled : enabled === true, localTimeZoneId: localTimeZoneId ?? was.localTimeZoneId };
+    },
+    skipScheduledRefresh({ datasetId, count }) {
+      if (count !== undefined && (!Number.isInteger(count) || count < 0)) throw new SimControlError('count must be a non-negative integer');
+      model(datasetId).skipSlots = count ?? 1;
+    },
+    lateScheduledRefresh({ datasetId, minutes }) {
+      if (!Number.isInteger(minutes) || minutes < 0) throw new SimControlError('minutes must be a non-negative integer');
+      model(datasetId).lateMinutes = minutes;
+    },
+    mirroredTableSync({ itemId, table, lastSyncDateTime }) {
+      const i = item(itemId);
+      const t = i.mirroring?.tables.find((x) => x.sourceTableName === table);
+      if (!t) throw new SimControlError(`no mirrored table ${table} in ${itemId}`);
+      const at = lastSyncDateTime === undefined ? deps.now() : Date.parse(lastSyncDateTime);
+      if (!Number.isFinite(at)) throw new SimControlError('lastSyncDateTime must be an ISO date-time');
+      t.lastSyncDateTime = new Date(at).toISOString();
+    },
     reset() {
       deps.reset();
     },
@@ -265,5 +309,10 @@ export const CONTROL_OPERATIONS = [
   'datasourceCredentials',
   'longRunningConnectionTests',
   'removeDatasource',
+  'scheduledRefreshes',
+  'refreshSchedule',
+  'skipScheduledRefresh',
+  'lateScheduledRefresh',
+  'mirroredTableSync',
   'reset',
 ] as const satisfies ReadonlyArray<keyof SimControl>;

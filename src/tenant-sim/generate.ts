@@ -117,6 +117,14 @@ export function generateTenant(opts: { seed: number; sizes: Required<SimSizes>; 
         };
       }),
       jobs: [],
+      // Derived from the index, not the random stream, so other generated data keeps its seed.
+      refreshSchedule: {
+        days: w % 3 === 2 ? ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] : ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'],
+        times: w % 2 === 0 ? ['06:00'] : ['06:00', '18:00'],
+        enabled: w % 5 !== 4,
+        localTimeZoneId: w % 4 === 3 ? 'UTC' : 'E. South America Standard Time',
+      },
+      scheduleRunUntil: opts.now,
     };
     const ds = gateways.length > 0 && rand() < 0.5 ? pick(gateways).datasources[0] : undefined;
     if (ds) model.gatewayDatasourceId = ds.id;
@@ -201,6 +209,7 @@ export function generateTenant(opts: { seed: number; sizes: Required<SimSizes>; 
       resourceGroup,
       currency: 'BRL',
       longRunningStatusChecks: false,
+      scheduledRefreshes: false,
     },
   };
 }

@@ -1,6 +1,8 @@
 /** Power BI REST (`/v1.0/myorg/…`): groups, datasets, refreshes, gateways, capacities, admin lists. */
+import { randomUUID } from 'node:crypto';
 import { gatewayReachable } from './gateway-state.js';
 import { powerBiList } from './paging.js';
+import { runScheduledRefreshes } from './schedule.js';
 import { type Handler, ok, powerBiError, type RequestContext } from './reply.js';
 import type { SimCapacity, SimCapacityState, SimItem, SimWorkspace } from './types.js';
 
@@ -60,6 +62,7 @@ export const POWERBI_HANDLERS: Record<string, Handler> = {
       w.capacityId === null ? [] : w.items.filter((i) => i.type === 'SemanticModel').map((i) => ({ w, i, c: ctx.state.capacities.find((c) => c.id === w.capacityId)! })),
     );
     return powerBiList(ctx, rows, 'refreshables', ({ w, i, c }) => {
+      if (ctx.state.settings.scheduledRefreshes) runScheduledRefreshes(i, ctx.now, randomUUID);
       const failures = i.refreshes.filter((r) => r.status === 'Failed').length;
       return {
         id: i.id,
@@ -91,14 +94,17 @@ export const POWERBI_HANDLERS: Record<string, Handler> = {
     if ('status' in w) return w;
     const m = semanticModel(w, ctx.pathParams.datasetId);
     if (!m) return powerBiError(404, 'ItemNotFound', `Couldn't find dataset ${ctx.pathParams.datasetId}`);
+    if (ctx.state.settings.scheduledRefreshes) runScheduledRefreshes(m, ctx.now, randomUUID);
     const top = Number(ctx.query.get('$top') ?? m.refreshes.length);
     return ok({ 'odata.context': `${ctx.origin}/v1.0/myorg/$metadata#refreshes`, value: m.refreshes.slice(0, Math.max(0, top)).map(refresh) });
   },
   Datasets_GetRefreshScheduleInGroup: (ctx) => {
     const w = memberGroup(ctx);
     if ('status' in w) return w;
-    if (!semanticModel(w, ctx.pathParams.datasetId)) return powerBiError(404, 'ItemNotFound', `Couldn't find dataset ${ctx.pathParams.datasetId}`);
-    return ok({ days: ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'], times: ['06:00'], enabled: true, localTimeZoneId: 'E. South America Standard Time', NotifyOption: 'MailOnFailure' });
+    const m = semanticModel(w, ctx.pathParams.datasetId);
+    if (!m) return powerBiError(404, 'ItemNotFound', `Couldn't find dataset ${ctx.pathParams.datasetId}`);
+    const s = m.refreshSchedule ?? { days: ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'], times: ['06:00'], enabled: true, localTimeZoneId: 'E. South America Standard Time' };
+    return ok({ days: s.days, times: s.times, enabled: s.enabled, localTimeZoneId: s.localTimeZoneId, NotifyOption: 'MailOnFailure' });
   },
   Datasets_GetDatasourcesInGroup: (ctx) => {
     const w = memberGroup(ctx);

@@ -80,6 +80,18 @@ export interface SimRefresh {
   /** Unknown = still running. */
   status: 'Completed' | 'Failed' | 'Unknown' | 'Disabled';
   serviceExceptionJson?: string;
+  /** A scheduled run still going (status Unknown): when it completes (ISO). */
+  completesAt?: string;
+}
+
+/** A semantic model's refresh schedule, as `GET …/refreshSchedule` answers it. */
+export interface SimRefreshSchedule {
+  days: string[];
+  /** Local times `HH:MM` in `localTimeZoneId`. */
+  times: string[];
+  enabled: boolean;
+  /** A Windows time-zone id, e.g. 'E. South America Standard Time'. */
+  localTimeZoneId: string;
 }
 
 export interface SimJobInstance {
@@ -131,6 +143,14 @@ export interface SimItem {
   };
   /** Gateway data source the semantic model is bound to, if any. */
   gatewayDatasourceId?: string;
+  /** Semantic models: the refresh schedule (absent: the service's default answer). */
+  refreshSchedule?: SimRefreshSchedule;
+  /** Scheduled runs are materialized up to this instant (epoch ms). */
+  scheduleRunUntil?: number;
+  /** The next this many scheduled slots never start. */
+  skipSlots?: number;
+  /** The next scheduled run completes this many minutes after its slot. */
+  lateMinutes?: number;
 }
 
 export interface SimWorkspace {
@@ -219,6 +239,8 @@ export interface SimSettings {
   longRunningStatusChecks: boolean;
   /** Fabric connection tests (POST …/testConnection) answer 202 (long-running) instead of 200. */
   longRunningConnectionTests?: boolean;
+  /** Enabled refresh schedules run by themselves as time passes (src/tenant-sim/schedule.ts). */
+  scheduledRefreshes?: boolean;
 }
 
 export interface SimState {

@@ -1741,6 +1741,178 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/tenants/{id}/freshness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    orgId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["FreshnessSettings"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    orgId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        graceMinutes?: number;
+                        items?: components["schemas"]["ItemMaxAge"][];
+                        maxAgeMinutes?: number | null;
+                        workspaces?: components["schemas"]["WorkspaceMaxAge"][];
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["FreshnessSettings"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    orgId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Reset to the defaults (grace 30 min, no maximum age); no body. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/tokens": {
         parameters: {
             query?: never;
@@ -2142,6 +2314,18 @@ export interface components {
                 message: string;
             };
         };
+        /** FreshnessSettings */
+        FreshnessSettings: {
+            graceMinutes: number;
+            items: components["schemas"]["ItemMaxAge"][];
+            maxAgeMinutes: number | null;
+            workspaces: components["schemas"]["WorkspaceMaxAge"][];
+        };
+        /** ItemMaxAge */
+        ItemMaxAge: {
+            id: string;
+            maxAgeMinutes: number;
+        };
         /** MetricsBucket */
         MetricsBucket: {
             bySourceType: components["schemas"]["SourceTypeCount"][];
@@ -2233,6 +2417,11 @@ export interface components {
         /** WorkspaceInventory */
         WorkspaceInventory: {
             items: components["schemas"]["WorkspaceView"][];
+        };
+        /** WorkspaceMaxAge */
+        WorkspaceMaxAge: {
+            id: string;
+            maxAgeMinutes: number;
         };
         /** WorkspaceView */
         WorkspaceView: {

@@ -5,11 +5,13 @@
 import { overviewEn, overviewPt } from './i18n-overview.js';
 import { mirroringEn, mirroringPt } from './i18n-mirroring.js';
 import { tenantsEn, tenantsPt } from './i18n-tenants.js';
+import { freshnessEn, freshnessPt } from './i18n-freshness.js';
 
 const pt = {
   ...overviewPt,
   ...tenantsPt,
   ...mirroringPt,
+  ...freshnessPt,
   appName: 'Vigia',
   skipToContent: 'Pular para o conteúdo',
   language: 'Idioma',
@@ -290,6 +292,7 @@ const en: Texts = {
   ...overviewEn,
   ...tenantsEn,
   ...mirroringEn,
+  ...freshnessEn,
   appName: 'Vigia',
   skipToContent: 'Skip to content',
   language: 'Language',

@@ -2,10 +2,11 @@ import type { Collector } from '../collector.js';
 import { capacityCollector } from './capacity.js';
 import { costsCollector } from './costs.js';
 import { datasourcesCollector } from './datasources.js';
+import { freshnessCollector } from './freshness.js';
 import { gatewayCollector } from './gateway.js';
 import { inventoryCollector } from './inventory.js';
 import { mirroringCollector } from './mirroring.js';
 import { jobsCollector } from './jobs.js';
 
 /** The collectors the engine runs (their names are IMPLEMENTED_COLLECTORS). */
-export const DEFAULT_COLLECTORS: Collector[] = [inventoryCollector, capacityCollector, gatewayCollector, costsCollector, datasourcesCollector, mirroringCollector, jobsCollector];
+export const DEFAULT_COLLECTORS: Collector[] = [inventoryCollector, capacityCollector, gatewayCollector, costsCollector, datasourcesCollector, mirroringCollector, jobsCollector, freshnessCollector];

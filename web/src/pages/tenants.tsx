@@ -5,6 +5,7 @@ import { ConfirmAction, Empty, ErrorMessage, Field, Loading, Notice, useAction, 
 import { formatDate } from '../format.js';
 import { Link } from '../router.js';
 import { type MirroringLag, MirroringLagForm } from './tenant-mirroring-lag.js';
+import { FreshnessSection } from './tenant-freshness.js';
 
 /** Shapes of the tenant routes' answers (their OpenAPI entries describe no response body). */
 interface CollectorView {
@@ -172,6 +173,7 @@ function TenantCard(props: { orgId: string; tenant: TenantView; onChanged: () =>
         </table>
       </div>
       {can('owner') && <MirroringLagForm path={path} tenantId={tn.id} tenantName={tn.name} lag={tn.mirroringLag} onSaved={props.onChanged} />}
+      <FreshnessSection path={path} tenantName={tn.name} />
       <TenantIncidents orgId={props.orgId} tenantName={tn.name} />
     </article>
   );

@@ -1,0 +1,391 @@
+/**
+ * freshness — data that is late or old, whatever the reason (a run that never started, a
+ * refresh still running, a failure, a mirror that stopped syncing):
+ * - `DataFreshness` / `RefreshMissed` (error): a semantic model with an enabled refresh schedule
+ *   whose newest slot passed more than the tenant's grace period ago without a refresh that
+ *   completed after it. It recovers when a refresh completes after the missed slot (a late
+ *   success). Schedules are read on a slow cadence and remembered; the model's newest refreshes
+ *   are read only when a slot is judged or a missed slot is open, so a quiet model costs nothing.
+ * - `DataFreshness` / `DataStale` (error): where a maximum age applies (tenant, workspace or item
+ *   setting; the most specific wins), a semantic model whose last completed refresh, or a
+ *   mirrored table whose `lastSyncDateTime`, is older than it. Fresh data recovers it.
+ * A capacity that is not active (or an offline gateway the model reads through, when the lineage
+ * knows it) is named as the cause, so only the root cause pages people.
+ */
+import type { SignalInput } from '../../alerts/signals.js';
+import type { Collector } from '../collector.js';
+import { COLLECTOR_DEFAULTS } from '../collector-names.js';
+import { HOURLY_CAPS } from '../budget.js';
+import { type MaxAgeOf, maxAgeResolver, readFreshnessSettings } from '../freshness-settings.js';
+import { readLineage, savePlacements } from '../lineage.js';
+import type { StateChange } from '../output.js';
+import { VendorHttpError, type PlatformClient } from '../platform-client.js';
+import { lastSlotAtOrBefore, type RefreshSchedule } from '../refresh-schedule.js';
+import { causesOf, openRootCauses } from '../root-causes.js';
+import { pickForRun, ROTATION_KEY, runBudget, type RotationState } from '../rotation.js';
+import type { TenantRow } from '../tenants.js';
+import { readWorkspaces } from './reads.js';
+
+export const FRESHNESS_SOURCE = 'DataFreshness';
+export const REFRESH_MISSED = 'RefreshMissed';
+export const DATA_STALE = 'DataStale';
+
+const CATALOG_KEY = 'catalog';
+/** The list of models and mirrored databases changes slowly: read again every 6 hours. */
+const CATALOG_EVERY_MS = 6 * 3_600_000;
+/** A model's schedule is read again after 6 hours. */
+const SCHEDULE_EVERY_MS = 6 * 3_600_000;
+/** Newest refreshes read per model: enough to find the last completed one after a few failures. */
+const REFRESHES_TOP = 10;
+/** Shares of the families' hourly caps this collector spends (the refreshes collector needs the rest). */
+const SCHEDULE_SHARE = 0.05;
+const REFRESH_SHARE = 0.15;
+const MIRROR_SHARE = 0.1;
+
+interface ModelState {
+  name: string;
+  workspaceId: string;
+  workspaceName: string;
+  capacityId: string | null;
+  schedule: RefreshSchedule | null;
+  scheduleReadAt: string | null;
+  /** End of the newest completed refresh seen (ISO). */
+  lastCompletedAt: string | null;
+  /** The newest slot already judged (completed in time, or missed). */
+  judgedSlot: string | null;
+  /** The slot whose RefreshMissed incident is open. */
+  missedSlot: string | null;
+  stale: boolean;
+}
+
+interface MirrorState {
+  name: string;
+  workspaceId: string;
+  workspaceName: string;
+  capacityId: string | null;
+  /** Tables (schema.table) with an open DataStale incident. */
+  staleTables: string[];
+}
+
+interface RefreshRow {
+  status?: string;
+  startTime?: string;
+  endTime?: string;
+}
+
+interface TableRow {
+  sourceSchemaName?: string;
+  sourceTableName?: string;
+  metrics?: { lastSyncDateTime?: string };
+}
+
+const modelKey = (id: string) => `model:${id}`;
+const mirrorKey = (id: string) => `mirror:${id}`;
+const tableId = (dbId: string, table: string) => `${dbId}/${table.toLowerCase()}`;
+
+/** A workspace the principal cannot read (not a member, gone): skipped, not a failed run. */
+function unreadable(err: unknown): boolean {
+  return err instanceof VendorHttpError && (err.status === 401 || err.status === 403 || err.status === 404);
+}
+
+function minutesText(ms: number): string {
+  const m = Math.round(ms / 60_000);
+  if (m < 120) return `${m} min`;
+  if (m < 48 * 60) return `${Math.round(m / 60)} h`;
+  return `${Math.round(m / 1440)} days`;
+}
+
+/** Reads the semantic models and mirrored databases of the tenant's readable workspaces. */
+async function readCatalog(client: PlatformClient, tenant: TenantRow) {
+  const models: { id: string; name: string; workspaceId: string; workspaceName: string; capacityId: string | null }[] = [];
+  const mirrors: { id: string; name: string; workspaceId: string; workspaceName: string; capacityId: string | null }[] = [];
+  for (const w of await readWorkspaces(client, tenant)) {
+    const place = { workspaceId: w.id, workspaceName: w.name, capacityId: w.capacityId };
+    try {
+      const answer = await client.json<{ value?: { id: string; name?: string }[] }>({ family: 'powerbi', audience: 'powerbi', url: client.powerBi(`/groups/${encodeURIComponent(w.id)}/datasets`) });
+      for (const d of answer?.value ?? []) models.push({ id: d.id.toLowerCase(), name: d.name || d.id, ...place });
+      for await (const page of client.fabricPages<{ id: string; displayName?: string }>({ family: 'fabric', audience: 'fabric', url: client.fabric(`/workspaces/${encodeURIComponent(w.id)}/mirroredDatabases`) })) {
+        for (const m of page) mirrors.push({ id: m.id.toLowerCase(), name: m.displayName || m.id, ...place });
+      }
+    } catch (err) {
+      if (!unreadable(err)) throw err;
+    }
+  }
+  return { models, mirrors };
+}
+
+export const freshnessCollector: Collector = {
+  name: 'freshness',
+  async run({ ctx, tenant, client, state, commit }) {
+    const now = ctx.clock.now();
+    const nowMs = now.getTime();
+    const settings = await readFreshnessSettings(ctx.db, tenant.id);
+    const maxAgeOf = maxAgeResolver(settings);
+    const signals: SignalInput[] = [];
+    const changes: StateChange[] = [];
+    const models = new Map<string, ModelState>();
+    const mirrors = new Map<string, MirrorState>();
+    for (const [key, value] of state) {
+      if (key.startsWith('model:')) models.set(key.slice(6), value as ModelState);
+      else if (key.startsWith('mirror:')) mirrors.set(key.slice(7), value as MirrorState);
+    }
+    const changedModels = new Set<string>();
+    const changedMirrors = new Set<string>();
+
+    // 1. The catalog, on a slow cadence: new items are remembered, gone ones release their incidents.
+    const catalog = state.get(CATALOG_KEY) as { readAt: string } | undefined;
+    if (!catalog || nowMs - Date.parse(catalog.readAt) >= CATALOG_EVERY_MS) {
+      const read = await readCatalog(client, tenant);
+      const seenModels = new Set(read.models.map((m) => m.id));
+      const seenMirrors = new Set(read.mirrors.map((m) => m.id));
+      for (const m of read.models) {
+        const prev = models.get(m.id);
+        const next: ModelState = prev
+          ? { ...prev, name: m.name, workspaceId: m.workspaceId, workspaceName: m.workspaceName, capacityId: m.capacityId }
+          : { name: m.name, workspaceId: m.workspaceId, workspaceName: m.workspaceName, capacityId: m.capacityId, schedule: null, scheduleReadAt: null, lastCompletedAt: null, judgedSlot: null, missedSlot: null, stale: false };
+        models.set(m.id, next);
+        changedModels.add(m.id);
+      }
+      for (const m of read.mirrors) {
+        const prev = mirrors.get(m.id);
+        mirrors.set(m.id, { name: m.name, workspaceId: m.workspaceId, workspaceName: m.workspaceName, capacityId: m.capacityId, staleTables: prev?.staleTables ?? [] });
+        changedMirrors.add(m.id);
+      }
+      for (const [id, prev] of models) {
+        if (seenModels.has(id)) continue;
+        signals.push(...modelGoneSignals(id, prev, now));
+        models.delete(id);
+        changes.push({ key: modelKey(id), value: null });
+      }
+      for (const [id, prev] of mirrors) {
+        if (seenMirrors.has(id)) continue;
+        signals.push(...mirrorGoneSignals(id, prev, now));
+        mirrors.delete(id);
+        changes.push({ key: mirrorKey(id), value: null });
+      }
+      changes.push({ key: CATALOG_KEY, value: { readAt: now.toISOString() } });
+      // Where each item runs, for root-cause correlation (the lineage keeps data sources apart).
+      await savePlacements(ctx.db, tenant.id, [
+        ...read.models.map((m) => ({ itemId: m.id, itemType: 'SemanticModel', itemName: m.name, workspaceId: m.workspaceId, capacityId: m.capacityId })),
+        ...read.mirrors.map((m) => ({ itemId: m.id, itemType: 'MirroredDatabase', itemName: m.name, workspaceId: m.workspaceId, capacityId: m.capacityId })),
+      ], now);
+    }
+
+    // 2. Schedules: those never read or read long ago, within this run's share of the cap.
+    // The hourly shares are spread over the runs of an hour at this tenant's own interval.
+    const { rows: schedule } = await ctx.db.query<{ interval_seconds: number }>(`SELECT interval_seconds FROM collector_schedules WHERE tenant_ref = $1 AND collector = 'freshness'`, [tenant.id]);
+    const interval = schedule[0]?.interval_seconds ?? COLLECTOR_DEFAULTS.freshness;
+    const dueSchedules = [...models].filter(([, m]) => m.scheduleReadAt === null || nowMs - Date.parse(m.scheduleReadAt) >= SCHEDULE_EVERY_MS);
+    const pick = pickForRun(dueSchedules, {
+      key: ([id]) => id,
+      isHot: ([, m]) => m.scheduleReadAt === null,
+      budget: runBudget(HOURLY_CAPS.powerbi, SCHEDULE_SHARE, interval),
+      state: state.get(ROTATION_KEY) as RotationState | undefined,
+      now,
+    });
+    for (const [id, m] of pick.poll) {
+      let schedule: RefreshSchedule | null = null;
+      try {
+        const s = await client.json<Partial<RefreshSchedule>>({ family: 'powerbi', audience: 'powerbi', url: client.powerBi(`/groups/${encodeURIComponent(m.workspaceId)}/datasets/${encodeURIComponent(id)}/refreshSchedule`) });
+        if (s?.enabled && Array.isArray(s.days) && Array.isArray(s.times)) schedule = { days: s.days, times: s.times, enabled: true, localTimeZoneId: s.localTimeZoneId ?? 'UTC' };
+      } catch (err) {
+        if (!unreadable(err)) throw err;
+      }
+      models.set(id, { ...m, schedule, scheduleReadAt: now.toISOString() });
+      changedModels.add(id);
+    }
+    changes.push({ key: ROTATION_KEY, value: pick.next });
+
+    // 3. Models: judge a due slot, follow an open miss, check the age where a maximum applies.
+    const roots = await openRootCauses(ctx.db, tenant.org_id);
+    const lineage = await readLineage(ctx.db, tenant.id);
+    const causesFor = (id: string, capacityId: string | null) => causesOf(roots, { gatewayIds: lineage.get(id)?.gatewayIds ?? [], capacityId });
+    const work = [...models].map(([id, m]) => ({ id, m, ...modelNeeds(m, id, settings.graceMinutes, maxAgeOf, now) })).filter((w) => w.read || w.releaseStale || w.releaseMissed);
+    // A slot to judge or a missed slot comes first; age checks take what is left of the budget.
+    work.sort((a, b) => Number(b.slotWork) - Number(a.slotWork) || (a.id < b.id ? -1 : 1));
+    let refreshBudget = runBudget(HOURLY_CAPS.powerbi, REFRESH_SHARE, interval);
+    for (const w of work) {
+      let m = w.m;
+      if (w.releaseMissed) {
+        signals.push({ ...base(w.id, m, REFRESH_MISSED, now), kind: 'recovery', title: `Semantic model ${m.name} is no longer scheduled`, message: `Semantic model ${m.name} has no enabled refresh schedule any more; the missed slot of ${m.missedSlot} is no longer followed.` });
+        m = { ...m, missedSlot: null };
+      }
+      // Past the budget a read waits for the next run (slots were sorted first).
+      if (w.read && refreshBudget > 0) {
+        refreshBudget--;
+        let rows: RefreshRow[] | null = null;
+        try {
+          const a = await client.json<{ value?: RefreshRow[] }>({ family: 'powerbi', audience: 'powerbi', url: `${client.powerBi(`/groups/${encodeURIComponent(m.workspaceId)}/datasets/${encodeURIComponent(w.id)}/refreshes`)}?$top=${REFRESHES_TOP}` });
+          rows = a?.value ?? [];
+        } catch (err) {
+          if (!unreadable(err)) throw err;
+        }
+        if (rows) m = judgeModel(w.id, m, rows, w.slot, w.maxAge, settings.graceMinutes, now, causesFor(w.id, m.capacityId), signals);
+      }
+      // No maximum age applies any more: an open DataStale is released.
+      if (w.releaseStale && m.stale) {
+        m = { ...m, stale: false };
+        signals.push(staleModelSignal(w.id, m, 'recovery', now, null, []));
+      }
+      if (m !== w.m) {
+        models.set(w.id, m);
+        changedModels.add(w.id);
+      }
+    }
+
+    // 4. Mirrored tables, where a maximum age applies (or an incident is open).
+    let mirrorBudget = runBudget(HOURLY_CAPS.fabric, MIRROR_SHARE, interval);
+    for (const [id, db] of mirrors) {
+      const maxAge = maxAgeOf(id, db.workspaceId);
+      if (maxAge === null) {
+        if (db.staleTables.length === 0) continue;
+        for (const t of db.staleTables) signals.push(staleTableSignal(id, db, t, 'recovery', now, null, []));
+        mirrors.set(id, { ...db, staleTables: [] });
+        changedMirrors.add(id);
+        continue;
+      }
+      if (mirrorBudget <= 0) continue;
+      const tables: TableRow[] = [];
+      try {
+        const spec = { family: 'fabric' as const, audience: 'fabric' as const, method: 'POST' as const, url: client.fabric(`/workspaces/${encodeURIComponent(db.workspaceId)}/mirroredDatabases/${encodeURIComponent(id)}/getTablesMirroringStatus`) };
+        for await (const page of client.fabricPages<TableRow>(spec, 'data')) {
+          mirrorBudget--;
+          tables.push(...page);
+        }
+      } catch (err) {
+        if (!unreadable(err)) throw err;
+        continue;
+      }
+      const stale = new Set<string>();
+      const seen = new Set<string>();
+      for (const t of tables) {
+        const name = `${t.sourceSchemaName ?? 'dbo'}.${t.sourceTableName ?? ''}`;
+        seen.add(name);
+        const synced = Date.parse(t.metrics?.lastSyncDateTime ?? '');
+        const age = Number.isFinite(synced) ? nowMs - synced : null;
+        const isStale = age === null || age > maxAge * 60_000;
+        const was = db.staleTables.includes(name);
+        if (isStale) stale.add(name);
+        if (isStale && !was) signals.push(staleTableSignal(id, db, name, 'failure', now, { age, maxAge }, causesFor(id, db.capacityId)));
+        else if (!isStale && was) signals.push(staleTableSignal(id, db, name, 'recovery', now, { age, maxAge }, []));
+      }
+      // A table no longer listed is no longer watched: its incident recovers.
+      for (const name of db.staleTables) if (!seen.has(name)) signals.push(staleTableSignal(id, db, name, 'recovery', now, null, []));
+      const next = [...stale].sort();
+      if (next.join('\n') !== db.staleTables.join('\n')) {
+        mirrors.set(id, { ...db, staleTables: next });
+        changedMirrors.add(id);
+      }
+    }
+
+    for (const id of changedModels) if (models.has(id)) changes.push({ key: modelKey(id), value: models.get(id) });
+    for (const id of changedMirrors) if (mirrors.has(id)) changes.push({ key: mirrorKey(id), value: mirrors.get(id) });
+    await commit(signals, changes);
+  },
+  releaseAll(state, now) {
+    return [...state].flatMap(([key, value]) => {
+      if (key.startsWith('model:')) return modelGoneSignals(key.slice(6), value as ModelState, now);
+      if (key.startsWith('mirror:')) return mirrorGoneSignals(key.slice(7), value as MirrorState, now);
+      return [];
+    });
+  },
+};
+
+/** What a model needs this run: a read of its refreshes (and why), or only a stale release. */
+function modelNeeds(m: ModelState, id: string, graceMinutes: number, maxAgeOf: MaxAgeOf, now: Date) {
+  const slotAt = m.schedule ? lastSlotAtOrBefore(m.schedule, now) : null;
+  const graceOver = slotAt !== null && now.getTime() >= slotAt.getTime() + graceMinutes * 60_000;
+  const slot = graceOver && slotAt!.toISOString() !== m.judgedSlot ? slotAt : null;
+  // A miss of a model no longer scheduled (schedule disabled or gone) is released, not followed.
+  const releaseMissed = m.missedSlot !== null && m.schedule === null;
+  const slotWork = slot !== null || (m.missedSlot !== null && !releaseMissed);
+  const maxAge = maxAgeOf(id, m.workspaceId);
+  const ageDue = maxAge !== null && (m.lastCompletedAt === null || now.getTime() - Date.parse(m.lastCompletedAt) > maxAge * 60_000);
+  return { slot, slotWork, maxAge, read: slotWork || ageDue, releaseStale: maxAge === null && m.stale, releaseMissed };
+}
+
+/** Applies a model's newest refreshes to its remembered state; pushes the signals that follow. */
+function judgeModel(id: string, m: ModelState, rows: RefreshRow[], slot: Date | null, maxAge: number | null, graceMinutes: number, now: Date, causes: { sourceType: string; sourceId: string }[], signals: SignalInput[]): ModelState {
+  const completedEnds = rows.filter((r) => r.status === 'Completed' && r.endTime && Number.isFinite(Date.parse(r.endTime))).map((r) => Date.parse(r.endTime!));
+  const newest = Math.max(m.lastCompletedAt ? Date.parse(m.lastCompletedAt) : Number.NEGATIVE_INFINITY, ...completedEnds);
+  const next: ModelState = { ...m, lastCompletedAt: Number.isFinite(newest) ? new Date(newest).toISOString() : null };
+  const completedAfter = (at: Date) => completedEnds.some((end) => end >= at.getTime());
+
+  if (slot !== null) {
+    next.judgedSlot = slot.toISOString();
+    if (!completedAfter(slot) && next.missedSlot === null) {
+      next.missedSlot = slot.toISOString();
+      signals.push(missedSignal(id, next, slot, rows, graceMinutes, now, causes));
+    }
+  }
+  if (next.missedSlot !== null && completedAfter(new Date(next.missedSlot))) {
+    const end = Math.min(...completedEnds.filter((e) => e >= Date.parse(next.missedSlot!)));
+    signals.push({
+      ...base(id, next, REFRESH_MISSED, now),
+      kind: 'recovery',
+      title: `Semantic model ${next.name} refreshed`,
+      message: `Semantic model ${next.name} completed a refresh at ${new Date(end).toISOString()}, after the slot of ${next.missedSlot} it had missed.`,
+    });
+    next.missedSlot = null;
+  }
+  if (maxAge !== null) {
+    const age = next.lastCompletedAt ? now.getTime() - Date.parse(next.lastCompletedAt) : null;
+    const stale = age === null || age > maxAge * 60_000;
+    if (stale && !m.stale) signals.push(staleModelSignal(id, next, 'failure', now, { age, maxAge }, causes));
+    else if (!stale && m.stale) signals.push(staleModelSignal(id, next, 'recovery', now, { age, maxAge }, []));
+    next.stale = stale;
+  }
+  return next;
+}
+
+function base(id: string, m: Pick<ModelState, 'name' | 'workspaceName'>, kind: string, now: Date) {
+  return { sourceType: FRESHNESS_SOURCE, sourceId: id, sourceName: m.name, notificationKind: kind, severity: 'error' as const, workspaceName: m.workspaceName, occurredAt: now };
+}
+
+function missedSignal(id: string, m: ModelState, slot: Date, rows: RefreshRow[], graceMinutes: number, now: Date, causes: { sourceType: string; sourceId: string }[]): SignalInput {
+  const since = rows.filter((r) => Date.parse(r.startTime ?? '') >= slot.getTime());
+  const why = since.some((r) => r.status === 'Unknown')
+    ? 'a refresh started but is still running'
+    : since.some((r) => r.status === 'Failed')
+      ? 'the refresh after it failed'
+      : 'no refresh started';
+  return {
+    ...base(id, m, REFRESH_MISSED, now),
+    kind: 'failure',
+    title: `Semantic model ${m.name} missed its scheduled refresh`,
+    message: `Semantic model ${m.name} (workspace ${m.workspaceName}) was scheduled to refresh at ${slot.toISOString()} and no refresh completed within the grace period of ${graceMinutes} min: ${why}.`,
+    causes,
+  };
+}
+
+function staleModelSignal(id: string, m: ModelState, kind: 'failure' | 'recovery', now: Date, age: { age: number | null; maxAge: number } | null, causes: { sourceType: string; sourceId: string }[]): SignalInput {
+  const b = { ...base(id, m, DATA_STALE, now), kind };
+  if (kind === 'recovery') {
+    return { ...b, title: `Data of ${m.name} is fresh`, message: age ? `Semantic model ${m.name} was refreshed ${minutesText(age.age ?? 0)} ago, within its maximum age of ${age.maxAge} min.` : `Semantic model ${m.name} has no maximum age any more.` };
+  }
+  const old = age?.age === null || age === null ? 'no completed refresh is in its recent history' : `its last completed refresh was ${minutesText(age.age)} ago`;
+  return { ...b, title: `Data of ${m.name} is stale`, message: `Semantic model ${m.name} (workspace ${m.workspaceName}) is older than its maximum age of ${age?.maxAge} min: ${old}.`, causes };
+}
+
+function staleTableSignal(dbId: string, db: MirrorState, table: string, kind: 'failure' | 'recovery', now: Date, age: { age: number | null; maxAge: number } | null, causes: { sourceType: string; sourceId: string }[]): SignalInput {
+  const name = `${db.name} / ${table}`;
+  const b = { sourceType: FRESHNESS_SOURCE, sourceId: tableId(dbId, table), sourceName: name, notificationKind: DATA_STALE, severity: 'error' as const, workspaceName: db.workspaceName, occurredAt: now, kind };
+  if (kind === 'recovery') {
+    return { ...b, title: `Mirrored table ${name} is fresh`, message: age ? `Mirrored table ${name} synced ${minutesText(age.age ?? 0)} ago, within its maximum age of ${age.maxAge} min.` : `Mirrored table ${name} is no longer checked for age.` };
+  }
+  const old = age?.age === null || age === null ? 'it reports no last sync time' : `its last sync was ${minutesText(age.age)} ago`;
+  return { ...b, title: `Mirrored table ${name} is stale`, message: `Mirrored table ${name} (workspace ${db.workspaceName}) is older than its maximum age of ${age?.maxAge} min: ${old}.`, causes };
+}
+
+/** A model no longer watched: its open incidents recover. */
+function modelGoneSignals(id: string, m: ModelState, now: Date): SignalInput[] {
+  const gone = { kind: 'recovery' as const, title: `Semantic model ${m.name} is gone`, message: `Semantic model ${m.name} is no longer watched.` };
+  const out: SignalInput[] = [];
+  if (m.missedSlot) out.push({ ...base(id, m, REFRESH_MISSED, now), ...gone });
+  if (m.stale) out.push({ ...base(id, m, DATA_STALE, now), ...gone });
+  return out;
+}
+
+function mirrorGoneSignals(id: string, db: MirrorState, now: Date): SignalInput[] {
+  return db.staleTables.map((t) => ({ ...staleTableSignal(id, db, t, 'recovery', now, null, []), title: `Mirrored table ${db.name} / ${t} is gone`, message: `Mirrored table ${db.name} / ${t} is no longer watched.` }));
+}
