@@ -5,7 +5,6 @@
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { conflictError, invalidInput, notFoundError } from '../errors.js';
-import { newId } from '../ids.js';
 import { requireOrg } from '../orgs/orgs.js';
 import { planSignalBatch, type SignalOutcome } from './batch-plan.js';
 import { loadBatchState, writeBatchPlan } from './batch-store.js';

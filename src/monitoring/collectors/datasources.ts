@@ -17,7 +17,6 @@ import type { SignalInput } from '../../alerts/signals.js';
 import type { Queryable } from '../../db/index.js';
 import { HOURLY_CAPS } from '../budget.js';
 import type { Collector } from '../collector.js';
-import { COLLECTOR_DEFAULTS } from '../collector-names.js';
 import type { StateChange } from '../output.js';
 import { causesOf, openRootCauses } from '../root-causes.js';
 import { pickForRun, ROTATION_KEY, type RotationPick, type RotationState, runBudget } from '../rotation.js';

@@ -14,10 +14,8 @@
  * capacity pages people.
  */
 import type { SignalInput } from '../../alerts/signals.js';
-import type { Queryable } from '../../db/index.js';
 import { HOURLY_CAPS } from '../budget.js';
 import type { Collector } from '../collector.js';
-import { COLLECTOR_DEFAULTS } from '../collector-names.js';
 import { forgetItems, savePlacements } from '../lineage.js';
 import type { StateChange } from '../output.js';
 import { VendorHttpError, type PlatformClient } from '../platform-client.js';

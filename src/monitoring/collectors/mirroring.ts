@@ -18,8 +18,7 @@
  */
 import type { SignalCause, SignalInput } from '../../alerts/signals.js';
 import { HOURLY_CAPS } from '../budget.js';
-import type { Collector, CollectorRun } from '../collector.js';
-import { COLLECTOR_DEFAULTS } from '../collector-names.js';
+import type { Collector, } from '../collector.js';
 import { forgetItems, savePlacements } from '../lineage.js';
 import type { MirroringLag } from '../mirroring-lag.js';
 import type { StateChange } from '../output.js';
