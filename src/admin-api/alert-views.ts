@@ -18,6 +18,7 @@ interface ListQuery {
   status?: 'open' | 'resolved';
   severity?: 'error' | 'info';
   sourceType?: string;
+  sourceId?: string;
   capacityName?: string;
   workspaceName?: string;
   from?: string;
@@ -41,6 +42,7 @@ export async function alertViewsRoutes(app: FastifyInstance, opts: { ctx: AppCon
             status: { type: 'string', enum: ['open', 'resolved'] },
             severity: { type: 'string', enum: ['error', 'info'] },
             sourceType: { type: 'string', minLength: 1, maxLength: 100 },
+            sourceId: { type: 'string', minLength: 1, maxLength: 500 },
             capacityName: { type: 'string', minLength: 1, maxLength: 200 },
             workspaceName: { type: 'string', minLength: 1, maxLength: 200 },
             from: { type: 'string', maxLength: 40 },
@@ -61,7 +63,7 @@ export async function alertViewsRoutes(app: FastifyInstance, opts: { ctx: AppCon
       const from = q.from === undefined ? undefined : parseIsoDateTime(q.from, 'from');
       const to = q.to === undefined ? undefined : parseIsoDateTime(q.to, 'to');
       if (from && to && from >= to) throw invalidRequest('from must be before to');
-      const filter = { status: q.status, severity: q.severity, sourceType: q.sourceType, capacityName: q.capacityName, workspaceName: q.workspaceName, from, to };
+      const filter = { status: q.status, severity: q.severity, sourceType: q.sourceType, sourceId: q.sourceId, capacityName: q.capacityName, workspaceName: q.workspaceName, from, to };
       const offset = (p.page - 1) * p.pageSize;
       const { value, totalCount } = await listOrgAlerts(ctx.db, ctx.config.baseUrl, orgId, filter, { offset, limit: p.pageSize });
       // nextLink repeats every parameter of the request, so following it never changes the result set.

@@ -262,6 +262,7 @@ export interface paths {
                     page?: string;
                     pageSize?: string;
                     severity?: "error" | "info";
+                    sourceId?: string;
                     sourceType?: string;
                     status?: "open" | "resolved";
                     to?: string;
@@ -1085,6 +1086,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/gateways": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** On-premises gateways the gateway collector watches, with their state and open incidents */
+        get: operations["getOrgGateways"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/incidents/open": {
         parameters: {
             query?: never;
@@ -1226,6 +1244,23 @@ export interface paths {
         };
         /** Incidents by source type, MTTA and MTTR per day or per week (weeks start on `from`) */
         get: operations["getOrgMetricsSeries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/semantic-models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Semantic models of the organization’s tenants with workspace, capacity, gateways and open incidents */
+        get: operations["getOrgSemanticModels"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2134,6 +2169,23 @@ export interface components {
                 message: string;
             };
         };
+        /** GatewayInventory */
+        GatewayInventory: {
+            items: components["schemas"]["GatewayView"][];
+        };
+        /** GatewayView */
+        GatewayView: {
+            /** @description The platform’s gateway id (lower case): the `sourceId` of its incidents. */
+            id: string;
+            name: string;
+            /** @description As the last status check said. */
+            offline: boolean;
+            /** @description Open incidents with source type `Gateway` and this id. */
+            openIncidents: number;
+            /** @description The tenant connection that watches it. */
+            tenantName: string;
+            upgradeRequired: boolean;
+        };
         /** MetricsBucket */
         MetricsBucket: {
             bySourceType: components["schemas"]["SourceTypeCount"][];
@@ -2185,6 +2237,31 @@ export interface components {
             suspended: boolean;
             /** Format: date-time */
             updatedAt: string;
+        };
+        /** SemanticModelGateway */
+        SemanticModelGateway: {
+            id: string;
+            /** @description Null when the gateway collector does not know it. */
+            name: string | null;
+        };
+        /** SemanticModelInventory */
+        SemanticModelInventory: {
+            items: components["schemas"]["SemanticModelView"][];
+        };
+        /** SemanticModelView */
+        SemanticModelView: {
+            capacityId: string | null;
+            capacityName: string | null;
+            gateways: components["schemas"]["SemanticModelGateway"][];
+            /** @description The platform’s semantic model id (lower case): the `sourceId` of its `Dataset` incidents. */
+            id: string;
+            name: string;
+            /** @description Open incidents with source type `Dataset` and this id. */
+            openIncidents: number;
+            tenantName: string;
+            workspaceId: string;
+            /** @description Null while the workspace is not in the organization’s inventory. */
+            workspaceName: string | null;
         };
         /** SlaHistory */
         SlaHistory: {
@@ -2346,6 +2423,55 @@ export interface operations {
             };
         };
     };
+    getOrgGateways: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayInventory"];
+                };
+            };
+            /** @description invalid_request: the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: admin token missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such organization or object. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getOrgOpenIncidents: {
         parameters: {
             query?: never;
@@ -2473,6 +2599,55 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MetricsSeries"];
+                };
+            };
+            /** @description invalid_request: the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: admin token missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such organization or object. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrgSemanticModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SemanticModelInventory"];
                 };
             };
             /** @description invalid_request: the message names the field. */

@@ -4,10 +4,12 @@
  */
 import { overviewEn, overviewPt } from './i18n-overview.js';
 import { tenantsEn, tenantsPt } from './i18n-tenants.js';
+import { inventoryEn, inventoryPt } from './i18n-inventory.js';
 
 const pt = {
   ...overviewPt,
   ...tenantsPt,
+  ...inventoryPt,
   appName: 'Vigia',
   skipToContent: 'Pular para o conteúdo',
   language: 'Idioma',
@@ -287,6 +289,7 @@ export type TextKey = keyof Texts;
 const en: Texts = {
   ...overviewEn,
   ...tenantsEn,
+  ...inventoryEn,
   appName: 'Vigia',
   skipToContent: 'Skip to content',
   language: 'Language',

@@ -18,6 +18,7 @@ import { SilencesPage } from './pages/silences.js';
 import { AuditPage, MembersPage, TokensPage } from './pages/people.js';
 import { OverviewPage } from './pages/overview.js';
 import { CapacitiesPage, WorkspacesPage } from './pages/inventory.js';
+import { GatewaysPage, SemanticModelsPage } from './pages/monitored-inventory.js';
 import { TenantsPage } from './pages/tenants.js';
 import { useFocusOnNavigation } from './focus.js';
 
@@ -106,6 +107,8 @@ function App() {
                 ['/overview', 'navOverview'],
                 ['/capacities', 'navCapacities'],
                 ['/workspaces', 'navWorkspaces'],
+                ['/gateways', 'navGateways'],
+                ['/semantic-models', 'navSemanticModels'],
                 ['/tenants', 'navTenants'],
                 ['/destinations', 'navDestinations'],
                 ['/alerts', 'navAlerts'],
@@ -166,6 +169,10 @@ function Routes(props: { path: string }) {
       return <CapacitiesPage orgId={orgId} />;
     case '/workspaces':
       return <WorkspacesPage orgId={orgId} />;
+    case '/gateways':
+      return <GatewaysPage orgId={orgId} />;
+    case '/semantic-models':
+      return <SemanticModelsPage orgId={orgId} />;
     case '/tenants':
       return <TenantsPage orgId={orgId} />;
     case '/destinations':

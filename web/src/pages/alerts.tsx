@@ -30,6 +30,12 @@ export function AlertsPage(props: { orgId: string }) {
   const { query: where } = useLocation();
   const scope = (['capacityName', 'workspaceName'] as const).find((k) => where.get(k));
   if (scope) query.set(scope, where.get(scope)!);
+  // …or with one monitored source (a gateway, a semantic model): its type and id.
+  const source = where.get('sourceId') && where.get('sourceType') ? { type: where.get('sourceType')!, id: where.get('sourceId')!, name: where.get('sourceName') ?? where.get('sourceId')! } : null;
+  if (source) {
+    query.set('sourceType', source.type);
+    query.set('sourceId', source.id);
+  }
   const fromIso = localInputToIso(filters.from);
   if (fromIso) query.set('from', fromIso);
   const list = useLoad((signal) => call<Page<Alert>>('GET', orgPath(props.orgId, `/alerts?${query}`), undefined, signal), [props.orgId, query.toString()]);
@@ -74,9 +80,11 @@ export function AlertsPage(props: { orgId: string }) {
           {t('filter')}
         </button>
       </form>
-      {scope && (
+      {(scope || source) && (
         <p class="notice" data-testid="alerts-scope">
-          {t('filteredBy', { what: scope === 'capacityName' ? t('capacity') : t('workspace'), name: where.get(scope)! })}{' '}
+          {scope
+            ? t('filteredBy', { what: scope === 'capacityName' ? t('capacity') : t('workspace'), name: where.get(scope)! })
+            : t('sourceFilter', { what: source!.type, name: source!.name })}{' '}
           <button type="button" class="link" onClick={() => navigate('/alerts')}>
             {t('clearFilter')}
           </button>
