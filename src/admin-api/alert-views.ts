@@ -5,6 +5,8 @@ import { listAlertDeliveries } from '../delivery/history.js';
 import { invalidRequest } from '../http/errors.js';
 import { MAX_PAGE, pageEnvelope } from '../http/paging.js';
 import { parseIsoDateTime } from '../orgs/validation.js';
+import { adminResponses } from './openapi.js';
+import { alertDeliveriesSchema, alertPageSchema } from './schemas.js';
 
 /**
  * Admin read views the web console needs: the alert list of an organization (the public API's
@@ -51,6 +53,7 @@ export async function alertViewsRoutes(app: FastifyInstance, opts: { ctx: AppCon
             pageSize: pageParam,
           },
         },
+        response: adminResponses(alertPageSchema),
       },
     },
     async (req) => {
@@ -73,7 +76,10 @@ export async function alertViewsRoutes(app: FastifyInstance, opts: { ctx: AppCon
 
   app.get<{ Params: { orgId: string; alertId: string } }>(
     '/orgs/:orgId/alerts/:alertId/deliveries',
-    { config: { access: 'viewer' }, schema: { params: { type: 'object', required: ['orgId', 'alertId'], properties: { orgId: idParam, alertId: idParam } } } },
+    {
+      config: { access: 'viewer' },
+      schema: { params: { type: 'object', required: ['orgId', 'alertId'], properties: { orgId: idParam, alertId: idParam } }, response: adminResponses(alertDeliveriesSchema) },
+    },
     async (req) => {
       const { orgId, alertId } = req.params;
       await requireAlert(ctx.db, orgId, alertId);

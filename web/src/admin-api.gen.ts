@@ -276,12 +276,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["AlertPage"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -312,12 +341,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["AlertWithEvents"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -350,12 +408,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Alert"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -384,12 +471,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["AlertDelivery"][];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -422,12 +538,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Alert"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -455,12 +600,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["ApiKey"][];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -484,12 +658,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description OK */
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["CreatedApiKey"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -560,12 +763,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["AuditPage"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -606,12 +838,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Capacity"][];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -653,12 +914,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Upserted"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -704,12 +994,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["DeliveryDetail"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -742,12 +1061,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description OK */
+                202: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Delivery"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -775,12 +1123,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Destination"][];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -818,12 +1195,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description OK */
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["CreatedDestination"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -852,12 +1258,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Destination"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -918,12 +1353,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Destination"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -954,12 +1418,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["DeliveryPage"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -999,12 +1492,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description OK */
+                202: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["RecoverResult"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1035,12 +1557,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["SigningSecret"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1071,12 +1622,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["TestResult"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1138,12 +1718,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Member"][];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1166,12 +1775,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Member"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1289,12 +1927,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["SignalOutcome"] | components["schemas"]["SignalOutcome"][];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1322,12 +1989,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Silence"][];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1356,12 +2052,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description OK */
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Silence"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1459,12 +2184,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["TenantList"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1542,12 +2296,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description OK */
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Tenant"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1576,12 +2359,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Tenant"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1684,12 +2496,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Tenant"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1716,12 +2557,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["TenantCheck"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1753,12 +2623,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description OK */
+                202: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["RunRequested"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1786,12 +2685,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["PersonalToken"][];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1816,12 +2744,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description OK */
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["CreatedPersonalToken"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1895,12 +2852,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Workspace"][];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1927,12 +2913,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Session"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1952,12 +2967,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description OK */
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["OpenedSession"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -2066,12 +3110,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["SessionOptions"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -2087,6 +3160,77 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** Alert */
+        Alert: {
+            acknowledged: boolean;
+            /** Format: date-time */
+            acknowledgedAt: string | null;
+            acknowledgedBy: string | null;
+            capacityName: string | null;
+            causeAlertIds: string[];
+            correlated: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            escalatedAt: string | null;
+            failureCount: number;
+            id: string;
+            /** Format: date-time */
+            lastOccurrenceAt: string;
+            message: string;
+            notificationKind: string;
+            /** Format: date-time */
+            releasedAt: string | null;
+            /** Format: date-time */
+            resolvedAt: string | null;
+            /** @enum {string} */
+            severity: "error" | "info";
+            silenced: boolean;
+            silenceId: string | null;
+            sourceId: string;
+            sourceName: string;
+            sourceType: string;
+            /** @enum {string} */
+            status: "open" | "resolved";
+            suppressed: boolean;
+            title: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The alert’s page in the console. */
+            url: string;
+            workspaceName: string | null;
+        };
+        /** AlertDelivery */
+        AlertDelivery: {
+            alertId: string;
+            attempts: number;
+            /** Format: date-time */
+            completedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            destinationId: string;
+            destinationKind: string;
+            destinationName: string;
+            event: string;
+            eventId: string | null;
+            id: string;
+            lastError: string | null;
+            lastStatusCode: number | null;
+            /** Format: date-time */
+            nextAttemptAt: string | null;
+            /** @enum {string} */
+            status: "pending" | "waiting" | "succeeded" | "failed" | "abandoned" | "skipped";
+            test: boolean;
+        };
+        /** AlertEvent */
+        AlertEvent: {
+            /** Format: date-time */
+            createdAt: string;
+            event: string;
+            id: string;
+            /** Format: date-time */
+            occurredAt: string;
+        };
         /** AlertMetrics */
         AlertMetrics: {
             bySourceType: components["schemas"]["SourceTypeCount"][];
@@ -2106,6 +3250,120 @@ export interface components {
                 resolved: number;
                 silenced: number;
             };
+        };
+        /** AlertPage */
+        AlertPage: {
+            /** @description The next page’s path with every parameter of this request; empty on the last page. */
+            nextLink: string;
+            page: number;
+            pageSize: number;
+            totalCount: number;
+            value: components["schemas"]["Alert"][];
+        };
+        /** AlertWithEvents */
+        AlertWithEvents: {
+            acknowledged: boolean;
+            /** Format: date-time */
+            acknowledgedAt: string | null;
+            acknowledgedBy: string | null;
+            capacityName: string | null;
+            causeAlertIds: string[];
+            correlated: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            escalatedAt: string | null;
+            events: components["schemas"]["AlertEvent"][];
+            failureCount: number;
+            id: string;
+            /** Format: date-time */
+            lastOccurrenceAt: string;
+            message: string;
+            notificationKind: string;
+            /** Format: date-time */
+            releasedAt: string | null;
+            /** Format: date-time */
+            resolvedAt: string | null;
+            /** @enum {string} */
+            severity: "error" | "info";
+            silenced: boolean;
+            silenceId: string | null;
+            sourceId: string;
+            sourceName: string;
+            sourceType: string;
+            /** @enum {string} */
+            status: "open" | "resolved";
+            suppressed: boolean;
+            title: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The alert’s page in the console. */
+            url: string;
+            workspaceName: string | null;
+        };
+        /** ApiKey */
+        ApiKey: {
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string | null;
+            id: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            name: string;
+            prefix: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            scopes: string[];
+        };
+        /** AttemptLogEntry */
+        AttemptLogEntry: {
+            attempt: number;
+            durationMs: number;
+            error: string | null;
+            /** Format: date-time */
+            startedAt: string;
+            statusCode: number | null;
+        };
+        /** AuditActor */
+        AuditActor: {
+            id: string | null;
+            kind: string;
+            label: string;
+        };
+        /** AuditEntry */
+        AuditEntry: {
+            action: string;
+            actor: components["schemas"]["AuditActor"];
+            address: string | null;
+            /** Format: date-time */
+            at: string;
+            /** @description The changed fields as sent (an object, or the array of a replace-all), secrets redacted. */
+            changes: unknown;
+            id: string;
+            orgId: string | null;
+            target: string | null;
+        };
+        /** AuditPage */
+        AuditPage: {
+            /** @description The next page’s path with every parameter of this request; empty on the last page. */
+            nextLink: string;
+            page: number;
+            pageSize: number;
+            totalCount: number;
+            value: components["schemas"]["AuditEntry"][];
+        };
+        /** BilingualText */
+        BilingualText: {
+            en: string;
+            "pt-BR": string;
+        };
+        /** Capacity */
+        Capacity: {
+            name: string;
+            region: string;
+            sku: string;
+            state: string;
         };
         /** CapacityAvailability */
         CapacityAvailability: {
@@ -2132,6 +3390,85 @@ export interface components {
             sku: string;
             state: string;
         };
+        /** CollectorView */
+        CollectorView: {
+            defaultIntervalSeconds: number;
+            enabled: boolean;
+            intervalSeconds: number;
+            lastCalls: number | null;
+            lastDurationMs: number | null;
+            lastError: string | null;
+            /** Format: date-time */
+            lastRunAt: string | null;
+            /** Format: date-time */
+            lastSuccessAt: string | null;
+            lastThrottledCalls: number | null;
+            name: string;
+            /** Format: date-time */
+            nextRunAt: string | null;
+            running: boolean;
+        };
+        /** CreatedApiKey */
+        CreatedApiKey: {
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string | null;
+            id: string;
+            /** @description The key in clear, in this answer only. */
+            key: string;
+            name: string;
+            prefix: string;
+            scopes: string[];
+        };
+        /** CreatedDestination */
+        CreatedDestination: {
+            config: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            credentialsSet: boolean;
+            enabled: boolean;
+            filter: {
+                events?: ("alert.opened" | "alert.acknowledged" | "alert.escalated" | "alert.recovered")[];
+                severities?: string[];
+                sourceTypes?: string[];
+            } | null;
+            health: components["schemas"]["DestinationHealth"];
+            id: string;
+            /** @enum {string} */
+            kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm";
+            name: string;
+            /** @description Sends per second across all workers; null = unlimited. */
+            rateLimitPerSecond: number | null;
+            /** @description Webhooks only; null for connector kinds, which do not sign. */
+            signatureScheme: string | null;
+            /** @description Webhooks only, in this answer only. */
+            signingSecret?: string;
+            /** Format: date-time */
+            updatedAt: string;
+            url: string | null;
+        };
+        /** CreatedPersonalToken */
+        CreatedPersonalToken: {
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            id: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            name: string;
+            orgId: string;
+            prefix: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /** @enum {string} */
+            role: "viewer" | "operator" | "owner";
+            /** @description The token in clear, in this answer only. */
+            token: string;
+        };
         /** DailyCost */
         DailyCost: {
             amortizedCost: number;
@@ -2152,6 +3489,95 @@ export interface components {
             items: components["schemas"]["DailyCost"][];
             /** Format: date */
             to: string;
+        };
+        /** Delivery */
+        Delivery: {
+            alertId: string;
+            attempts: number;
+            /** Format: date-time */
+            completedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            event: string;
+            id: string;
+            lastError: string | null;
+            lastStatusCode: number | null;
+            /** Format: date-time */
+            nextAttemptAt: string | null;
+            /** @enum {string} */
+            status: "pending" | "waiting" | "succeeded" | "failed" | "abandoned" | "skipped";
+            test: boolean;
+        };
+        /** DeliveryDetail */
+        DeliveryDetail: {
+            alertId: string;
+            attemptLog: components["schemas"]["AttemptLogEntry"][];
+            attempts: number;
+            /** Format: date-time */
+            completedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            destinationId: string;
+            event: string;
+            id: string;
+            lastError: string | null;
+            lastStatusCode: number | null;
+            /** Format: date-time */
+            nextAttemptAt: string | null;
+            /** @enum {string} */
+            status: "pending" | "waiting" | "succeeded" | "failed" | "abandoned" | "skipped";
+            test: boolean;
+        };
+        /** DeliveryPage */
+        DeliveryPage: {
+            /** @description The next page’s path with every parameter of this request; empty on the last page. */
+            nextLink: string;
+            page: number;
+            pageSize: number;
+            totalCount: number;
+            value: components["schemas"]["Delivery"][];
+        };
+        /** Destination */
+        Destination: {
+            config: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            credentialsSet: boolean;
+            enabled: boolean;
+            filter: {
+                events?: ("alert.opened" | "alert.acknowledged" | "alert.escalated" | "alert.recovered")[];
+                severities?: string[];
+                sourceTypes?: string[];
+            } | null;
+            health: components["schemas"]["DestinationHealth"];
+            id: string;
+            /** @enum {string} */
+            kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm";
+            name: string;
+            /** @description Sends per second across all workers; null = unlimited. */
+            rateLimitPerSecond: number | null;
+            /** @description Webhooks only; null for connector kinds, which do not sign. */
+            signatureScheme: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+            url: string | null;
+        };
+        /** DestinationHealth */
+        DestinationHealth: {
+            consecutiveFailures: number;
+            /** Format: date-time */
+            disabledAt: string | null;
+            disabledReason: string | null;
+            /** Format: date-time */
+            lastFailureAt: string | null;
+            /** Format: date-time */
+            lastSuccessAt: string | null;
+            /** @enum {string} */
+            state: "healthy" | "failing" | "disabled";
+            /** @description Succeeded ÷ ended over the last 24 hours; null when none ended. */
+            successRate24h: number | null;
         };
         /** DurationStats */
         DurationStats: {
@@ -2186,6 +3612,16 @@ export interface components {
             tenantName: string;
             upgradeRequired: boolean;
         };
+        /** Member */
+        Member: {
+            email: string;
+            id: string;
+            name: string | null;
+            /** @enum {string} */
+            role: "viewer" | "operator" | "owner";
+            /** Format: date-time */
+            since: string;
+        };
         /** MetricsBucket */
         MetricsBucket: {
             bySourceType: components["schemas"]["SourceTypeCount"][];
@@ -2214,6 +3650,18 @@ export interface components {
             sourceName: string;
             sourceType: string;
         };
+        /** OpenedSession */
+        OpenedSession: {
+            /** @description Sent back as `x-csrf-token` on every change; null without a session cookie. */
+            csrfToken: string | null;
+            email: string | null;
+            /** Format: date-time */
+            expiresAt: string;
+            instanceAdmin: boolean;
+            /** @enum {string} */
+            kind: "instance-admin" | "person";
+            roles: components["schemas"]["OrgRole"][];
+        };
         /** OpenIncidentGroup */
         OpenIncidentGroup: {
             incidents: number;
@@ -2237,6 +3685,38 @@ export interface components {
             suspended: boolean;
             /** Format: date-time */
             updatedAt: string;
+        };
+        /** OrgRole */
+        OrgRole: {
+            orgId: string;
+            /** @enum {string} */
+            role: "viewer" | "operator" | "owner";
+        };
+        /** PersonalToken */
+        PersonalToken: {
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            id: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            name: string;
+            orgId: string;
+            prefix: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /** @enum {string} */
+            role: "viewer" | "operator" | "owner";
+        };
+        /** RecoverResult */
+        RecoverResult: {
+            requeued: number;
+        };
+        /** RunRequested */
+        RunRequested: {
+            /** Format: date-time */
+            nextRunAt: string;
         };
         /** SemanticModelGateway */
         SemanticModelGateway: {
@@ -2262,6 +3742,52 @@ export interface components {
             workspaceId: string;
             /** @description Null while the workspace is not in the organization’s inventory. */
             workspaceName: string | null;
+        };
+        /** Session */
+        Session: {
+            /** @description Sent back as `x-csrf-token` on every change; null without a session cookie. */
+            csrfToken: string | null;
+            email: string | null;
+            instanceAdmin: boolean;
+            /** @enum {string} */
+            kind: "instance-admin" | "person";
+            roles: components["schemas"]["OrgRole"][];
+        };
+        /** SessionOptions */
+        SessionOptions: {
+            /** @description Whether signing in with the company account (OpenID Connect) is offered. */
+            oidc: boolean;
+        };
+        /** SignalOutcome */
+        SignalOutcome: {
+            alertId: string | null;
+            correlated: boolean;
+            /** @enum {string} */
+            outcome: "opened" | "reoccurred" | "recovered" | "ignored";
+            silenced: boolean;
+        };
+        /** SigningSecret */
+        SigningSecret: {
+            signingSecret: string;
+        };
+        /** Silence */
+        Silence: {
+            active: boolean;
+            comment: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            id: string;
+            matchers: components["schemas"]["SilenceMatchers"];
+            /** Format: date-time */
+            startsAt: string;
+        };
+        /** SilenceMatchers */
+        SilenceMatchers: {
+            notificationKind?: string;
+            sourceId?: string;
+            sourceType?: string;
         };
         /** SlaHistory */
         SlaHistory: {
@@ -2298,6 +3824,79 @@ export interface components {
         SourceTypeCount: {
             incidents: number;
             sourceType: string;
+        };
+        /** Tenant */
+        Tenant: {
+            clientId: string;
+            collectors: components["schemas"]["CollectorView"][];
+            costScopes: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Always true: credentials are write-only. */
+            credentialsSet: boolean;
+            /** @enum {string} */
+            credentialType: "secret" | "certificate";
+            endpoints: components["schemas"]["TenantEndpoints"];
+            id: string;
+            /** @enum {string} */
+            mode: "admin" | "member";
+            name: string;
+            tenantId: string;
+            /** Format: date-time */
+            updatedAt: string;
+            workspaces: string[] | null;
+        };
+        /** TenantCheck */
+        TenantCheck: {
+            checks: components["schemas"]["TenantCheckItem"][];
+            ok: boolean;
+        };
+        /** TenantCheckItem */
+        TenantCheckItem: {
+            audience?: string;
+            detail?: string;
+            fix: components["schemas"]["BilingualText"] | null;
+            id: string;
+            ok: boolean;
+            scope?: string;
+            title: components["schemas"]["BilingualText"];
+            workspaceId?: string;
+        };
+        /** TenantEndpoints */
+        TenantEndpoints: {
+            arm: string;
+            authorityHost: string;
+            fabric: string;
+            powerBi: string;
+        };
+        /** TenantList */
+        TenantList: {
+            value: components["schemas"]["Tenant"][];
+        };
+        /** TestResult */
+        TestResult: {
+            manualCloseRequired: boolean;
+            message: string;
+            ok: boolean;
+            steps: components["schemas"]["TestStep"][];
+        };
+        /** TestStep */
+        TestStep: {
+            /** @enum {string} */
+            action: "send" | "open" | "close";
+            error?: string;
+            ok: boolean;
+            statusCode?: number;
+        };
+        /** Upserted */
+        Upserted: {
+            upserted: number;
+        };
+        /** Workspace */
+        Workspace: {
+            capacityName: string | null;
+            name: string;
+            remoteId: string;
         };
         /** WorkspaceInventory */
         WorkspaceInventory: {
