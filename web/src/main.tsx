@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import './style.css';
-import { ADMIN_BASE, adminClient, type Me, type Org } from './api.js';
+import { ADMIN_BASE, adminClient, type Me, type Org, type SessionOptions } from './api.js';
 import { ConsoleContext, holds, useConsole, type Console } from './app-context.js';
 import { ErrorMessage, Field, useLoad } from './components.js';
 import { loadLang, saveLang, translator, type Lang } from './i18n.js';
@@ -247,7 +247,7 @@ function SignIn(props: { onSignedIn: (me: Me) => void }) {
 /** "Sign in with your organization's account" when the server has OpenID Connect configured. */
 function SsoLink() {
   const { t } = useConsole();
-  const { data } = useLoad(() => adminClient(null, () => undefined)<{ oidc: boolean }>('GET', '/session/options'), []);
+  const { data } = useLoad(() => adminClient(null, () => undefined)<SessionOptions>('GET', '/session/options'), []);
   if (!data?.oidc) return null;
   return (
     <p>

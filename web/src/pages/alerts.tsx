@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { Alert, Page } from '../api.js';
+import type { AlertPage } from '../api.js';
 import { orgPath, useConsole } from '../app-context.js';
 import { Empty, ErrorMessage, Loading, useLoad, usePageTitle } from '../components.js';
 import { formatDate, localInputToIso } from '../format.js';
@@ -38,7 +38,7 @@ export function AlertsPage(props: { orgId: string }) {
   }
   const fromIso = localInputToIso(filters.from);
   if (fromIso) query.set('from', fromIso);
-  const list = useLoad((signal) => call<Page<Alert>>('GET', orgPath(props.orgId, `/alerts?${query}`), undefined, signal), [props.orgId, query.toString()]);
+  const list = useLoad((signal) => call<AlertPage>('GET', orgPath(props.orgId, `/alerts?${query}`), undefined, signal), [props.orgId, query.toString()]);
   const pages = list.data ? Math.max(1, Math.ceil(list.data.totalCount / PAGE_SIZE)) : 1;
 
   return (

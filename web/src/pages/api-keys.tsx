@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { SCOPES, type ApiKey } from '../api.js';
+import { SCOPES, type ApiKey, type CreatedApiKey } from '../api.js';
 import { orgPath, useConsole } from '../app-context.js';
 import { ConfirmAction, Empty, ErrorMessage, Field, ShownOnce, useAction, useLoad, usePageTitle } from '../components.js';
 import { formatDate } from '../format.js';
@@ -28,7 +28,7 @@ export function ApiKeysPage(props: { orgId: string }) {
     setProblems(found);
     if (found.length) return;
     void create.run(async () => {
-      const key = await call<ApiKey & { key: string }>('POST', path, {
+      const key = await call<CreatedApiKey>('POST', path, {
         name: name.trim(),
         scopes,
         ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}),

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { DELIVERY_STATUSES, type AttemptLogEntry, type Delivery, type Page } from '../api.js';
+import { DELIVERY_STATUSES, type AttemptLogEntry, type Delivery, type DeliveryDetail, type DeliveryPage } from '../api.js';
 import { orgPath, useConsole } from '../app-context.js';
 import { Empty, ErrorMessage, Notice, useAction, useLoad } from '../components.js';
 import { formatDate, localInputToIso } from '../format.js';
@@ -26,7 +26,7 @@ export function DeliveryHistory(props: { orgId: string; destinationPath: string;
   const toIso = localInputToIso(filters.to);
   if (fromIso) query.set('from', fromIso);
   if (toIso) query.set('to', toIso);
-  const list = useLoad((signal) => call<Page<Delivery>>('GET', `${props.destinationPath}/deliveries?${query}`, undefined, signal), [props.destinationPath, query.toString(), props.version]);
+  const list = useLoad((signal) => call<DeliveryPage>('GET', `${props.destinationPath}/deliveries?${query}`, undefined, signal), [props.destinationPath, query.toString(), props.version]);
   const pages = list.data ? Math.max(1, Math.ceil(list.data.totalCount / PAGE_SIZE)) : 1;
 
   return (
@@ -132,7 +132,7 @@ export function DeliveryItem(props: { orgId: string; delivery: Delivery; onChang
             log !== null
               ? setLog(null)
               : action.run(async () => {
-                  setLog((await call<{ attemptLog: AttemptLogEntry[] }>('GET', deliveryPath)).attemptLog);
+                  setLog((await call<DeliveryDetail>('GET', deliveryPath)).attemptLog);
                 })
           }
         >

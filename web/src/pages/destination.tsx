@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ApiFailure, type Destination, type TestResult } from '../api.js';
+import { ApiFailure, type Destination, type RecoverResult, type SigningSecret, type TestResult } from '../api.js';
 import { orgPath, useConsole } from '../app-context.js';
 import { ConfirmAction, ErrorMessage, Notice, ShownOnce, useAction, useLoad, usePageTitle } from '../components.js';
 import { formatDate } from '../format.js';
@@ -132,7 +132,7 @@ export function DestinationPage(props: { orgId: string; destinationId: string })
             question={t('rotateConfirm')}
             onConfirm={() =>
               action.run(async () => {
-                setSecret((await call<{ signingSecret: string }>('POST', `${path}/rotate-secret`)).signingSecret);
+                setSecret((await call<SigningSecret>('POST', `${path}/rotate-secret`)).signingSecret);
               })
             }
           />
@@ -217,7 +217,7 @@ function RecoverForm(props: { path: string; onDone: () => void }) {
           const body: Record<string, string> = { since: new Date(since).toISOString() };
           if (until) body.until = new Date(until).toISOString();
           try {
-            const res = await call<{ requeued: number }>('POST', `${props.path}/recover`, body);
+            const res = await call<RecoverResult>('POST', `${props.path}/recover`, body);
             props.onDone();
             return t('recovered', { n: res.requeued });
           } catch (err) {

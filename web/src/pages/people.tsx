@@ -1,17 +1,10 @@
 import { useState } from 'preact/hooks';
-import type { Page, Role } from '../api.js';
+import type { AuditPage as AuditEntries, CreatedPersonalToken, Member, PersonalToken, Role } from '../api.js';
 import { orgPath, useConsole } from '../app-context.js';
 import { ConfirmAction, Empty, ErrorMessage, Field, ShownOnce, useAction, useLoad, usePageTitle } from '../components.js';
 import { formatDate } from '../format.js';
 
 const ROLES: Role[] = ['viewer', 'operator', 'owner'];
-
-interface Member {
-  id: string;
-  email: string;
-  name: string | null;
-  role: Role;
-}
 
 /** Members of the organization and their roles; owners add, change and remove them. */
 export function MembersPage(props: { orgId: string }) {
@@ -100,16 +93,6 @@ export function MembersPage(props: { orgId: string }) {
   );
 }
 
-interface PersonalToken {
-  id: string;
-  name: string;
-  role: Role;
-  prefix: string;
-  expiresAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-
 /** The signed-in person's own tokens in this organization: create (shown once), list, revoke. */
 export function TokensPage(props: { orgId: string }) {
   const { t, call, lang, can } = useConsole();
@@ -127,7 +110,7 @@ export function TokensPage(props: { orgId: string }) {
     if (!name.trim()) return;
     void create.run(async () => {
       const expiresAt = new Date(Date.now() + Number(days) * 86_400_000).toISOString();
-      const made = await call<{ token: string }>('POST', path, { name: name.trim(), role, expiresAt });
+      const made = await call<CreatedPersonalToken>('POST', path, { name: name.trim(), role, expiresAt });
       setShown(made.token);
       setName('');
       list.reload();
@@ -208,16 +191,6 @@ export function TokensPage(props: { orgId: string }) {
   );
 }
 
-interface AuditEntry {
-  id: string;
-  at: string;
-  actor: { kind: string; label: string };
-  address: string | null;
-  action: string;
-  target: string | null;
-  changes: Record<string, unknown>;
-}
-
 /** The organization's audit log, newest first, filtered by person and action. */
 export function AuditPage(props: { orgId: string }) {
   const { t, call, lang } = useConsole();
@@ -227,7 +200,7 @@ export function AuditPage(props: { orgId: string }) {
   const [applied, setApplied] = useState({ actor: '', action: '' });
   const query = new URLSearchParams({ pageSize: '100', ...(applied.actor ? { actor: applied.actor } : {}), ...(applied.action ? { action: applied.action } : {}) });
   const path = `${orgPath(props.orgId, '/audit')}?${query}`;
-  const list = useLoad(() => call<Page<AuditEntry>>('GET', path), [path]);
+  const list = useLoad(() => call<AuditEntries>('GET', path), [path]);
   return (
     <section>
       <h1>{t('auditTitle')}</h1>

@@ -1,34 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Alert, Page } from '../api.js';
+import type { AlertPage, Tenant, TenantCheck, TenantList } from '../api.js';
 import { orgPath, useConsole } from '../app-context.js';
 import { ConfirmAction, Empty, ErrorMessage, Field, Loading, Notice, useAction, useLoad, usePageTitle } from '../components.js';
 import { formatDate } from '../format.js';
 import { Link } from '../router.js';
-
-/** Shapes of the tenant routes' answers (their OpenAPI entries describe no response body). */
-interface CollectorView {
-  name: string;
-  enabled: boolean;
-  lastRunAt: string | null;
-  nextRunAt: string | null;
-  lastDurationMs: number | null;
-  lastCalls: number | null;
-  lastThrottledCalls: number | null;
-  lastError: string | null;
-  running: boolean;
-}
-interface TenantView {
-  id: string;
-  name: string;
-  tenantId: string;
-  mode: 'admin' | 'member';
-  collectors: CollectorView[];
-}
-type Texts = { 'pt-BR': string; en: string };
-interface CheckResult {
-  ok: boolean;
-  checks: Array<{ id: string; ok: boolean; title: Texts; fix: Texts | null; detail?: string }>;
-}
 
 /** Collectors change state on the server's schedule: the page re-reads them this often. */
 const REFRESH_MS = 3000;
@@ -37,7 +12,7 @@ export function TenantsPage(props: { orgId: string }) {
   const { t, call, can } = useConsole();
   usePageTitle(t('tnTitle'));
   const path = orgPath(props.orgId, '/tenants');
-  const list = useLoad((signal) => call<{ value: TenantView[] }>('GET', path, undefined, signal), [path]);
+  const list = useLoad((signal) => call<TenantList>('GET', path, undefined, signal), [path]);
   useEffect(() => {
     const timer = setInterval(list.reload, REFRESH_MS);
     return () => clearInterval(timer);
@@ -57,11 +32,11 @@ export function TenantsPage(props: { orgId: string }) {
   );
 }
 
-function TenantCard(props: { orgId: string; tenant: TenantView; onChanged: () => void }) {
+function TenantCard(props: { orgId: string; tenant: Tenant; onChanged: () => void }) {
   const { t, call, can, lang } = useConsole();
   const tn = props.tenant;
   const path = orgPath(props.orgId, `/tenants/${encodeURIComponent(tn.id)}`);
-  const [check, setCheck] = useState<CheckResult | null>(null);
+  const [check, setCheck] = useState<TenantCheck | null>(null);
   const checking = useAction();
   const run = useAction();
   const remove = useAction();
@@ -75,7 +50,7 @@ function TenantCard(props: { orgId: string; tenant: TenantView; onChanged: () =>
       </p>
       {can('owner') && (
         <p>
-          <button type="button" disabled={checking.busy} onClick={() => checking.run(async () => setCheck(await call<CheckResult>('POST', `${path}/check`)))}>
+          <button type="button" disabled={checking.busy} onClick={() => checking.run(async () => setCheck(await call<TenantCheck>('POST', `${path}/check`)))}>
             {t('tnCheck')}
           </button>{' '}
           <ConfirmAction
@@ -178,7 +153,7 @@ function TenantCard(props: { orgId: string; tenant: TenantView; onChanged: () =>
 function TenantIncidents(props: { orgId: string; tenantName: string }) {
   const { t, call, lang } = useConsole();
   const query = new URLSearchParams({ status: 'open', sourceType: 'Tenant', pageSize: '100' });
-  const list = useLoad((signal) => call<Page<Alert>>('GET', orgPath(props.orgId, `/alerts?${query}`), undefined, signal), [props.orgId]);
+  const list = useLoad((signal) => call<AlertPage>('GET', orgPath(props.orgId, `/alerts?${query}`), undefined, signal), [props.orgId]);
   const mine = list.data?.value.filter((a) => a.sourceName === props.tenantName) ?? [];
   return (
     <section aria-label={t('tnIncidents', { name: props.tenantName })}>
@@ -229,7 +204,7 @@ function ConnectForm(props: { path: string; onConnected: () => void }) {
     const endpoints = Object.fromEntries(Object.entries(ep).filter(([, v]) => v.trim()).map(([k, v]) => [k, v.trim()]));
     const workspaces = lines(f.workspaces);
     void create.run(async () => {
-      const made = await call<TenantView>('POST', props.path, {
+      const made = await call<Tenant>('POST', props.path, {
         name: f.name.trim(),
         tenantId: f.tenantId.trim(),
         clientId: f.clientId.trim(),
