@@ -4,8 +4,12 @@
  * pages in headless Chromium, each open-incident count linking to exactly those incidents.
  * The data is written through the real tables: collector state with `writeState`, lineage with
  * `savePlacements`/`saveDatasources`, incidents through the admin signals route.
+ *
+ * With VIGIA_CONSOLE_SCREENSHOTS=<dir> the pg run also saves both pages at desktop and phone width.
  */
+import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
@@ -16,6 +20,17 @@ import { tenantBody } from '../monitoring/support.js';
 
 const ORG_NAME = 'Inventário monitorado';
 const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 860 };
+const SHOTS = process.env.VIGIA_TEST_ENGINE === 'pg' ? process.env.VIGIA_CONSOLE_SCREENSHOTS : undefined;
+
+async function shot(p: Page, name: string): Promise<void> {
+  if (!SHOTS) return;
+  mkdirSync(SHOTS, { recursive: true });
+  await p.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });
+  await p.setViewportSize(PHONE);
+  await p.screenshot({ path: path.join(SHOTS, `${name}-phone.png`), fullPage: true });
+  await p.setViewportSize(DESKTOP);
+}
 
 describe('gateways and semantic models (admin reads and console pages)', () => {
   let t: TestApp;
@@ -128,7 +143,7 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
   });
 
   async function openConsole(locale = 'pt-BR'): Promise<Page> {
-    const context = await browser.newContext({ locale, timezoneId: 'America/Sao_Paulo' });
+    const context = await browser.newContext({ viewport: DESKTOP, locale, timezoneId: 'America/Sao_Paulo' });
     const p = await context.newPage();
     p.on('pageerror', (err) => pageErrors.push(err.message));
     await p.goto(`${origin}/orgs`);
@@ -155,6 +170,7 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
       ['GW Filial', 'Contoso BI', 'online', 'necessária', '0'],
       ['GW Matriz', 'Contoso BI', 'offline', 'em dia', '1'],
     ]);
+    await shot(p, 'gateways');
     await p.getByRole('link', { name: 'Incidentes abertos de GW Matriz: 1' }).click();
     await p.getByRole('heading', { level: 1, name: 'Alertas' }).waitFor();
     expect(await alertTitlesShown(p)).toEqual(['GW Matriz']);
@@ -171,9 +187,10 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
       ['Aaa Estoque', 'desconhecido (ws-unknown)', '—', '—', '0'],
       ['Vendas Diárias', 'Vendas', 'cap-prod', 'GW Matriz, desconhecido (gw-gone)', '1'],
     ]);
+    await shot(p, 'semantic-models');
     await p.setViewportSize(PHONE);
     expect(await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
-    await p.setViewportSize({ width: 1280, height: 860 });
+    await p.setViewportSize(DESKTOP);
     await p.getByRole('link', { name: 'Incidentes abertos de Vendas Diárias: 1' }).click();
     await p.getByRole('heading', { level: 1, name: 'Alertas' }).waitFor();
     expect(await alertTitlesShown(p)).toEqual(['Vendas Diárias']);

@@ -1,4 +1,4 @@
-/** Texts of the gateway and semantic model pages, spread into i18n.ts's tables. */
+/** Texts of the gateway and semantic model pages and of the date fields, spread into i18n.ts's tables. */
 export const inventoryPt = {
   navGateways: 'Gateways',
   navSemanticModels: 'Modelos semânticos',
@@ -20,6 +20,13 @@ export const inventoryPt = {
   smGateways: 'Gateways',
   unknownName: 'desconhecido ({id})',
   sourceFilter: 'Filtrado por {what}: {name}',
+  dateHint: 'Formato: {pattern}',
+  dateFormat: '{field}: use o formato {pattern}.',
+  dateInvalid: '{field}: essa data não existe.',
+  dateInFuture: '{field}: informe uma data no futuro.',
+  dateOrder: '{field}: deve ser depois do início.',
+  emailInvalid: '{field}: informe um e-mail (nome@empresa.com).',
+  numberRange: '{field}: informe um número inteiro de {min} a {max}.',
 };
 
 export const inventoryEn: typeof inventoryPt = {
@@ -43,4 +50,11 @@ export const inventoryEn: typeof inventoryPt = {
   smGateways: 'Gateways',
   unknownName: 'unknown ({id})',
   sourceFilter: 'Filtered by {what}: {name}',
+  dateHint: 'Format: {pattern}',
+  dateFormat: '{field}: use the format {pattern}.',
+  dateInvalid: '{field}: that date does not exist.',
+  dateInFuture: '{field}: enter a date in the future.',
+  dateOrder: '{field}: must be after the start.',
+  emailInvalid: '{field}: enter an e-mail address (name@company.com).',
+  numberRange: '{field}: enter a whole number from {min} to {max}.',
 };

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { AuditPage as AuditEntries, CreatedPersonalToken, Member, PersonalToken, Role } from '../api.js';
 import { orgPath, useConsole } from '../app-context.js';
-import { ConfirmAction, Empty, ErrorMessage, Field, ShownOnce, useAction, useLoad, usePageTitle } from '../components.js';
+import { ConfirmAction, Empty, ErrorMessage, Field, ShownOnce, useAction, useFieldErrors, useLoad, usePageTitle } from '../components.js';
 import { formatDate } from '../format.js';
 
 const ROLES: Role[] = ['viewer', 'operator', 'owner'];
@@ -16,9 +16,12 @@ export function MembersPage(props: { orgId: string }) {
   const [role, setRole] = useState<Role>('viewer');
   const save = useAction();
   const remove = useAction();
+  const fields = useFieldErrors<'email'>(() => 'member-email');
   const submit = (e: Event) => {
     e.preventDefault();
-    if (!email.trim()) return;
+    const address = email.trim();
+    const problem = !address ? t('fieldRequired', { field: t('email') }) : /^[^\s@]+@[^\s@]+$/.test(address) ? null : t('emailInvalid', { field: t('email') });
+    if (!fields.check(problem ? { email: problem } : {})) return;
     void save.run(async () => {
       await call('PUT', path, { email: email.trim(), role });
       setEmail('');
@@ -71,7 +74,7 @@ export function MembersPage(props: { orgId: string }) {
       {can('owner') && (
         <form class="card" onSubmit={submit} noValidate>
           <h2>{t('addMember')}</h2>
-          <Field id="member-email" label={t('email')}>
+          <Field id="member-email" label={t('email')} error={fields.errors.email}>
             <input id="member-email" type="email" value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />
           </Field>
           <Field id="member-role" label={t('role')}>
@@ -105,9 +108,13 @@ export function TokensPage(props: { orgId: string }) {
   const [shown, setShown] = useState<string | null>(null);
   const create = useAction();
   const revoke = useAction();
+  const fields = useFieldErrors<'name' | 'days'>((f) => `token-${f}`);
   const submit = (e: Event) => {
     e.preventDefault();
-    if (!name.trim()) return;
+    const found: { name?: string; days?: string } = {};
+    if (!name.trim()) found.name = t('fieldRequired', { field: t('name') });
+    if (!/^\d{1,3}$/.test(days.trim()) || Number(days) < 1 || Number(days) > 366) found.days = t('numberRange', { field: t('tokenDays'), min: 1, max: 366 });
+    if (!fields.check(found)) return;
     void create.run(async () => {
       const expiresAt = new Date(Date.now() + Number(days) * 86_400_000).toISOString();
       const made = await call<CreatedPersonalToken>('POST', path, { name: name.trim(), role, expiresAt });
@@ -167,7 +174,7 @@ export function TokensPage(props: { orgId: string }) {
       )}
       <form class="card" onSubmit={submit} noValidate>
         <h2>{t('createToken')}</h2>
-        <Field id="token-name" label={t('name')}>
+        <Field id="token-name" label={t('name')} error={fields.errors.name}>
           <input id="token-name" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
         </Field>
         <Field id="token-role" label={t('role')}>
@@ -179,7 +186,7 @@ export function TokensPage(props: { orgId: string }) {
             ))}
           </select>
         </Field>
-        <Field id="token-days" label={t('tokenDays')}>
+        <Field id="token-days" label={t('tokenDays')} error={fields.errors.days}>
           <input id="token-days" type="number" min="1" max="366" value={days} onInput={(e) => setDays((e.target as HTMLInputElement).value)} />
         </Field>
         <ErrorMessage error={create.error} />

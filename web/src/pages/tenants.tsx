@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { AlertPage, Tenant, TenantCheck, TenantList } from '../api.js';
 import { orgPath, useConsole } from '../app-context.js';
-import { ConfirmAction, Empty, ErrorMessage, Field, Loading, Notice, useAction, useLoad, usePageTitle } from '../components.js';
+import { ConfirmAction, Empty, ErrorMessage, Field, Loading, Notice, useAction, useFieldErrors, useLoad, usePageTitle } from '../components.js';
 import { formatDate } from '../format.js';
 import { Link } from '../router.js';
 
@@ -182,25 +182,27 @@ const lines = (s: string) =>
     .map((x) => x.trim())
     .filter(Boolean);
 
+/** The connect form's required fields and their controls. */
+const FIELD_IDS = { name: 'tn-name', tenantId: 'tn-tenant-id', clientId: 'tn-client-id', secret: 'tn-secret', cert: 'tn-cert', key: 'tn-key' } as const;
+
 function ConnectForm(props: { path: string; onConnected: () => void }) {
   const { t, call } = useConsole();
   const [f, setF] = useState({ name: '', tenantId: '', clientId: '', mode: 'admin', credential: 'secret', secret: '', cert: '', key: '', workspaces: '', costScopes: '' });
   const [ep, setEp] = useState({ authorityHost: '', powerBi: '', fabric: '', arm: '' });
-  const [problems, setProblems] = useState<string[]>([]);
+  const fields = useFieldErrors<keyof typeof FIELD_IDS>((k) => FIELD_IDS[k]);
   const create = useAction();
   const set = (k: keyof typeof f) => (e: Event) => setF({ ...f, [k]: (e.target as HTMLInputElement).value });
   const submit = (e: Event) => {
     e.preventDefault();
-    const found: string[] = [];
+    const found: Partial<Record<keyof typeof FIELD_IDS, string>> = {};
     const required: Array<readonly [keyof typeof f, Parameters<typeof t>[0]]> = [
       ['name', 'tnName'],
       ['tenantId', 'tnTenantId'],
       ['clientId', 'tnClientId'],
       ...(f.credential === 'secret' ? ([['secret', 'tnSecret']] as const) : ([['cert', 'tnCertificatePem'], ['key', 'tnPrivateKeyPem']] as const)),
     ];
-    for (const [k, label] of required) if (!f[k].trim()) found.push(t('fieldRequired', { field: t(label) }));
-    setProblems(found);
-    if (found.length) return;
+    for (const [k, label] of required) if (!f[k].trim()) found[k as keyof typeof FIELD_IDS] = t('fieldRequired', { field: t(label) });
+    if (!fields.check(found)) return;
     const endpoints = Object.fromEntries(Object.entries(ep).filter(([, v]) => v.trim()).map(([k, v]) => [k, v.trim()]));
     const workspaces = lines(f.workspaces);
     void create.run(async () => {
@@ -224,13 +226,13 @@ function ConnectForm(props: { path: string; onConnected: () => void }) {
     <form class="card" noValidate onSubmit={submit} aria-labelledby="connect-tenant">
       <h2 id="connect-tenant">{t('tnConnect')}</h2>
       <div class="grid">
-        <Field id="tn-name" label={t('tnName')}>
+        <Field id="tn-name" label={t('tnName')} error={fields.errors.name}>
           <input id="tn-name" value={f.name} maxLength={200} onInput={set('name')} />
         </Field>
-        <Field id="tn-tenant-id" label={t('tnTenantId')}>
+        <Field id="tn-tenant-id" label={t('tnTenantId')} error={fields.errors.tenantId}>
           <input id="tn-tenant-id" value={f.tenantId} maxLength={100} onInput={set('tenantId')} />
         </Field>
-        <Field id="tn-client-id" label={t('tnClientId')}>
+        <Field id="tn-client-id" label={t('tnClientId')} error={fields.errors.clientId}>
           <input id="tn-client-id" value={f.clientId} maxLength={100} onInput={set('clientId')} />
         </Field>
       </div>
@@ -252,15 +254,15 @@ function ConnectForm(props: { path: string; onConnected: () => void }) {
           </label>
         ))}
         {f.credential === 'secret' ? (
-          <Field id="tn-secret" label={t('tnSecret')}>
+          <Field id="tn-secret" label={t('tnSecret')} error={fields.errors.secret}>
             <input id="tn-secret" type="password" autoComplete="off" value={f.secret} maxLength={1024} onInput={set('secret')} />
           </Field>
         ) : (
           <>
-            <Field id="tn-cert" label={t('tnCertificatePem')}>
+            <Field id="tn-cert" label={t('tnCertificatePem')} error={fields.errors.cert}>
               <textarea id="tn-cert" rows={4} value={f.cert} onInput={set('cert')} />
             </Field>
-            <Field id="tn-key" label={t('tnPrivateKeyPem')}>
+            <Field id="tn-key" label={t('tnPrivateKeyPem')} error={fields.errors.key}>
               <textarea id="tn-key" rows={4} autoComplete="off" value={f.key} onInput={set('key')} />
             </Field>
           </>
@@ -289,13 +291,6 @@ function ConnectForm(props: { path: string; onConnected: () => void }) {
           ))}
         </div>
       </details>
-      {problems.length > 0 && (
-        <ul class="error" role="alert">
-          {problems.map((p) => (
-            <li key={p}>{p}</li>
-          ))}
-        </ul>
-      )}
       {create.notice && <Notice>{create.notice}</Notice>}
       <ErrorMessage error={create.error} />
       <button type="submit" disabled={create.busy}>
