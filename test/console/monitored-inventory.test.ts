@@ -165,6 +165,7 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
     await p.getByRole('navigation').getByRole('link', { name: 'Gateways' }).click();
     await p.getByRole('heading', { level: 1, name: 'Gateways' }).waitFor();
     expect(await p.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+    await p.locator('#gateways tbody tr').first().waitFor();
     const rows = await p.$$eval('#gateways tbody tr', (trs) => trs.map((r) => [...r.querySelectorAll('th, td')].map((c) => c.textContent)));
     expect(rows).toEqual([
       ['GW Filial', 'Contoso BI', 'online', 'necessária', '0'],
@@ -182,6 +183,7 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
     const p = await openConsole();
     await p.getByRole('navigation').getByRole('link', { name: 'Modelos semânticos' }).click();
     await p.getByRole('heading', { level: 1, name: 'Modelos semânticos' }).waitFor();
+    await p.locator('#semantic-models tbody tr').first().waitFor();
     const rows = await p.$$eval('#semantic-models tbody tr', (trs) => trs.map((r) => [...r.querySelectorAll('th, td')].map((c) => c.textContent)));
     expect(rows).toEqual([
       ['Aaa Estoque', 'desconhecido (ws-unknown)', '—', '—', '0'],
@@ -206,9 +208,11 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
     await p.getByLabel('Idioma').selectOption('en');
     await p.getByRole('navigation').getByRole('link', { name: 'Semantic models' }).click();
     await p.getByRole('heading', { level: 1, name: 'Semantic models' }).waitFor();
+    await p.locator('#semantic-models tbody tr').first().waitFor();
     expect(await p.locator('#semantic-models thead').textContent()).toBe('Semantic modelWorkspaceCapacityGatewaysOpen incidents');
     await p.getByRole('navigation').getByRole('link', { name: 'Gateways' }).click();
     await p.getByRole('heading', { level: 1, name: 'Gateways' }).waitFor();
+    await p.locator('#gateways tbody tr[data-gateway="gw-b"]').waitFor();
     expect(await p.locator('#gateways tbody tr[data-gateway="gw-b"] td').allTextContents()).toEqual(['Contoso BI', 'online', 'required', '0']);
     await p.context().close();
   });

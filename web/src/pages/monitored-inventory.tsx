@@ -30,9 +30,15 @@ export function GatewaysPage(props: { orgId: string }) {
             <thead>
               <tr>
                 <th scope="col">{t('gwName')}</th>
-                <th scope="col">{t('gwTenant')}</th>
-                <th scope="col">{t('gwStatus')}</th>
-                <th scope="col">{t('gwUpgrade')}</th>
+                <th scope="col" class="text">
+                  {t('gwTenant')}
+                </th>
+                <th scope="col" class="text">
+                  {t('gwStatus')}
+                </th>
+                <th scope="col" class="text">
+                  {t('gwUpgrade')}
+                </th>
                 <th scope="col">{t('capOpen')}</th>
               </tr>
             </thead>
@@ -40,11 +46,11 @@ export function GatewaysPage(props: { orgId: string }) {
               {d.items.map((g) => (
                 <tr key={`${g.tenantName}/${g.id}`} data-gateway={g.id}>
                   <th scope="row">{g.name}</th>
-                  <td>{g.tenantName}</td>
-                  <td>
+                  <td class="text">{g.tenantName}</td>
+                  <td class="text">
                     <span class={g.offline ? 'badge bad' : 'badge ok'}>{g.offline ? t('gwOffline') : t('gwOnline')}</span>
                   </td>
-                  <td>{g.upgradeRequired ? t('gwUpgradeRequired') : t('gwUpToDate')}</td>
+                  <td class="text">{g.upgradeRequired ? t('gwUpgradeRequired') : t('gwUpToDate')}</td>
                   <td data-value={g.openIncidents}>
                     <Link href={sourceIncidentsHref('Gateway', g.id, g.name)} aria-label={t('capIncidentsOf', { name: g.name, n: g.openIncidents })}>
                       {num.format(g.openIncidents)}
@@ -79,9 +85,15 @@ export function SemanticModelsPage(props: { orgId: string }) {
             <thead>
               <tr>
                 <th scope="col">{t('smName')}</th>
-                <th scope="col">{t('smWorkspace')}</th>
-                <th scope="col">{t('smCapacity')}</th>
-                <th scope="col">{t('smGateways')}</th>
+                <th scope="col" class="text">
+                  {t('smWorkspace')}
+                </th>
+                <th scope="col" class="text">
+                  {t('smCapacity')}
+                </th>
+                <th scope="col" class="text">
+                  {t('smGateways')}
+                </th>
                 <th scope="col">{t('capOpen')}</th>
               </tr>
             </thead>
@@ -89,14 +101,14 @@ export function SemanticModelsPage(props: { orgId: string }) {
               {d.items.map((m) => (
                 <tr key={`${m.tenantName}/${m.id}`} data-semantic-model={m.id}>
                   <th scope="row">{m.name}</th>
-                  <td>
+                  <td class="text">
                     {m.workspaceName ? (
                       <Link href={incidentsHref('workspaceName', m.workspaceName)}>{m.workspaceName}</Link>
                     ) : (
                       t('unknownName', { id: m.workspaceId })
                     )}
                   </td>
-                  <td>
+                  <td class="text">
                     {m.capacityName ? (
                       <Link href={incidentsHref('capacityName', m.capacityName)}>{m.capacityName}</Link>
                     ) : m.capacityId ? (
@@ -105,7 +117,7 @@ export function SemanticModelsPage(props: { orgId: string }) {
                       t('none')
                     )}
                   </td>
-                  <td>
+                  <td class="text">
                     {m.gateways.length === 0
                       ? t('none')
                       : m.gateways.map((g, i) => (
