@@ -31,17 +31,6 @@ export function datePattern(lang: Lang, withTime: boolean): string {
   return withTime ? `${date} ${l.hour}:${l.minute}` : date;
 }
 
-const pad = (n: number, size = 2) => String(n).padStart(size, '0');
-
-/** A local instant written in the pattern (for a field's starting value). */
-export function formatDateInput(lang: Lang, d: Date, withTime: boolean): string {
-  const values: Record<Part, string> = { day: pad(d.getDate()), month: pad(d.getMonth() + 1), year: pad(d.getFullYear(), 4) };
-  const date = dateOrder(lang)
-    .map((p) => values[p])
-    .join('/');
-  return withTime ? `${date} ${pad(d.getHours())}:${pad(d.getMinutes())}` : date;
-}
-
 export type ParsedDate = { ok: true; date: Date } | { ok: false; reason: 'format' | 'invalid' };
 
 /**
