@@ -190,7 +190,8 @@ describe('web console in Chromium', () => {
   it('signs in with the admin token (refusing a wrong one) and creates an organization', async () => {
     const page = await newPage();
     await page.goto(`${origin}/`);
-    await expect(page.getByRole('heading', { name: 'Entrar no console do Vigia' }).isVisible()).resolves.toBe(true);
+    // The page asks the server whether it has a session first: wait for its answer (isVisible does not wait).
+    await page.getByRole('heading', { name: 'Entrar no console do Vigia' }).waitFor();
     await signIn(page, 'vat_wrong');
     await page.getByText('Token recusado. Confira o token de administrador.').waitFor();
     await shot('sign-in', page);

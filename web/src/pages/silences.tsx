@@ -19,7 +19,8 @@ export function SilencesPage(props: { orgId: string }) {
     e.preventDefault();
     const read = readDateField(t, lang, t('endsAt'), form.endsAt, { withTime: true });
     const endsAt = read.iso;
-    if (!fields.check(read.error ? { endsAt: read.error } : !endsAt || new Date(endsAt) <= new Date() ? { endsAt: t('endsAtRequired') } : {}) || !endsAt) return;
+    const inFuture = endsAt !== undefined && endsAt !== null && new Date(endsAt) > new Date();
+    if (!fields.check(read.error ? { endsAt: read.error } : inFuture ? {} : { endsAt: t('endsAtRequired') }) || !endsAt) return;
     const matchers: Record<string, string> = {};
     for (const k of ['sourceType', 'sourceId', 'notificationKind'] as const) if (form[k].trim()) matchers[k] = form[k].trim();
     void create.run(async () => {
