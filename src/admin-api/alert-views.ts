@@ -5,6 +5,8 @@ import { listAlertDeliveries } from '../delivery/history.js';
 import { invalidRequest } from '../http/errors.js';
 import { MAX_PAGE, pageEnvelope } from '../http/paging.js';
 import { parseIsoDateTime } from '../orgs/validation.js';
+import { adminResponses } from './openapi.js';
+import { alertDeliveriesSchema, alertPageSchema } from './schemas.js';
 
 /**
  * Admin read views the web console needs: the alert list of an organization (the public API's
@@ -18,6 +20,7 @@ interface ListQuery {
   status?: 'open' | 'resolved';
   severity?: 'error' | 'info';
   sourceType?: string;
+  sourceId?: string;
   capacityName?: string;
   workspaceName?: string;
   from?: string;
@@ -41,6 +44,7 @@ export async function alertViewsRoutes(app: FastifyInstance, opts: { ctx: AppCon
             status: { type: 'string', enum: ['open', 'resolved'] },
             severity: { type: 'string', enum: ['error', 'info'] },
             sourceType: { type: 'string', minLength: 1, maxLength: 100 },
+            sourceId: { type: 'string', minLength: 1, maxLength: 500 },
             capacityName: { type: 'string', minLength: 1, maxLength: 200 },
             workspaceName: { type: 'string', minLength: 1, maxLength: 200 },
             from: { type: 'string', maxLength: 40 },
@@ -49,6 +53,7 @@ export async function alertViewsRoutes(app: FastifyInstance, opts: { ctx: AppCon
             pageSize: pageParam,
           },
         },
+        response: adminResponses(alertPageSchema),
       },
     },
     async (req) => {
@@ -61,7 +66,7 @@ export async function alertViewsRoutes(app: FastifyInstance, opts: { ctx: AppCon
       const from = q.from === undefined ? undefined : parseIsoDateTime(q.from, 'from');
       const to = q.to === undefined ? undefined : parseIsoDateTime(q.to, 'to');
       if (from && to && from >= to) throw invalidRequest('from must be before to');
-      const filter = { status: q.status, severity: q.severity, sourceType: q.sourceType, capacityName: q.capacityName, workspaceName: q.workspaceName, from, to };
+      const filter = { status: q.status, severity: q.severity, sourceType: q.sourceType, sourceId: q.sourceId, capacityName: q.capacityName, workspaceName: q.workspaceName, from, to };
       const offset = (p.page - 1) * p.pageSize;
       const { value, totalCount } = await listOrgAlerts(ctx.db, ctx.config.baseUrl, orgId, filter, { offset, limit: p.pageSize });
       // nextLink repeats every parameter of the request, so following it never changes the result set.
@@ -71,7 +76,10 @@ export async function alertViewsRoutes(app: FastifyInstance, opts: { ctx: AppCon
 
   app.get<{ Params: { orgId: string; alertId: string } }>(
     '/orgs/:orgId/alerts/:alertId/deliveries',
-    { config: { access: 'viewer' }, schema: { params: { type: 'object', required: ['orgId', 'alertId'], properties: { orgId: idParam, alertId: idParam } } } },
+    {
+      config: { access: 'viewer' },
+      schema: { params: { type: 'object', required: ['orgId', 'alertId'], properties: { orgId: idParam, alertId: idParam } }, response: adminResponses(alertDeliveriesSchema) },
+    },
     async (req) => {
       const { orgId, alertId } = req.params;
       await requireAlert(ctx.db, orgId, alertId);

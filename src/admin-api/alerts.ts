@@ -6,6 +6,8 @@ import { acknowledgeAlert, getAlert, ingestSignals, resolveAlert } from '../aler
 import { createSilence, endSilence, listSilences, type SilenceMatchers } from '../alerts/silences.js';
 import { parseIsoDateTime } from '../orgs/validation.js';
 import { nonEmptyText, orgIdParams } from '../orgs/schemas.js';
+import { adminResponses } from './openapi.js';
+import { alertSchema, alertWithEventsSchema, signalOutcomesSchema, silenceSchema } from './schemas.js';
 
 const idParam = { type: 'string', minLength: 1, maxLength: 100 } as const;
 const alertParams = { type: 'object', required: ['orgId', 'alertId'], properties: { orgId: idParam, alertId: idParam } } as const;
@@ -39,18 +41,18 @@ export async function alertsRoutes(app: FastifyInstance, opts: { ctx: AppContext
 
   // One object → one outcome object; an array (≤ 1000) → an array of outcomes. The body is
   // validated by hand (see alerts/signals.ts) so batch errors name the item.
-  app.post<{ Params: { orgId: string } }>('/orgs/:orgId/signals', { config: { access: 'operator' }, schema: { params: orgIdParams } }, async (req) => {
+  app.post<{ Params: { orgId: string } }>('/orgs/:orgId/signals', { config: { access: 'operator' }, schema: { params: orgIdParams, response: adminResponses(signalOutcomesSchema) } }, async (req) => {
     const { outcomes, single } = await ingestSignals(ctx, req.params.orgId, req.body);
     return single ? outcomes[0] : outcomes;
   });
 
-  app.get<{ Params: { orgId: string; alertId: string } }>('/orgs/:orgId/alerts/:alertId', { config: { access: 'viewer' }, schema: { params: alertParams } }, async (req) =>
+  app.get<{ Params: { orgId: string; alertId: string } }>('/orgs/:orgId/alerts/:alertId', { config: { access: 'viewer' }, schema: { params: alertParams, response: adminResponses(alertWithEventsSchema) } }, async (req) =>
     getAlert(ctx, req.params.orgId, req.params.alertId),
   );
 
   app.post<{ Params: { orgId: string; alertId: string } }>(
     '/orgs/:orgId/alerts/:alertId/acknowledge',
-    { config: { access: 'operator' }, schema: { params: alertParams } },
+    { config: { access: 'operator' }, schema: { params: alertParams, response: adminResponses(alertSchema) } },
     async (req) => {
       const { by, acknowledgedAt } = optionalBody(req.body, { by: 200, acknowledgedAt: 40 });
       const at = acknowledgedAt === undefined ? undefined : parseIsoDateTime(acknowledgedAt, 'acknowledgedAt');
@@ -62,7 +64,7 @@ export async function alertsRoutes(app: FastifyInstance, opts: { ctx: AppContext
 
   app.post<{ Params: { orgId: string; alertId: string } }>(
     '/orgs/:orgId/alerts/:alertId/resolve',
-    { config: { access: 'operator' }, schema: { params: alertParams } },
+    { config: { access: 'operator' }, schema: { params: alertParams, response: adminResponses(alertSchema) } },
     async (req) => {
       optionalBody(req.body, {});
       return resolveAlert(ctx, req.params.orgId, req.params.alertId);
@@ -89,6 +91,7 @@ export async function alertsRoutes(app: FastifyInstance, opts: { ctx: AppContext
             comment: { type: ['string', 'null'], maxLength: 1000 },
           },
         },
+        response: adminResponses(silenceSchema, 201),
       },
     },
     async (req, reply) => {
@@ -103,7 +106,7 @@ export async function alertsRoutes(app: FastifyInstance, opts: { ctx: AppContext
     },
   );
 
-  app.get<{ Params: { orgId: string } }>('/orgs/:orgId/silences', { config: { access: 'viewer' }, schema: { params: orgIdParams } }, async (req) =>
+  app.get<{ Params: { orgId: string } }>('/orgs/:orgId/silences', { config: { access: 'viewer' }, schema: { params: orgIdParams, response: adminResponses({ type: 'array', items: silenceSchema }) } }, async (req) =>
     listSilences(ctx, req.params.orgId),
   );
 

@@ -3,6 +3,8 @@ import type { AppContext } from '../context.js';
 import { API_SCOPES, createApiKey, listApiKeys, revokeApiKey } from '../orgs/api-keys.js';
 import { parseIsoDateTime } from '../orgs/validation.js';
 import { nonEmptyText, orgIdParams } from '../orgs/schemas.js';
+import { adminResponses } from './openapi.js';
+import { apiKeySchema, createdApiKeySchema } from './schemas.js';
 
 interface CreateBody {
   name: string;
@@ -29,6 +31,7 @@ export async function apiKeysRoutes(app: FastifyInstance, opts: { ctx: AppContex
             expiresAt: { type: ['string', 'null'], maxLength: 40 },
           },
         },
+        response: adminResponses(createdApiKeySchema, 201),
       },
     },
     async (req, reply) => {
@@ -39,7 +42,7 @@ export async function apiKeysRoutes(app: FastifyInstance, opts: { ctx: AppContex
     },
   );
 
-  app.get<{ Params: { orgId: string } }>('/orgs/:orgId/api-keys', { config: { access: 'viewer' }, schema: { params: orgIdParams } }, async (req) =>
+  app.get<{ Params: { orgId: string } }>('/orgs/:orgId/api-keys', { config: { access: 'viewer' }, schema: { params: orgIdParams, response: adminResponses({ type: 'array', items: apiKeySchema }) } }, async (req) =>
     listApiKeys(ctx.db, req.params.orgId),
   );
 

@@ -5,6 +5,8 @@ import { invalidRequest } from '../http/errors.js';
 import { MAX_PAGE, MAX_PAGE_SIZE, pageEnvelope, pageRequest } from '../http/paging.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../outbox/index.js';
 import { parseIsoDateTime } from '../orgs/validation.js';
+import { adminResponses } from './openapi.js';
+import { deliveryDetailSchema, deliveryPageSchema, deliverySchema } from './schemas.js';
 
 /** Admin routes: delivery history and redelivery. Thin: the work is in delivery/history.ts. */
 
@@ -33,6 +35,7 @@ export async function deliveriesRoutes(app: FastifyInstance, opts: { ctx: AppCon
             pageSize: { type: 'string', pattern: '^[0-9]{1,6}$' },
           },
         },
+        response: adminResponses(deliveryPageSchema),
       },
     },
     async (req) => {
@@ -52,13 +55,13 @@ export async function deliveriesRoutes(app: FastifyInstance, opts: { ctx: AppCon
     },
   );
 
-  app.get<{ Params: { orgId: string; deliveryId: string } }>('/orgs/:orgId/deliveries/:deliveryId', { config: { access: 'viewer' }, schema: { params: deliveryParams } }, async (req) =>
+  app.get<{ Params: { orgId: string; deliveryId: string } }>('/orgs/:orgId/deliveries/:deliveryId', { config: { access: 'viewer' }, schema: { params: deliveryParams, response: adminResponses(deliveryDetailSchema) } }, async (req) =>
     getDelivery(ctx.db, req.params.orgId, req.params.deliveryId),
   );
 
   app.post<{ Params: { orgId: string; deliveryId: string } }>(
     '/orgs/:orgId/deliveries/:deliveryId/redeliver',
-    { config: { access: 'operator' }, schema: { params: deliveryParams } },
+    { config: { access: 'operator' }, schema: { params: deliveryParams, response: adminResponses(deliverySchema, 202) } },
     async (req, reply) => reply.code(202).send(await redeliverDelivery(ctx.db, req.params.orgId, req.params.deliveryId, ctx.clock.now())),
   );
 }

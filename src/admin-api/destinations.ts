@@ -15,6 +15,8 @@ import {
   type DestinationChange,
   type DestinationInput,
 } from '../delivery/destination-service.js';
+import { adminResponses } from './openapi.js';
+import { createdDestinationSchema, destinationSchema, recoverResultSchema, signingSecretSchema, testResultSchema } from './schemas.js';
 
 /** Admin routes: destinations. Thin: input rules, sealing and SQL are in delivery/destination-service.ts. */
 const idParams = {
@@ -60,20 +62,21 @@ export async function destinationsRoutes(app: FastifyInstance, opts: { ctx: AppC
           required: ['name', 'kind'],
           properties: { ...commonProps, kind: { type: 'string', enum: [...DESTINATION_KINDS] } },
         },
+        response: adminResponses(createdDestinationSchema, 201),
       },
     },
     async (req, reply) => reply.code(201).send(await createDestination(ctx, req.params.orgId, req.body)),
   );
 
-  app.get<{ Params: { orgId: string } }>('/orgs/:orgId/destinations', { config: { access: 'viewer' }, schema: { params: orgParams } }, (req) =>
+  app.get<{ Params: { orgId: string } }>('/orgs/:orgId/destinations', { config: { access: 'viewer' }, schema: { params: orgParams, response: adminResponses({ type: 'array', items: destinationSchema }) } }, (req) =>
     listDestinations(ctx, req.params.orgId),
   );
 
-  app.get<Id>('/orgs/:orgId/destinations/:id', { config: { access: 'viewer' }, schema: { params: idParams } }, (req) => getDestination(ctx, req.params.orgId, req.params.id));
+  app.get<Id>('/orgs/:orgId/destinations/:id', { config: { access: 'viewer' }, schema: { params: idParams, response: adminResponses(destinationSchema) } }, (req) => getDestination(ctx, req.params.orgId, req.params.id));
 
   app.patch<Id & { Body: DestinationChange }>(
     '/orgs/:orgId/destinations/:id',
-    { config: { access: 'owner' }, schema: { params: idParams, body: { type: 'object', additionalProperties: false, minProperties: 1, properties: commonProps } } },
+    { config: { access: 'owner' }, schema: { params: idParams, body: { type: 'object', additionalProperties: false, minProperties: 1, properties: commonProps }, response: adminResponses(destinationSchema) } },
     (req) => updateDestination(ctx, req.params.orgId, req.params.id, req.body),
   );
 
@@ -82,7 +85,7 @@ export async function destinationsRoutes(app: FastifyInstance, opts: { ctx: AppC
     return reply.code(204).send();
   });
 
-  app.post<Id>('/orgs/:orgId/destinations/:id/rotate-secret', { config: { access: 'owner' }, schema: { params: idParams } }, (req) =>
+  app.post<Id>('/orgs/:orgId/destinations/:id/rotate-secret', { config: { access: 'owner' }, schema: { params: idParams, response: adminResponses(signingSecretSchema) } }, (req) =>
     rotateSigningSecret(ctx, req.params.orgId, req.params.id),
   );
 
@@ -97,12 +100,13 @@ export async function destinationsRoutes(app: FastifyInstance, opts: { ctx: AppC
           required: ['since'],
           properties: { since: { type: 'string', maxLength: 40 }, until: { type: 'string', maxLength: 40 } },
         },
+        response: adminResponses(recoverResultSchema, 202),
       },
     },
     async (req, reply) => reply.code(202).send(await recoverDeliveries(ctx, req.params.orgId, req.params.id, req.body)),
   );
 
-  app.post<Id>('/orgs/:orgId/destinations/:id/test', { config: { access: 'operator' }, schema: { params: idParams } }, (req) =>
+  app.post<Id>('/orgs/:orgId/destinations/:id/test', { config: { access: 'operator' }, schema: { params: idParams, response: adminResponses(testResultSchema) } }, (req) =>
     testDestination(ctx, req.params.orgId, req.params.id),
   );
 }

@@ -17,6 +17,7 @@ import { tenantsRoutes } from './tenants.js';
 import { freshnessRoutes } from './freshness.js';
 import { installAdminOpenApi } from './openapi.js';
 import { overviewRoutes } from './overview.js';
+import { monitoredInventoryRoutes } from './monitored-inventory.js';
 
 /** Admin API plugin, mounted at /api/admin/v1 (docs/admin-api.md). */
 export async function adminApi(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
@@ -48,4 +49,5 @@ export async function adminApi(app: FastifyInstance, opts: { ctx: AppContext }):
   await app.register(sessionRoutes, { ...routeOpts, limiter });
   await app.register(oidcRoutes, { ...routeOpts, limiter });
   await app.register(overviewRoutes, routeOpts);
+  await app.register(monitoredInventoryRoutes, routeOpts);
 }

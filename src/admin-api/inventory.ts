@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { replaceCapacities, replaceWorkspaces, upsertCosts, type Capacity, type DailyCost, type Workspace } from '../orgs/inventory.js';
 import { nonEmptyText, orgIdParams } from '../orgs/schemas.js';
+import { adminResponses } from './openapi.js';
+import { capacitiesSchema, upsertedSchema, workspacesSchema } from './schemas.js';
 
 const MAX_ITEMS = 10_000;
 const money = { type: 'number', minimum: -1e12, maximum: 1e12 } as const;
@@ -25,6 +27,7 @@ export async function inventoryRoutes(app: FastifyInstance, opts: { ctx: AppCont
             properties: { name: nonEmptyText(200), sku: nonEmptyText(50), state: nonEmptyText(50), region: nonEmptyText(100) },
           },
         },
+        response: adminResponses(capacitiesSchema),
       },
     },
     async (req) => replaceCapacities(ctx, req.params.orgId, req.body),
@@ -49,6 +52,7 @@ export async function inventoryRoutes(app: FastifyInstance, opts: { ctx: AppCont
             },
           },
         },
+        response: adminResponses(workspacesSchema),
       },
     },
     async (req) => replaceWorkspaces(ctx, req.params.orgId, req.body),
@@ -77,6 +81,7 @@ export async function inventoryRoutes(app: FastifyInstance, opts: { ctx: AppCont
             },
           },
         },
+        response: adminResponses(upsertedSchema),
       },
     },
     async (req) => upsertCosts(ctx, req.params.orgId, req.body),

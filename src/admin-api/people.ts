@@ -10,6 +10,8 @@ import { assertNotLastOwner, listMembers, putMember, removeMember, roleIn } from
 import { createPersonalToken, listPersonalTokens, revokePersonalToken } from '../access/personal-tokens.js';
 import { ROLES, type Role } from '../access/roles.js';
 import { principalOf } from './auth.js';
+import { adminResponses } from './openapi.js';
+import { auditPageSchema, createdPersonalTokenSchema, memberSchema, personalTokenSchema } from './schemas.js';
 
 const idParam = { type: 'string', minLength: 1, maxLength: 100 } as const;
 const roleSchema = { type: 'string', enum: [...ROLES] } as const;
@@ -18,7 +20,7 @@ const roleSchema = { type: 'string', enum: [...ROLES] } as const;
 export async function peopleRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
 
-  app.get<{ Params: { orgId: string } }>('/orgs/:orgId/members', { config: { access: 'viewer' }, schema: { params: orgIdParams } }, async (req) => {
+  app.get<{ Params: { orgId: string } }>('/orgs/:orgId/members', { config: { access: 'viewer' }, schema: { params: orgIdParams, response: adminResponses({ type: 'array', items: memberSchema }) } }, async (req) => {
     await requireOrg(ctx.db, req.params.orgId);
     return listMembers(ctx.db, req.params.orgId);
   });
@@ -30,6 +32,7 @@ export async function peopleRoutes(app: FastifyInstance, opts: { ctx: AppContext
       schema: {
         params: orgIdParams,
         body: { type: 'object', additionalProperties: false, required: ['email', 'role'], properties: { email: nonEmptyText(320), role: roleSchema } },
+        response: adminResponses(memberSchema),
       },
     },
     async (req) => {
@@ -55,7 +58,7 @@ export async function peopleRoutes(app: FastifyInstance, opts: { ctx: AppContext
   );
 
   // Personal tokens: a person signed in to the console manages their own, per organization.
-  app.get<{ Params: { orgId: string } }>('/orgs/:orgId/tokens', { config: { access: 'viewer' }, schema: { params: orgIdParams } }, async (req) => {
+  app.get<{ Params: { orgId: string } }>('/orgs/:orgId/tokens', { config: { access: 'viewer' }, schema: { params: orgIdParams, response: adminResponses({ type: 'array', items: personalTokenSchema }) } }, async (req) => {
     const p = principalOf(req);
     if (p.kind !== 'person') return [];
     return (await listPersonalTokens(ctx.db, p.personId)).filter((t) => t.orgId === req.params.orgId);
@@ -73,6 +76,7 @@ export async function peopleRoutes(app: FastifyInstance, opts: { ctx: AppContext
           required: ['name', 'role', 'expiresAt'],
           properties: { name: nonEmptyText(200), role: roleSchema, expiresAt: { type: 'string', maxLength: 40 } },
         },
+        response: adminResponses(createdPersonalTokenSchema, 201),
       },
     },
     async (req, reply) => {
@@ -120,6 +124,7 @@ export async function peopleRoutes(app: FastifyInstance, opts: { ctx: AppContext
             pageSize: { type: 'string', pattern: '^[0-9]{1,6}$' },
           },
         },
+        response: adminResponses(auditPageSchema),
       },
     },
     async (req) => {

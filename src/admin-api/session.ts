@@ -8,6 +8,8 @@ import { loadAdminTokenHash } from './admin-token.js';
 import { principalOf } from './auth.js';
 import { clearSessionCookie, readSessionCookie, sessionTimes, setSessionCookie } from './session-cookie.js';
 import { describeCaller } from './whoami.js';
+import { adminResponses } from './openapi.js';
+import { openedSessionSchema, sessionOptionsSchema, sessionSchema } from './schemas.js';
 
 
 /** Failed sign-ins (and OIDC callbacks) per address per minute, like invalid public API keys. */
@@ -30,6 +32,7 @@ export async function sessionRoutes(app: FastifyInstance, opts: { ctx: AppContex
       config: { access: 'public' },
       schema: {
         body: { type: 'object', additionalProperties: false, required: ['adminToken'], properties: { adminToken: { type: 'string', minLength: 1, maxLength: 200 } } },
+        response: adminResponses(openedSessionSchema, 201),
       },
     },
     async (req, reply) => {
@@ -53,9 +56,9 @@ export async function sessionRoutes(app: FastifyInstance, opts: { ctx: AppContex
   );
 
   // What the sign-in page offers: the company account (OpenID Connect) when configured.
-  app.get('/session/options', { config: { access: 'public' } }, async () => ({ oidc: ctx.config.oidc !== undefined }));
+  app.get('/session/options', { config: { access: 'public' }, schema: { response: adminResponses(sessionOptionsSchema) } }, async () => ({ oidc: ctx.config.oidc !== undefined }));
 
-  app.get('/session', { config: { access: 'signed-in' } }, async (req) => {
+  app.get('/session', { config: { access: 'signed-in' }, schema: { response: adminResponses(sessionSchema) } }, async (req) => {
     const cookie = readSessionCookie(req);
     return { ...(await describeCaller(ctx, principalOf(req))), csrfToken: req.session && cookie ? csrfTokenFor(cookie) : null };
   });

@@ -8,6 +8,8 @@ import { createTenant, getTenant, listTenants, updateTenant } from '../monitorin
 import { MAX_MIRRORING_LAG_SECONDS } from '../monitoring/mirroring-lag.js';
 import type { TenantChange, TenantInput } from '../monitoring/tenant-input.js';
 import { nonEmptyText, orgIdParams } from '../orgs/schemas.js';
+import { adminResponses } from './openapi.js';
+import { checkResultSchema, runRequestedSchema, tenantListSchema, tenantSchema } from './schemas.js';
 
 /** Admin routes: tenant connections of the monitoring core. Thin: rules and SQL are in src/monitoring. */
 const idParams = {
@@ -73,20 +75,21 @@ export async function tenantsRoutes(app: FastifyInstance, opts: { ctx: AppContex
       schema: {
         params: orgIdParams,
         body: { type: 'object', additionalProperties: false, required: ['name', 'tenantId', 'clientId', 'credentials', 'mode'], properties },
+        response: adminResponses(tenantSchema, 201),
       },
     },
     async (req, reply) => reply.code(201).send(await createTenant(ctx, req.params.orgId, req.body)),
   );
 
-  app.get<{ Params: { orgId: string } }>('/orgs/:orgId/tenants', { config: { access: 'viewer' }, schema: { params: orgIdParams } }, async (req) => ({
+  app.get<{ Params: { orgId: string } }>('/orgs/:orgId/tenants', { config: { access: 'viewer' }, schema: { params: orgIdParams, response: adminResponses(tenantListSchema) } }, async (req) => ({
     value: await listTenants(ctx, req.params.orgId),
   }));
 
-  app.get<Id>('/orgs/:orgId/tenants/:id', { config: { access: 'viewer' }, schema: { params: idParams } }, (req) => getTenant(ctx, req.params.orgId, req.params.id));
+  app.get<Id>('/orgs/:orgId/tenants/:id', { config: { access: 'viewer' }, schema: { params: idParams, response: adminResponses(tenantSchema) } }, (req) => getTenant(ctx, req.params.orgId, req.params.id));
 
   app.patch<Id & { Body: TenantChange }>(
     '/orgs/:orgId/tenants/:id',
-    { config: { access: 'owner' }, schema: { params: idParams, body: { type: 'object', additionalProperties: false, minProperties: 1, properties } } },
+    { config: { access: 'owner' }, schema: { params: idParams, body: { type: 'object', additionalProperties: false, minProperties: 1, properties }, response: adminResponses(tenantSchema) } },
     (req) => updateTenant(ctx, req.params.orgId, req.params.id, req.body),
   );
 
@@ -97,9 +100,9 @@ export async function tenantsRoutes(app: FastifyInstance, opts: { ctx: AppContex
 
   app.post<{ Params: { orgId: string; id: string; name: string } }>(
     '/orgs/:orgId/tenants/:id/collectors/:name/run',
-    { config: { access: 'operator' }, schema: { params: { ...idParams, required: ['orgId', 'id', 'name'], properties: { ...idParams.properties, name: { type: 'string', maxLength: 100 } } } } },
+    { config: { access: 'operator' }, schema: { params: { ...idParams, required: ['orgId', 'id', 'name'], properties: { ...idParams.properties, name: { type: 'string', maxLength: 100 } } }, response: adminResponses(runRequestedSchema, 202) } },
     async (req, reply) => reply.code(202).send(await requestRun(ctx, req.params.orgId, req.params.id, req.params.name)),
   );
 
-  app.post<Id>('/orgs/:orgId/tenants/:id/check', { config: { access: 'owner' }, schema: { params: idParams } }, (req) => checkTenant(ctx, req.params.orgId, req.params.id));
+  app.post<Id>('/orgs/:orgId/tenants/:id/check', { config: { access: 'owner' }, schema: { params: idParams, response: adminResponses(checkResultSchema) } }, (req) => checkTenant(ctx, req.params.orgId, req.params.id));
 }

@@ -8,6 +8,8 @@ export interface AlertListFilter {
   status?: 'open' | 'resolved';
   severity?: 'error' | 'info';
   sourceType?: string;
+  /** The source's id, compared without case (platform ids differ in case between APIs). */
+  sourceId?: string;
   /** The capacity or workspace the alert names (the inventory pages link here). */
   capacityName?: string;
   workspaceName?: string;
@@ -38,6 +40,10 @@ export async function listOrgAlerts(
   if (f.status) add('status =', f.status);
   if (f.severity) add('severity =', f.severity);
   if (f.sourceType) add('source_type =', f.sourceType);
+  if (f.sourceId) {
+    params.push(f.sourceId);
+    conditions.push(`lower(source_id) = lower($${params.length})`);
+  }
   if (f.capacityName) add('capacity_name =', f.capacityName);
   if (f.workspaceName) add('workspace_name =', f.workspaceName);
   if (f.from) add('created_at >=', f.from);

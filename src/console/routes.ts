@@ -19,6 +19,8 @@ export const CONSOLE_ROUTES = [
   '/overview',
   '/capacities',
   '/workspaces',
+  '/gateways',
+  '/semantic-models',
   '/tenants',
 ] as const;
 

@@ -188,7 +188,8 @@ describe('web console in Chromium', () => {
   it('signs in with the admin token (refusing a wrong one) and creates an organization', async () => {
     const page = await newPage();
     await page.goto(`${origin}/`);
-    await expect(page.getByRole('heading', { name: 'Entrar no console do Vigia' }).isVisible()).resolves.toBe(true);
+    // The page asks the server whether it has a session first: wait for its answer (isVisible does not wait).
+    await page.getByRole('heading', { name: 'Entrar no console do Vigia' }).waitFor();
     await signIn(page, 'vat_wrong');
     await page.getByText('Token recusado. Confira o token de administrador.').waitFor();
     await shot('sign-in', page);
@@ -420,7 +421,7 @@ describe('web console in Chromium', () => {
     await page.getByRole('button', { name: 'Criar' }).click();
     await page.getByText('Informe quando o silêncio termina (no futuro).').waitFor();
     await page.getByLabel('Tipo de origem').fill('Connector');
-    await page.getByLabel('Termina em').fill('2099-01-01T10:00');
+    await page.getByLabel('Termina em').fill('01/01/2099 10:00');
     await page.getByLabel('Comentário (opcional)').fill('manutenção planejada');
     await page.getByRole('button', { name: 'Criar' }).click();
     await page.getByRole('cell', { name: 'ativo', exact: true }).waitFor();
@@ -474,8 +475,10 @@ describe('web console in Chromium', () => {
     await page.locator('li.delivery').first().getByText('ignorada (destino desativado)').waitFor();
 
     // Recovering a disabled destination is refused in words; after enabling it sends the event.
-    const since = new Date(Date.now() - 3 * 3600_000 - 3600_000).toISOString().slice(0, 16); // 1 h ago in São Paulo (UTC−3)
-    await page.locator('#recover-since').fill(since);
+    // 1 h ago in São Paulo (UTC−3), typed as the Portuguese console reads it: dd/mm/aaaa hh:mm.
+    const [day, time] = new Date(Date.now() - 3 * 3600_000 - 3600_000).toISOString().slice(0, 16).split('T');
+    const [y, mo, d] = day!.split('-');
+    await page.locator('#recover-since').fill(`${d}/${mo}/${y} ${time}`);
     await page.getByRole('button', { name: 'Reenviar falhas' }).click();
     // Said by its code in Portuguese; the server's English detail follows, marked as English.
     const refused = page.locator('[role=alert]').filter({ hasText: 'Conflito: a operação não pode ser feita agora' }).first();

@@ -262,6 +262,7 @@ export interface paths {
                     page?: string;
                     pageSize?: string;
                     severity?: "error" | "info";
+                    sourceId?: string;
                     sourceType?: string;
                     status?: "open" | "resolved";
                     to?: string;
@@ -275,12 +276,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["AlertPage"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -311,12 +341,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["AlertWithEvents"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -349,12 +408,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Alert"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -383,12 +471,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["AlertDelivery"][];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -421,12 +538,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Alert"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -454,12 +600,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["ApiKey"][];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -483,12 +658,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description OK */
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["CreatedApiKey"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -559,12 +763,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["AuditPage"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -605,12 +838,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Capacity"][];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -652,12 +914,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Upserted"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -703,12 +994,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["DeliveryDetail"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -741,12 +1061,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description OK */
+                202: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Delivery"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -774,12 +1123,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Destination"][];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -817,12 +1195,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description OK */
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["CreatedDestination"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -851,12 +1258,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Destination"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -917,12 +1353,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Destination"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -953,12 +1418,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["DeliveryPage"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -998,12 +1492,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description OK */
+                202: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["RecoverResult"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1034,12 +1557,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["SigningSecret"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1070,15 +1622,61 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["TestResult"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/gateways": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** On-premises gateways the gateway collector watches, with their state and open incidents */
+        get: operations["getOrgGateways"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1120,12 +1718,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Member"][];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1148,12 +1775,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Member"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1234,6 +1890,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/semantic-models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Semantic models of the organization’s tenants with workspace, capacity, gateways and open incidents */
+        get: operations["getOrgSemanticModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/signals": {
         parameters: {
             query?: never;
@@ -1254,12 +1927,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["SignalOutcome"] | components["schemas"]["SignalOutcome"][];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1287,12 +1989,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Silence"][];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1321,12 +2052,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description OK */
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Silence"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1424,12 +2184,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["TenantList"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1511,12 +2300,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description OK */
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Tenant"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1545,12 +2363,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Tenant"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1657,12 +2504,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Tenant"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1689,12 +2565,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["TenantCheck"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1726,12 +2631,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description OK */
+                202: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["RunRequested"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1931,12 +2865,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["PersonalToken"][];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1961,12 +2924,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description OK */
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["CreatedPersonalToken"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -2040,12 +3032,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Workspace"][];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -2072,12 +3093,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Session"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -2097,12 +3147,41 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description OK */
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["OpenedSession"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -2211,12 +3290,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["SessionOptions"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -2232,6 +3340,77 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** Alert */
+        Alert: {
+            acknowledged: boolean;
+            /** Format: date-time */
+            acknowledgedAt: string | null;
+            acknowledgedBy: string | null;
+            capacityName: string | null;
+            causeAlertIds: string[];
+            correlated: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            escalatedAt: string | null;
+            failureCount: number;
+            id: string;
+            /** Format: date-time */
+            lastOccurrenceAt: string;
+            message: string;
+            notificationKind: string;
+            /** Format: date-time */
+            releasedAt: string | null;
+            /** Format: date-time */
+            resolvedAt: string | null;
+            /** @enum {string} */
+            severity: "error" | "info";
+            silenced: boolean;
+            silenceId: string | null;
+            sourceId: string;
+            sourceName: string;
+            sourceType: string;
+            /** @enum {string} */
+            status: "open" | "resolved";
+            suppressed: boolean;
+            title: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The alert’s page in the console. */
+            url: string;
+            workspaceName: string | null;
+        };
+        /** AlertDelivery */
+        AlertDelivery: {
+            alertId: string;
+            attempts: number;
+            /** Format: date-time */
+            completedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            destinationId: string;
+            destinationKind: string;
+            destinationName: string;
+            event: string;
+            eventId: string | null;
+            id: string;
+            lastError: string | null;
+            lastStatusCode: number | null;
+            /** Format: date-time */
+            nextAttemptAt: string | null;
+            /** @enum {string} */
+            status: "pending" | "waiting" | "succeeded" | "failed" | "abandoned" | "skipped";
+            test: boolean;
+        };
+        /** AlertEvent */
+        AlertEvent: {
+            /** Format: date-time */
+            createdAt: string;
+            event: string;
+            id: string;
+            /** Format: date-time */
+            occurredAt: string;
+        };
         /** AlertMetrics */
         AlertMetrics: {
             bySourceType: components["schemas"]["SourceTypeCount"][];
@@ -2251,6 +3430,120 @@ export interface components {
                 resolved: number;
                 silenced: number;
             };
+        };
+        /** AlertPage */
+        AlertPage: {
+            /** @description The next page’s path with every parameter of this request; empty on the last page. */
+            nextLink: string;
+            page: number;
+            pageSize: number;
+            totalCount: number;
+            value: components["schemas"]["Alert"][];
+        };
+        /** AlertWithEvents */
+        AlertWithEvents: {
+            acknowledged: boolean;
+            /** Format: date-time */
+            acknowledgedAt: string | null;
+            acknowledgedBy: string | null;
+            capacityName: string | null;
+            causeAlertIds: string[];
+            correlated: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            escalatedAt: string | null;
+            events: components["schemas"]["AlertEvent"][];
+            failureCount: number;
+            id: string;
+            /** Format: date-time */
+            lastOccurrenceAt: string;
+            message: string;
+            notificationKind: string;
+            /** Format: date-time */
+            releasedAt: string | null;
+            /** Format: date-time */
+            resolvedAt: string | null;
+            /** @enum {string} */
+            severity: "error" | "info";
+            silenced: boolean;
+            silenceId: string | null;
+            sourceId: string;
+            sourceName: string;
+            sourceType: string;
+            /** @enum {string} */
+            status: "open" | "resolved";
+            suppressed: boolean;
+            title: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The alert’s page in the console. */
+            url: string;
+            workspaceName: string | null;
+        };
+        /** ApiKey */
+        ApiKey: {
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string | null;
+            id: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            name: string;
+            prefix: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            scopes: string[];
+        };
+        /** AttemptLogEntry */
+        AttemptLogEntry: {
+            attempt: number;
+            durationMs: number;
+            error: string | null;
+            /** Format: date-time */
+            startedAt: string;
+            statusCode: number | null;
+        };
+        /** AuditActor */
+        AuditActor: {
+            id: string | null;
+            kind: string;
+            label: string;
+        };
+        /** AuditEntry */
+        AuditEntry: {
+            action: string;
+            actor: components["schemas"]["AuditActor"];
+            address: string | null;
+            /** Format: date-time */
+            at: string;
+            /** @description The changed fields as sent (an object, or the array of a replace-all), secrets redacted. */
+            changes: unknown;
+            id: string;
+            orgId: string | null;
+            target: string | null;
+        };
+        /** AuditPage */
+        AuditPage: {
+            /** @description The next page’s path with every parameter of this request; empty on the last page. */
+            nextLink: string;
+            page: number;
+            pageSize: number;
+            totalCount: number;
+            value: components["schemas"]["AuditEntry"][];
+        };
+        /** BilingualText */
+        BilingualText: {
+            en: string;
+            "pt-BR": string;
+        };
+        /** Capacity */
+        Capacity: {
+            name: string;
+            region: string;
+            sku: string;
+            state: string;
         };
         /** CapacityAvailability */
         CapacityAvailability: {
@@ -2277,6 +3570,85 @@ export interface components {
             sku: string;
             state: string;
         };
+        /** CollectorView */
+        CollectorView: {
+            defaultIntervalSeconds: number;
+            enabled: boolean;
+            intervalSeconds: number;
+            lastCalls: number | null;
+            lastDurationMs: number | null;
+            lastError: string | null;
+            /** Format: date-time */
+            lastRunAt: string | null;
+            /** Format: date-time */
+            lastSuccessAt: string | null;
+            lastThrottledCalls: number | null;
+            name: string;
+            /** Format: date-time */
+            nextRunAt: string | null;
+            running: boolean;
+        };
+        /** CreatedApiKey */
+        CreatedApiKey: {
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string | null;
+            id: string;
+            /** @description The key in clear, in this answer only. */
+            key: string;
+            name: string;
+            prefix: string;
+            scopes: string[];
+        };
+        /** CreatedDestination */
+        CreatedDestination: {
+            config: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            credentialsSet: boolean;
+            enabled: boolean;
+            filter: {
+                events?: ("alert.opened" | "alert.acknowledged" | "alert.escalated" | "alert.recovered")[];
+                severities?: string[];
+                sourceTypes?: string[];
+            } | null;
+            health: components["schemas"]["DestinationHealth"];
+            id: string;
+            /** @enum {string} */
+            kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm";
+            name: string;
+            /** @description Sends per second across all workers; null = unlimited. */
+            rateLimitPerSecond: number | null;
+            /** @description Webhooks only; null for connector kinds, which do not sign. */
+            signatureScheme: string | null;
+            /** @description Webhooks only, in this answer only. */
+            signingSecret?: string;
+            /** Format: date-time */
+            updatedAt: string;
+            url: string | null;
+        };
+        /** CreatedPersonalToken */
+        CreatedPersonalToken: {
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            id: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            name: string;
+            orgId: string;
+            prefix: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /** @enum {string} */
+            role: "viewer" | "operator" | "owner";
+            /** @description The token in clear, in this answer only. */
+            token: string;
+        };
         /** DailyCost */
         DailyCost: {
             amortizedCost: number;
@@ -2297,6 +3669,95 @@ export interface components {
             items: components["schemas"]["DailyCost"][];
             /** Format: date */
             to: string;
+        };
+        /** Delivery */
+        Delivery: {
+            alertId: string;
+            attempts: number;
+            /** Format: date-time */
+            completedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            event: string;
+            id: string;
+            lastError: string | null;
+            lastStatusCode: number | null;
+            /** Format: date-time */
+            nextAttemptAt: string | null;
+            /** @enum {string} */
+            status: "pending" | "waiting" | "succeeded" | "failed" | "abandoned" | "skipped";
+            test: boolean;
+        };
+        /** DeliveryDetail */
+        DeliveryDetail: {
+            alertId: string;
+            attemptLog: components["schemas"]["AttemptLogEntry"][];
+            attempts: number;
+            /** Format: date-time */
+            completedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            destinationId: string;
+            event: string;
+            id: string;
+            lastError: string | null;
+            lastStatusCode: number | null;
+            /** Format: date-time */
+            nextAttemptAt: string | null;
+            /** @enum {string} */
+            status: "pending" | "waiting" | "succeeded" | "failed" | "abandoned" | "skipped";
+            test: boolean;
+        };
+        /** DeliveryPage */
+        DeliveryPage: {
+            /** @description The next page’s path with every parameter of this request; empty on the last page. */
+            nextLink: string;
+            page: number;
+            pageSize: number;
+            totalCount: number;
+            value: components["schemas"]["Delivery"][];
+        };
+        /** Destination */
+        Destination: {
+            config: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            credentialsSet: boolean;
+            enabled: boolean;
+            filter: {
+                events?: ("alert.opened" | "alert.acknowledged" | "alert.escalated" | "alert.recovered")[];
+                severities?: string[];
+                sourceTypes?: string[];
+            } | null;
+            health: components["schemas"]["DestinationHealth"];
+            id: string;
+            /** @enum {string} */
+            kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm";
+            name: string;
+            /** @description Sends per second across all workers; null = unlimited. */
+            rateLimitPerSecond: number | null;
+            /** @description Webhooks only; null for connector kinds, which do not sign. */
+            signatureScheme: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+            url: string | null;
+        };
+        /** DestinationHealth */
+        DestinationHealth: {
+            consecutiveFailures: number;
+            /** Format: date-time */
+            disabledAt: string | null;
+            disabledReason: string | null;
+            /** Format: date-time */
+            lastFailureAt: string | null;
+            /** Format: date-time */
+            lastSuccessAt: string | null;
+            /** @enum {string} */
+            state: "healthy" | "failing" | "disabled";
+            /** @description Succeeded ÷ ended over the last 24 hours; null when none ended. */
+            successRate24h: number | null;
         };
         /** DurationStats */
         DurationStats: {
@@ -2321,10 +3782,37 @@ export interface components {
             maxAgeMinutes: number | null;
             workspaces: components["schemas"]["WorkspaceMaxAge"][];
         };
+        /** GatewayInventory */
+        GatewayInventory: {
+            items: components["schemas"]["GatewayView"][];
+        };
+        /** GatewayView */
+        GatewayView: {
+            /** @description The platform’s gateway id (lower case): the `sourceId` of its incidents. */
+            id: string;
+            name: string;
+            /** @description As the last status check said. */
+            offline: boolean;
+            /** @description Open incidents with source type `Gateway` and this id. */
+            openIncidents: number;
+            /** @description The tenant connection that watches it. */
+            tenantName: string;
+            upgradeRequired: boolean;
+        };
         /** ItemMaxAge */
         ItemMaxAge: {
             id: string;
             maxAgeMinutes: number;
+        };
+        /** Member */
+        Member: {
+            email: string;
+            id: string;
+            name: string | null;
+            /** @enum {string} */
+            role: "viewer" | "operator" | "owner";
+            /** Format: date-time */
+            since: string;
         };
         /** MetricsBucket */
         MetricsBucket: {
@@ -2347,12 +3835,32 @@ export interface components {
             /** Format: date */
             to: string;
         };
+        /**
+         * MirroringLag
+         * @description Replication lag over `infoSeconds` opens an info incident, over `errorSeconds` an error one.
+         */
+        MirroringLag: {
+            errorSeconds: number;
+            infoSeconds: number;
+        };
         /** NoisySource */
         NoisySource: {
             incidents: number;
             occurrences: number;
             sourceName: string;
             sourceType: string;
+        };
+        /** OpenedSession */
+        OpenedSession: {
+            /** @description Sent back as `x-csrf-token` on every change; null without a session cookie. */
+            csrfToken: string | null;
+            email: string | null;
+            /** Format: date-time */
+            expiresAt: string;
+            instanceAdmin: boolean;
+            /** @enum {string} */
+            kind: "instance-admin" | "person";
+            roles: components["schemas"]["OrgRole"][];
         };
         /** OpenIncidentGroup */
         OpenIncidentGroup: {
@@ -2377,6 +3885,109 @@ export interface components {
             suspended: boolean;
             /** Format: date-time */
             updatedAt: string;
+        };
+        /** OrgRole */
+        OrgRole: {
+            orgId: string;
+            /** @enum {string} */
+            role: "viewer" | "operator" | "owner";
+        };
+        /** PersonalToken */
+        PersonalToken: {
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            id: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            name: string;
+            orgId: string;
+            prefix: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /** @enum {string} */
+            role: "viewer" | "operator" | "owner";
+        };
+        /** RecoverResult */
+        RecoverResult: {
+            requeued: number;
+        };
+        /** RunRequested */
+        RunRequested: {
+            /** Format: date-time */
+            nextRunAt: string;
+        };
+        /** SemanticModelGateway */
+        SemanticModelGateway: {
+            id: string;
+            /** @description Null when the gateway collector does not know it. */
+            name: string | null;
+        };
+        /** SemanticModelInventory */
+        SemanticModelInventory: {
+            items: components["schemas"]["SemanticModelView"][];
+        };
+        /** SemanticModelView */
+        SemanticModelView: {
+            capacityId: string | null;
+            capacityName: string | null;
+            gateways: components["schemas"]["SemanticModelGateway"][];
+            /** @description The platform’s semantic model id (lower case): the `sourceId` of its `Dataset` incidents. */
+            id: string;
+            name: string;
+            /** @description Open incidents with source type `Dataset` and this id. */
+            openIncidents: number;
+            tenantName: string;
+            workspaceId: string;
+            /** @description Null while the workspace is not in the organization’s inventory. */
+            workspaceName: string | null;
+        };
+        /** Session */
+        Session: {
+            /** @description Sent back as `x-csrf-token` on every change; null without a session cookie. */
+            csrfToken: string | null;
+            email: string | null;
+            instanceAdmin: boolean;
+            /** @enum {string} */
+            kind: "instance-admin" | "person";
+            roles: components["schemas"]["OrgRole"][];
+        };
+        /** SessionOptions */
+        SessionOptions: {
+            /** @description Whether signing in with the company account (OpenID Connect) is offered. */
+            oidc: boolean;
+        };
+        /** SignalOutcome */
+        SignalOutcome: {
+            alertId: string | null;
+            correlated: boolean;
+            /** @enum {string} */
+            outcome: "opened" | "reoccurred" | "recovered" | "ignored";
+            silenced: boolean;
+        };
+        /** SigningSecret */
+        SigningSecret: {
+            signingSecret: string;
+        };
+        /** Silence */
+        Silence: {
+            active: boolean;
+            comment: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            id: string;
+            matchers: components["schemas"]["SilenceMatchers"];
+            /** Format: date-time */
+            startsAt: string;
+        };
+        /** SilenceMatchers */
+        SilenceMatchers: {
+            notificationKind?: string;
+            sourceId?: string;
+            sourceType?: string;
         };
         /** SlaHistory */
         SlaHistory: {
@@ -2413,6 +4024,80 @@ export interface components {
         SourceTypeCount: {
             incidents: number;
             sourceType: string;
+        };
+        /** Tenant */
+        Tenant: {
+            clientId: string;
+            collectors: components["schemas"]["CollectorView"][];
+            costScopes: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Always true: credentials are write-only. */
+            credentialsSet: boolean;
+            /** @enum {string} */
+            credentialType: "secret" | "certificate";
+            endpoints: components["schemas"]["TenantEndpoints"];
+            id: string;
+            mirroringLag: components["schemas"]["MirroringLag"];
+            /** @enum {string} */
+            mode: "admin" | "member";
+            name: string;
+            tenantId: string;
+            /** Format: date-time */
+            updatedAt: string;
+            workspaces: string[] | null;
+        };
+        /** TenantCheck */
+        TenantCheck: {
+            checks: components["schemas"]["TenantCheckItem"][];
+            ok: boolean;
+        };
+        /** TenantCheckItem */
+        TenantCheckItem: {
+            audience?: string;
+            detail?: string;
+            fix: components["schemas"]["BilingualText"] | null;
+            id: string;
+            ok: boolean;
+            scope?: string;
+            title: components["schemas"]["BilingualText"];
+            workspaceId?: string;
+        };
+        /** TenantEndpoints */
+        TenantEndpoints: {
+            arm: string;
+            authorityHost: string;
+            fabric: string;
+            powerBi: string;
+        };
+        /** TenantList */
+        TenantList: {
+            value: components["schemas"]["Tenant"][];
+        };
+        /** TestResult */
+        TestResult: {
+            manualCloseRequired: boolean;
+            message: string;
+            ok: boolean;
+            steps: components["schemas"]["TestStep"][];
+        };
+        /** TestStep */
+        TestStep: {
+            /** @enum {string} */
+            action: "send" | "open" | "close";
+            error?: string;
+            ok: boolean;
+            statusCode?: number;
+        };
+        /** Upserted */
+        Upserted: {
+            upserted: number;
+        };
+        /** Workspace */
+        Workspace: {
+            capacityName: string | null;
+            name: string;
+            remoteId: string;
         };
         /** WorkspaceInventory */
         WorkspaceInventory: {
@@ -2512,6 +4197,55 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DailyCostSeries"];
+                };
+            };
+            /** @description invalid_request: the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: admin token missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such organization or object. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrgGateways: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayInventory"];
                 };
             };
             /** @description invalid_request: the message names the field. */
@@ -2670,6 +4404,55 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MetricsSeries"];
+                };
+            };
+            /** @description invalid_request: the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: admin token missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such organization or object. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrgSemanticModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SemanticModelInventory"];
                 };
             };
             /** @description invalid_request: the message names the field. */

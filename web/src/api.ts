@@ -58,144 +58,50 @@ export function adminClient(csrfToken: string | null, onUnauthorized: () => void
   };
 }
 
-/** Generated from the admin API's OpenAPI document (`npm run gen:console-types`). */
-export type Org = components['schemas']['Org'];
-
-export interface Health {
-  state: string;
-  consecutiveFailures: number;
-  successRate24h: number | null;
-  lastSuccessAt: string | null;
-  lastFailureAt: string | null;
-  disabledAt: string | null;
-  disabledReason: string | null;
-}
-
-export interface Destination {
-  id: string;
-  name: string;
-  kind: DestinationKind;
-  url: string | null;
-  config: Record<string, unknown>;
-  signatureScheme: string | null;
-  enabled: boolean;
-  credentialsSet: boolean;
-  createdAt: string;
-  updatedAt: string;
-  /** Present once the server reports endpoint health. */
-  health?: Health;
-}
-
-export const DESTINATION_KINDS = ['webhook', 'pagerduty', 'opsgenie', 'jsm', 'servicenow', 'azure-devops'] as const;
-export type DestinationKind = (typeof DESTINATION_KINDS)[number];
-
-export interface TestStep {
-  action: 'send' | 'open' | 'close';
-  ok: boolean;
-  statusCode?: number;
-  error?: string;
-}
-export interface TestResult {
-  ok: boolean;
-  steps: TestStep[];
-  manualCloseRequired: boolean;
-  message: string;
-}
-
-/** `skipped` (destination disabled) comes with endpoint health; an older server refuses it as a filter (400, shown). */
-export const DELIVERY_STATUSES = ['pending', 'waiting', 'succeeded', 'failed', 'abandoned', 'skipped'] as const;
+/**
+ * The admin API's shapes, all generated from its OpenAPI document (`npm run gen:console-types`,
+ * web/src/admin-api.gen.ts): names for the pages, never hand-copied shapes.
+ */
+type S = components['schemas'];
+export type Org = S['Org'];
+export type Health = S['DestinationHealth'];
+export type Destination = S['Destination'];
+export type CreatedDestination = S['CreatedDestination'];
+export type SigningSecret = S['SigningSecret'];
+export type RecoverResult = S['RecoverResult'];
+export type DestinationKind = Destination['kind'];
+export type TestResult = S['TestResult'];
+export type TestStep = S['TestStep'];
+export type Delivery = S['Delivery'];
+export type DeliveryStatus = Delivery['status'];
 export type ShownStatus = DeliveryStatus;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-
-export interface Delivery {
-  id: string;
-  event: string;
-  alertId: string;
-  status: ShownStatus;
-  attempts: number;
-  nextAttemptAt: string | null;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  createdAt: string;
-  completedAt: string | null;
-  test: boolean;
-}
-export interface AttemptLogEntry {
-  attempt: number;
-  startedAt: string;
-  durationMs: number;
-  statusCode: number | null;
-  error: string | null;
-}
-export interface Page<T> {
-  value: T[];
-  page: number;
-  pageSize: number;
-  totalCount: number;
-  nextLink: string;
-}
-
-export const SCOPES = ['ReadAlerts', 'ReadMetrics', 'ReadCapacities', 'ReadWorkspaces', 'ReadCosts', 'ReadSla'] as const;
-export interface ApiKey {
-  id: string;
-  name: string;
-  scopes: string[];
-  prefix: string;
-  expiresAt: string | null;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-
-export interface Alert {
-  id: string;
-  sourceType: string;
-  sourceId: string;
-  sourceName: string;
-  notificationKind: string;
-  severity: 'error' | 'info';
-  title: string;
-  message: string;
-  workspaceName: string | null;
-  capacityName: string | null;
-  status: 'open' | 'resolved';
-  acknowledged: boolean;
-  acknowledgedAt: string | null;
-  acknowledgedBy: string | null;
-  createdAt: string;
-  resolvedAt: string | null;
-  failureCount: number;
-  lastOccurrenceAt: string;
-  silenced: boolean;
-  correlated: boolean;
-}
-export interface AlertEvent {
-  id: string;
-  event: string;
-  occurredAt: string;
-}
-export interface AlertDelivery extends Delivery {
-  eventId: string | null;
-  destinationId: string;
-  destinationName: string;
-  destinationKind: string;
-}
-
-export interface Silence {
-  id: string;
-  matchers: { sourceType?: string; sourceId?: string; notificationKind?: string };
-  startsAt: string;
-  endsAt: string;
-  comment: string | null;
-  active: boolean;
-}
-
-export type Role = 'owner' | 'operator' | 'viewer';
+export type DeliveryDetail = S['DeliveryDetail'];
+export type DeliveryPage = S['DeliveryPage'];
+export type AttemptLogEntry = S['AttemptLogEntry'];
+export type ApiKey = S['ApiKey'];
+export type CreatedApiKey = S['CreatedApiKey'];
+export type Alert = S['Alert'];
+export type AlertPage = S['AlertPage'];
+export type AlertWithEvents = S['AlertWithEvents'];
+export type AlertEvent = S['AlertEvent'];
+export type AlertDelivery = S['AlertDelivery'];
+export type Silence = S['Silence'];
+export type Tenant = S['Tenant'];
+export type TenantList = S['TenantList'];
+export type CollectorView = S['CollectorView'];
+export type TenantCheck = S['TenantCheck'];
+export type Member = S['Member'];
+export type PersonalToken = S['PersonalToken'];
+export type CreatedPersonalToken = S['CreatedPersonalToken'];
+export type AuditEntry = S['AuditEntry'];
+export type AuditPage = S['AuditPage'];
+export type Role = Member['role'];
 /** The signed-in caller (GET/POST /session). */
-export interface Me {
-  kind: 'instance-admin' | 'person';
-  email: string | null;
-  instanceAdmin: boolean;
-  roles: Array<{ orgId: string; role: Role }>;
-  csrfToken: string | null;
-}
+export type Me = S['Session'];
+export type SessionOptions = S['SessionOptions'];
+
+/** Values the forms offer, checked against the generated types (a new value on the server fails the build here). */
+export const DESTINATION_KINDS = ['webhook', 'pagerduty', 'opsgenie', 'jsm', 'servicenow', 'azure-devops'] as const satisfies readonly DestinationKind[];
+/** `skipped` (destination disabled) comes with endpoint health. */
+export const DELIVERY_STATUSES = ['pending', 'waiting', 'succeeded', 'failed', 'abandoned', 'skipped'] as const satisfies readonly DeliveryStatus[];
+export const SCOPES = ['ReadAlerts', 'ReadMetrics', 'ReadCapacities', 'ReadWorkspaces', 'ReadCosts', 'ReadSla'] as const;

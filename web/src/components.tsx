@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact';
+import { cloneElement, isValidElement, toChildArray, type ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure } from './api.js';
 import { useConsole } from './app-context.js';
@@ -187,14 +187,22 @@ export function useAction(): {
 }
 
 /**
- * A labelled control. With `error`, the message shows under it as `{id}-error`; the control
- * itself carries `aria-invalid` and `aria-describedby` (see `invalidProps`).
+ * A labelled control: the one mechanism of every form for saying a value is wrong. With
+ * `error`, the message shows under the control as `{id}-error`, and the control (the child whose
+ * `id` is the field's) gets `aria-invalid="true"` and `aria-describedby` naming the message (and
+ * the hint), so a screen reader says that it is invalid and why.
  */
 export function Field(props: { id: string; label: string; children: ComponentChildren; hint?: string; error?: string | null }) {
+  const described = [props.hint ? `${props.id}-hint` : '', props.error ? `${props.id}-error` : ''].filter(Boolean).join(' ');
+  const children = toChildArray(props.children).map((child) =>
+    isValidElement(child) && (child.props as { id?: string }).id === props.id
+      ? cloneElement(child, { 'aria-invalid': props.error ? 'true' : undefined, 'aria-describedby': described || undefined })
+      : child,
+  );
   return (
     <div class="field">
       <label for={props.id}>{props.label}</label>
-      {props.children}
+      {children}
       {props.hint && (
         <small id={`${props.id}-hint`} class="hint">
           {props.hint}
@@ -209,9 +217,26 @@ export function Field(props: { id: string; label: string; children: ComponentChi
   );
 }
 
-/** Attributes of a control whose value was refused: screen readers say it is invalid and why. */
+/** Attributes of a control whose value was refused, for controls outside a `Field` (a group of checkboxes). */
 export function invalidProps(id: string, error: string | null | undefined): { 'aria-invalid'?: 'true'; 'aria-describedby'?: string } {
   return error ? { 'aria-invalid': 'true', 'aria-describedby': `${id}-error` } : {};
+}
+
+/**
+ * The refused fields of a form, checked before anything is sent: `check` keeps the errors (field
+ * → message) and moves focus to the first refused control, whose id `idOf` gives; it answers
+ * whether the form may be sent.
+ */
+export function useFieldErrors<K extends string>(idOf: (field: K) => string) {
+  const [errors, setErrors] = useState<Partial<Record<K, string>>>({});
+  const check = (found: Partial<Record<K, string>>): boolean => {
+    setErrors(found);
+    const first = Object.keys(found)[0] as K | undefined;
+    // After the render that marks it invalid, so the screen reader reads the message with it.
+    if (first !== undefined) setTimeout(() => document.getElementById(idOf(first))?.focus(), 0);
+    return first === undefined;
+  };
+  return { errors, check, clear: () => setErrors({}) };
 }
 
 /** Announces that a page's data is loading (a polite live region). */

@@ -6,12 +6,14 @@ import { overviewEn, overviewPt } from './i18n-overview.js';
 import { mirroringEn, mirroringPt } from './i18n-mirroring.js';
 import { tenantsEn, tenantsPt } from './i18n-tenants.js';
 import { freshnessEn, freshnessPt } from './i18n-freshness.js';
+import { inventoryEn, inventoryPt } from './i18n-inventory.js';
 
 const pt = {
   ...overviewPt,
   ...tenantsPt,
   ...mirroringPt,
   ...freshnessPt,
+  ...inventoryPt,
   appName: 'Vigia',
   skipToContent: 'Pular para o conteúdo',
   language: 'Idioma',
@@ -293,6 +295,7 @@ const en: Texts = {
   ...tenantsEn,
   ...mirroringEn,
   ...freshnessEn,
+  ...inventoryEn,
   appName: 'Vigia',
   skipToContent: 'Skip to content',
   language: 'Language',

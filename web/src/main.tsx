@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import './style.css';
-import { ADMIN_BASE, adminClient, type Me, type Org } from './api.js';
+import { ADMIN_BASE, adminClient, type Me, type Org, type SessionOptions } from './api.js';
 import { ConsoleContext, holds, useConsole, type Console } from './app-context.js';
 import { ErrorMessage, Field, useLoad } from './components.js';
 import { loadLang, saveLang, translator, type Lang } from './i18n.js';
@@ -18,6 +18,7 @@ import { SilencesPage } from './pages/silences.js';
 import { AuditPage, MembersPage, TokensPage } from './pages/people.js';
 import { OverviewPage } from './pages/overview.js';
 import { CapacitiesPage, WorkspacesPage } from './pages/inventory.js';
+import { GatewaysPage, SemanticModelsPage } from './pages/monitored-inventory.js';
 import { TenantsPage } from './pages/tenants.js';
 import { useFocusOnNavigation } from './focus.js';
 
@@ -106,6 +107,8 @@ function App() {
                 ['/overview', 'navOverview'],
                 ['/capacities', 'navCapacities'],
                 ['/workspaces', 'navWorkspaces'],
+                ['/gateways', 'navGateways'],
+                ['/semantic-models', 'navSemanticModels'],
                 ['/tenants', 'navTenants'],
                 ['/destinations', 'navDestinations'],
                 ['/alerts', 'navAlerts'],
@@ -166,6 +169,10 @@ function Routes(props: { path: string }) {
       return <CapacitiesPage orgId={orgId} />;
     case '/workspaces':
       return <WorkspacesPage orgId={orgId} />;
+    case '/gateways':
+      return <GatewaysPage orgId={orgId} />;
+    case '/semantic-models':
+      return <SemanticModelsPage orgId={orgId} />;
     case '/tenants':
       return <TenantsPage orgId={orgId} />;
     case '/destinations':
@@ -240,7 +247,7 @@ function SignIn(props: { onSignedIn: (me: Me) => void }) {
 /** "Sign in with your organization's account" when the server has OpenID Connect configured. */
 function SsoLink() {
   const { t } = useConsole();
-  const { data } = useLoad(() => adminClient(null, () => undefined)<{ oidc: boolean }>('GET', '/session/options'), []);
+  const { data } = useLoad(() => adminClient(null, () => undefined)<SessionOptions>('GET', '/session/options'), []);
   if (!data?.oidc) return null;
   return (
     <p>

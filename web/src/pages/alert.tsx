@@ -1,5 +1,5 @@
 import { useEffect } from 'preact/hooks';
-import { ApiFailure, type Alert, type AlertDelivery, type AlertEvent, type Org } from '../api.js';
+import { ApiFailure, type AlertDelivery, type AlertWithEvents, type Org } from '../api.js';
 import { orgPath, useConsole, type Console } from '../app-context.js';
 import { Empty, ErrorMessage, useLoad, usePageTitle } from '../components.js';
 import { formatDate } from '../format.js';
@@ -10,7 +10,7 @@ import { DeliveryItem } from './deliveries.js';
 
 interface Found {
   orgId: string;
-  alert: Alert & { events: AlertEvent[] };
+  alert: AlertWithEvents;
   deliveries: AlertDelivery[];
 }
 

@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
-import type { Alert, Page } from '../api.js';
+import type { AlertPage } from '../api.js';
 import { orgPath, useConsole } from '../app-context.js';
-import { Empty, ErrorMessage, Loading, useLoad, usePageTitle } from '../components.js';
-import { formatDate, localInputToIso } from '../format.js';
+import { Empty, ErrorMessage, Loading, useFieldErrors, useLoad, usePageTitle } from '../components.js';
+import { DateField, readDateField } from '../date-field.js';
+import { formatDate } from '../format.js';
 import { Link, navigate, useLocation } from '../router.js';
 import { AlertActions, AlertBadges } from './alert-actions.js';
 
@@ -21,6 +22,7 @@ export function AlertsPage(props: { orgId: string }) {
   usePageTitle(t('alertsTitle'));
   const [draft, setDraft] = useState<Filters>({ status: 'open', severity: '', sourceType: '', from: '' });
   const [filters, setFilters] = useState<Filters>(draft);
+  const fields = useFieldErrors<'from'>(() => 'alerts-from');
   const [page, setPage] = useState(1);
   const query = new URLSearchParams({ page: String(page), pageSize: String(PAGE_SIZE) });
   if (filters.status) query.set('status', filters.status);
@@ -30,9 +32,14 @@ export function AlertsPage(props: { orgId: string }) {
   const { query: where } = useLocation();
   const scope = (['capacityName', 'workspaceName'] as const).find((k) => where.get(k));
   if (scope) query.set(scope, where.get(scope)!);
-  const fromIso = localInputToIso(filters.from);
-  if (fromIso) query.set('from', fromIso);
-  const list = useLoad((signal) => call<Page<Alert>>('GET', orgPath(props.orgId, `/alerts?${query}`), undefined, signal), [props.orgId, query.toString()]);
+  // …or with one monitored source (a gateway, a semantic model): its type and id.
+  const source = where.get('sourceId') && where.get('sourceType') ? { type: where.get('sourceType')!, id: where.get('sourceId')!, name: where.get('sourceName') ?? where.get('sourceId')! } : null;
+  if (source) {
+    query.set('sourceType', source.type);
+    query.set('sourceId', source.id);
+  }
+  if (filters.from) query.set('from', filters.from);
+  const list = useLoad((signal) => call<AlertPage>('GET', orgPath(props.orgId, `/alerts?${query}`), undefined, signal), [props.orgId, query.toString()]);
   const pages = list.data ? Math.max(1, Math.ceil(list.data.totalCount / PAGE_SIZE)) : 1;
 
   return (
@@ -42,8 +49,11 @@ export function AlertsPage(props: { orgId: string }) {
         class="filters"
         onSubmit={(e) => {
           e.preventDefault();
+          const from = readDateField(t, lang, t('from'), draft.from, { withTime: true });
+          if (!fields.check(from.error ? { from: from.error } : {})) return;
           setPage(1);
-          setFilters(draft);
+          // Applied filters hold the instant (ISO); the draft keeps what was typed.
+          setFilters({ ...draft, from: from.iso ?? '' });
         }}
       >
         <div class="field">
@@ -66,17 +76,16 @@ export function AlertsPage(props: { orgId: string }) {
           <label for="alerts-source-type">{t('sourceType')}</label>
           <input id="alerts-source-type" value={draft.sourceType} maxLength={100} onInput={(e) => setDraft({ ...draft, sourceType: (e.target as HTMLInputElement).value })} />
         </div>
-        <div class="field">
-          <label for="alerts-from">{t('from')}</label>
-          <input id="alerts-from" type="datetime-local" value={draft.from} onInput={(e) => setDraft({ ...draft, from: (e.target as HTMLInputElement).value })} />
-        </div>
+        <DateField id="alerts-from" label={t('from')} withTime value={draft.from} onValue={(v) => setDraft({ ...draft, from: v })} error={fields.errors.from} />
         <button type="submit" class="secondary">
           {t('filter')}
         </button>
       </form>
-      {scope && (
+      {(scope || source) && (
         <p class="notice" data-testid="alerts-scope">
-          {t('filteredBy', { what: scope === 'capacityName' ? t('capacity') : t('workspace'), name: where.get(scope)! })}{' '}
+          {scope
+            ? t('filteredBy', { what: scope === 'capacityName' ? t('capacity') : t('workspace'), name: where.get(scope)! })
+            : t('sourceFilter', { what: source!.type, name: source!.name })}{' '}
           <button type="button" class="link" onClick={() => navigate('/alerts')}>
             {t('clearFilter')}
           </button>

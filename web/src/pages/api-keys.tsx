@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
-import { SCOPES, type ApiKey } from '../api.js';
+import { SCOPES, type ApiKey, type CreatedApiKey } from '../api.js';
 import { orgPath, useConsole } from '../app-context.js';
-import { ConfirmAction, Empty, ErrorMessage, Field, ShownOnce, useAction, useLoad, usePageTitle } from '../components.js';
+import { ConfirmAction, Empty, ErrorMessage, Field, invalidProps, ShownOnce, useAction, useFieldErrors, useLoad, usePageTitle } from '../components.js';
+import { DateField, readDateField } from '../date-field.js';
 import { formatDate } from '../format.js';
 
 export function ApiKeysPage(props: { orgId: string }) {
@@ -12,23 +13,24 @@ export function ApiKeysPage(props: { orgId: string }) {
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string[]>(['ReadAlerts']);
   const [expires, setExpires] = useState('');
-  const [problems, setProblems] = useState<string[]>([]);
+  const fields = useFieldErrors<'name' | 'expires' | 'scopes'>((f) => `key-${f}`);
   const [shown, setShown] = useState<string | null>(null);
   const create = useAction();
   const revoke = useAction();
 
   const submit = (e: Event) => {
     e.preventDefault();
-    const found: string[] = [];
-    if (!name.trim()) found.push(t('fieldRequired', { field: t('name') }));
-    if (scopes.length === 0) found.push(t('scopesRequired'));
+    const found: { name?: string; expires?: string; scopes?: string } = {};
+    if (!name.trim()) found.name = t('fieldRequired', { field: t('name') });
     // The expiry is a day: the key works until the end of it in the viewer's time zone.
-    const expiresAt = expires ? new Date(`${expires}T23:59:59`) : null;
-    if (expiresAt && (Number.isNaN(expiresAt.getTime()) || expiresAt <= new Date())) found.push(t('expiryPast'));
-    setProblems(found);
-    if (found.length) return;
+    const expiry = readDateField(t, lang, t('expiresAt'), expires, { withTime: false, endOfDay: true });
+    const expiresAt = expiry.iso ? new Date(expiry.iso) : null;
+    if (expiry.error) found.expires = expiry.error;
+    else if (expiresAt && expiresAt <= new Date()) found.expires = t('expiryPast');
+    if (scopes.length === 0) found.scopes = t('scopesRequired');
+    if (!fields.check(found)) return;
     void create.run(async () => {
-      const key = await call<ApiKey & { key: string }>('POST', path, {
+      const key = await call<CreatedApiKey>('POST', path, {
         name: name.trim(),
         scopes,
         ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}),
@@ -102,18 +104,19 @@ export function ApiKeysPage(props: { orgId: string }) {
       <form class="card" noValidate onSubmit={submit} aria-labelledby="new-key">
         <h2 id="new-key">{t('newApiKey')}</h2>
         <div class="grid">
-          <Field id="key-name" label={t('name')}>
+          <Field id="key-name" label={t('name')} error={fields.errors.name}>
             <input id="key-name" value={name} maxLength={200} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
           </Field>
-          <Field id="key-expires" label={t('expiresAt')}>
-            <input id="key-expires" type="date" value={expires} onInput={(e) => setExpires((e.target as HTMLInputElement).value)} />
-          </Field>
+          <DateField id="key-expires" label={t('expiresAt')} withTime={false} value={expires} onValue={setExpires} error={fields.errors.expires} />
         </div>
         <fieldset>
           <legend>{t('scopes')}</legend>
-          {SCOPES.map((s) => (
+          {SCOPES.map((s, i) => (
             <label key={s} class="check">
               <input
+                // The first box carries the group's refusal (and takes focus with it).
+                id={i === 0 ? 'key-scopes' : undefined}
+                {...invalidProps('key-scopes', fields.errors.scopes)}
                 type="checkbox"
                 checked={scopes.includes(s)}
                 onChange={(e) => setScopes((cur) => ((e.target as HTMLInputElement).checked ? [...cur, s] : cur.filter((x) => x !== s)))}
@@ -121,14 +124,12 @@ export function ApiKeysPage(props: { orgId: string }) {
               {s}
             </label>
           ))}
+          {fields.errors.scopes && (
+            <small id="key-scopes-error" class="field-error" role="alert">
+              {fields.errors.scopes}
+            </small>
+          )}
         </fieldset>
-        {problems.length > 0 && (
-          <ul class="error" role="alert">
-            {problems.map((p) => (
-              <li key={p}>{p}</li>
-            ))}
-          </ul>
-        )}
         <ErrorMessage error={create.error} />
         <button type="submit" disabled={create.busy}>
           {t('create')}

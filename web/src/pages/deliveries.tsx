@@ -1,13 +1,15 @@
 import { useState } from 'preact/hooks';
-import { DELIVERY_STATUSES, type AttemptLogEntry, type Delivery, type Page } from '../api.js';
+import { DELIVERY_STATUSES, type AttemptLogEntry, type Delivery, type DeliveryDetail, type DeliveryPage } from '../api.js';
 import { orgPath, useConsole } from '../app-context.js';
-import { Empty, ErrorMessage, Notice, useAction, useLoad } from '../components.js';
-import { formatDate, localInputToIso } from '../format.js';
+import { Empty, ErrorMessage, Notice, useAction, useFieldErrors, useLoad } from '../components.js';
+import { DateField, readDateField } from '../date-field.js';
+import { formatDate } from '../format.js';
 import { eventLabel, serverText, statusLabel } from '../labels.js';
 import { Link } from '../router.js';
 
 const PAGE_SIZE = 25;
 
+/** The filters as typed (`from`/`to` in the language's pattern) and as applied (ISO instants). */
 interface Filters {
   status: string;
   from: string;
@@ -16,17 +18,16 @@ interface Filters {
 
 /** A destination's deliveries, newest first, filtered by status and time on the server. */
 export function DeliveryHistory(props: { orgId: string; destinationPath: string; version: number }) {
-  const { t, call } = useConsole();
+  const { t, call, lang } = useConsole();
   const [draft, setDraft] = useState<Filters>({ status: '', from: '', to: '' });
   const [filters, setFilters] = useState<Filters>(draft);
+  const fields = useFieldErrors<'from' | 'to'>((f) => `history-${f}`);
   const [page, setPage] = useState(1);
   const query = new URLSearchParams({ page: String(page), pageSize: String(PAGE_SIZE) });
   if (filters.status) query.set('status', filters.status);
-  const fromIso = localInputToIso(filters.from);
-  const toIso = localInputToIso(filters.to);
-  if (fromIso) query.set('from', fromIso);
-  if (toIso) query.set('to', toIso);
-  const list = useLoad((signal) => call<Page<Delivery>>('GET', `${props.destinationPath}/deliveries?${query}`, undefined, signal), [props.destinationPath, query.toString(), props.version]);
+  if (filters.from) query.set('from', filters.from);
+  if (filters.to) query.set('to', filters.to);
+  const list = useLoad((signal) => call<DeliveryPage>('GET', `${props.destinationPath}/deliveries?${query}`, undefined, signal), [props.destinationPath, query.toString(), props.version]);
   const pages = list.data ? Math.max(1, Math.ceil(list.data.totalCount / PAGE_SIZE)) : 1;
 
   return (
@@ -36,8 +37,15 @@ export function DeliveryHistory(props: { orgId: string; destinationPath: string;
         class="filters"
         onSubmit={(e) => {
           e.preventDefault();
+          const from = readDateField(t, lang, t('from'), draft.from, { withTime: true });
+          const to = readDateField(t, lang, t('to'), draft.to, { withTime: true });
+          const found: { from?: string; to?: string } = {};
+          if (from.error) found.from = from.error;
+          if (to.error) found.to = to.error;
+          else if (from.iso && to.iso && to.iso <= from.iso) found.to = t('dateOrder', { field: t('to') });
+          if (!fields.check(found)) return;
           setPage(1);
-          setFilters(draft);
+          setFilters({ status: draft.status, from: from.iso ?? '', to: to.iso ?? '' });
         }}
       >
         <div class="field">
@@ -51,14 +59,8 @@ export function DeliveryHistory(props: { orgId: string; destinationPath: string;
             ))}
           </select>
         </div>
-        <div class="field">
-          <label for="history-from">{t('from')}</label>
-          <input id="history-from" type="datetime-local" value={draft.from} onInput={(e) => setDraft({ ...draft, from: (e.target as HTMLInputElement).value })} />
-        </div>
-        <div class="field">
-          <label for="history-to">{t('to')}</label>
-          <input id="history-to" type="datetime-local" value={draft.to} onInput={(e) => setDraft({ ...draft, to: (e.target as HTMLInputElement).value })} />
-        </div>
+        <DateField id="history-from" label={t('from')} withTime value={draft.from} onValue={(v) => setDraft({ ...draft, from: v })} error={fields.errors.from} />
+        <DateField id="history-to" label={t('to')} withTime value={draft.to} onValue={(v) => setDraft({ ...draft, to: v })} error={fields.errors.to} />
         <button type="submit" class="secondary">
           {t('filter')}
         </button>
@@ -132,7 +134,7 @@ export function DeliveryItem(props: { orgId: string; delivery: Delivery; onChang
             log !== null
               ? setLog(null)
               : action.run(async () => {
-                  setLog((await call<{ attemptLog: AttemptLogEntry[] }>('GET', deliveryPath)).attemptLog);
+                  setLog((await call<DeliveryDetail>('GET', deliveryPath)).attemptLog);
                 })
           }
         >

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { DESTINATION_KINDS, type Destination, type DestinationKind } from '../api.js';
+import { DESTINATION_KINDS, type CreatedDestination, type Destination, type DestinationKind } from '../api.js';
 import { orgPath, useConsole } from '../app-context.js';
-import { ErrorMessage, Field, useAction } from '../components.js';
+import { ErrorMessage, Field, useAction, useFieldErrors } from '../components.js';
 import type { TextKey, Translate } from '../i18n.js';
 import { kindLabel } from '../labels.js';
 
@@ -75,19 +75,19 @@ function isHttpsUrl(value: string): boolean {
   }
 }
 
-/** Problems with the values, in words, one per field; empty when the request can be sent. */
-export function validateFields(t: Translate, kind: DestinationKind, name: string, values: Record<string, string>): string[] {
-  const problems: string[] = [];
-  if (!name.trim()) problems.push(t('fieldRequired', { field: t('name') }));
+/** Problems with the values, in words, by field (`name` or the kind's field name); empty when the request can be sent. */
+export function validateFields(t: Translate, kind: DestinationKind, name: string, values: Record<string, string>): Record<string, string> {
+  const problems: Record<string, string> = {};
+  if (!name.trim()) problems.name = t('fieldRequired', { field: t('name') });
   for (const f of KIND_FIELDS[kind]) {
     const v = (values[f.name] ?? '').trim();
     const field = t(f.label);
     if (!v) {
-      if (f.required) problems.push(t('fieldRequired', { field }));
+      if (f.required) problems[f.name] = t('fieldRequired', { field });
       continue;
     }
-    if (f.https && !isHttpsUrl(v)) problems.push(t('fieldHttps', { field }));
-    if (f.length && v.length !== f.length) problems.push(t('fieldLength', { field, n: f.length }));
+    if (f.https && !isHttpsUrl(v)) problems[f.name] = t('fieldHttps', { field });
+    else if (f.length && v.length !== f.length) problems[f.name] = t('fieldLength', { field, n: f.length });
   }
   return problems;
 }
@@ -115,18 +115,16 @@ export function DestinationForm(props: { orgId: string; onCreated: (d: Destinati
   const [kind, setKind] = useState<DestinationKind>('webhook');
   const [name, setName] = useState('');
   const [values, setValues] = useState<Record<string, string>>({});
-  const [problems, setProblems] = useState<string[]>([]);
+  const fields = useFieldErrors<string>((f) => `dest-${f}`);
   const action = useAction();
 
   const set = (field: string, value: string) => setValues((v) => ({ ...v, [field]: value }));
 
   const submit = (e: Event) => {
     e.preventDefault();
-    const found = validateFields(t, kind, name, values);
-    setProblems(found);
-    if (found.length) return;
+    if (!fields.check(validateFields(t, kind, name, values))) return;
     void action.run(async () => {
-      const created = await call<Destination & { signingSecret?: string }>('POST', orgPath(props.orgId, '/destinations'), createBody(kind, name, values));
+      const created = await call<CreatedDestination>('POST', orgPath(props.orgId, '/destinations'), createBody(kind, name, values));
       setName('');
       setValues({});
       props.onCreated(created);
@@ -144,7 +142,7 @@ export function DestinationForm(props: { orgId: string; onCreated: (d: Destinati
             onChange={(e) => {
               setKind((e.target as HTMLSelectElement).value as DestinationKind);
               setValues({});
-              setProblems([]);
+              fields.clear();
             }}
           >
             {DESTINATION_KINDS.map((k) => (
@@ -154,13 +152,13 @@ export function DestinationForm(props: { orgId: string; onCreated: (d: Destinati
             ))}
           </select>
         </Field>
-        <Field id="dest-name" label={t('name')}>
+        <Field id="dest-name" label={t('name')} error={fields.errors.name}>
           <input id="dest-name" value={name} maxLength={200} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
         </Field>
         {KIND_FIELDS[kind].map((f) => {
           const id = `dest-${f.name}`;
           return (
-            <Field key={`${kind}-${f.name}`} id={id} label={t(f.label)}>
+            <Field key={`${kind}-${f.name}`} id={id} label={t(f.label)} error={fields.errors[f.name]}>
               {f.options ? (
                 <select id={id} value={values[f.name] ?? f.options[0]!.value} onChange={(e) => set(f.name, (e.target as HTMLSelectElement).value)}>
                   {f.options.map((o) => (
@@ -183,13 +181,6 @@ export function DestinationForm(props: { orgId: string; onCreated: (d: Destinati
           );
         })}
       </div>
-      {problems.length > 0 && (
-        <ul class="error" role="alert">
-          {problems.map((p) => (
-            <li key={p}>{p}</li>
-          ))}
-        </ul>
-      )}
       <ErrorMessage error={action.error} />
       <button type="submit" disabled={action.busy}>
         {action.busy ? t('creating') : t('create')}

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
-import { ApiFailure, type Destination, type TestResult } from '../api.js';
+import { ApiFailure, type Destination, type RecoverResult, type SigningSecret, type TestResult } from '../api.js';
 import { orgPath, useConsole } from '../app-context.js';
-import { ConfirmAction, ErrorMessage, Notice, ShownOnce, useAction, useLoad, usePageTitle } from '../components.js';
+import { ConfirmAction, ErrorMessage, Notice, ShownOnce, useAction, useFieldErrors, useLoad, usePageTitle } from '../components.js';
+import { DateField, readDateField } from '../date-field.js';
 import { formatDate } from '../format.js';
 import { healthLabel, kindLabel, schemeLabel, serverText } from '../labels.js';
 import { Link, navigate } from '../router.js';
@@ -132,7 +133,7 @@ export function DestinationPage(props: { orgId: string; destinationId: string })
             question={t('rotateConfirm')}
             onConfirm={() =>
               action.run(async () => {
-                setSecret((await call<{ signingSecret: string }>('POST', `${path}/rotate-secret`)).signingSecret);
+                setSecret((await call<SigningSecret>('POST', `${path}/rotate-secret`)).signingSecret);
               })
             }
           />
@@ -201,9 +202,10 @@ function TestOutcome(props: { result: TestResult }) {
 }
 
 function RecoverForm(props: { path: string; onDone: () => void }) {
-  const { t, call } = useConsole();
+  const { t, call, lang } = useConsole();
   const [since, setSince] = useState('');
   const [until, setUntil] = useState('');
+  const fields = useFieldErrors<'since' | 'until'>((f) => `recover-${f}`);
   const action = useAction();
   return (
     <form
@@ -212,12 +214,19 @@ function RecoverForm(props: { path: string; onDone: () => void }) {
       aria-labelledby="recover-title"
       onSubmit={(e) => {
         e.preventDefault();
+        const from = readDateField(t, lang, t('recoverSince'), since, { withTime: true });
+        const to = readDateField(t, lang, t('recoverUntil'), until, { withTime: true });
+        const found: { since?: string; until?: string } = {};
+        if (from.error) found.since = from.error;
+        else if (!from.iso) found.since = t('fieldRequired', { field: t('recoverSince') });
+        if (to.error) found.until = to.error;
+        else if (from.iso && to.iso && to.iso <= from.iso) found.until = t('dateOrder', { field: t('recoverUntil') });
+        if (!fields.check(found) || !from.iso) return;
+        const body: Record<string, string> = { since: from.iso };
+        if (to.iso) body.until = to.iso;
         void action.run(async () => {
-          if (!since) throw new Error(t('fieldRequired', { field: t('recoverSince') }));
-          const body: Record<string, string> = { since: new Date(since).toISOString() };
-          if (until) body.until = new Date(until).toISOString();
           try {
-            const res = await call<{ requeued: number }>('POST', `${props.path}/recover`, body);
+            const res = await call<RecoverResult>('POST', `${props.path}/recover`, body);
             props.onDone();
             return t('recovered', { n: res.requeued });
           } catch (err) {
@@ -231,14 +240,8 @@ function RecoverForm(props: { path: string; onDone: () => void }) {
       <h2 id="recover-title">{t('recoverTitle')}</h2>
       <p class="muted">{t('recoverHelp')}</p>
       <div class="grid">
-        <div class="field">
-          <label for="recover-since">{t('recoverSince')}</label>
-          <input id="recover-since" type="datetime-local" value={since} onInput={(e) => setSince((e.target as HTMLInputElement).value)} />
-        </div>
-        <div class="field">
-          <label for="recover-until">{t('recoverUntil')}</label>
-          <input id="recover-until" type="datetime-local" value={until} onInput={(e) => setUntil((e.target as HTMLInputElement).value)} />
-        </div>
+        <DateField id="recover-since" label={t('recoverSince')} withTime value={since} onValue={setSince} error={fields.errors.since} />
+        <DateField id="recover-until" label={t('recoverUntil')} withTime value={until} onValue={setUntil} error={fields.errors.until} />
       </div>
       <ErrorMessage error={action.error} />
       {action.notice && <Notice>{action.notice}</Notice>}

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { Org } from '../api.js';
 import { useConsole } from '../app-context.js';
-import { Empty, ErrorMessage, Field, invalidProps, useAction, useLoad, usePageTitle } from '../components.js';
+import { Empty, ErrorMessage, Field, useAction, useLoad, usePageTitle } from '../components.js';
 import { navigate } from '../router.js';
 
 /** Choose the organization to work on, or create one. */
@@ -56,7 +56,7 @@ export function OrgsPage() {
       >
         <h2>{t('createOrg')}</h2>
         <Field id="org-name" label={t('orgName')} error={invalid}>
-          <input id="org-name" {...invalidProps('org-name', invalid)} value={name} maxLength={200} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+          <input id="org-name" value={name} maxLength={200} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
         </Field>
         <ErrorMessage error={create.error} />
         <button type="submit" disabled={create.busy}>

@@ -1,17 +1,10 @@
 import { useState } from 'preact/hooks';
-import type { Page, Role } from '../api.js';
+import type { AuditPage as AuditEntries, CreatedPersonalToken, Member, PersonalToken, Role } from '../api.js';
 import { orgPath, useConsole } from '../app-context.js';
-import { ConfirmAction, Empty, ErrorMessage, Field, ShownOnce, useAction, useLoad, usePageTitle } from '../components.js';
+import { ConfirmAction, Empty, ErrorMessage, Field, ShownOnce, useAction, useFieldErrors, useLoad, usePageTitle } from '../components.js';
 import { formatDate } from '../format.js';
 
 const ROLES: Role[] = ['viewer', 'operator', 'owner'];
-
-interface Member {
-  id: string;
-  email: string;
-  name: string | null;
-  role: Role;
-}
 
 /** Members of the organization and their roles; owners add, change and remove them. */
 export function MembersPage(props: { orgId: string }) {
@@ -23,9 +16,12 @@ export function MembersPage(props: { orgId: string }) {
   const [role, setRole] = useState<Role>('viewer');
   const save = useAction();
   const remove = useAction();
+  const fields = useFieldErrors<'email'>(() => 'member-email');
   const submit = (e: Event) => {
     e.preventDefault();
-    if (!email.trim()) return;
+    const address = email.trim();
+    const problem = !address ? t('fieldRequired', { field: t('email') }) : /^[^\s@]+@[^\s@]+$/.test(address) ? null : t('emailInvalid', { field: t('email') });
+    if (!fields.check(problem ? { email: problem } : {})) return;
     void save.run(async () => {
       await call('PUT', path, { email: email.trim(), role });
       setEmail('');
@@ -78,7 +74,7 @@ export function MembersPage(props: { orgId: string }) {
       {can('owner') && (
         <form class="card" onSubmit={submit} noValidate>
           <h2>{t('addMember')}</h2>
-          <Field id="member-email" label={t('email')}>
+          <Field id="member-email" label={t('email')} error={fields.errors.email}>
             <input id="member-email" type="email" value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />
           </Field>
           <Field id="member-role" label={t('role')}>
@@ -100,16 +96,6 @@ export function MembersPage(props: { orgId: string }) {
   );
 }
 
-interface PersonalToken {
-  id: string;
-  name: string;
-  role: Role;
-  prefix: string;
-  expiresAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-
 /** The signed-in person's own tokens in this organization: create (shown once), list, revoke. */
 export function TokensPage(props: { orgId: string }) {
   const { t, call, lang, can } = useConsole();
@@ -122,12 +108,16 @@ export function TokensPage(props: { orgId: string }) {
   const [shown, setShown] = useState<string | null>(null);
   const create = useAction();
   const revoke = useAction();
+  const fields = useFieldErrors<'name' | 'days'>((f) => `token-${f}`);
   const submit = (e: Event) => {
     e.preventDefault();
-    if (!name.trim()) return;
+    const found: { name?: string; days?: string } = {};
+    if (!name.trim()) found.name = t('fieldRequired', { field: t('name') });
+    if (!/^\d{1,3}$/.test(days.trim()) || Number(days) < 1 || Number(days) > 366) found.days = t('numberRange', { field: t('tokenDays'), min: 1, max: 366 });
+    if (!fields.check(found)) return;
     void create.run(async () => {
       const expiresAt = new Date(Date.now() + Number(days) * 86_400_000).toISOString();
-      const made = await call<{ token: string }>('POST', path, { name: name.trim(), role, expiresAt });
+      const made = await call<CreatedPersonalToken>('POST', path, { name: name.trim(), role, expiresAt });
       setShown(made.token);
       setName('');
       list.reload();
@@ -184,7 +174,7 @@ export function TokensPage(props: { orgId: string }) {
       )}
       <form class="card" onSubmit={submit} noValidate>
         <h2>{t('createToken')}</h2>
-        <Field id="token-name" label={t('name')}>
+        <Field id="token-name" label={t('name')} error={fields.errors.name}>
           <input id="token-name" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
         </Field>
         <Field id="token-role" label={t('role')}>
@@ -196,7 +186,7 @@ export function TokensPage(props: { orgId: string }) {
             ))}
           </select>
         </Field>
-        <Field id="token-days" label={t('tokenDays')}>
+        <Field id="token-days" label={t('tokenDays')} error={fields.errors.days}>
           <input id="token-days" type="number" min="1" max="366" value={days} onInput={(e) => setDays((e.target as HTMLInputElement).value)} />
         </Field>
         <ErrorMessage error={create.error} />
@@ -208,16 +198,6 @@ export function TokensPage(props: { orgId: string }) {
   );
 }
 
-interface AuditEntry {
-  id: string;
-  at: string;
-  actor: { kind: string; label: string };
-  address: string | null;
-  action: string;
-  target: string | null;
-  changes: Record<string, unknown>;
-}
-
 /** The organization's audit log, newest first, filtered by person and action. */
 export function AuditPage(props: { orgId: string }) {
   const { t, call, lang } = useConsole();
@@ -227,7 +207,7 @@ export function AuditPage(props: { orgId: string }) {
   const [applied, setApplied] = useState({ actor: '', action: '' });
   const query = new URLSearchParams({ pageSize: '100', ...(applied.actor ? { actor: applied.actor } : {}), ...(applied.action ? { action: applied.action } : {}) });
   const path = `${orgPath(props.orgId, '/audit')}?${query}`;
-  const list = useLoad(() => call<Page<AuditEntry>>('GET', path), [path]);
+  const list = useLoad(() => call<AuditEntries>('GET', path), [path]);
   return (
     <section>
       <h1>{t('auditTitle')}</h1>

@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
 import type { Silence } from '../api.js';
 import { orgPath, useConsole } from '../app-context.js';
-import { ConfirmAction, Empty, ErrorMessage, Field, useAction, useLoad, usePageTitle } from '../components.js';
-import { formatDate, localInputToIso } from '../format.js';
+import { ConfirmAction, Empty, ErrorMessage, Field, useAction, useFieldErrors, useLoad, usePageTitle } from '../components.js';
+import { DateField, readDateField } from '../date-field.js';
+import { formatDate } from '../format.js';
 
 export function SilencesPage(props: { orgId: string }) {
   const { t, call, lang } = useConsole();
@@ -10,15 +11,16 @@ export function SilencesPage(props: { orgId: string }) {
   const path = orgPath(props.orgId, '/silences');
   const list = useLoad((signal) => call<Silence[]>('GET', path, undefined, signal), [path]);
   const [form, setForm] = useState({ sourceType: '', sourceId: '', notificationKind: '', endsAt: '', comment: '' });
-  const [problem, setProblem] = useState<string | null>(null);
+  const fields = useFieldErrors<'endsAt'>((f) => `silence-${f}`);
   const create = useAction();
   const end = useAction();
 
   const submit = (e: Event) => {
     e.preventDefault();
-    const endsAt = localInputToIso(form.endsAt);
-    if (!endsAt || new Date(endsAt) <= new Date()) return setProblem(t('endsAtRequired'));
-    setProblem(null);
+    const read = readDateField(t, lang, t('endsAt'), form.endsAt, { withTime: true });
+    const endsAt = read.iso;
+    const inFuture = endsAt !== undefined && endsAt !== null && new Date(endsAt) > new Date();
+    if (!fields.check(read.error ? { endsAt: read.error } : inFuture ? {} : { endsAt: t('endsAtRequired') }) || !endsAt) return;
     const matchers: Record<string, string> = {};
     for (const k of ['sourceType', 'sourceId', 'notificationKind'] as const) if (form[k].trim()) matchers[k] = form[k].trim();
     void create.run(async () => {
@@ -32,9 +34,9 @@ export function SilencesPage(props: { orgId: string }) {
     const parts = Object.entries(s.matchers).map(([k, v]) => `${names[k] ?? k} = ${v}`);
     return parts.length ? parts.join(' · ') : t('matchAll');
   };
-  const input = (key: keyof typeof form, label: string, type = 'text') => (
+  const input = (key: keyof typeof form, label: string) => (
     <Field id={`silence-${key}`} label={label}>
-      <input id={`silence-${key}`} type={type} value={form[key]} onInput={(e) => setForm({ ...form, [key]: (e.target as HTMLInputElement).value })} />
+      <input id={`silence-${key}`} value={form[key]} onInput={(e) => setForm({ ...form, [key]: (e.target as HTMLInputElement).value })} />
     </Field>
   );
 
@@ -96,14 +98,9 @@ export function SilencesPage(props: { orgId: string }) {
           {input('sourceType', t('sourceType'))}
           {input('sourceId', t('sourceId'))}
           {input('notificationKind', t('notificationKind'))}
-          {input('endsAt', t('endsAt'), 'datetime-local')}
+          <DateField id="silence-endsAt" label={t('endsAt')} withTime value={form.endsAt} onValue={(v) => setForm({ ...form, endsAt: v })} error={fields.errors.endsAt} />
           {input('comment', t('comment'))}
         </div>
-        {problem && (
-          <p class="error" role="alert">
-            {problem}
-          </p>
-        )}
         <ErrorMessage error={create.error} />
         <button type="submit" disabled={create.busy}>
           {t('create')}

@@ -1,37 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Alert, Page } from '../api.js';
+import type { AlertPage, Tenant, TenantCheck, TenantList } from '../api.js';
 import { orgPath, useConsole } from '../app-context.js';
-import { ConfirmAction, Empty, ErrorMessage, Field, Loading, Notice, useAction, useLoad, usePageTitle } from '../components.js';
+import { ConfirmAction, Empty, ErrorMessage, Field, Loading, Notice, useAction, useFieldErrors, useLoad, usePageTitle } from '../components.js';
 import { formatDate } from '../format.js';
 import { Link } from '../router.js';
 import { type MirroringLag, MirroringLagForm } from './tenant-mirroring-lag.js';
 import { FreshnessSection } from './tenant-freshness.js';
-
-/** Shapes of the tenant routes' answers (their OpenAPI entries describe no response body). */
-interface CollectorView {
-  name: string;
-  enabled: boolean;
-  lastRunAt: string | null;
-  nextRunAt: string | null;
-  lastDurationMs: number | null;
-  lastCalls: number | null;
-  lastThrottledCalls: number | null;
-  lastError: string | null;
-  running: boolean;
-}
-interface TenantView {
-  id: string;
-  name: string;
-  tenantId: string;
-  mode: 'admin' | 'member';
-  mirroringLag: MirroringLag;
-  collectors: CollectorView[];
-}
-type Texts = { 'pt-BR': string; en: string };
-interface CheckResult {
-  ok: boolean;
-  checks: Array<{ id: string; ok: boolean; title: Texts; fix: Texts | null; detail?: string }>;
-}
 
 /** Collectors change state on the server's schedule: the page re-reads them this often. */
 const REFRESH_MS = 3000;
@@ -40,7 +14,7 @@ export function TenantsPage(props: { orgId: string }) {
   const { t, call, can } = useConsole();
   usePageTitle(t('tnTitle'));
   const path = orgPath(props.orgId, '/tenants');
-  const list = useLoad((signal) => call<{ value: TenantView[] }>('GET', path, undefined, signal), [path]);
+  const list = useLoad((signal) => call<TenantList>('GET', path, undefined, signal), [path]);
   useEffect(() => {
     const timer = setInterval(list.reload, REFRESH_MS);
     return () => clearInterval(timer);
@@ -60,11 +34,11 @@ export function TenantsPage(props: { orgId: string }) {
   );
 }
 
-function TenantCard(props: { orgId: string; tenant: TenantView; onChanged: () => void }) {
+function TenantCard(props: { orgId: string; tenant: Tenant; onChanged: () => void }) {
   const { t, call, can, lang } = useConsole();
   const tn = props.tenant;
   const path = orgPath(props.orgId, `/tenants/${encodeURIComponent(tn.id)}`);
-  const [check, setCheck] = useState<CheckResult | null>(null);
+  const [check, setCheck] = useState<TenantCheck | null>(null);
   const checking = useAction();
   const run = useAction();
   const remove = useAction();
@@ -78,7 +52,7 @@ function TenantCard(props: { orgId: string; tenant: TenantView; onChanged: () =>
       </p>
       {can('owner') && (
         <p>
-          <button type="button" disabled={checking.busy} onClick={() => checking.run(async () => setCheck(await call<CheckResult>('POST', `${path}/check`)))}>
+          <button type="button" disabled={checking.busy} onClick={() => checking.run(async () => setCheck(await call<TenantCheck>('POST', `${path}/check`)))}>
             {t('tnCheck')}
           </button>{' '}
           <ConfirmAction
@@ -183,7 +157,7 @@ function TenantCard(props: { orgId: string; tenant: TenantView; onChanged: () =>
 function TenantIncidents(props: { orgId: string; tenantName: string }) {
   const { t, call, lang } = useConsole();
   const query = new URLSearchParams({ status: 'open', sourceType: 'Tenant', pageSize: '100' });
-  const list = useLoad((signal) => call<Page<Alert>>('GET', orgPath(props.orgId, `/alerts?${query}`), undefined, signal), [props.orgId]);
+  const list = useLoad((signal) => call<AlertPage>('GET', orgPath(props.orgId, `/alerts?${query}`), undefined, signal), [props.orgId]);
   const mine = list.data?.value.filter((a) => a.sourceName === props.tenantName) ?? [];
   return (
     <section aria-label={t('tnIncidents', { name: props.tenantName })}>
@@ -212,29 +186,31 @@ const lines = (s: string) =>
     .map((x) => x.trim())
     .filter(Boolean);
 
+/** The connect form's required fields and their controls. */
+const FIELD_IDS = { name: 'tn-name', tenantId: 'tn-tenant-id', clientId: 'tn-client-id', secret: 'tn-secret', cert: 'tn-cert', key: 'tn-key' } as const;
+
 function ConnectForm(props: { path: string; onConnected: () => void }) {
   const { t, call } = useConsole();
   const [f, setF] = useState({ name: '', tenantId: '', clientId: '', mode: 'admin', credential: 'secret', secret: '', cert: '', key: '', workspaces: '', costScopes: '' });
   const [ep, setEp] = useState({ authorityHost: '', powerBi: '', fabric: '', arm: '' });
-  const [problems, setProblems] = useState<string[]>([]);
+  const fields = useFieldErrors<keyof typeof FIELD_IDS>((k) => FIELD_IDS[k]);
   const create = useAction();
   const set = (k: keyof typeof f) => (e: Event) => setF({ ...f, [k]: (e.target as HTMLInputElement).value });
   const submit = (e: Event) => {
     e.preventDefault();
-    const found: string[] = [];
+    const found: Partial<Record<keyof typeof FIELD_IDS, string>> = {};
     const required: Array<readonly [keyof typeof f, Parameters<typeof t>[0]]> = [
       ['name', 'tnName'],
       ['tenantId', 'tnTenantId'],
       ['clientId', 'tnClientId'],
       ...(f.credential === 'secret' ? ([['secret', 'tnSecret']] as const) : ([['cert', 'tnCertificatePem'], ['key', 'tnPrivateKeyPem']] as const)),
     ];
-    for (const [k, label] of required) if (!f[k].trim()) found.push(t('fieldRequired', { field: t(label) }));
-    setProblems(found);
-    if (found.length) return;
+    for (const [k, label] of required) if (!f[k].trim()) found[k as keyof typeof FIELD_IDS] = t('fieldRequired', { field: t(label) });
+    if (!fields.check(found)) return;
     const endpoints = Object.fromEntries(Object.entries(ep).filter(([, v]) => v.trim()).map(([k, v]) => [k, v.trim()]));
     const workspaces = lines(f.workspaces);
     void create.run(async () => {
-      const made = await call<TenantView>('POST', props.path, {
+      const made = await call<Tenant>('POST', props.path, {
         name: f.name.trim(),
         tenantId: f.tenantId.trim(),
         clientId: f.clientId.trim(),
@@ -254,13 +230,13 @@ function ConnectForm(props: { path: string; onConnected: () => void }) {
     <form class="card" noValidate onSubmit={submit} aria-labelledby="connect-tenant">
       <h2 id="connect-tenant">{t('tnConnect')}</h2>
       <div class="grid">
-        <Field id="tn-name" label={t('tnName')}>
+        <Field id="tn-name" label={t('tnName')} error={fields.errors.name}>
           <input id="tn-name" value={f.name} maxLength={200} onInput={set('name')} />
         </Field>
-        <Field id="tn-tenant-id" label={t('tnTenantId')}>
+        <Field id="tn-tenant-id" label={t('tnTenantId')} error={fields.errors.tenantId}>
           <input id="tn-tenant-id" value={f.tenantId} maxLength={100} onInput={set('tenantId')} />
         </Field>
-        <Field id="tn-client-id" label={t('tnClientId')}>
+        <Field id="tn-client-id" label={t('tnClientId')} error={fields.errors.clientId}>
           <input id="tn-client-id" value={f.clientId} maxLength={100} onInput={set('clientId')} />
         </Field>
       </div>
@@ -282,15 +258,15 @@ function ConnectForm(props: { path: string; onConnected: () => void }) {
           </label>
         ))}
         {f.credential === 'secret' ? (
-          <Field id="tn-secret" label={t('tnSecret')}>
+          <Field id="tn-secret" label={t('tnSecret')} error={fields.errors.secret}>
             <input id="tn-secret" type="password" autoComplete="off" value={f.secret} maxLength={1024} onInput={set('secret')} />
           </Field>
         ) : (
           <>
-            <Field id="tn-cert" label={t('tnCertificatePem')}>
+            <Field id="tn-cert" label={t('tnCertificatePem')} error={fields.errors.cert}>
               <textarea id="tn-cert" rows={4} value={f.cert} onInput={set('cert')} />
             </Field>
-            <Field id="tn-key" label={t('tnPrivateKeyPem')}>
+            <Field id="tn-key" label={t('tnPrivateKeyPem')} error={fields.errors.key}>
               <textarea id="tn-key" rows={4} autoComplete="off" value={f.key} onInput={set('key')} />
             </Field>
           </>
@@ -319,13 +295,6 @@ function ConnectForm(props: { path: string; onConnected: () => void }) {
           ))}
         </div>
       </details>
-      {problems.length > 0 && (
-        <ul class="error" role="alert">
-          {problems.map((p) => (
-            <li key={p}>{p}</li>
-          ))}
-        </ul>
-      )}
       {create.notice && <Notice>{create.notice}</Notice>}
       <ErrorMessage error={create.error} />
       <button type="submit" disabled={create.busy}>

@@ -1,0 +1,110 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
+import { listMonitoredGateways, listMonitoredSemanticModels } from '../monitoring/inventory-views.js';
+import { requireOrg } from '../orgs/orgs.js';
+import { orgIdParams } from '../orgs/schemas.js';
+import { adminResponses } from './openapi.js';
+
+/**
+ * Admin read views of the console's gateway and semantic model pages: what the monitoring
+ * collectors found in the organization's tenants (src/monitoring/inventory-views.ts).
+ */
+
+const gatewaysSchema = {
+  title: 'GatewayInventory',
+  type: 'object',
+  required: ['items'],
+  properties: {
+    items: {
+      type: 'array',
+      items: {
+        title: 'GatewayView',
+        type: 'object',
+        required: ['id', 'name', 'tenantName', 'offline', 'upgradeRequired', 'openIncidents'],
+        properties: {
+          id: { type: 'string', description: 'The platform’s gateway id (lower case): the `sourceId` of its incidents.' },
+          name: { type: 'string' },
+          tenantName: { type: 'string', description: 'The tenant connection that watches it.' },
+          offline: { type: 'boolean', description: 'As the last status check said.' },
+          upgradeRequired: { type: 'boolean' },
+          openIncidents: { type: 'integer', description: 'Open incidents with source type `Gateway` and this id.' },
+        },
+      },
+    },
+  },
+} as const;
+
+const semanticModelsSchema = {
+  title: 'SemanticModelInventory',
+  type: 'object',
+  required: ['items'],
+  properties: {
+    items: {
+      type: 'array',
+      items: {
+        title: 'SemanticModelView',
+        type: 'object',
+        required: ['id', 'name', 'tenantName', 'workspaceId', 'workspaceName', 'capacityId', 'capacityName', 'gateways', 'openIncidents'],
+        properties: {
+          id: { type: 'string', description: 'The platform’s semantic model id (lower case): the `sourceId` of its `Dataset` incidents.' },
+          name: { type: 'string' },
+          tenantName: { type: 'string' },
+          workspaceId: { type: 'string' },
+          workspaceName: { type: ['string', 'null'], description: 'Null while the workspace is not in the organization’s inventory.' },
+          capacityId: { type: ['string', 'null'] },
+          capacityName: { type: ['string', 'null'] },
+          gateways: {
+            type: 'array',
+            items: {
+              title: 'SemanticModelGateway',
+              type: 'object',
+              required: ['id', 'name'],
+              properties: { id: { type: 'string' }, name: { type: ['string', 'null'], description: 'Null when the gateway collector does not know it.' } },
+            },
+          },
+          openIncidents: { type: 'integer', description: 'Open incidents with source type `Dataset` and this id.' },
+        },
+      },
+    },
+  },
+} as const;
+
+export async function monitoredInventoryRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
+  const { ctx } = opts;
+
+  app.get<{ Params: { orgId: string } }>(
+    '/orgs/:orgId/gateways',
+    {
+      config: { access: 'viewer' },
+      schema: {
+        operationId: 'getOrgGateways',
+        summary: 'On-premises gateways the gateway collector watches, with their state and open incidents',
+        tags: ['inventory'],
+        params: orgIdParams,
+        response: adminResponses(gatewaysSchema),
+      },
+    },
+    async (req) => {
+      await requireOrg(ctx.db, req.params.orgId);
+      return { items: await listMonitoredGateways(ctx.db, req.params.orgId) };
+    },
+  );
+
+  app.get<{ Params: { orgId: string } }>(
+    '/orgs/:orgId/semantic-models',
+    {
+      config: { access: 'viewer' },
+      schema: {
+        operationId: 'getOrgSemanticModels',
+        summary: 'Semantic models of the organization’s tenants with workspace, capacity, gateways and open incidents',
+        tags: ['inventory'],
+        params: orgIdParams,
+        response: adminResponses(semanticModelsSchema),
+      },
+    },
+    async (req) => {
+      await requireOrg(ctx.db, req.params.orgId);
+      return { items: await listMonitoredSemanticModels(ctx.db, req.params.orgId) };
+    },
+  );
+}

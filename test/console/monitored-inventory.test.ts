@@ -1,0 +1,219 @@
+/**
+ * Gateways and semantic models in the console: the admin reads (what the gateway collector's
+ * state and the lineage table hold, with open incidents, scoped to the organization) and their
+ * pages in headless Chromium, each open-incident count linking to exactly those incidents.
+ * The data is written through the real tables: collector state with `writeState`, lineage with
+ * `savePlacements`/`saveDatasources`, incidents through the admin signals route.
+ *
+ * With VIGIA_CONSOLE_SCREENSHOTS=<dir> the pg run also saves both pages at desktop and phone width.
+ */
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
+import { savePlacements, saveDatasources } from '../../src/monitoring/lineage.js';
+import { writeState } from '../../src/monitoring/output.js';
+import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/context.js';
+import { tenantBody } from '../monitoring/support.js';
+
+const ORG_NAME = 'Inventário monitorado';
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 860 };
+const SHOTS = process.env.VIGIA_TEST_ENGINE === 'pg' ? process.env.VIGIA_CONSOLE_SCREENSHOTS : undefined;
+
+async function shot(p: Page, name: string): Promise<void> {
+  if (!SHOTS) return;
+  mkdirSync(SHOTS, { recursive: true });
+  await p.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });
+  await p.setViewportSize(PHONE);
+  await p.screenshot({ path: path.join(SHOTS, `${name}-phone.png`), fullPage: true });
+  await p.setViewportSize(DESKTOP);
+}
+
+describe('gateways and semantic models (admin reads and console pages)', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let origin: string;
+  let orgId: string;
+  let otherOrgId: string;
+  const pageErrors: string[] = [];
+
+  async function signal(org: string, over: Record<string, unknown>): Promise<string> {
+    const res = await t.admin('POST', `/orgs/${org}/signals`, { kind: 'failure', notificationKind: 'Failed', title: 'Falha', message: 'Falhou', ...over });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json().alertId;
+  }
+
+  async function connectTenant(org: string, name: string): Promise<string> {
+    const res = await t.admin('POST', `/orgs/${org}/tenants`, tenantBody({ name }));
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().id;
+  }
+
+  beforeAll(async () => {
+    t = await createTestApp({ clock: systemClock });
+    orgId = (await t.admin('POST', '/orgs', { name: ORG_NAME })).json().id;
+    otherOrgId = (await t.admin('POST', '/orgs', { name: 'Outra' })).json().id;
+    const now = t.ctx.clock.now();
+    const tenant = await connectTenant(orgId, 'Contoso BI');
+    await writeState(t.ctx.db, tenant, 'gateway', [
+      { key: 'gateway:gw-a', value: { name: 'GW Matriz', offline: true, upgrade: false } },
+      { key: 'gateway:gw-b', value: { name: 'GW Filial', offline: false, upgrade: true } },
+      { key: 'member:m-1', value: { name: 'GW Matriz / nó 1', offline: true, gatewayId: 'gw-a' } },
+    ], now);
+    await writeState(t.ctx.db, tenant, 'capacity', [{ key: 'cap-1', value: { name: 'cap-prod', state: 'Active', down: false } }], now);
+    expect((await t.admin('PUT', `/orgs/${orgId}/workspaces`, [{ name: 'Vendas', remoteId: 'WS-1', capacityName: 'cap-prod' }])).statusCode).toBe(200);
+    await savePlacements(t.ctx.db, tenant, [
+      { itemId: 'SM-1', itemType: 'SemanticModel', itemName: 'Vendas Diárias', workspaceId: 'WS-1', capacityId: 'CAP-1' },
+      { itemId: 'sm-2', itemType: 'SemanticModel', itemName: 'Aaa Estoque', workspaceId: 'ws-unknown', capacityId: null },
+      { itemId: 'rep-1', itemType: 'Report', itemName: 'Relatório', workspaceId: 'WS-1', capacityId: 'CAP-1' },
+    ], now);
+    await saveDatasources(t.ctx.db, tenant, 'SM-1', ['GW-A', 'gw-gone'], ['src-1'], now);
+    // Incidents: the gateway's own, its member's (another source), a semantic model's (id in another case), a resolved one.
+    await signal(orgId, { sourceType: 'Gateway', sourceId: 'gw-a', sourceName: 'GW Matriz', notificationKind: 'GatewayOffline' });
+    await signal(orgId, { sourceType: 'Gateway', sourceId: 'm-1', sourceName: 'GW Matriz / nó 1', notificationKind: 'GatewayMemberOffline' });
+    await signal(orgId, { sourceType: 'Dataset', sourceId: 'sm-1', sourceName: 'Vendas Diárias', notificationKind: 'RefreshFailed' });
+    await signal(orgId, { sourceType: 'Dataset', sourceId: 'sm-2', sourceName: 'Aaa Estoque', notificationKind: 'RefreshFailed' });
+    await t.admin('POST', `/orgs/${orgId}/signals`, { sourceType: 'Dataset', sourceId: 'sm-2', sourceName: 'Aaa Estoque', kind: 'recovery', notificationKind: 'RefreshFailed', title: 'Ok', message: 'Ok' });
+    // Another organization's tenant, gateway and incident stay out of this one's pages.
+    const other = await connectTenant(otherOrgId, 'Fabrikam');
+    await writeState(t.ctx.db, other, 'gateway', [{ key: 'gateway:gw-a', value: { name: 'GW de outra org', offline: false, upgrade: false } }], now);
+    await savePlacements(t.ctx.db, other, [{ itemId: 'sm-9', itemType: 'SemanticModel', itemName: 'Outro modelo', workspaceId: 'ws-9', capacityId: null }], now);
+    await signal(otherOrgId, { sourceType: 'Gateway', sourceId: 'gw-a', sourceName: 'GW de outra org', notificationKind: 'GatewayOffline' });
+
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('lists the organization’s gateways with status, upgrade and their own open incidents', async () => {
+    const res = await t.admin('GET', `/orgs/${orgId}/gateways`);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      items: [
+        { id: 'gw-b', name: 'GW Filial', tenantName: 'Contoso BI', offline: false, upgradeRequired: true, openIncidents: 0 },
+        { id: 'gw-a', name: 'GW Matriz', tenantName: 'Contoso BI', offline: true, upgradeRequired: false, openIncidents: 1 },
+      ],
+    });
+    expect((await t.admin('GET', `/orgs/${otherOrgId}/gateways`)).json().items).toEqual([
+      { id: 'gw-a', name: 'GW de outra org', tenantName: 'Fabrikam', offline: false, upgradeRequired: false, openIncidents: 1 },
+    ]);
+    expect((await t.admin('GET', '/orgs/org_missing/gateways')).statusCode).toBe(404);
+  });
+
+  it('lists semantic models with workspace, capacity, gateways and open incidents', async () => {
+    const res = await t.admin('GET', `/orgs/${orgId}/semantic-models`);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      items: [
+        { id: 'sm-2', name: 'Aaa Estoque', tenantName: 'Contoso BI', workspaceId: 'ws-unknown', workspaceName: null, capacityId: null, capacityName: null, gateways: [], openIncidents: 0 },
+        {
+          id: 'sm-1',
+          name: 'Vendas Diárias',
+          tenantName: 'Contoso BI',
+          workspaceId: 'ws-1',
+          workspaceName: 'Vendas',
+          capacityId: 'cap-1',
+          capacityName: 'cap-prod',
+          gateways: [
+            { id: 'gw-a', name: 'GW Matriz' },
+            { id: 'gw-gone', name: null },
+          ],
+          openIncidents: 1,
+        },
+      ],
+    });
+    expect((await t.admin('GET', `/orgs/${otherOrgId}/semantic-models`)).json().items.map((m: { id: string }) => m.id)).toEqual(['sm-9']);
+  });
+
+  it('the alert list filters by source id without case', async () => {
+    const res = await t.admin('GET', `/orgs/${orgId}/alerts?sourceType=Dataset&sourceId=SM-1`);
+    expect(res.json().value.map((a: { sourceName: string }) => a.sourceName)).toEqual(['Vendas Diárias']);
+  });
+
+  async function openConsole(locale = 'pt-BR'): Promise<Page> {
+    const context = await browser.newContext({ viewport: DESKTOP, locale, timezoneId: 'America/Sao_Paulo' });
+    const p = await context.newPage();
+    p.on('pageerror', (err) => pageErrors.push(err.message));
+    await p.goto(`${origin}/orgs`);
+    await p.getByLabel('Token de administrador').fill(TEST_ADMIN_TOKEN);
+    await p.getByRole('button', { name: 'Entrar' }).click();
+    await p.getByRole('button', { name: `Abrir: ${ORG_NAME}` }).click();
+    await p.getByRole('heading', { level: 1 }).first().waitFor();
+    return p;
+  }
+
+  async function alertTitlesShown(p: Page): Promise<string[]> {
+    await p.getByTestId('alerts-scope').waitFor();
+    await p.locator('ul.alerts li').first().waitFor();
+    return p.$$eval('ul.alerts li p.muted', (els) => els.map((e) => (e.textContent ?? '').split(' · ')[1] ?? ''));
+  }
+
+  it('the gateways page shows each gateway and links its count to its incidents', async () => {
+    const p = await openConsole();
+    await p.getByRole('navigation').getByRole('link', { name: 'Gateways' }).click();
+    await p.getByRole('heading', { level: 1, name: 'Gateways' }).waitFor();
+    expect(await p.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+    await p.locator('#gateways tbody tr').first().waitFor();
+    const rows = await p.$$eval('#gateways tbody tr', (trs) => trs.map((r) => [...r.querySelectorAll('th, td')].map((c) => c.textContent)));
+    expect(rows).toEqual([
+      ['GW Filial', 'Contoso BI', 'online', 'necessária', '0'],
+      ['GW Matriz', 'Contoso BI', 'offline', 'em dia', '1'],
+    ]);
+    await shot(p, 'gateways');
+    await p.getByRole('link', { name: 'Incidentes abertos de GW Matriz: 1' }).click();
+    await p.getByRole('heading', { level: 1, name: 'Alertas' }).waitFor();
+    expect(await alertTitlesShown(p)).toEqual(['GW Matriz']);
+    expect(await p.getByTestId('alerts-scope').textContent()).toContain('Filtrado por Gateway: GW Matriz');
+    await p.context().close();
+  });
+
+  it('the semantic models page shows workspace, capacity and gateways, and links to the model’s incidents', async () => {
+    const p = await openConsole();
+    await p.getByRole('navigation').getByRole('link', { name: 'Modelos semânticos' }).click();
+    await p.getByRole('heading', { level: 1, name: 'Modelos semânticos' }).waitFor();
+    await p.locator('#semantic-models tbody tr').first().waitFor();
+    const rows = await p.$$eval('#semantic-models tbody tr', (trs) => trs.map((r) => [...r.querySelectorAll('th, td')].map((c) => c.textContent)));
+    expect(rows).toEqual([
+      ['Aaa Estoque', 'desconhecido (ws-unknown)', '—', '—', '0'],
+      ['Vendas Diárias', 'Vendas', 'cap-prod', 'GW Matriz, desconhecido (gw-gone)', '1'],
+    ]);
+    await shot(p, 'semantic-models');
+    await p.setViewportSize(PHONE);
+    expect(await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    await p.setViewportSize(DESKTOP);
+    await p.getByRole('link', { name: 'Incidentes abertos de Vendas Diárias: 1' }).click();
+    await p.getByRole('heading', { level: 1, name: 'Alertas' }).waitFor();
+    expect(await alertTitlesShown(p)).toEqual(['Vendas Diárias']);
+    // The gateway link of a model leads to the gateway's incidents.
+    await p.goBack();
+    await p.getByRole('link', { name: 'GW Matriz' }).click();
+    expect(await alertTitlesShown(p)).toEqual(['GW Matriz']);
+    await p.context().close();
+  });
+
+  it('both pages speak English', async () => {
+    const p = await openConsole();
+    await p.getByLabel('Idioma').selectOption('en');
+    await p.getByRole('navigation').getByRole('link', { name: 'Semantic models' }).click();
+    await p.getByRole('heading', { level: 1, name: 'Semantic models' }).waitFor();
+    await p.locator('#semantic-models tbody tr').first().waitFor();
+    expect(await p.locator('#semantic-models thead').textContent()).toBe('Semantic modelWorkspaceCapacityGatewaysOpen incidents');
+    await p.getByRole('navigation').getByRole('link', { name: 'Gateways' }).click();
+    await p.getByRole('heading', { level: 1, name: 'Gateways' }).waitFor();
+    await p.locator('#gateways tbody tr[data-gateway="gw-b"]').waitFor();
+    expect(await p.locator('#gateways tbody tr[data-gateway="gw-b"] td').allTextContents()).toEqual(['Contoso BI', 'online', 'required', '0']);
+    await p.context().close();
+  });
+});
