@@ -4,7 +4,7 @@ import { orgPath, useConsole } from '../app-context.js';
 import { ConfirmAction, Empty, ErrorMessage, Field, Loading, Notice, useAction, useFieldErrors, useLoad, usePageTitle } from '../components.js';
 import { formatDate } from '../format.js';
 import { Link } from '../router.js';
-import { type MirroringLag, MirroringLagForm } from './tenant-mirroring-lag.js';
+import { MirroringLagForm } from './tenant-mirroring-lag.js';
 import { FreshnessSection } from './tenant-freshness.js';
 
 /** Collectors change state on the server's schedule: the page re-reads them this often. */
