@@ -94,8 +94,16 @@ export const POWERBI_HANDLERS: Record<string, Handler> = {
   Datasets_GetRefreshScheduleInGroup: (ctx) => {
     const w = memberGroup(ctx);
     if ('status' in w) return w;
-    if (!semanticModel(w, ctx.pathParams.datasetId)) return powerBiError(404, 'ItemNotFound', `Couldn't find dataset ${ctx.pathParams.datasetId}`);
-    return ok({ days: ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'], times: ['06:00'], enabled: true, localTimeZoneId: 'E. South America Standard Time', NotifyOption: 'MailOnFailure' });
+    const m = semanticModel(w, ctx.pathParams.datasetId);
+    if (!m) return powerBiError(404, 'ItemNotFound', `Couldn't find dataset ${ctx.pathParams.datasetId}`);
+    const s = m.refreshSchedule;
+    return ok({
+      days: s?.days ?? ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'],
+      times: s?.times ?? ['06:00'],
+      enabled: s?.enabled ?? true,
+      localTimeZoneId: 'E. South America Standard Time',
+      NotifyOption: 'MailOnFailure',
+    });
   },
   Datasets_GetDatasourcesInGroup: (ctx) => {
     const w = memberGroup(ctx);

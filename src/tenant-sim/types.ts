@@ -106,6 +106,8 @@ export interface SimItem {
   mirroring?: { status: 'Initializing' | 'Initialized' | 'Starting' | 'Running' | 'Paused' | 'Stopping' | 'Stopped'; tables: SimMirroredTable[] };
   /** Gateway data source the semantic model is bound to, if any. */
   gatewayDatasourceId?: string;
+  /** Semantic models: the refresh schedule; absent = the default weekday 06:00 schedule, enabled. */
+  refreshSchedule?: { enabled: boolean; days?: string[]; times?: string[] };
 }
 
 export interface SimWorkspace {

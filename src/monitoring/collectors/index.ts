@@ -3,6 +3,7 @@ import { capacityCollector } from './capacity.js';
 import { costsCollector } from './costs.js';
 import { gatewayCollector } from './gateway.js';
 import { inventoryCollector } from './inventory.js';
+import { refreshesCollector } from './refreshes.js';
 
 /** The collectors the engine runs (their names are IMPLEMENTED_COLLECTORS). */
-export const DEFAULT_COLLECTORS: Collector[] = [inventoryCollector, capacityCollector, gatewayCollector, costsCollector];
+export const DEFAULT_COLLECTORS: Collector[] = [inventoryCollector, capacityCollector, gatewayCollector, costsCollector, refreshesCollector];
