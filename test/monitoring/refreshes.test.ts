@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDestination } from '../../src/delivery/destination-service.js';
 import { HOURLY_CAPS } from '../../src/monitoring/budget.js';
+import { capacityCollector } from '../../src/monitoring/collectors/capacity.js';
 import { gatewayCollector } from '../../src/monitoring/collectors/gateway.js';
 import { ADMIN_SHARE, POWERBI_SHARE, refreshesCollector } from '../../src/monitoring/collectors/refreshes.js';
 import { runBudget } from '../../src/monitoring/rotation.js';
@@ -250,6 +251,46 @@ describe('collector: refreshes', () => {
     expect(behind()).toMatchObject({ status: 'open', suppressed: false });
     expect(behind().released_at).not.toBeNull();
     expect(await deliveriesOf(behind().id)).toEqual(['alert.opened']);
+    expect(sim.violations).toEqual([]);
+  });
+
+  it('a failure on a suspended capacity is correlated to the capacity incident', async () => {
+    const sim = await h.sim({ seed: 187, sizes: { capacities: 2, workspaces: 4, gateways: 0 } });
+    const orgId = await h.org();
+    const onCapacity = models(sim).find((x) => x.w.capacityId !== null)!;
+    const tenant = await h.tenant(orgId, sim, { mode: 'member', collectors: { refreshes: { intervalSeconds: INTERVAL }, capacity: { intervalSeconds: INTERVAL } } });
+    const capacities = h.scheduler({ collectors: [capacityCollector] });
+    const refreshes = h.scheduler({ collectors: [refreshesCollector] });
+    await runOnce(refreshes, tenant.id);
+    await capacities.pass();
+    sim.control.capacityState({ capacityId: onCapacity.w.capacityId!, state: 'Suspended' });
+    sim.control.refreshResult({ datasetId: onCapacity.m.id, status: 'Failed', errorCode: 'CapacityNotActive' });
+    h.clock.advance(INTERVAL * 1000);
+    await capacities.pass();
+    await refreshes.pass();
+    const [found] = await datasetAlerts(h, orgId);
+    expect(found).toMatchObject({ source_id: onCapacity.m.id.toLowerCase(), status: 'open', correlated: true, message: expect.stringContaining('capacidade do workspace não está ativa') });
+    expect(sim.violations).toEqual([]);
+  });
+
+  it('a spent hourly budget ends the run quietly; the next hour goes on', async () => {
+    const sim = await h.sim({ seed: 188, sizes: { capacities: 1, workspaces: 3, gateways: 0 } });
+    const orgId = await h.org();
+    const [{ m }] = models(sim) as [{ w: SimWorkspace; m: SimItem }];
+    sim.control.refreshResult({ datasetId: m.id, status: 'Failed', errorCode: 'Timeout' });
+    const tenant = await h.tenant(orgId, sim, { mode: 'member', collectors: { refreshes: { intervalSeconds: INTERVAL } } });
+    // A family cap of 6 Power BI calls an hour: groups, capacities, 3 listings, and one more.
+    const runner = h.scheduler({ collectors: [refreshesCollector], caps: { ...HOURLY_CAPS, powerbi: 6 } });
+    await runOnce(runner, tenant.id);
+    expect(sim.countCalls({ family: 'powerbi' })).toBe(6);
+    await runOnce(runner, tenant.id);
+    expect(sim.countCalls({ family: 'powerbi' })).toBe(6);
+    // Hours later every model has been read and the failure found.
+    for (let i = 0; i < 12 && (await datasetAlerts(h, orgId)).length === 0; i++) {
+      h.clock.advance(3_600_000);
+      await runOnce(runner, tenant.id);
+    }
+    expect(await datasetAlerts(h, orgId)).toMatchObject([{ source_id: m.id.toLowerCase(), status: 'open', failure_count: 1 }]);
     expect(sim.violations).toEqual([]);
   });
 

@@ -1,7 +1,8 @@
 /**
  * Member mode: the workspaces the principal belongs to (Power BI `GET /groups`, 5,000 a page),
- * the semantic models of each (`GET /groups/{ws}/datasets`, re-listed oldest first on a share of
- * the run's budget, at most once an hour per workspace), and per model its refresh history.
+ * the semantic models of each (`GET /groups/{ws}/datasets`: new workspaces first, re-listing of
+ * known ones after the polls, at most once an hour each, on a share of the run's budget), and per
+ * model its refresh history.
  * The models polled in a run are picked by the rotation: hot ones (an enabled schedule, a
  * refresh in the last 24 h, running, failing, never read) every run, the rest in turns — as many
  * as the run's call budget reaches, a model whose data sources are due costing 3 calls.
@@ -40,13 +41,21 @@ export async function readMember(client: PlatformClient, tenant: TenantRow, book
     const g = groups.get(m.workspaceId);
     if (g && g.capacityId !== m.capacityId) book.place(id, m.name, m.workspaceId, g.capacityId);
   }
-  await relistWorkspaces(client, groups, book, budget, now);
+  // Workspaces never listed first; re-listing known ones comes after the polls, so a tight
+  // budget still reads refreshes instead of re-listing the same workspaces every hour.
+  const listShare = Math.max(1, Math.floor(budget.total * DISCOVERY_SHARE));
+  const listedNow = await listWorkspaces(client, groups, book, budget, now, listShare, 'new');
 
   const models = [...book.models].filter(([, m]) => groups.has(m.workspaceId));
   const isHot = ([, m]: [string, ModelState]) =>
     !m.polled || m.failing || m.running.length > 0 || m.meta?.scheduled === true || (m.lastSeenAt !== null && now.getTime() - Date.parse(m.lastSeenAt) < HOT_WINDOW_MS);
   const cost = ([, m]: [string, ModelState]) => (metaIsStale(m.meta, now) ? 3 : 1);
-  const room = budget.left;
+  // Keep room for re-listing the workspaces that are due, within the listing share.
+  const staleDue = [...groups.keys()].filter((id) => {
+    const at = book.workspaces.get(id)?.listedAt;
+    return at !== undefined && now.getTime() - Date.parse(at) >= RELIST_MS;
+  }).length;
+  const room = Math.max(0, budget.left - Math.min(staleDue, listShare - listedNow));
   const opts = { key: ([id]: [string, ModelState]) => id, isHot, state: book.rotation, now };
   // The rotation picks one resource per unit of budget; models due for a data-source read cost
   // more, so the pick is cut to the prefix the calls actually reach (same order, smaller budget).
@@ -73,6 +82,7 @@ export async function readMember(client: PlatformClient, tenant: TenantRow, book
   });
   // Only a run that polled its whole pick moves the rotation on (a spent budget retries the slice).
   book.rotation = pick.next;
+  await listWorkspaces(client, groups, book, budget, now, Math.min(budget.left, listShare - listedNow), 'stale');
 }
 
 async function readGroups(client: PlatformClient, tenant: TenantRow, budget: CallBudget): Promise<Map<string, Group>> {
@@ -91,13 +101,17 @@ async function readGroups(client: PlatformClient, tenant: TenantRow, budget: Cal
   }
 }
 
-/** Lists the models of the workspaces listed longest ago (never listed first), on a share of the budget. */
-async function relistWorkspaces(client: PlatformClient, groups: Map<string, Group>, book: ModelBook, budget: CallBudget, now: Date): Promise<void> {
+/**
+ * Lists the models of up to `limit` workspaces: those never listed (`new`), or those listed
+ * longest ago, at most once an hour each (`stale`). Returns how many it listed.
+ */
+async function listWorkspaces(client: PlatformClient, groups: Map<string, Group>, book: ModelBook, budget: CallBudget, now: Date, limit: number, which: 'new' | 'stale'): Promise<number> {
+  if (limit <= 0) return 0;
   const due = [...groups.values()]
     .map((g) => ({ g, at: book.workspaces.get(g.id)?.listedAt ?? '' }))
-    .filter(({ at }) => at === '' || now.getTime() - Date.parse(at) >= RELIST_MS)
+    .filter(({ at }) => (which === 'new' ? at === '' : at !== '' && now.getTime() - Date.parse(at) >= RELIST_MS))
     .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.g.id < b.g.id ? -1 : 1))
-    .slice(0, Math.max(1, Math.floor(budget.total * DISCOVERY_SHARE)));
+    .slice(0, limit);
   await inPool(due, async ({ g }) => {
     budget.take();
     let models: { id: string; name?: string }[];
@@ -117,4 +131,5 @@ async function relistWorkspaces(client: PlatformClient, groups: Map<string, Grou
     }
     for (const [id, m] of book.models) if (m.workspaceId === g.id && !listed.has(id)) book.forget(id);
   });
+  return due.length;
 }
