@@ -8,7 +8,7 @@
  * (sixty old failures are not replayed).
  */
 
-export type RefreshStatus = 'Completed' | 'Failed' | 'Unknown' | 'Disabled' | (string & {});
+export type RefreshStatus = 'Completed' | 'Failed' | 'Unknown' | 'Disabled' | 'Cancelled' | (string & {});
 
 export interface RefreshEntry {
   requestId: string;
@@ -34,7 +34,12 @@ export interface NewResults {
 /** Running refreshes remembered per model at most (a model rarely runs more than one at a time). */
 const MAX_RUNNING = 10;
 
-const finished = (r: RefreshEntry) => r.status !== 'Unknown';
+/**
+ * Final states. `Unknown` means running; enhanced refreshes may also show `NotStarted` or
+ * `InProgress` — anything not final waits, so its result is never skipped.
+ */
+const FINAL = new Set(['Completed', 'Failed', 'Disabled', 'Cancelled']);
+const finished = (r: RefreshEntry) => FINAL.has(r.status);
 
 /**
  * `history` is newest first, as the platform returns it (the whole kept history in member mode,
