@@ -204,6 +204,22 @@ describe('collector: refreshes', () => {
     expect(sim.violations).toEqual([]);
   });
 
+  it('admin mode at a short interval keeps the refreshables pages within its share of the hourly cap', async () => {
+    const sim = await h.sim({ seed: 189, sizes: { capacities: 1, workspaces: 3, gateways: 0 } });
+    const orgId = await h.org();
+    const tenant = await h.tenant(orgId, sim, { mode: 'admin', collectors: { refreshes: { intervalSeconds: 5 } } });
+    const runner = h.scheduler({ collectors: [refreshesCollector] });
+    for (let i = 0; i < 36; i++) {
+      h.clock.advance(5_000);
+      await runner.pass();
+    }
+    expect((await schedule(h, tenant.id, 'refreshes')).last_error).toBeNull();
+    // 180 s at one page per 45 s (40 % of 200/h): 4 pages, not 36.
+    const perPage = 3_600 / (HOURLY_CAPS['powerbi-admin'] * ADMIN_SHARE);
+    expect(sim.countCalls({ operationId: 'Admin_GetRefreshables' })).toBeLessThanOrEqual(Math.ceil(180 / perPage) + 1);
+    expect(sim.countCalls({ operationId: 'Admin_GetRefreshables' })).toBeGreaterThanOrEqual(3);
+  });
+
   it('a failure behind an offline gateway is correlated (no delivery) and released when it outlives the gateway incident', async () => {
     const sim = await h.sim({ seed: 184, sizes: { capacities: 1, workspaces: 2, gateways: 1, membersPerGateway: 1 } });
     const orgId = await h.org();

@@ -29,18 +29,24 @@ export async function readAdmin(
   client: PlatformClient,
   tenant: TenantRow,
   book: ModelBook,
-  budgets: { pages: CallBudget; powerbi: CallBudget },
+  budgets: { pages: CallBudget; powerbi: CallBudget; /** Time one page of the share stands for: 3,600 s / (cap × share). */ pageSpacingMs: number },
   now: Date,
   observe: (o: Observation) => void,
 ): Promise<void> {
+  // A short interval would take at least one page a run, more than the share of the hourly cap:
+  // pages are spaced so that on average they stay within it.
+  if (book.adminNextAt && now.getTime() < Date.parse(book.adminNextAt)) return;
   const listed = tenant.workspaces ? new Set(tenant.workspaces.map((w) => w.toLowerCase())) : null;
   const startedAt = book.adminSkip;
+  let pagesRead = 0;
   const seen = new Set<string>();
   const lastStatus = new Map<string, string>();
   let complete = false;
   try {
     for (let skip = startedAt; ; skip += REFRESHABLES_PAGE) {
       budgets.pages.take();
+      pagesRead++;
+      book.adminNextAt = new Date(now.getTime() + pagesRead * budgets.pageSpacingMs).toISOString();
       const url = `${client.powerBi('/admin/capacities/refreshables')}?$expand=capacities,groups&$top=${REFRESHABLES_PAGE}&$skip=${skip}`;
       const page = await client.json<{ value?: Refreshable[] }>({ family: 'powerbi-admin', audience: 'powerbi', url });
       const items = page?.value ?? [];

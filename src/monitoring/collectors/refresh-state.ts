@@ -37,12 +37,15 @@ export interface WorkspaceState {
 const MODEL = 'model:';
 const WORKSPACE = 'ws:';
 const ADMIN_SKIP = 'admin:skip';
+const ADMIN_NEXT = 'admin:next';
 
 export class ModelBook {
   readonly models = new Map<string, ModelState>();
   readonly workspaces = new Map<string, WorkspaceState>();
   rotation: RotationState | undefined;
   adminSkip: number;
+  /** Admin mode: no refreshables page before this time (ISO), so short intervals keep the hourly share. */
+  adminNextAt: string | null;
   /** Models whose placement (name, workspace, capacity) is new or changed this run. */
   readonly placed = new Set<string>();
   /** Models whose data sources were read this run. */
@@ -52,6 +55,7 @@ export class ModelBook {
   private readonly before = new Map<string, string>();
   private readonly rotationBefore: string;
   private readonly adminSkipBefore: number;
+  private readonly adminNextBefore: string | null;
 
   constructor(state: Map<string, unknown>) {
     for (const [key, value] of state) {
@@ -64,6 +68,8 @@ export class ModelBook {
     this.rotationBefore = JSON.stringify(this.rotation ?? null);
     this.adminSkip = typeof state.get(ADMIN_SKIP) === 'number' ? (state.get(ADMIN_SKIP) as number) : 0;
     this.adminSkipBefore = this.adminSkip;
+    this.adminNextAt = typeof state.get(ADMIN_NEXT) === 'string' ? (state.get(ADMIN_NEXT) as string) : null;
+    this.adminNextBefore = this.adminNextAt;
   }
 
   /** Records a model as listed by the platform; a new one starts unpolled. */
@@ -104,6 +110,7 @@ export class ModelBook {
     for (const key of this.before.keys()) if (!seen.has(key)) out.push({ key, value: null });
     if (JSON.stringify(this.rotation ?? null) !== this.rotationBefore && this.rotation) out.push({ key: ROTATION_KEY, value: this.rotation });
     if (this.adminSkip !== this.adminSkipBefore) out.push({ key: ADMIN_SKIP, value: this.adminSkip });
+    if (this.adminNextAt !== this.adminNextBefore && this.adminNextAt) out.push({ key: ADMIN_NEXT, value: this.adminNextAt });
     return out;
   }
 }

@@ -46,7 +46,10 @@ export const refreshesCollector: Collector = {
     const observe = (o: Observation) => observations.push(o);
     const powerbi = new CallBudget(runBudget(HOURLY_CAPS.powerbi, POWERBI_SHARE, interval));
     try {
-      if (tenant.mode === 'admin') await readAdmin(client, tenant, book, { pages: new CallBudget(runBudget(HOURLY_CAPS['powerbi-admin'], ADMIN_SHARE, interval)), powerbi }, now, observe);
+      if (tenant.mode === 'admin') {
+        const pages = new CallBudget(runBudget(HOURLY_CAPS['powerbi-admin'], ADMIN_SHARE, interval));
+        await readAdmin(client, tenant, book, { pages, powerbi, pageSpacingMs: 3_600_000 / (HOURLY_CAPS['powerbi-admin'] * ADMIN_SHARE) }, now, observe);
+      }
       else await readMember(client, tenant, book, powerbi, now, observe);
     } catch (err) {
       // A spent budget ends the run quietly: what was read is applied, the rest waits for the next run.
