@@ -4,6 +4,7 @@
  */
 import { failureReason, jobTypeOf } from './jobs.js';
 import type { Limits } from './limits.js';
+import { refreshException } from './refresh-errors.js';
 import { API_FAMILIES, type ApiFamily, type SimCapacityState, type SimItem, type SimState } from './types.js';
 
 export class SimControlError extends Error {}
@@ -16,6 +17,10 @@ export interface Faults {
 }
 
 const WEEK_DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const REFRESH_STATUSES = ['Completed', 'Failed', 'Unknown', 'Disabled'] as const;
+/** The service keeps about this many refreshes per semantic model. */
+export const REFRESH_HISTORY_LENGTH = 60;
+
 const CAPACITY_STATES: SimCapacityState[] = ['Active', 'Suspended', 'Paused', 'Inactive', 'ProvisionFailed', 'Provisioning'];
 
 export interface SimControl {
@@ -38,8 +43,11 @@ export interface SimControl {
   garbageResponse(a: { path: string; on: boolean }): void;
   /** Fabric gateway status checks answer 202 and a long-running operation. */
   longRunningStatusChecks(a: { on: boolean }): void;
-  /** Adds a refresh at the top of a semantic model's history. */
-  refreshResult(a: { datasetId: string; status: 'Completed' | 'Failed' | 'Unknown'; errorCode?: string }): void;
+  /**
+   * Adds a refresh at the top of a semantic model's history (kept to the newest 60, like the
+   * service). `finish: true` instead finishes the newest running (`Unknown`) refresh with `status`.
+   */
+  refreshResult(a: { datasetId: string; status: 'Completed' | 'Failed' | 'Unknown' | 'Disabled'; errorCode?: string; finish?: boolean }): void;
   /** Adds a job instance at the top of an item's runs. */
   jobResult(a: { itemId: string; status: 'NotStarted' | 'InProgress' | 'Completed' | 'Failed' | 'Cancelled' | 'Deduped'; errorCode?: string }): void;
   /** Ends the newest NotStarted/InProgress instance of an item with this result. */
@@ -171,19 +179,28 @@ export function createControl(deps: { state: () => SimState; limits: Limits; fau
     longRunningStatusChecks({ on }) {
       s().settings.longRunningStatusChecks = on === true;
     },
-    refreshResult({ datasetId, status, errorCode }) {
+    refreshResult({ datasetId, status, errorCode, finish }) {
       const i = item(datasetId);
       if (i.type !== 'SemanticModel') throw new SimControlError(`${datasetId} is not a semantic model`);
-      const start = new Date(deps.now()).toISOString();
+      if (!REFRESH_STATUSES.includes(status)) throw new SimControlError(`status must be one of ${REFRESH_STATUSES.join(', ')}`);
+      const at = new Date(deps.now()).toISOString();
+      const failure = status === 'Failed' ? { serviceExceptionJson: refreshException(errorCode ?? 'ModelRefreshFailed_CredentialsNotSpecified') } : {};
+      if (finish === true) {
+        if (status === 'Unknown') throw new SimControlError('a refresh finishes as Completed, Failed or Disabled');
+        const running = i.refreshes.find((r) => r.status === 'Unknown');
+        if (!running) throw new SimControlError(`${datasetId} has no running refresh`);
+        Object.assign(running, { status, endTime: at, ...failure });
+        return;
+      }
       i.refreshes.unshift({
         requestId: deps.newId(),
         refreshType: 'ViaApi',
-        startTime: start,
-        ...(status === 'Unknown' ? {} : { endTime: start }),
+        startTime: at,
+        ...(status === 'Unknown' ? {} : { endTime: at }),
         status,
-        ...(status === 'Failed' ? { serviceExceptionJson: JSON.stringify({ errorCode: errorCode ?? 'ModelRefreshFailed_CredentialsNotSpecified' }) } : {}),
+        ...failure,
       });
-      i.refreshes.splice(60);
+      i.refreshes.splice(REFRESH_HISTORY_LENGTH);
     },
     jobResult({ itemId, status, errorCode }) {
       const i = item(itemId);

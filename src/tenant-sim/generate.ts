@@ -4,6 +4,7 @@
  * the clock gets identical state too.
  */
 import { addRunnableItems } from './jobs.js';
+import { refreshException } from './refresh-errors.js';
 import type { SimCapacity, SimConnection, SimCostRow, SimGateway, SimItem, SimSizes, SimState, SimWorkspace } from './types.js';
 
 export const DEFAULT_SIZES: Required<SimSizes> = { capacities: 3, workspaces: 20, gateways: 4, membersPerGateway: 2, costDays: 90, cloudConnections: 0, mirroredTables: 3, runnableItems: 0 };
@@ -34,6 +35,8 @@ const DATASOURCE_TYPES: Array<[string, string]> = [
   ['File', '{"path":"\\\\\\\\files.corp.local\\\\exports"}'],
   ['SharePointList', '{"url":"https://corp.sharepoint.com/sites/ops"}'],
 ];
+/** Error codes of generated failed refreshes (picked by position, so the random sequence is unchanged). */
+const GENERATED_REFRESH_ERRORS = ['ModelRefreshFailed_CredentialsNotSpecified', 'DM_GWPipeline_Client_GatewayUnreachable', 'Timeout', 'ModelRefresh_ShortMessage_ProcessingError'];
 /** Price of one capacity unit hour, in the billing currency (simulated). */
 const CU_HOUR_PRICE = 0.95;
 export const OVERAGE_METER = 'Fabric Capacity Overage Capacity Usage CU';
@@ -113,7 +116,7 @@ export function generateTenant(opts: { seed: number; sizes: Required<SimSizes>; 
           startTime: new Date(start).toISOString(),
           endTime: new Date(start + 300_000).toISOString(),
           status: failed ? ('Failed' as const) : ('Completed' as const),
-          ...(failed ? { serviceExceptionJson: JSON.stringify({ errorCode: 'ModelRefreshFailed_CredentialsNotSpecified' }) } : {}),
+          ...(failed ? { serviceExceptionJson: refreshException(GENERATED_REFRESH_ERRORS[(w + r) % GENERATED_REFRESH_ERRORS.length]!) } : {}),
         };
       }),
       jobs: [],

@@ -115,7 +115,8 @@ describe('tenant routes against the simulator', () => {
       await runner.stop();
     }
     expect((await t.admin('POST', `/orgs/${orgId}/tenants/${tenant.id}/collectors/inventory/run`)).statusCode).toBe(409);
-    expect((await t.admin('POST', `/orgs/${orgId}/tenants/${tenant.id}/collectors/refreshes/run`)).statusCode).toBe(409);
+    // refreshes is implemented now (and enabled by default): a run can be asked for.
+    expect((await t.admin('POST', `/orgs/${orgId}/tenants/${tenant.id}/collectors/refreshes/run`)).statusCode).toBe(202);
     expect((await t.admin('POST', `/orgs/${orgId}/tenants/${tenant.id}/collectors/nope/run`)).statusCode).toBe(404);
     expect((await t.admin('POST', `/orgs/${await insertOrg(t.ctx)}/tenants/${tenant.id}/collectors/capacity/run`)).statusCode).toBe(404);
 

@@ -7,6 +7,7 @@ import { gatewayCollector } from './gateway.js';
 import { inventoryCollector } from './inventory.js';
 import { mirroringCollector } from './mirroring.js';
 import { jobsCollector } from './jobs.js';
+import { refreshesCollector } from './refreshes.js';
 
 /** The collectors the engine runs (their names are IMPLEMENTED_COLLECTORS). */
-export const DEFAULT_COLLECTORS: Collector[] = [inventoryCollector, capacityCollector, gatewayCollector, costsCollector, datasourcesCollector, mirroringCollector, jobsCollector, freshnessCollector];
+export const DEFAULT_COLLECTORS: Collector[] = [inventoryCollector, capacityCollector, gatewayCollector, costsCollector, datasourcesCollector, mirroringCollector, jobsCollector, freshnessCollector, refreshesCollector];

@@ -1,0 +1,93 @@
+/**
+ * Admin mode: the admin refreshables API (`GET /v1.0/myorg/admin/capacities/refreshables`,
+ * `$expand=capacities,groups`, `$top`/`$skip`, documented cap 200/h) lists every semantic model
+ * on a capacity that refreshed or has a schedule, each with its `lastRefresh` — the newest result
+ * only, so two refreshes finishing between two runs count as one. Pages are read on a share of
+ * the admin family's budget; a list longer than that continues in the next run from where it
+ * stopped. Data sources (for gateway root causes) are read with the member API on the slow
+ * cadence, failing models first; models outside the principal's workspaces simply have none.
+ */
+import type { TenantRow } from '../tenants.js';
+import type { PlatformClient } from '../platform-client.js';
+import { type CallBudget, isRefusal, metaIsStale, type Observation, readMeta, RunBudgetSpent } from './refresh-reads.js';
+import type { ModelBook } from './refresh-state.js';
+import type { RefreshEntry } from './refresh-history.js';
+
+export const REFRESHABLES_PAGE = 5000;
+/** Share of the powerbi budget spent on data-source reads in admin mode (the refreshables list costs none of it). */
+const META_SHARE = 0.5;
+
+interface Refreshable {
+  id: string;
+  name?: string;
+  lastRefresh?: RefreshEntry;
+  capacity?: { id?: string; displayName?: string };
+  group?: { id?: string; name?: string };
+}
+
+export async function readAdmin(
+  client: PlatformClient,
+  tenant: TenantRow,
+  book: ModelBook,
+  budgets: { pages: CallBudget; powerbi: CallBudget; /** Time one page of the share stands for: 3,600 s / (cap × share). */ pageSpacingMs: number },
+  now: Date,
+  observe: (o: Observation) => void,
+): Promise<void> {
+  // A short interval would take at least one page a run, more than the share of the hourly cap:
+  // pages are spaced so that on average they stay within it.
+  if (book.adminNextAt && now.getTime() < Date.parse(book.adminNextAt)) return;
+  const listed = tenant.workspaces ? new Set(tenant.workspaces.map((w) => w.toLowerCase())) : null;
+  const startedAt = book.adminSkip;
+  let pagesRead = 0;
+  const seen = new Set<string>();
+  const lastStatus = new Map<string, string>();
+  let complete = false;
+  try {
+    for (let skip = startedAt; ; skip += REFRESHABLES_PAGE) {
+      budgets.pages.take();
+      pagesRead++;
+      book.adminNextAt = new Date(now.getTime() + pagesRead * budgets.pageSpacingMs).toISOString();
+      const url = `${client.powerBi('/admin/capacities/refreshables')}?$expand=capacities,groups&$top=${REFRESHABLES_PAGE}&$skip=${skip}`;
+      const page = await client.json<{ value?: Refreshable[] }>({ family: 'powerbi-admin', audience: 'powerbi', url });
+      const items = page?.value ?? [];
+      for (const r of items) {
+        const workspaceId = r.group?.id?.toLowerCase();
+        if (typeof r.id !== 'string' || !workspaceId || (listed && !listed.has(workspaceId))) continue;
+        const id = r.id.toLowerCase();
+        seen.add(id);
+        book.place(id, r.name || id, workspaceId, r.capacity?.id?.toLowerCase() ?? null);
+        const history = r.lastRefresh && typeof r.lastRefresh.requestId === 'string' ? [r.lastRefresh] : [];
+        if (history[0]) lastStatus.set(id, history[0].status);
+        observe({ modelId: id, history, workspaceName: r.group?.name ?? null, capacityName: r.capacity?.displayName ?? null });
+      }
+      book.adminSkip = skip + REFRESHABLES_PAGE;
+      if (items.length < REFRESHABLES_PAGE) {
+        complete = true;
+        book.adminSkip = 0;
+        break;
+      }
+    }
+  } catch (err) {
+    // Out of pages for this run: the list continues from adminSkip next run.
+    if (!(err instanceof RunBudgetSpent)) throw err;
+  }
+  // The whole list was read in this run: a model it no longer lists is gone.
+  if (complete && startedAt === 0) for (const id of [...book.models.keys()]) if (!seen.has(id)) book.forget(id);
+
+  // Data sources: failing ones first (their causes matter now), then never read, then oldest.
+  const rank = (id: string) => (lastStatus.get(id) === 'Failed' || book.models.get(id)?.failing ? 0 : book.models.get(id)?.meta ? 2 : 1);
+  const due = [...seen]
+    .filter((id) => metaIsStale(book.models.get(id)?.meta ?? null, now))
+    .sort((a, b) => rank(a) - rank(b) || (book.models.get(a)?.meta?.readAt ?? '').localeCompare(book.models.get(b)?.meta?.readAt ?? '') || a.localeCompare(b))
+    .slice(0, Math.max(1, Math.floor(budgets.powerbi.total * META_SHARE)));
+  for (const id of due) {
+    const m = book.models.get(id)!;
+    try {
+      book.update(id, { ...m, meta: await readMeta(client, budgets.powerbi, m.workspaceId, id, false, now) });
+      book.metaRead.add(id);
+    } catch (err) {
+      if (err instanceof RunBudgetSpent) break;
+      if (!isRefusal(err)) throw err;
+    }
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * Pieces shared by the two ways the refreshes collector reads the platform: the run's call
+ * budget (a share of the family's hourly cap), what one read of a model yields, and the slow
+ * reads of a model's data sources (→ gateways, for root causes) and refresh schedule.
+ */
+import { VendorHttpError, type PlatformClient } from '../platform-client.js';
+import type { ModelMeta } from './refresh-state.js';
+import type { RefreshEntry } from './refresh-history.js';
+
+/** The run spent the calls it may make; what was read so far is still applied. */
+export class RunBudgetSpent extends Error {
+  constructor() {
+    super('the run spent its share of the hourly budget');
+    this.name = 'RunBudgetSpent';
+  }
+}
+
+export class CallBudget {
+  private spent = 0;
+  constructor(readonly total: number) {}
+
+  get left(): number {
+    return Math.max(0, this.total - this.spent);
+  }
+
+  /** Takes one call, or throws RunBudgetSpent. */
+  take(): void {
+    if (this.spent >= this.total) throw new RunBudgetSpent();
+    this.spent++;
+  }
+}
+
+/** One model's refreshes as read this run (newest first), with where it lives. */
+export interface Observation {
+  modelId: string;
+  history: RefreshEntry[];
+  workspaceName: string | null;
+  capacityName: string | null;
+}
+
+/** Data sources and schedule are re-read after this long (and when a model is first seen). */
+export const META_TTL_MS = 6 * 3_600_000;
+
+export function metaIsStale(meta: ModelMeta | null, now: Date): boolean {
+  return !meta || now.getTime() - Date.parse(meta.readAt) >= META_TTL_MS;
+}
+
+/** The answer is about access or existence (the model went away, the principal lost the workspace): not a run failure. */
+export function isRefusal(err: unknown): err is VendorHttpError {
+  return err instanceof VendorHttpError && (err.status === 401 || err.status === 403 || err.status === 404);
+}
+
+const modelPath = (workspaceId: string, modelId: string) => `/groups/${encodeURIComponent(workspaceId)}/datasets/${encodeURIComponent(modelId)}`;
+
+/** Reads a model's data sources (and, in member mode, whether its refresh schedule is enabled). */
+export async function readMeta(client: PlatformClient, budget: CallBudget, workspaceId: string, modelId: string, withSchedule: boolean, now: Date): Promise<ModelMeta> {
+  const gatewayIds: string[] = [];
+  const datasourceIds: string[] = [];
+  budget.take();
+  try {
+    const ds = await client.json<{ value?: { gatewayId?: string; datasourceId?: string }[] }>({ family: 'powerbi', audience: 'powerbi', url: client.powerBi(`${modelPath(workspaceId, modelId)}/datasources`) });
+    for (const d of ds?.value ?? []) {
+      if (typeof d.gatewayId === 'string' && d.gatewayId) gatewayIds.push(d.gatewayId.toLowerCase());
+      if (typeof d.datasourceId === 'string' && d.datasourceId) datasourceIds.push(d.datasourceId.toLowerCase());
+    }
+  } catch (err) {
+    // Not readable with this principal (admin mode without membership): no known gateways.
+    if (!isRefusal(err)) throw err;
+  }
+  let scheduled = false;
+  if (withSchedule) {
+    budget.take();
+    try {
+      const s = await client.json<{ enabled?: boolean }>({ family: 'powerbi', audience: 'powerbi', url: client.powerBi(`${modelPath(workspaceId, modelId)}/refreshSchedule`) });
+      scheduled = s?.enabled === true;
+    } catch (err) {
+      if (!isRefusal(err)) throw err;
+    }
+  }
+  return { readAt: now.toISOString(), gatewayIds: [...new Set(gatewayIds)], datasourceIds: [...new Set(datasourceIds)], scheduled };
+}
+
+/** Refresh history of a model in a workspace the principal belongs to (the platform keeps ~60). */
+export async function readHistory(client: PlatformClient, budget: CallBudget, workspaceId: string, modelId: string): Promise<RefreshEntry[]> {
+  budget.take();
+  const page = await client.json<{ value?: RefreshEntry[] }>({ family: 'powerbi', audience: 'powerbi', url: `${client.powerBi(`${modelPath(workspaceId, modelId)}/refreshes`)}?$top=60` });
+  return (page?.value ?? []).filter((r) => typeof r?.requestId === 'string' && typeof r.startTime === 'string');
+}
+
+const CONCURRENCY = 4;
+
+/** Runs `fn` over `items`, four at a time; the first error stops the others from starting new work and is rethrown. */
+export async function inPool<T>(items: T[], fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { err: unknown } | null = null;
+  const worker = async () => {
+    while (!failure && next < items.length) {
+      const item = items[next++]!;
+      try {
+        await fn(item);
+      } catch (err) {
+        failure ??= { err };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
+  if (failure) throw (failure as { err: unknown }).err;
+}

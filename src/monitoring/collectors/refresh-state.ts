@@ -1,0 +1,121 @@
+/**
+ * What the refreshes collector remembers between runs (collector_state, one key per model and
+ * per workspace, plus the rotation and the admin paging cursor), and the per-run book that
+ * tracks what changed so only those keys are written back.
+ */
+import type { StateChange } from '../output.js';
+import { ROTATION_KEY, type RotationState } from '../rotation.js';
+import type { RefreshCursor } from './refresh-history.js';
+
+/** Data sources and schedule of a model: they change rarely, so they are re-read on a slow cadence. */
+export interface ModelMeta {
+  readAt: string;
+  gatewayIds: string[];
+  datasourceIds: string[];
+  /** Member mode: the model has an enabled refresh schedule (admin mode does not read it). */
+  scheduled: boolean;
+}
+
+export interface ModelState extends RefreshCursor {
+  name: string;
+  workspaceId: string;
+  capacityId: string | null;
+  /** False until the first history was read: that first read counts only the newest result. */
+  polled: boolean;
+  /** A RefreshFailed incident is open for the model (as far as this collector signalled). */
+  failing: boolean;
+  /** Start of the newest refresh seen, running or finished (a model that refreshed in the last 24 h is polled every run). */
+  lastSeenAt: string | null;
+  meta: ModelMeta | null;
+}
+
+export interface WorkspaceState {
+  /** When the workspace's semantic models were last listed (member mode). */
+  listedAt: string;
+}
+
+const MODEL = 'model:';
+const WORKSPACE = 'ws:';
+const ADMIN_SKIP = 'admin:skip';
+const ADMIN_NEXT = 'admin:next';
+
+export class ModelBook {
+  readonly models = new Map<string, ModelState>();
+  readonly workspaces = new Map<string, WorkspaceState>();
+  rotation: RotationState | undefined;
+  adminSkip: number;
+  /** Admin mode: no refreshables page before this time (ISO), so short intervals keep the hourly share. */
+  adminNextAt: string | null;
+  /** Models whose placement (name, workspace, capacity) is new or changed this run. */
+  readonly placed = new Set<string>();
+  /** Models whose data sources were read this run. */
+  readonly metaRead = new Set<string>();
+  /** Models forgotten this run, with what was remembered of them. */
+  readonly forgotten = new Map<string, ModelState>();
+  private readonly before = new Map<string, string>();
+  private readonly rotationBefore: string;
+  private readonly adminSkipBefore: number;
+  private readonly adminNextBefore: string | null;
+
+  constructor(state: Map<string, unknown>) {
+    for (const [key, value] of state) {
+      if (key.startsWith(MODEL)) this.models.set(key.slice(MODEL.length), value as ModelState);
+      else if (key.startsWith(WORKSPACE)) this.workspaces.set(key.slice(WORKSPACE.length), value as WorkspaceState);
+      else continue;
+      this.before.set(key, JSON.stringify(value));
+    }
+    this.rotation = state.get(ROTATION_KEY) as RotationState | undefined;
+    this.rotationBefore = JSON.stringify(this.rotation ?? null);
+    this.adminSkip = typeof state.get(ADMIN_SKIP) === 'number' ? (state.get(ADMIN_SKIP) as number) : 0;
+    this.adminSkipBefore = this.adminSkip;
+    this.adminNextAt = typeof state.get(ADMIN_NEXT) === 'string' ? (state.get(ADMIN_NEXT) as string) : null;
+    this.adminNextBefore = this.adminNextAt;
+  }
+
+  /** Records a model as listed by the platform; a new one starts unpolled. */
+  place(id: string, name: string, workspaceId: string, capacityId: string | null): ModelState {
+    const prev = this.models.get(id);
+    if (prev && prev.name === name && prev.workspaceId === workspaceId && prev.capacityId === capacityId) return prev;
+    const next: ModelState = prev
+      ? { ...prev, name, workspaceId, capacityId }
+      : { name, workspaceId, capacityId, polled: false, failing: false, last: null, running: [], lastSeenAt: null, meta: null };
+    this.models.set(id, next);
+    this.placed.add(id);
+    return next;
+  }
+
+  update(id: string, next: ModelState): void {
+    this.models.set(id, next);
+  }
+
+  forget(id: string): void {
+    const prev = this.models.get(id);
+    if (!prev) return;
+    this.models.delete(id);
+    this.placed.delete(id);
+    this.metaRead.delete(id);
+    this.forgotten.set(id, prev);
+  }
+
+  /** The keys to write back: changed and new entries, deletions of forgotten ones. */
+  changes(): StateChange[] {
+    const out: StateChange[] = [];
+    const seen = new Set<string>();
+    const put = (key: string, value: unknown) => {
+      seen.add(key);
+      if (this.before.get(key) !== JSON.stringify(value)) out.push({ key, value });
+    };
+    for (const [id, m] of this.models) put(MODEL + id, m);
+    for (const [id, w] of this.workspaces) put(WORKSPACE + id, w);
+    for (const key of this.before.keys()) if (!seen.has(key)) out.push({ key, value: null });
+    if (JSON.stringify(this.rotation ?? null) !== this.rotationBefore && this.rotation) out.push({ key: ROTATION_KEY, value: this.rotation });
+    if (this.adminSkip !== this.adminSkipBefore) out.push({ key: ADMIN_SKIP, value: this.adminSkip });
+    if (this.adminNextAt !== this.adminNextBefore && this.adminNextAt) out.push({ key: ADMIN_NEXT, value: this.adminNextAt });
+    return out;
+  }
+}
+
+/** Models remembered in a collector state (for releaseAll). */
+export function rememberedModels(state: Map<string, unknown>): [string, ModelState][] {
+  return [...state].filter(([key]) => key.startsWith(MODEL)).map(([key, value]) => [key.slice(MODEL.length), value as ModelState]);
+}

@@ -1,0 +1,142 @@
+/**
+ * refreshes — semantic-model refresh results. A `Failed` refresh opens `Dataset` /
+ * `RefreshFailed` (error) with the platform's error code and a Portuguese explanation; every
+ * further failed refresh is a reoccurrence; the next `Completed` one recovers it. `Unknown`
+ * (running) is not a result yet and `Disabled` is no failure. Each result is counted once,
+ * across restarts, from the newest one remembered per model (refresh-history.ts).
+ *
+ * Member mode reads each model's history (refresh-member.ts), admin mode the refreshables list
+ * (refresh-admin.ts). A failure names as its causes the offline gateways its data sources go
+ * through and its capacity when not active, so it is correlated to that incident and pages
+ * nobody while the cause is open. The lineage (model → workspace → capacity; model → data
+ * sources → gateways) is saved for the other collectors and the console.
+ */
+import type { SignalInput } from '../../alerts/signals.js';
+import { BudgetExhaustedError, HOURLY_CAPS } from '../budget.js';
+import type { Collector } from '../collector.js';
+import { COLLECTOR_DEFAULTS } from '../collector-names.js';
+import { forgetItems, saveDatasources, savePlacements } from '../lineage.js';
+import { causesOf, openRootCauses, type OpenRootCauses } from '../root-causes.js';
+import { runBudget } from '../rotation.js';
+import { readAdmin } from './refresh-admin.js';
+import { explainRefreshError, refreshFailureMessage } from './refresh-errors.js';
+import { newResults } from './refresh-history.js';
+import { readMember } from './refresh-member.js';
+import { CallBudget, type Observation, RunBudgetSpent } from './refresh-reads.js';
+import { ModelBook, type ModelState, rememberedModels } from './refresh-state.js';
+
+export const REFRESH_FAILED_KIND = 'RefreshFailed';
+
+/**
+ * Share of the `powerbi` family's hourly budget this collector plans to use. It is the main
+ * Power BI caller (one history read per model); the freshness and data-source collectors and
+ * the connection check share the other half.
+ */
+export const POWERBI_SHARE = 0.5;
+/** Share of the `powerbi-admin` budget (200/h) for refreshables pages: the capacity collector spends 60/h there at its default interval, the inventory 4/h. */
+export const ADMIN_SHARE = 0.4;
+
+export const refreshesCollector: Collector = {
+  name: 'refreshes',
+  async run({ ctx, tenant, client, state, commit }) {
+    const now = ctx.clock.now();
+    const interval = await intervalOf(ctx.db, tenant.id);
+    const book = new ModelBook(state);
+    const observations: Observation[] = [];
+    const observe = (o: Observation) => observations.push(o);
+    const powerbi = new CallBudget(runBudget(HOURLY_CAPS.powerbi, POWERBI_SHARE, interval));
+    try {
+      if (tenant.mode === 'admin') {
+        const pages = new CallBudget(runBudget(HOURLY_CAPS['powerbi-admin'], ADMIN_SHARE, interval));
+        await readAdmin(client, tenant, book, { pages, powerbi, pageSpacingMs: 3_600_000 / (HOURLY_CAPS['powerbi-admin'] * ADMIN_SHARE) }, now, observe);
+      }
+      else await readMember(client, tenant, book, powerbi, now, observe);
+    } catch (err) {
+      // A spent budget ends the run quietly: what was read is applied, the rest waits for the next run.
+      if (!(err instanceof RunBudgetSpent || err instanceof BudgetExhaustedError)) throw err;
+      ctx.log.info({ tenant: tenant.id, collector: 'refreshes', err: err.message }, 'refreshes: budget spent; continuing next run');
+    }
+
+    const roots = await openRootCauses(ctx.db, tenant.org_id);
+    const signals: SignalInput[] = [];
+    for (const o of observations) {
+      const prev = book.models.get(o.modelId);
+      if (!prev) continue;
+      const { next, signals: out } = applyResults(o.modelId, prev, o, roots, now);
+      book.update(o.modelId, next);
+      signals.push(...out);
+    }
+    for (const [id, prev] of book.forgotten) signals.push(...goneSignals(id, prev, now));
+
+    await saveLineage(ctx.db, tenant.id, book, now);
+    await commit(signals, book.changes());
+  },
+  releaseAll(state, now) {
+    return rememberedModels(state).flatMap(([id, m]) => goneSignals(id, m, now));
+  },
+};
+
+/** The new results of one model become signals, oldest first; the model's cursor moves past them. */
+function applyResults(id: string, prev: ModelState, o: Observation, roots: OpenRootCauses, now: Date): { next: ModelState; signals: SignalInput[] } {
+  const { results, next: cursor } = newResults(o.history, prev.polled ? { last: prev.last, running: prev.running } : undefined);
+  const base = {
+    sourceType: 'Dataset',
+    sourceId: id,
+    sourceName: prev.name,
+    notificationKind: REFRESH_FAILED_KIND,
+    severity: 'error' as const,
+    workspaceName: o.workspaceName,
+    capacityName: o.capacityName,
+    occurredAt: now,
+  };
+  const signals: SignalInput[] = [];
+  let failing = prev.failing;
+  for (const r of results) {
+    if (r.status === 'Failed') {
+      const err = explainRefreshError(r.serviceExceptionJson);
+      signals.push({
+        ...base,
+        kind: 'failure',
+        title: `Refresh of semantic model ${prev.name} failed${err.code ? ` (${err.code})` : ''}`,
+        message: refreshFailureMessage(prev.name, o.workspaceName, err),
+        causes: causesOf(roots, { gatewayIds: prev.meta?.gatewayIds, capacityId: prev.capacityId }),
+      });
+      failing = true;
+    } else if (r.status === 'Completed' && failing) {
+      signals.push({ ...base, kind: 'recovery', title: `Semantic model ${prev.name} refreshed`, message: `A atualização do modelo semântico ${prev.name} foi concluída com sucesso.` });
+      failing = false;
+    }
+  }
+  const newest = o.history[0]?.startTime ?? null;
+  const lastSeenAt = newest && (!prev.lastSeenAt || newest > prev.lastSeenAt) ? newest : prev.lastSeenAt;
+  return { next: { ...prev, ...cursor, polled: true, failing, lastSeenAt }, signals };
+}
+
+/** A model no longer watched: its incident, if it had one, recovers. */
+function goneSignals(id: string, prev: ModelState, now: Date): SignalInput[] {
+  if (!prev.failing) return [];
+  return [
+    {
+      sourceType: 'Dataset', sourceId: id, sourceName: prev.name, notificationKind: REFRESH_FAILED_KIND, severity: 'error', occurredAt: now,
+      kind: 'recovery', title: `Semantic model ${prev.name} is gone`, message: `${prev.name} is no longer watched.`,
+    },
+  ];
+}
+
+async function saveLineage(db: Parameters<typeof savePlacements>[0], tenantRef: string, book: ModelBook, now: Date): Promise<void> {
+  const placed = [...book.placed].map((id) => {
+    const m = book.models.get(id)!;
+    return { itemId: id, itemType: 'SemanticModel', itemName: m.name, workspaceId: m.workspaceId, capacityId: m.capacityId };
+  });
+  await savePlacements(db, tenantRef, placed, now);
+  for (const id of book.metaRead) {
+    const meta = book.models.get(id)?.meta;
+    if (meta) await saveDatasources(db, tenantRef, id, meta.gatewayIds, meta.datasourceIds, now);
+  }
+  await forgetItems(db, tenantRef, [...book.forgotten.keys()]);
+}
+
+async function intervalOf(db: Parameters<typeof savePlacements>[0], tenantRef: string): Promise<number> {
+  const { rows } = await db.query<{ interval_seconds: number }>("SELECT interval_seconds FROM collector_schedules WHERE tenant_ref = $1 AND collector = 'refreshes'", [tenantRef]);
+  return rows[0]?.interval_seconds ?? COLLECTOR_DEFAULTS.refreshes;
+}
