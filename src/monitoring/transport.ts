@@ -57,6 +57,15 @@ function flatHeaders(h: Record<string, string | string[] | undefined>): Record<s
   return out;
 }
 
+/** Connections kept per origin. */
+const CONNECTIONS = 8;
+
+/** The error of a request written to a connection the server had closed before answering. */
+function isStaleConnection(err: unknown): boolean {
+  const code = (err as { code?: string }).code ?? '';
+  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET';
+}
+
 export function createTransport(ctx: Pick<AppContext, 'config'> & Partial<AppContext>, opts: Partial<TransportOptions> = {}): Transport {
   const options = { ...DEFAULT_TRANSPORT, ...opts };
   const allowlist = new Allowlist(ctx.config.destinationAllowlist);
@@ -66,9 +75,25 @@ export function createTransport(ctx: Pick<AppContext, 'config'> & Partial<AppCon
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
     keepAliveTimeout: 4_000,
-    connections: 8,
+    connections: CONNECTIONS,
     factory: originPoolFactory,
   });
+  /**
+   * Sends the request. A GET that meets a connection the server had already closed (it ended an
+   * idle keep-alive connection just as we reused it: ECONNRESET, "other side closed") is sent again
+   * — nothing was answered, and a GET changes nothing. Each such failure removes one stale pooled
+   * connection, so after at most CONNECTIONS more tries a new connection takes it. Other methods
+   * are never repeated (a status check or a query may have been received).
+   */
+  const requestOnce = async (req: VendorRequest, signal: AbortSignal) => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await request(req.url, { dispatcher: agent, method: req.method, headers: req.headers, body: req.body, signal });
+      } catch (err) {
+        if (req.method !== 'GET' || signal.aborted || attempt >= CONNECTIONS || !isStaleConnection(err)) throw err;
+      }
+    }
+  };
   const tooLarge = () => new VendorCallError('too_large', `the answer was larger than ${options.maxResponseBytes} bytes`);
 
   const send = (async (req: VendorRequest): Promise<VendorResponse> => {
@@ -81,7 +106,7 @@ export function createTransport(ctx: Pick<AppContext, 'config'> & Partial<AppCon
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), options.timeoutMs);
     try {
-      const res = await request(req.url, { dispatcher: agent, method: req.method, headers: req.headers, body: req.body, signal: controller.signal });
+      const res = await requestOnce(req, controller.signal);
       const declared = Number(res.headers['content-length']);
       if (Number.isFinite(declared) && declared > options.maxResponseBytes) {
         res.body.destroy();
