@@ -20,6 +20,11 @@ export interface RotationState {
    * waits between two polls. Null until a rotation completed after a previous one.
    */
   lastFullRotationSeconds: number | null;
+  /**
+   * Index into the hot resources where the next run starts, when there are more of them than a
+   * run's budget (they take turns too); 0 otherwise.
+   */
+  hotCursor?: number;
   /** Resources in the last run: polled every run, and taking turns. */
   hot: number;
   cold: number;
@@ -28,7 +33,7 @@ export interface RotationState {
 export interface RotationPick<T> {
   /** Polled this run: every hot resource (as far as the budget reaches), then a slice of the cold ones. */
   poll: T[];
-  /** Hot resources left out because the budget did not reach them (a budget smaller than the hot set). */
+  /** Hot resources left for a later run because there are more of them than the budget (they take turns). */
   skippedHot: number;
   next: RotationState;
   /** The slice reached the end of the cold resources: a full rotation completed in this run. */
@@ -43,6 +48,12 @@ export interface RotationOptions<T> {
   state: RotationState | undefined;
   now: Date;
 }
+
+/**
+ * When the hot resources alone exceed a run's budget, this share of it still goes to the others,
+ * so a tenant with thousands of scheduled items never starves the rest.
+ */
+export const COLD_FLOOR_SHARE = 0.1;
 
 /**
  * Calls one run may spend: `share` of the family's hourly cap, spread over the runs of an hour
@@ -60,7 +71,14 @@ export function pickForRun<T>(items: T[], opts: RotationOptions<T>): RotationPic
   const prev = opts.state;
   const nowIso = opts.now.toISOString();
 
-  const hotPolled = hot.slice(0, budget);
+  // More hot resources than the budget: they take turns under their own cursor, and a floor of
+  // the budget keeps the others' rotation going.
+  const overflow = hot.length > budget;
+  const coldFloor = overflow && cold.length > 0 && budget > 1 ? Math.max(1, Math.floor(budget * COLD_FLOOR_SHARE)) : 0;
+  const hotRoom = Math.min(hot.length, budget - coldFloor);
+  const hotStart = overflow && hot.length > 0 ? Math.min(prev?.hotCursor ?? 0, hot.length) % hot.length : 0;
+  const hotPolled: T[] = [];
+  for (let k = 0; k < hotRoom; k++) hotPolled.push(hot[(hotStart + k) % hot.length]!);
   const room = Math.min(budget - hotPolled.length, cold.length);
   const start = cold.length === 0 ? 0 : Math.min(prev?.cursor ?? 0, cold.length) % cold.length;
   const slice: T[] = [];
@@ -79,6 +97,7 @@ export function pickForRun<T>(items: T[], opts: RotationOptions<T>): RotationPic
     completedRotation,
     next: {
       cursor: completedRotation ? 0 : end,
+      hotCursor: overflow ? (hotStart + hotRoom) % hot.length : 0,
       passStartedAt: completedRotation || passStartedAt === null ? nowIso : passStartedAt,
       lastFullRotationSeconds,
       hot: hot.length,

@@ -31,11 +31,30 @@ describe('rotation', () => {
     expect(state).toMatchObject({ lastFullRotationSeconds: 900, hot: 2, cold: 8 });
   });
 
-  it('a budget smaller than the hot set polls what it can and says how many it left out', () => {
-    const pick = pickForRun(items, opts(undefined, 1, '2026-01-01T00:00:00Z'));
-    expect(pick.poll.map((i) => i.id)).toEqual(['m00']);
-    expect(pick.skippedHot).toBe(1);
-    expect(pick.completedRotation).toBe(false);
+  it('more hot resources than the budget take turns too, and a tenth of the budget still reaches the others', () => {
+    const many = Array.from({ length: 40 }, (_, i) => ({ id: `m${String(i).padStart(2, '0')}`, hot: i < 30 }));
+    const counts = new Map<string, number>();
+    let state: RotationState | undefined;
+    for (let run = 0; run < 3; run++) {
+      const pick = pickForRun(many, { ...opts(state, 10, `2026-01-01T00:0${run}:00Z`) });
+      // 9 hot in turns + 1 of the others.
+      expect(pick.poll.filter((i) => i.hot)).toHaveLength(9);
+      expect(pick.poll.filter((i) => !i.hot)).toHaveLength(1);
+      expect(pick.skippedHot).toBe(21);
+      for (const i of pick.poll) counts.set(i.id, (counts.get(i.id) ?? 0) + 1);
+      state = pick.next;
+    }
+    // Three runs of 9 reach 27 different hot resources: none polled twice while others wait.
+    expect([...counts].filter(([id, n]) => id < 'm30' && n > 0)).toHaveLength(27);
+    expect(Math.max(...counts.values())).toBe(1);
+  });
+
+  it('a budget of one with more hot resources than that: they take turns, one a run', () => {
+    const first = pickForRun(items, opts(undefined, 1, '2026-01-01T00:00:00Z'));
+    expect(first.poll.map((i) => i.id)).toEqual(['m00']);
+    expect(first.skippedHot).toBe(1);
+    const second = pickForRun(items, opts(first.next, 1, '2026-01-01T00:05:00Z'));
+    expect(second.poll.map((i) => i.id)).toEqual(['m05']);
   });
 
   it('everything fits: every run is a full rotation, one interval long', () => {

@@ -41,9 +41,6 @@ const RECENT_MS = 24 * 3_600_000;
 const MAX_INSTANCE_PAGES = 5;
 const CONCURRENCY = 4;
 const LISTED_KEY = 'listed';
-/** Cursor of the hot items when they alone exceed the budget and take turns too. */
-const HOT_ROTATION_KEY = 'rotation:hot';
-const COLD_FLOOR_SHARE = 0.1;
 const ITEM_PREFIX = 'item:';
 
 /** The scheduler's job type per item kind; the job type of a seen instance wins. */
@@ -184,28 +181,6 @@ function goneSignals(id: string, m: ItemMemory, now: Date): SignalInput[] {
   return [{ ...base(id, m), kind: 'recovery', occurredAt: now, title: `${label} ${m.name} is gone`, message: `${label} ${m.name} is no longer watched.` }];
 }
 
-/**
- * The items polled this run. Normally every hot item and a slice of the others (pickForRun).
- * When the hot items alone exceed the budget (thousands of scheduled pipelines on a short
- * interval), they take turns too, under their own cursor, and a tenth of the budget keeps the
- * others' rotation going so no item is starved.
- */
-function pickPolls(watched: [string, ItemMemory][], budget: number, state: Map<string, unknown>, now: Date) {
-  const key = ([id]: [string, ItemMemory]) => id;
-  const hot = watched.filter(([, m]) => isHot(m, now));
-  const coldState = state.get(ROTATION_KEY) as RotationState | undefined;
-  if (hot.length <= budget) {
-    const pick = pickForRun(watched, { key, isHot: ([, m]) => isHot(m, now), budget, state: coldState, now });
-    return { poll: pick.poll, next: pick.next, hotNext: null };
-  }
-  const cold = watched.filter(([, m]) => !isHot(m, now));
-  const coldBudget = cold.length > 0 && budget > 1 ? Math.max(1, Math.floor(budget * COLD_FLOOR_SHARE)) : 0;
-  const inTurns = { key, isHot: () => false, now };
-  const hotPick = pickForRun(hot, { ...inTurns, budget: budget - coldBudget, state: (state.get(HOT_ROTATION_KEY) as RotationState | null) ?? undefined });
-  const coldPick = pickForRun(cold, { ...inTurns, budget: coldBudget, state: coldState });
-  return { poll: [...hotPick.poll, ...coldPick.poll], next: { ...coldPick.next, hot: hot.length, cold: cold.length }, hotNext: hotPick.next };
-}
-
 export const jobsCollector: Collector = {
   name: 'jobs',
   async run({ ctx, tenant, client, state, commit, intervalSeconds }) {
@@ -259,8 +234,12 @@ export const jobsCollector: Collector = {
       m.scheduleCheckedAt = now.toISOString();
     });
 
-    // 3. Job instances: the hot items every run, the others in turns.
-    const pick = pickPolls(watched.filter(([, m]) => !m.denied), Math.max(0, budget - spent.calls), state, now);
+    // 3. Job instances: the hot items every run, the others in turns (and the hot ones too when
+    // they alone exceed the budget: rotation.ts keeps a floor for the others).
+    const pick = pickForRun(
+      watched.filter(([, m]) => !m.denied),
+      { key: ([id]) => id, isHot: ([, m]) => isHot(m, now), budget: Math.max(0, budget - spent.calls), state: state.get(ROTATION_KEY) as RotationState | undefined, now },
+    );
     const polled: { id: string; m: ItemMemory; results: JobInstance[] }[] = [];
     await inPool(pick.poll, async ([id, m]) => {
       let instances: JobInstance[];
@@ -283,7 +262,6 @@ export const jobsCollector: Collector = {
 
     for (const [id, m] of items) if (before.get(id) !== JSON.stringify(m)) changes.push({ key: ITEM_PREFIX + id, value: m });
     changes.push({ key: ROTATION_KEY, value: pick.next });
-    if (pick.hotNext || state.has(HOT_ROTATION_KEY)) changes.push({ key: HOT_ROTATION_KEY, value: pick.hotNext });
     await commit(signals, changes);
   },
   releaseAll(state, now) {
