@@ -63,13 +63,14 @@ describe('data directory lock', () => {
 
   it('a zombie owner (killed, not yet reaped by its parent) is gone: its lock is taken over at once', async () => {
     const dir = freshDir();
-    // sh starts `true` in the background, prints its pid and becomes `sleep`, which never reaps
-    // it: `true` stays a zombie for as long as the sleeper lives.
-    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 60']);
+    // sh starts a short sleep in the background, prints its pid and becomes `sleep 60`, which never
+    // reaps it: the short one ends after the exec (so sh cannot reap it either, whatever the load)
+    // and stays a zombie for as long as the long sleeper lives.
+    const parent = spawn('sh', ['-c', 'sleep 1 & echo $!; exec sleep 60']);
     children.push(parent);
     const zombie = Number(await new Promise<string>((r) => parent.stdout!.once('data', (d: Buffer) => r(d.toString()))));
     const state = () => readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]![0];
-    for (let i = 0; i < 200 && state() !== 'Z'; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 500 && state() !== 'Z'; i++) await new Promise((r) => setTimeout(r, 10));
     expect(state()).toBe('Z');
     writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify({ pid: zombie, started: startTime(zombie) }));
     expect(readLockHolder(dir)).toBeNull();
