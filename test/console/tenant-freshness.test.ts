@@ -5,7 +5,8 @@
  * resets after its confirmation.
  */
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../helpers/browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { createTenant } from '../../src/monitoring/tenants.js';
@@ -37,10 +38,7 @@ describe('console Tenant page: data freshness section in Chromium', () => {
     await t.admin('PUT', `/orgs/${orgId}/tenants/${tenantId}/freshness`, { graceMinutes: 20, workspaces: [{ id: 'ws-1', maxAgeMinutes: 600 }] });
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   }, 180_000);
 
   afterAll(async () => {
