@@ -5,6 +5,9 @@
  * are materialized lazily when a model's history is read, for the slots between the last read
  * and now; only when the tenant's `scheduledRefreshes` setting is on (tests of other workloads
  * keep a history that changes only when they say so).
+ *
+ * The slot arithmetic is written apart from src/monitoring/refresh-schedule.ts on purpose: the
+ * simulator is the tests' oracle, and an oracle that shares the checked code shares its bugs.
  */
 import type { SimItem, SimRefresh, SimRefreshSchedule } from './types.js';
 
