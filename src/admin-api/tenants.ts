@@ -7,6 +7,8 @@ import { removeTenant } from '../monitoring/tenant-removal.js';
 import { createTenant, getTenant, listTenants, updateTenant } from '../monitoring/tenants.js';
 import type { TenantChange, TenantInput } from '../monitoring/tenant-input.js';
 import { nonEmptyText, orgIdParams } from '../orgs/schemas.js';
+import { adminResponses } from './openapi.js';
+import { tenantListSchema, tenantViewSchema } from './tenant-schemas.js';
 
 /** Admin routes: tenant connections of the monitoring core. Thin: rules and SQL are in src/monitoring. */
 const idParams = {
@@ -69,20 +71,21 @@ export async function tenantsRoutes(app: FastifyInstance, opts: { ctx: AppContex
       schema: {
         params: orgIdParams,
         body: { type: 'object', additionalProperties: false, required: ['name', 'tenantId', 'clientId', 'credentials', 'mode'], properties },
+        response: adminResponses(tenantViewSchema, 201),
       },
     },
     async (req, reply) => reply.code(201).send(await createTenant(ctx, req.params.orgId, req.body)),
   );
 
-  app.get<{ Params: { orgId: string } }>('/orgs/:orgId/tenants', { config: { access: 'viewer' }, schema: { params: orgIdParams } }, async (req) => ({
+  app.get<{ Params: { orgId: string } }>('/orgs/:orgId/tenants', { config: { access: 'viewer' }, schema: { params: orgIdParams, response: adminResponses(tenantListSchema) } }, async (req) => ({
     value: await listTenants(ctx, req.params.orgId),
   }));
 
-  app.get<Id>('/orgs/:orgId/tenants/:id', { config: { access: 'viewer' }, schema: { params: idParams } }, (req) => getTenant(ctx, req.params.orgId, req.params.id));
+  app.get<Id>('/orgs/:orgId/tenants/:id', { config: { access: 'viewer' }, schema: { params: idParams, response: adminResponses(tenantViewSchema) } }, (req) => getTenant(ctx, req.params.orgId, req.params.id));
 
   app.patch<Id & { Body: TenantChange }>(
     '/orgs/:orgId/tenants/:id',
-    { config: { access: 'owner' }, schema: { params: idParams, body: { type: 'object', additionalProperties: false, minProperties: 1, properties } } },
+    { config: { access: 'owner' }, schema: { params: idParams, body: { type: 'object', additionalProperties: false, minProperties: 1, properties }, response: adminResponses(tenantViewSchema) } },
     (req) => updateTenant(ctx, req.params.orgId, req.params.id, req.body),
   );
 

@@ -11,6 +11,7 @@ import { requireOrg } from '../orgs/orgs.js';
 import { COLLECTOR_DEFAULTS, COLLECTOR_NAMES, type CollectorName } from './collector-names.js';
 import { IMPLEMENTED_COLLECTORS } from './implemented.js';
 import { PUBLIC_CLOUD, type TenantEndpoints } from './endpoints.js';
+import { readRotations, rotationKeyOf, type RotationView } from './rotation-status.js';
 import {
   checkCollectors,
   checkCostScopes,
@@ -69,6 +70,8 @@ export interface CollectorView {
   lastThrottledCalls: number | null;
   lastError: string | null;
   running: boolean;
+  /** For a collector that rotates through a large tenant: its last full rotation and hot/cold counts. */
+  rotation: RotationView | null;
 }
 
 export interface TenantView {
@@ -98,7 +101,7 @@ export function endpointsOf(row: Pick<TenantRow, 'endpoints'>): TenantEndpoints 
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
-function toView(row: TenantRow, schedules: ScheduleRow[], now: Date): TenantView {
+function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string, RotationView>, now: Date): TenantView {
   const byName = new Map(schedules.map((s) => [s.collector, s]));
   return {
     id: row.id,
@@ -129,6 +132,7 @@ function toView(row: TenantRow, schedules: ScheduleRow[], now: Date): TenantView
         lastThrottledCalls: s?.last_throttled_calls ?? null,
         lastError: s?.last_error ?? null,
         running: !!s?.locked_until && new Date(s.locked_until) > now,
+        rotation: rotations.get(rotationKeyOf(row.id, name)) ?? null,
       };
     }),
   };
@@ -140,8 +144,9 @@ async function views(ctx: AppContext, rows: TenantRow[]): Promise<TenantView[]> 
     `SELECT ${SCHEDULE_COLUMNS} FROM collector_schedules WHERE tenant_ref = ANY($1::text[])`,
     [rows.map((r) => r.id)],
   );
+  const rotations = await readRotations(ctx.db, rows.map((r) => r.id));
   const now = ctx.clock.now();
-  return rows.map((r) => toView(r, schedules.filter((s) => s.tenant_ref === r.id), now));
+  return rows.map((r) => toView(r, schedules.filter((s) => s.tenant_ref === r.id), rotations, now));
 }
 
 export async function loadTenant(q: Queryable, orgId: string, id: string): Promise<TenantRow> {

@@ -1424,12 +1424,99 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            value: ({
+                                clientId: string;
+                                collectors: ({
+                                    defaultIntervalSeconds: number;
+                                    enabled: boolean;
+                                    intervalSeconds: number;
+                                    lastCalls: number | null;
+                                    lastDurationMs: number | null;
+                                    lastError: string | null;
+                                    /** Format: date-time */
+                                    lastRunAt: string | null;
+                                    /** Format: date-time */
+                                    lastSuccessAt: string | null;
+                                    lastThrottledCalls: number | null;
+                                    name: string;
+                                    /** Format: date-time */
+                                    nextRunAt: string | null;
+                                    /** @description For a collector that rotates through a large tenant: the last full rotation and the resources of its last run. */
+                                    rotation: ({
+                                        /** @description Resources taking turns. */
+                                        cold: number;
+                                        /** @description Resources polled every run (scheduled or ran recently). */
+                                        hot: number;
+                                        /** @description Seconds the last full rotation lasted; null until one completed after another. */
+                                        lastFullRotationSeconds: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    running: boolean;
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                                costScopes: string[];
+                                /** Format: date-time */
+                                createdAt: string;
+                                credentialsSet: boolean;
+                                /** @enum {string} */
+                                credentialType: "secret" | "certificate";
+                                endpoints: {
+                                    arm: string;
+                                    authorityHost: string;
+                                    fabric: string;
+                                    powerBi: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                id: string;
+                                /** @enum {string} */
+                                mode: "admin" | "member";
+                                name: string;
+                                tenantId: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                workspaces: string[] | null;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        };
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1507,12 +1594,97 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description OK */
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            clientId: string;
+                            collectors: ({
+                                defaultIntervalSeconds: number;
+                                enabled: boolean;
+                                intervalSeconds: number;
+                                lastCalls: number | null;
+                                lastDurationMs: number | null;
+                                lastError: string | null;
+                                /** Format: date-time */
+                                lastRunAt: string | null;
+                                /** Format: date-time */
+                                lastSuccessAt: string | null;
+                                lastThrottledCalls: number | null;
+                                name: string;
+                                /** Format: date-time */
+                                nextRunAt: string | null;
+                                /** @description For a collector that rotates through a large tenant: the last full rotation and the resources of its last run. */
+                                rotation: ({
+                                    /** @description Resources taking turns. */
+                                    cold: number;
+                                    /** @description Resources polled every run (scheduled or ran recently). */
+                                    hot: number;
+                                    /** @description Seconds the last full rotation lasted; null until one completed after another. */
+                                    lastFullRotationSeconds: number | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                running: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            costScopes: string[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            credentialsSet: boolean;
+                            /** @enum {string} */
+                            credentialType: "secret" | "certificate";
+                            endpoints: {
+                                arm: string;
+                                authorityHost: string;
+                                fabric: string;
+                                powerBi: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            id: string;
+                            /** @enum {string} */
+                            mode: "admin" | "member";
+                            name: string;
+                            tenantId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            workspaces: string[] | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1541,12 +1713,97 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            clientId: string;
+                            collectors: ({
+                                defaultIntervalSeconds: number;
+                                enabled: boolean;
+                                intervalSeconds: number;
+                                lastCalls: number | null;
+                                lastDurationMs: number | null;
+                                lastError: string | null;
+                                /** Format: date-time */
+                                lastRunAt: string | null;
+                                /** Format: date-time */
+                                lastSuccessAt: string | null;
+                                lastThrottledCalls: number | null;
+                                name: string;
+                                /** Format: date-time */
+                                nextRunAt: string | null;
+                                /** @description For a collector that rotates through a large tenant: the last full rotation and the resources of its last run. */
+                                rotation: ({
+                                    /** @description Resources taking turns. */
+                                    cold: number;
+                                    /** @description Resources polled every run (scheduled or ran recently). */
+                                    hot: number;
+                                    /** @description Seconds the last full rotation lasted; null until one completed after another. */
+                                    lastFullRotationSeconds: number | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                running: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            costScopes: string[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            credentialsSet: boolean;
+                            /** @enum {string} */
+                            credentialType: "secret" | "certificate";
+                            endpoints: {
+                                arm: string;
+                                authorityHost: string;
+                                fabric: string;
+                                powerBi: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            id: string;
+                            /** @enum {string} */
+                            mode: "admin" | "member";
+                            name: string;
+                            tenantId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            workspaces: string[] | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -1649,12 +1906,97 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description OK */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            clientId: string;
+                            collectors: ({
+                                defaultIntervalSeconds: number;
+                                enabled: boolean;
+                                intervalSeconds: number;
+                                lastCalls: number | null;
+                                lastDurationMs: number | null;
+                                lastError: string | null;
+                                /** Format: date-time */
+                                lastRunAt: string | null;
+                                /** Format: date-time */
+                                lastSuccessAt: string | null;
+                                lastThrottledCalls: number | null;
+                                name: string;
+                                /** Format: date-time */
+                                nextRunAt: string | null;
+                                /** @description For a collector that rotates through a large tenant: the last full rotation and the resources of its last run. */
+                                rotation: ({
+                                    /** @description Resources taking turns. */
+                                    cold: number;
+                                    /** @description Resources polled every run (scheduled or ran recently). */
+                                    hot: number;
+                                    /** @description Seconds the last full rotation lasted; null until one completed after another. */
+                                    lastFullRotationSeconds: number | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                running: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            costScopes: string[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            credentialsSet: boolean;
+                            /** @enum {string} */
+                            credentialType: "secret" | "certificate";
+                            endpoints: {
+                                arm: string;
+                                authorityHost: string;
+                                fabric: string;
+                                powerBi: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            id: string;
+                            /** @enum {string} */
+                            mode: "admin" | "member";
+                            name: string;
+                            tenantId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            workspaces: string[] | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };

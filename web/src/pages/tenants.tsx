@@ -5,7 +5,7 @@ import { ConfirmAction, Empty, ErrorMessage, Field, Loading, Notice, useAction, 
 import { formatDate } from '../format.js';
 import { Link } from '../router.js';
 
-/** Shapes of the tenant routes' answers (their OpenAPI entries describe no response body). */
+/** The parts of the tenant routes' answers this page uses (see their response schemas in src/admin-api/tenant-schemas.ts). */
 interface CollectorView {
   name: string;
   enabled: boolean;
@@ -16,6 +16,8 @@ interface CollectorView {
   lastThrottledCalls: number | null;
   lastError: string | null;
   running: boolean;
+  /** Collectors that rotate through a large tenant: last full rotation and hot/cold resources. */
+  rotation: { lastFullRotationSeconds: number | null; hot: number; cold: number } | null;
 }
 interface TenantView {
   id: string;
@@ -126,6 +128,7 @@ function TenantCard(props: { orgId: string; tenant: TenantView; onChanged: () =>
               <th scope="col">{t('tnDuration')}</th>
               <th scope="col">{t('tnCalls')}</th>
               <th scope="col">{t('tnThrottled')}</th>
+              <th scope="col">{t('tnRotation')}</th>
               <th scope="col">{t('tnLastError')}</th>
               <th scope="col">
                 <span class="sr-only">{t('tnRunNow')}</span>
@@ -144,6 +147,15 @@ function TenantCard(props: { orgId: string; tenant: TenantView; onChanged: () =>
                 <td>{c.lastDurationMs === null ? '—' : `${num.format(c.lastDurationMs)} ms`}</td>
                 <td>{c.lastCalls === null ? '—' : num.format(c.lastCalls)}</td>
                 <td>{c.lastThrottledCalls === null ? '—' : num.format(c.lastThrottledCalls)}</td>
+                <td data-testid="rotation">
+                  {c.rotation
+                    ? t('tnRotationValue', {
+                        time: c.rotation.lastFullRotationSeconds === null ? '—' : `${num.format(c.rotation.lastFullRotationSeconds)} s`,
+                        hot: num.format(c.rotation.hot),
+                        cold: num.format(c.rotation.cold),
+                      })
+                    : '—'}
+                </td>
                 <td>{c.lastError ?? '—'}</td>
                 <td>
                   {can('operator') && c.enabled && (
