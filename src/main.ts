@@ -68,10 +68,11 @@ program
 
 program
   .command('demo')
-  .description('create a demo organization with inventory, an API key and a stream of signals')
+  .description('create a demo organization with inventory, an API key and a stream of signals, then watch a simulated tenant live: a gateway goes offline, the incident opens and is delivered (no Microsoft account needed)')
   .option('--url <url>', 'seed a running server at this address through its admin API')
   .option('--token <token>', 'admin token for --url (default: VIGIA_ADMIN_TOKEN, or the one saved in VIGIA_DATA_DIR)')
-  .action(async (opts: { url?: string; token?: string }) => {
+  .option('--no-live', 'only seed the demo organization; skip the live story on the tenant simulator')
+  .action(async (opts: { url?: string; token?: string; live: boolean }) => {
     const { runDemo } = await import('./demo.js');
     await runDemo(loadConfig(), opts);
   });
