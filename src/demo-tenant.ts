@@ -1,7 +1,7 @@
 /**
  * The live part of `vigia demo`: a simulated Power BI / Fabric tenant watched by Vigia, with no
  * Microsoft account. In this one process it starts the tenant simulator, Vigia (HTTP, workers,
- * collectors) and a local HTTPS receiver; connects the simulator as a tenant whose collectors
+ * collectors, on a throwaway embedded database) and a local HTTPS receiver; connects the simulator as a tenant whose collectors
  * run every 5 s; then takes a gateway offline and prints each step a newcomer should see: the
  * incident opens, the signed delivery reaches the receiver, the public API lists it. A refresh
  * bound to that gateway then fails: with a `refreshes` collector it is correlated to the
@@ -11,7 +11,10 @@
  * Node reads NODE_EXTRA_CA_CERTS only at start, so the demo re-runs itself once with it set.
  */
 import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Config } from './config.js';
 import { createDestination } from './delivery/destination-service.js';
 import { IMPLEMENTED_COLLECTORS } from './monitoring/implemented.js';
@@ -109,12 +112,29 @@ export async function runLiveDemo(config: Config, opts: LiveDemoOptions = {}): P
   const sim = await startTenantSimulator({ port: 0, host: '127.0.0.1', tls: { cert: cert.cert, key: cert.key }, strict: true, seed: 7 });
   let service: RunningService | undefined;
   let receiver: Awaited<ReturnType<typeof startListener>> | undefined;
+  let scratch: string | undefined;
   try {
     const s = sim.state;
     step(1, `tenant simulator at ${sim.origin}: ${s.capacities.length} capacities, ${s.workspaces.length} workspaces, ${s.gateways.length} gateways (answers as Entra ID, Power BI, Fabric, ARM and Cost Management)`);
 
-    // Loopback is a private address: only the allowlist lets Vigia reach the simulator and the receiver.
-    const live: Config = { ...config, port: 0, host: '127.0.0.1', logLevel: 'error', destinationAllowlist: [...config.destinationAllowlist, '127.0.0.1', 'localhost'] };
+    // Its own throwaway embedded database: a server running on the configured one would otherwise
+    // claim the demo's collectors too. Loopback is a private address: only the allowlist lets
+    // Vigia reach the simulator and the receiver.
+    scratch = await mkdtemp(path.join(tmpdir(), 'vigia-demo-live-'));
+    const live: Config = {
+      ...config,
+      port: 0,
+      host: '127.0.0.1',
+      logLevel: 'error',
+      databaseUrl: undefined,
+      databaseReadUrl: undefined,
+      dataDir: scratch,
+      adminToken: undefined,
+      redisUrl: undefined,
+      metricsPort: undefined,
+      oidc: undefined,
+      destinationAllowlist: [...config.destinationAllowlist, '127.0.0.1', 'localhost'],
+    };
     service = await startService(live, { onAdminToken: () => undefined });
     const ctx = service.ctx;
     const base = service.address!.replace('127.0.0.1', 'localhost');
@@ -200,6 +220,7 @@ export async function runLiveDemo(config: Config, opts: LiveDemoOptions = {}): P
     await receiver?.close();
     await service?.stop();
     await sim.stop();
+    if (scratch) await rm(scratch, { recursive: true, force: true });
   }
 }
 

@@ -326,8 +326,8 @@ export interface DemoOptions {
   /** Admin token for that server. */
   token?: string;
   /**
-   * After seeding the database here (no server running), also run the live story on the tenant
-   * simulator (src/demo-tenant.ts). Default true; `--no-live` skips it.
+   * After seeding, also run the live story on the tenant simulator (src/demo-tenant.ts, on its
+   * own throwaway database). Default true; `--no-live` skips it.
    */
   live?: boolean;
 }
@@ -346,7 +346,7 @@ function findServer(config: Config, opts: DemoOptions): { url: string; token: st
 
 export async function runDemo(config: Config, opts: DemoOptions = {}): Promise<DemoResult | null> {
   const server = findServer(config, opts);
-  const live = !server && opts.live !== false;
+  const live = opts.live !== false;
   if (live) {
     // The live story needs this process to trust the simulator's and the receiver's certificate.
     const code = await rerunTrustingDemoCert(config);
@@ -394,10 +394,6 @@ export async function runDemo(config: Config, opts: DemoOptions = {}): Promise<D
     '',
   ];
   process.stdout.write(`${out.join('\n')}\n`);
-  if (server) {
-    process.stdout.write('The live story on a simulated tenant runs when no server holds the data: stop the server and run `npm run demo` again.\n');
-  } else if (live) {
-    await runLiveDemo(config);
-  }
+  if (live) await runLiveDemo(config);
   return result;
 }

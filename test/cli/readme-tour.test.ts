@@ -122,7 +122,7 @@ describe(`README five-minute tour (${ENGINE})`, () => {
     const block = tourBlock(readme, 'demo');
     expect(block.trim()).toBe('npm run demo');
     // Its own data directory: the tour above holds env's (the demo needs no server on it).
-    const demoEnv = { ...env, VIGIA_DATA_DIR: path.join(dir, 'demo-data') };
+    const demoEnv: Record<string, string> = { ...env, VIGIA_DATA_DIR: path.join(dir, 'demo-data') };
     if (ENGINE === 'pg') {
       const db = await createPgTestDatabaseUrl();
       const drop = cleanup;
