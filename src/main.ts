@@ -103,6 +103,8 @@ program
   .option('--gateways <n>', 'gateways (default 4)')
   .option('--members <n>', 'members per gateway (default 2)')
   .option('--cost-days <n>', 'days of daily costs (default 90)')
+  .option('--models-per-workspace <n>', 'semantic models per workspace (default 1)')
+  .option('--pipelines-per-workspace <n>', 'extra data pipelines per workspace (default 0)')
   .option('--chaos <seconds>', 'change state by itself every so many seconds')
   .option('--seed <n>', 'same seed, same tenant (default 1)')
   .option('--strict', 'check every request against the vendor contracts (violations answered 400)')
