@@ -74,7 +74,7 @@ const TENANTS: Array<{ key: string; label: string; sizes: SimSizes }> = [
   {
     key: 'issue18',
     label: "issue 18's large tenant",
-    sizes: scaled({ capacities: 20, workspaces: 1000, gateways: 100, membersPerGateway: 2, costDays: 90, modelsPerWorkspace: 20, pipelinesPerWorkspace: 5 }),
+    sizes: scaled({ capacities: 20, workspaces: 1000, gateways: 20, membersPerGateway: 2, costDays: 90, modelsPerWorkspace: 20, pipelinesPerWorkspace: 5 }),
   },
 ];
 
