@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- delivery|delivery-soak|api|list-ab|signals` (no argument: delivery and api; the 5-minute
+ * `npm run bench -- delivery|delivery-soak|api|list-ab|signals|collect` (no argument: delivery and api; the 5-minute
  * delivery soak runs only when asked for). Each benchmark writes its own section of
  * bench/RESULTS.md. The local HTTPS receivers use the test CA, which Node must trust from the
  * start of the process, so unless NODE_EXTRA_CA_CERTS names it, this re-runs itself with it set.
@@ -12,18 +12,22 @@ import { fileURLToPath } from 'node:url';
 import { makeTestCerts } from '../scripts/make-test-certs.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const which = process.argv.slice(2).filter((a) => a !== '--');
+const which = process.argv.slice(2).filter((a) => a !== '--' && !a.startsWith('--'));
+// `--name=value` flags are the benchmarks' own (bench/collect.ts reads them from process.argv).
+const flags = process.argv.slice(2).filter((a) => a !== '--' && a.startsWith('--'));
 const wanted = which.length ? which : ['delivery', 'api'];
 for (const w of wanted) {
-  if (w !== 'delivery' && w !== 'delivery-soak' && w !== 'api' && w !== 'list-ab' && w !== 'signals') {
-    process.stderr.write(`unknown benchmark "${w}" (use delivery, delivery-soak, api, list-ab or signals)\n`);
+  if (w !== 'delivery' && w !== 'delivery-soak' && w !== 'api' && w !== 'list-ab' && w !== 'signals' && w !== 'collect') {
+    process.stderr.write(`unknown benchmark "${w}" (use delivery, delivery-soak, api, list-ab, signals or collect)\n`);
     process.exit(2);
   }
 }
 
 const { caCert } = makeTestCerts() as { caCert: string };
 if (process.env.NODE_EXTRA_CA_CERTS !== caCert) {
-  const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...wanted], {
+  // The collect bench reads memory after a forced GC.
+  const gc = wanted.includes('collect') ? ['--expose-gc'] : [];
+  const r = spawnSync(process.execPath, [...process.execArgv, ...gc, fileURLToPath(import.meta.url), ...wanted, ...flags], {
     stdio: 'inherit',
     env: { ...process.env, NODE_EXTRA_CA_CERTS: caCert },
   });
@@ -31,7 +35,10 @@ if (process.env.NODE_EXTRA_CA_CERTS !== caCert) {
 }
 
 for (const w of wanted) {
-  if (w === 'signals') {
+  if (w === 'collect') {
+    const { runCollectBench } = await import('./collect.js');
+    await runCollectBench();
+  } else if (w === 'signals') {
     const { runSignalsBench } = await import('./signals.js');
     await runSignalsBench();
   } else if (w === 'list-ab') {

@@ -17,6 +17,7 @@ import { createSilence } from './alerts/silences.js';
 import { API_SCOPES, createApiKey } from './orgs/api-keys.js';
 import { replaceCapacities, replaceWorkspaces, upsertCosts, type DailyCost } from './orgs/inventory.js';
 import { createOrg } from './orgs/orgs.js';
+import { rerunTrustingDemoCert, runLiveDemo } from './demo-tenant.js';
 import { openContext } from './service.js';
 
 const MIN = 60_000;
@@ -324,6 +325,11 @@ export interface DemoOptions {
   url?: string;
   /** Admin token for that server. */
   token?: string;
+  /**
+   * After seeding, also run the live story on the tenant simulator (src/demo-tenant.ts, on its
+   * own throwaway database). Default true; `--no-live` skips it.
+   */
+  live?: boolean;
 }
 
 /**
@@ -338,8 +344,17 @@ function findServer(config: Config, opts: DemoOptions): { url: string; token: st
   return { url: url.replace(/\/+$/, ''), token };
 }
 
-export async function runDemo(config: Config, opts: DemoOptions = {}): Promise<DemoResult> {
+export async function runDemo(config: Config, opts: DemoOptions = {}): Promise<DemoResult | null> {
   const server = findServer(config, opts);
+  const live = opts.live !== false;
+  if (live) {
+    // The live story needs this process to trust the simulator's and the receiver's certificate.
+    const code = await rerunTrustingDemoCert(config);
+    if (code !== null) {
+      process.exitCode = code;
+      return null;
+    }
+  }
   let result: DemoResult;
   let publicBase: string;
   if (server) {
@@ -379,5 +394,6 @@ export async function runDemo(config: Config, opts: DemoOptions = {}): Promise<D
     '',
   ];
   process.stdout.write(`${out.join('\n')}\n`);
+  if (live) await runLiveDemo(config);
   return result;
 }

@@ -68,10 +68,11 @@ program
 
 program
   .command('demo')
-  .description('create a demo organization with inventory, an API key and a stream of signals')
+  .description('create a demo organization with inventory, an API key and a stream of signals, then watch a simulated tenant live: a gateway goes offline, the incident opens and is delivered (no Microsoft account needed)')
   .option('--url <url>', 'seed a running server at this address through its admin API')
   .option('--token <token>', 'admin token for --url (default: VIGIA_ADMIN_TOKEN, or the one saved in VIGIA_DATA_DIR)')
-  .action(async (opts: { url?: string; token?: string }) => {
+  .option('--no-live', 'only seed the demo organization; skip the live story on the tenant simulator')
+  .action(async (opts: { url?: string; token?: string; live: boolean }) => {
     const { runDemo } = await import('./demo.js');
     await runDemo(loadConfig(), opts);
   });
@@ -102,6 +103,8 @@ program
   .option('--gateways <n>', 'gateways (default 4)')
   .option('--members <n>', 'members per gateway (default 2)')
   .option('--cost-days <n>', 'days of daily costs (default 90)')
+  .option('--models-per-workspace <n>', 'semantic models per workspace (default 1)')
+  .option('--pipelines-per-workspace <n>', 'extra data pipelines per workspace (default 0)')
   .option('--chaos <seconds>', 'change state by itself every so many seconds')
   .option('--seed <n>', 'same seed, same tenant (default 1)')
   .option('--strict', 'check every request against the vendor contracts (violations answered 400)')
@@ -117,6 +120,62 @@ program
     await runTenantSim(opts);
   });
 
+/** `vigia tenants …`: tenant connections through a running server's admin API. */
+const tenants = program
+  .command('tenants')
+  .description('tenant connections of an organization (list, show, add, check, run-now, remove) through the admin API');
+type TargetOpts = { org: string; url?: string; token?: string };
+const withTarget = (cmd: Command) =>
+  cmd
+    .requiredOption('--org <orgId>', 'organization id')
+    .option('--url <url>', 'the server (default: the one holding VIGIA_DATA_DIR)')
+    .option('--token <token>', 'admin token (default: VIGIA_ADMIN_TOKEN, or the one saved in VIGIA_DATA_DIR)');
+const target = async (opts: TargetOpts) => (await import('./cli/admin-target.js')).findAdminTarget(loadConfig(), opts);
+const print = (line: string) => process.stdout.write(`${line}\n`);
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+withTarget(tenants.command('list').description('list the tenant connections'))
+  .option('--json', 'print the JSON the admin API answered')
+  .action(async (opts: TargetOpts & { json?: boolean }) => {
+    await (await import('./cli/tenants.js')).listTenants(await target(opts), opts.org, print, opts.json);
+  });
+withTarget(tenants.command('show <id>').description("one connection and each collector's state"))
+  .option('--json', 'print the JSON the admin API answered')
+  .action(async (id: string, opts: TargetOpts & { json?: boolean }) => {
+    await (await import('./cli/tenants.js')).showTenant(await target(opts), opts.org, id, print, opts.json);
+  });
+withTarget(tenants.command('add').description('connect a tenant (flags, or a JSON file of the admin API body); the secret comes from a file or stdin'))
+  .option('--file <tenant.json>', 'the POST body as JSON (flags override its fields)')
+  .option('--name <name>', 'display name')
+  .option('--tenant-id <guid>', 'Entra tenant (directory) id')
+  .option('--client-id <guid>', 'application (client) id')
+  .option('--mode <mode>', 'admin (read-only admin APIs) or member (the workspaces it belongs to)')
+  .option('--workspace <id>', 'member mode: a workspace to watch (repeat)', collect)
+  .option('--cost-scope <scope>', 'Cost Management scope, /subscriptions/{id}[/resourceGroups/{name}] (repeat)', collect)
+  .option('--endpoint <origin>', 'one origin for the token, Power BI, Fabric and ARM endpoints (the tenant simulator)')
+  .option('--collector <name=seconds|on|off>', 'a collector setting, e.g. gateway=300 or costs=off (repeat)', collect)
+  .option('--client-secret-stdin', 'read the client secret from stdin')
+  .option('--client-secret-file <file>', 'read the client secret from this file')
+  .option('--certificate-file <pem>', "the application's certificate (PEM)")
+  .option('--private-key-file <pem>', 'its private key (PEM)')
+  .action(async (opts: TargetOpts & import('./cli/tenants.js').AddOptions) => {
+    await (await import('./cli/tenants.js')).addTenant(await target(opts), opts.org, opts, process.stdin, print);
+  });
+withTarget(tenants.command('check <id>').description('what is missing (tokens, admin APIs, workspaces, cost scopes), each with its fix'))
+  .option('--lang <lang>', 'en or pt-BR', 'en')
+  .action(async (id: string, opts: TargetOpts & { lang: string }) => {
+    const ok = await (await import('./cli/tenants.js')).checkTenant(await target(opts), opts.org, id, print, opts.lang === 'pt-BR' ? 'pt-BR' : 'en');
+    if (!ok) process.exitCode = 1;
+  });
+withTarget(tenants.command('run-now <id> <collector>').description('make a collector of the connection due now'))
+  .action(async (id: string, collector: string, opts: TargetOpts) => {
+    await (await import('./cli/tenants.js')).runNow(await target(opts), opts.org, id, collector, print);
+  });
+withTarget(tenants.command('remove <id>').description('delete the connection (its incidents are resolved, its credentials deleted)'))
+  .action(async (id: string, opts: TargetOpts) => {
+    await (await import('./cli/tenants.js')).removeTenant(await target(opts), opts.org, id, print);
+  });
+
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof DataDirLockedError) {
     process.stderr.write(`vigia: ${err.message}\n`);
@@ -124,6 +183,10 @@ program.parseAsync(process.argv).catch((err: unknown) => {
   }
   if (err instanceof Error && err.name === 'DemoError') {
     process.stderr.write(`vigia demo: ${err.message}\n`);
+    process.exit(1);
+  }
+  if (err instanceof Error && err.name === 'CliError') {
+    process.stderr.write(`vigia: ${err.message}\n`);
     process.exit(1);
   }
   if (err instanceof ConfigError) {

@@ -259,10 +259,22 @@ export const upsertedSchema = { title: 'Upserted', type: 'object', required: ['u
 
 // Tenants ------------------------------------------------------------------------------------
 
+const rotationSchema = {
+  title: 'CollectorRotation',
+  type: ['object', 'null'],
+  description: 'For a collector that rotates through a large tenant: the last full rotation and the resources of its last run.',
+  required: ['lastFullRotationSeconds', 'hot', 'cold'],
+  properties: {
+    lastFullRotationSeconds: { type: ['integer', 'null'], description: 'Seconds the last full rotation lasted; null until one completed after another.' },
+    hot: { type: 'integer', description: 'Resources polled every run (scheduled, ran recently, or failing).' },
+    cold: { type: 'integer', description: 'Resources taking turns.' },
+  },
+} as const;
+
 const collectorViewSchema = {
   title: 'CollectorView',
   type: 'object',
-  required: ['name', 'enabled', 'intervalSeconds', 'defaultIntervalSeconds', 'lastRunAt', 'lastSuccessAt', 'nextRunAt', 'lastDurationMs', 'lastCalls', 'lastThrottledCalls', 'lastError', 'running'],
+  required: ['name', 'enabled', 'intervalSeconds', 'defaultIntervalSeconds', 'lastRunAt', 'lastSuccessAt', 'nextRunAt', 'lastDurationMs', 'lastCalls', 'lastThrottledCalls', 'lastError', 'running', 'rotation'],
   properties: {
     name: str,
     enabled: bool,
@@ -276,6 +288,7 @@ const collectorViewSchema = {
     lastThrottledCalls: { type: ['integer', 'null'] },
     lastError: nullableStr,
     running: bool,
+    rotation: rotationSchema,
   },
 } as const;
 

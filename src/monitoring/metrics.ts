@@ -3,12 +3,13 @@
  * instance reports every collector, whoever ran it): per (org, tenant, collector) the last run,
  * last success, next run, duration, calls, throttled calls, whether the last run failed and
  * whether it runs now; per (tenant directory, API family) the calls of the last hour against
- * the hourly cap we keep.
+ * the hourly cap we keep; per rotating collector the last full rotation and its hot/cold counts.
  */
 import { Gauge } from 'prom-client';
 import type { AppContext } from '../context.js';
 import { registry } from '../metrics.js';
 import { HOURLY_CAPS, type ApiFamily } from './budget.js';
+import { readAllRotations } from './rotation-status.js';
 
 type Source = Pick<AppContext, 'db' | 'clock'>;
 let source: Source | null = null;
@@ -51,6 +52,8 @@ function ensureGauges(): Record<string, Gauge<string>> {
     running: gauge('vigia_collector_running', '1 while an instance holds the lease of the collector'),
     apiCalls: gauge('vigia_tenant_api_calls_last_hour', 'Vendor API calls of the last 60 minutes per tenant directory and API family', ['directory', 'family']),
     apiCap: gauge('vigia_tenant_api_hourly_cap', 'Hourly cap Vigia keeps per API family', ['family']),
+    rotationSeconds: gauge('vigia_collector_rotation_seconds', 'Seconds the last full rotation through the resources that take turns lasted (collectors that rotate, once one completed)'),
+    rotationResources: gauge('vigia_collector_rotation_resources', 'Resources of the last run of a rotating collector: polled every run (hot) or taking turns (cold)', [...LABELS, 'kind']),
   };
   return gauges;
 }
@@ -77,7 +80,7 @@ async function collectAll(): Promise<void> {
             last_calls, last_throttled_calls, last_error
        FROM collector_schedules WHERE enabled OR last_run_at IS NOT NULL`,
   );
-  for (const k of ['lastRun', 'lastSuccess', 'nextRun', 'duration', 'calls', 'throttled', 'failed', 'running', 'apiCalls', 'apiCap']) g[k]!.reset();
+  for (const k of ['lastRun', 'lastSuccess', 'nextRun', 'duration', 'calls', 'throttled', 'failed', 'running', 'apiCalls', 'apiCap', 'rotationSeconds', 'rotationResources']) g[k]!.reset();
   for (const r of rows) {
     const l = { org: r.org_id, tenant: r.tenant_ref, collector: r.collector };
     g.lastRun!.set(l, seconds(r.last_run_at));
@@ -95,6 +98,12 @@ async function collectAll(): Promise<void> {
   );
   for (const c of calls.rows) g.apiCalls!.set({ directory: c.directory_id, family: c.family }, c.n);
   for (const [family, cap] of Object.entries(HOURLY_CAPS) as [ApiFamily, number][]) g.apiCap!.set({ family }, cap);
+  for (const r of await readAllRotations(source.db)) {
+    const l = { org: r.orgId, tenant: r.tenantRef, collector: r.collector };
+    if (r.lastFullRotationSeconds !== null) g.rotationSeconds!.set(l, r.lastFullRotationSeconds);
+    g.rotationResources!.set({ ...l, kind: 'hot' }, r.hot);
+    g.rotationResources!.set({ ...l, kind: 'cold' }, r.cold);
+  }
 }
 
 /** Makes /metrics report the monitoring core from this context's database. */

@@ -12,6 +12,7 @@ import { COLLECTOR_DEFAULTS, COLLECTOR_NAMES, type CollectorName } from './colle
 import { IMPLEMENTED_COLLECTORS } from './implemented.js';
 import { PUBLIC_CLOUD, type TenantEndpoints } from './endpoints.js';
 import { checkMirroringLag, type MirroringLag } from './mirroring-lag.js';
+import { readRotations, rotationKeyOf, type RotationView } from './rotation-status.js';
 import {
   checkCollectors,
   checkCostScopes,
@@ -72,6 +73,8 @@ export interface CollectorView {
   lastThrottledCalls: number | null;
   lastError: string | null;
   running: boolean;
+  /** For a collector that rotates through a large tenant: its last full rotation and hot/cold counts. */
+  rotation: RotationView | null;
 }
 
 export interface TenantView {
@@ -106,7 +109,7 @@ export function mirroringLagOf(row: Pick<TenantRow, 'mirroring_lag_info_seconds'
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
-function toView(row: TenantRow, schedules: ScheduleRow[], now: Date): TenantView {
+function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string, RotationView>, now: Date): TenantView {
   const byName = new Map(schedules.map((s) => [s.collector, s]));
   return {
     id: row.id,
@@ -138,6 +141,7 @@ function toView(row: TenantRow, schedules: ScheduleRow[], now: Date): TenantView
         lastThrottledCalls: s?.last_throttled_calls ?? null,
         lastError: s?.last_error ?? null,
         running: !!s?.locked_until && new Date(s.locked_until) > now,
+        rotation: rotations.get(rotationKeyOf(row.id, name)) ?? null,
       };
     }),
   };
@@ -149,8 +153,9 @@ async function views(ctx: AppContext, rows: TenantRow[]): Promise<TenantView[]> 
     `SELECT ${SCHEDULE_COLUMNS} FROM collector_schedules WHERE tenant_ref = ANY($1::text[])`,
     [rows.map((r) => r.id)],
   );
+  const rotations = await readRotations(ctx.db, rows.map((r) => r.id));
   const now = ctx.clock.now();
-  return rows.map((r) => toView(r, schedules.filter((s) => s.tenant_ref === r.id), now));
+  return rows.map((r) => toView(r, schedules.filter((s) => s.tenant_ref === r.id), rotations, now));
 }
 
 export async function loadTenant(q: Queryable, orgId: string, id: string): Promise<TenantRow> {

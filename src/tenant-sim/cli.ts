@@ -12,6 +12,8 @@ export interface TenantSimCliOptions {
   gateways?: string;
   members?: string;
   costDays?: string;
+  modelsPerWorkspace?: string;
+  pipelinesPerWorkspace?: string;
   chaos?: string;
   seed?: string;
   strict?: boolean;
@@ -59,6 +61,8 @@ export async function runTenantSim(opts: TenantSimCliOptions): Promise<void> {
       gateways: count('gateways', opts.gateways),
       membersPerGateway: count('members', opts.members),
       costDays: count('cost-days', opts.costDays),
+      modelsPerWorkspace: count('models-per-workspace', opts.modelsPerWorkspace),
+      pipelinesPerWorkspace: count('pipelines-per-workspace', opts.pipelinesPerWorkspace),
     },
     chaos: chaos ? { everySeconds: chaos, onChange: (c) => process.stdout.write(`chaos: ${c}\n`) } : false,
   });

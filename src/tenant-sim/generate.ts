@@ -7,7 +7,7 @@ import { addRunnableItems } from './jobs.js';
 import { refreshException } from './refresh-errors.js';
 import type { SimCapacity, SimConnection, SimCostRow, SimGateway, SimItem, SimSizes, SimState, SimWorkspace } from './types.js';
 
-export const DEFAULT_SIZES: Required<SimSizes> = { capacities: 3, workspaces: 20, gateways: 4, membersPerGateway: 2, costDays: 90, cloudConnections: 0, mirroredTables: 3, runnableItems: 0 };
+export const DEFAULT_SIZES: Required<SimSizes> = { capacities: 3, workspaces: 20, gateways: 4, membersPerGateway: 2, costDays: 90, cloudConnections: 0, mirroredTables: 3, runnableItems: 0, modelsPerWorkspace: 1, pipelinesPerWorkspace: 0 };
 
 /** mulberry32: small, fast, good enough for test data. */
 export function seededRandom(seed: number): () => number {
@@ -166,6 +166,7 @@ export function generateTenant(opts: { seed: number; sizes: Required<SimSizes>; 
   // Their own random sequence: the items above stay what they were for every seed.
   const runnableRand = seededRandom((opts.seed ^ 0x10b5) >>> 0);
   addRunnableItems(workspaces, opts.sizes.runnableItems, { rand: runnableRand, guid: () => guidFrom(runnableRand) }, opts.now);
+  addBulkItems(workspaces, gateways, opts.sizes, opts.seed, today);
 
   const connections: SimConnection[] = gateways.flatMap((g) =>
     g.datasources.map((d) => ({
@@ -234,4 +235,64 @@ function cloudConnections(seed: number, count: number): SimConnection[] {
     const [type, path, credentialType] = CLOUD_CONNECTION_TYPES[i % CLOUD_CONNECTION_TYPES.length]!;
     return { id: guidFrom(rand), displayName: `cloud-${type.toLowerCase()}-${i + 1}`, gatewayId: null, connectivityType: 'ShareableCloud' as const, type, path, credentialType };
   });
+}
+
+/**
+ * The large tenants of the benchmarks (20,000 semantic models, 5,000 pipelines): extra models
+ * and pipelines per workspace, appended after the generated items and drawn from a random stream
+ * of their own, so a tenant generated with the default sizes is unchanged.
+ */
+function addBulkItems(workspaces: SimWorkspace[], gateways: SimGateway[], sizes: Required<SimSizes>, seed: number, today: number): void {
+  const extraModels = Math.max(0, sizes.modelsPerWorkspace - 1);
+  const pipelines = Math.max(0, sizes.pipelinesPerWorkspace);
+  if (extraModels === 0 && pipelines === 0) return;
+  const rand = seededRandom(seed ^ 0x3c7a11);
+  let modelNo = 0;
+  let pipelineNo = 0;
+  for (const ws of workspaces) {
+    for (let m = 0; m < extraModels; m++) {
+      modelNo += 1;
+      const model: SimItem = {
+        id: guidFrom(rand),
+        type: 'SemanticModel',
+        displayName: `Model ${modelNo}`,
+        workspaceId: ws.id,
+        refreshes: Array.from({ length: 3 }, (_, r) => {
+          const start = today - (r + 1) * 86_400_000 + 6 * 3_600_000;
+          return {
+            requestId: guidFrom(rand),
+            refreshType: 'Scheduled' as const,
+            startTime: new Date(start).toISOString(),
+            endTime: new Date(start + 300_000).toISOString(),
+            status: 'Completed' as const,
+          };
+        }),
+        jobs: [],
+      };
+      const ds = gateways.length > 0 && rand() < 0.5 ? gateways[Math.floor(rand() * gateways.length)]!.datasources[0] : undefined;
+      if (ds) model.gatewayDatasourceId = ds.id;
+      ws.items.push(model);
+    }
+    for (let p = 0; p < pipelines; p++) {
+      pipelineNo += 1;
+      ws.items.push({
+        id: guidFrom(rand),
+        type: 'DataPipeline',
+        displayName: `Pipeline ${pipelineNo}`,
+        workspaceId: ws.id,
+        refreshes: [],
+        jobs: Array.from({ length: 3 }, (_, j) => {
+          const start = today - (j + 1) * 86_400_000 + 2 * 3_600_000;
+          return {
+            id: guidFrom(rand),
+            jobType: 'Pipeline',
+            invokeType: 'Scheduled' as const,
+            status: 'Completed' as const,
+            startTimeUtc: new Date(start).toISOString(),
+            endTimeUtc: new Date(start + 120_000).toISOString(),
+          };
+        }),
+      });
+    }
+  }
 }

@@ -19,6 +19,13 @@ export interface SimSizes {
    * workspace, with schedules and job instances; default 0 (the seeds of the other sizes are unchanged).
    */
   runnableItems?: number;
+  /**
+   * Semantic models per workspace (default 1, the one every workspace has). More are added after
+   * the generated tenant from a random stream of their own, so the rest stays as generated.
+   */
+  modelsPerWorkspace?: number;
+  /** Data pipelines per workspace added the same way (default 0), beside the generated second item. */
+  pipelinesPerWorkspace?: number;
 }
 
 export interface TenantSimOptions {

@@ -43,7 +43,7 @@ describe(`data directory and demo (${ENGINE})`, () => {
   it('server and demo at once: the key the demo prints works on the running server', async () => {
     const server = await serve(env);
     adminToken = (await server.waitFor(/Admin token \(shown once, store it now\): (vat_\S+)/))[1]!;
-    const demo = vigia(['demo'], env);
+    const demo = vigia(['demo', '--no-live'], env); // the live story: test/cli/readme-tour.test.ts
     const code = await demo.exited;
     expect(demo.stderr()).toBe('');
     expect(code).toBe(0);

@@ -116,4 +116,34 @@ describe(`README five-minute tour (${ENGINE})`, () => {
     await two.waitFor(/alert\.opened delivery=\S+ alert=\S+ \[error\/open\] Gateway offline/);
     expect(two.output()).not.toMatch(/rejected \(/);
   }, 240_000);
+
+  it('the demo block watches the simulated tenant: the incident opens, is delivered, listed and recovers', async () => {
+    const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+    const block = tourBlock(readme, 'demo');
+    expect(block.trim()).toBe('npm run demo');
+    // Its own data directory: the tour above holds env's (the demo needs no server on it).
+    const demoEnv: Record<string, string> = { ...env, VIGIA_DATA_DIR: path.join(dir, 'demo-data') };
+    if (ENGINE === 'pg') {
+      const db = await createPgTestDatabaseUrl();
+      const drop = cleanup;
+      cleanup = async () => {
+        await drop();
+        await db.drop();
+      };
+      demoEnv.DATABASE_URL = db.url;
+    }
+    const run = shell(block, demoEnv);
+    const code = await run.exited;
+    const out = run.output();
+    expect(code, out).toBe(0);
+    expect(out).toContain('no Microsoft account needed');
+    expect(out).toMatch(/ 7\. incident opened by the gateway collector: \[error\] .+ \(alr_\S+\)/);
+    const alertId = / 7\. .*\((alr_\S+)\)/.exec(out)![1]!;
+    expect(out).toMatch(new RegExp(` 8\\. the receiver verified the signed delivery: alert\\.opened delivery=dlv_\\S+ alert=${alertId} \\[error/open\\]`));
+    expect(out).toMatch(/ 9\. the public API lists it: .* → GatewayOffline .+ \(open\)/);
+    expect(out).toMatch(/10\. a refresh of ".+" .* DM_GWPipeline_Client_GatewayUnreachable/);
+    expect(out).toMatch(/11\. .* the receiver gets alert\.recovered/);
+    expect(out).toContain("contracts: no violation");
+    expect(out).not.toMatch(/gave up after/);
+  }, 240_000);
 });

@@ -118,6 +118,15 @@ describe('console Tenant page in Chromium', () => {
     await row.locator('[data-testid="last-run"]:not([data-value=""])').waitFor({ timeout: 15_000 });
     expect(Date.parse((await row.getByTestId('last-run').getAttribute('data-value'))!)).toBeGreaterThan(Date.now() - 120_000);
     expect(await row.textContent()).toMatch(/\d+ ms/);
+    // The capacity collector does not rotate: its "Rodízio completo" cell is empty. A rotating
+    // collector's state (as pickForRun leaves it; the engine side is test/monitoring/rotation-visibility.test.ts) shows.
+    expect(await card.getByRole('columnheader', { name: 'Rodízio completo' }).count()).toBe(1);
+    expect(await row.getByTestId('rotation').textContent()).toBe('—');
+    await t.ctx.db.query(
+      `INSERT INTO collector_state (tenant_ref, collector, key, value, updated_at) VALUES ($1, 'jobs', 'rotation', $2::jsonb, now())`,
+      [tenant.id, JSON.stringify({ cursor: 0, passStartedAt: null, lastFullRotationSeconds: 1800, hot: 120, cold: 4880 })],
+    );
+    await card.locator('tr[data-collector="jobs"] [data-testid="rotation"]').filter({ hasText: '1.800 s (120 sempre, 4.880 em rodízio)' }).waitFor({ timeout: 15_000 });
     await p.context().close();
   });
 });

@@ -48,7 +48,7 @@ describe(`vigia demo (${ENGINE})`, () => {
   afterAll(() => cleanup());
 
   it('creates a demo organization with inventory, costs, a key and incidents of every source type', async () => {
-    const res = await run(['demo'], env);
+    const res = await run(['demo', '--no-live'], env); // the live story has its own test (test/cli/readme-tour.test.ts)
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
     const key = /API key \(all scopes, shown once\): (vgk_\S+)/.exec(res.stdout)?.[1];

@@ -3586,6 +3586,18 @@ export interface components {
             name: string;
             /** Format: date-time */
             nextRunAt: string | null;
+            /**
+             * CollectorRotation
+             * @description For a collector that rotates through a large tenant: the last full rotation and the resources of its last run.
+             */
+            rotation: {
+                /** @description Resources taking turns. */
+                cold: number;
+                /** @description Resources polled every run (scheduled, ran recently, or failing). */
+                hot: number;
+                /** @description Seconds the last full rotation lasted; null until one completed after another. */
+                lastFullRotationSeconds: number | null;
+            } | null;
             running: boolean;
         };
         /** CreatedApiKey */

@@ -103,6 +103,7 @@ function TenantCard(props: { orgId: string; tenant: Tenant; onChanged: () => voi
               <th scope="col">{t('tnDuration')}</th>
               <th scope="col">{t('tnCalls')}</th>
               <th scope="col">{t('tnThrottled')}</th>
+              <th scope="col">{t('tnRotation')}</th>
               <th scope="col">{t('tnLastError')}</th>
               <th scope="col">
                 <span class="sr-only">{t('tnRunNow')}</span>
@@ -121,6 +122,15 @@ function TenantCard(props: { orgId: string; tenant: Tenant; onChanged: () => voi
                 <td>{c.lastDurationMs === null ? '—' : `${num.format(c.lastDurationMs)} ms`}</td>
                 <td>{c.lastCalls === null ? '—' : num.format(c.lastCalls)}</td>
                 <td>{c.lastThrottledCalls === null ? '—' : num.format(c.lastThrottledCalls)}</td>
+                <td data-testid="rotation">
+                  {c.rotation
+                    ? t('tnRotationValue', {
+                        time: c.rotation.lastFullRotationSeconds === null ? '—' : `${num.format(c.rotation.lastFullRotationSeconds)} s`,
+                        hot: num.format(c.rotation.hot),
+                        cold: num.format(c.rotation.cold),
+                      })
+                    : '—'}
+                </td>
                 <td>{c.lastError ?? '—'}</td>
                 <td>
                   {can('operator') && c.enabled && (

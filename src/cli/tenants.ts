@@ -1,0 +1,189 @@
+/**
+ * `vigia tenants …`: the tenant connections of an organization through the admin API (list,
+ * show, add, check, run-now, remove), with the admin token like `vigia demo --url`. A client
+ * secret or private key is read from a file or stdin, never from the command line (where `ps`
+ * and shell history would keep it), and nothing printed ever contains it.
+ */
+import { readFile } from 'node:fs/promises';
+import { adminCall, CliError, type AdminTarget } from './admin-target.js';
+
+type Out = (line: string) => void;
+
+interface CollectorView {
+  name: string;
+  enabled: boolean;
+  intervalSeconds: number;
+  lastRunAt: string | null;
+  nextRunAt: string | null;
+  lastCalls: number | null;
+  lastError: string | null;
+  running: boolean;
+  rotation?: { lastFullRotationSeconds: number | null; hot: number; cold: number } | null;
+}
+
+interface TenantView {
+  id: string;
+  name: string;
+  tenantId: string;
+  clientId: string;
+  credentialType: string;
+  mode: string;
+  workspaces: string[] | null;
+  costScopes: string[];
+  endpoints: Record<string, string>;
+  collectors: CollectorView[];
+}
+
+type Texts = { 'pt-BR': string; en: string };
+interface CheckResult {
+  ok: boolean;
+  checks: Array<{ id: string; ok: boolean; title: Texts; fix: Texts | null; detail?: string }>;
+}
+
+const tenantsPath = (orgId: string) => `/orgs/${encodeURIComponent(orgId)}/tenants`;
+const tenantPath = (orgId: string, id: string) => `${tenantsPath(orgId)}/${encodeURIComponent(id)}`;
+
+export async function listTenants(target: AdminTarget, orgId: string, out: Out, json = false): Promise<void> {
+  const { value } = await adminCall<{ value: TenantView[] }>(target, 'GET', tenantsPath(orgId));
+  if (json) return out(JSON.stringify(value, null, 2));
+  if (value.length === 0) return out('no tenant connections');
+  for (const t of value) {
+    const failing = t.collectors.filter((c) => c.enabled && c.lastError).map((c) => c.name);
+    const enabled = t.collectors.filter((c) => c.enabled).map((c) => c.name);
+    out(`${t.id}  ${t.name}  ${t.mode}  tenant ${t.tenantId}  collectors: ${enabled.join(', ') || 'none'}${failing.length ? `  failing: ${failing.join(', ')}` : ''}`);
+  }
+}
+
+function describeCollector(c: CollectorView): string {
+  if (!c.enabled) return `${c.name.padEnd(12)} off`;
+  const parts = [
+    `every ${c.intervalSeconds} s`,
+    c.running ? 'running' : `last run ${c.lastRunAt ?? 'never'}`,
+    `next ${c.nextRunAt ?? '—'}`,
+    ...(c.lastCalls === null ? [] : [`${c.lastCalls} calls`]),
+    ...(c.rotation ? [`rotation ${c.rotation.lastFullRotationSeconds ?? '—'} s (${c.rotation.hot} hot, ${c.rotation.cold} cold)`] : []),
+    ...(c.lastError ? [`error: ${c.lastError}`] : []),
+  ];
+  return `${c.name.padEnd(12)} ${parts.join(' · ')}`;
+}
+
+export async function showTenant(target: AdminTarget, orgId: string, id: string, out: Out, json = false): Promise<void> {
+  const t = await adminCall<TenantView>(target, 'GET', tenantPath(orgId, id));
+  if (json) return out(JSON.stringify(t, null, 2));
+  out(`${t.name} (${t.id})`);
+  out(`  tenant ${t.tenantId} · client ${t.clientId} · ${t.credentialType} · ${t.mode} mode`);
+  if (t.workspaces) out(`  workspaces: ${t.workspaces.join(', ')}`);
+  if (t.costScopes.length) out(`  cost scopes: ${t.costScopes.join(', ')}`);
+  out(`  endpoints: ${Object.entries(t.endpoints).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  for (const c of t.collectors) out(`  ${describeCollector(c)}`);
+}
+
+export interface AddOptions {
+  file?: string;
+  name?: string;
+  tenantId?: string;
+  clientId?: string;
+  mode?: string;
+  workspace?: string[];
+  costScope?: string[];
+  /** One origin for all four endpoints (the simulator, a sovereign cloud's single gateway). */
+  endpoint?: string;
+  /** `name=seconds` or `name=off`. */
+  collector?: string[];
+  clientSecretFile?: string;
+  clientSecretStdin?: boolean;
+  certificateFile?: string;
+  privateKeyFile?: string;
+}
+
+async function readStdin(stdin: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseCollectors(specs: string[]): Record<string, { enabled: boolean; intervalSeconds?: number }> {
+  const collectors: Record<string, { enabled: boolean; intervalSeconds?: number }> = {};
+  for (const spec of specs) {
+    const m = /^([a-z]+)=(off|on|\d+)$/.exec(spec);
+    if (!m) throw new CliError(`--collector ${spec}: expected name=seconds, name=on or name=off (e.g. gateway=300)`);
+    const [, name, value] = m;
+    collectors[name!] = value === 'off' ? { enabled: false } : value === 'on' ? { enabled: true } : { enabled: true, intervalSeconds: Number(value) };
+  }
+  return collectors;
+}
+
+/** The request body: the JSON file first, the flags over it, the credentials from a file or stdin. */
+export async function buildTenantBody(opts: AddOptions, stdin: NodeJS.ReadableStream): Promise<Record<string, unknown>> {
+  let body: Record<string, unknown> = {};
+  if (opts.file) {
+    try {
+      body = JSON.parse(await readFile(opts.file, 'utf8')) as Record<string, unknown>;
+    } catch (err) {
+      throw new CliError(`--file ${opts.file}: ${(err as Error).message}`);
+    }
+  }
+  const set = (key: string, value: unknown) => {
+    if (value !== undefined) body[key] = value;
+  };
+  set('name', opts.name);
+  set('tenantId', opts.tenantId);
+  set('clientId', opts.clientId);
+  set('mode', opts.mode);
+  if (opts.workspace?.length) body.workspaces = opts.workspace;
+  if (opts.costScope?.length) body.costScopes = opts.costScope;
+  if (opts.endpoint) body.endpoints = { authorityHost: opts.endpoint, powerBi: opts.endpoint, fabric: opts.endpoint, arm: opts.endpoint };
+  if (opts.collector?.length) body.collectors = { ...(body.collectors as object | undefined), ...parseCollectors(opts.collector) };
+
+  const sources = [opts.clientSecretFile, opts.clientSecretStdin, opts.certificateFile || opts.privateKeyFile].filter(Boolean).length;
+  if (sources > 1) throw new CliError('give one credential: --client-secret-file, --client-secret-stdin, or --certificate-file with --private-key-file');
+  if (opts.clientSecretFile || opts.clientSecretStdin) {
+    const secret = (opts.clientSecretFile ? await readFile(opts.clientSecretFile, 'utf8') : await readStdin(stdin)).trim();
+    if (!secret) throw new CliError('the client secret read is empty');
+    body.credentials = { clientSecret: secret };
+  } else if (opts.certificateFile || opts.privateKeyFile) {
+    if (!opts.certificateFile || !opts.privateKeyFile) throw new CliError('--certificate-file and --private-key-file go together');
+    body.credentials = { certificatePem: await readFile(opts.certificateFile, 'utf8'), privateKeyPem: await readFile(opts.privateKeyFile, 'utf8') };
+  }
+  const missing = ['name', 'tenantId', 'clientId', 'mode', 'credentials'].filter((k) => body[k] === undefined);
+  if (missing.length) {
+    const flags: Record<string, string> = {
+      name: '--name',
+      tenantId: '--tenant-id',
+      clientId: '--client-id',
+      mode: '--mode admin|member',
+      credentials: '--client-secret-stdin, --client-secret-file or --certificate-file/--private-key-file',
+    };
+    throw new CliError(`missing: ${missing.map((k) => flags[k]).join('; ')} (or put them in --file)`);
+  }
+  return body;
+}
+
+export async function addTenant(target: AdminTarget, orgId: string, opts: AddOptions, stdin: NodeJS.ReadableStream, out: Out): Promise<void> {
+  const body = await buildTenantBody(opts, stdin);
+  const t = await adminCall<TenantView>(target, 'POST', tenantsPath(orgId), body);
+  out(`connected ${t.name}: ${t.id} (${t.mode} mode, ${t.credentialType} stored sealed; it is never shown again)`);
+  out(`  collectors: ${t.collectors.filter((c) => c.enabled).map((c) => `${c.name} every ${c.intervalSeconds} s`).join(', ') || 'none'}`);
+  out(`  next: vigia tenants check ${t.id} --org ${orgId}`);
+}
+
+/** Prints each check; resolves false when something is missing (the command then exits 1). */
+export async function checkTenant(target: AdminTarget, orgId: string, id: string, out: Out, lang: 'en' | 'pt-BR' = 'en'): Promise<boolean> {
+  const res = await adminCall<CheckResult>(target, 'POST', `${tenantPath(orgId, id)}/check`);
+  for (const c of res.checks) {
+    out(`${c.ok ? 'ok     ' : 'MISSING'} ${c.id}: ${c.title[lang]}${c.detail ? ` (${c.detail})` : ''}`);
+    if (!c.ok && c.fix) out(`        fix: ${c.fix[lang]}`);
+  }
+  out(res.ok ? 'everything Vigia needs is in place' : 'something is missing: apply the fixes above and run the check again');
+  return res.ok;
+}
+
+export async function runNow(target: AdminTarget, orgId: string, id: string, collector: string, out: Out): Promise<void> {
+  const res = await adminCall<{ nextRunAt: string }>(target, 'POST', `${tenantPath(orgId, id)}/collectors/${encodeURIComponent(collector)}/run`);
+  out(`${collector} of ${id} is due now (${res.nextRunAt}); the next free instance runs it`);
+}
+
+export async function removeTenant(target: AdminTarget, orgId: string, id: string, out: Out): Promise<void> {
+  await adminCall(target, 'DELETE', tenantPath(orgId, id));
+  out(`removed ${id}: its collectors stopped, its credentials are deleted and the incidents they opened are resolved`);
+}
