@@ -1,7 +1,7 @@
 /**
  * The collectors a tenant connection may run (the keys of its `collectors`) and each one's
- * default interval. Names of the next issue's collectors are accepted already so a connection
- * can be configured once; a name with no implementation here is stored and never scheduled.
+ * default interval (docs/monitoring.md describes each). A name with no implementation in a build
+ * (IMPLEMENTED_COLLECTORS) would be stored and never scheduled; today every name runs.
  */
 export const COLLECTOR_DEFAULTS = {
   inventory: 900,
