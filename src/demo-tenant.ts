@@ -47,8 +47,8 @@ export interface LiveDemoResult {
   apiKey: string;
   gatewayAlertId: string;
   delivered: boolean;
-  /** What became of the dependent refresh failure: correlated, paged, or no refreshes collector. */
-  refresh: 'correlated' | 'not-correlated' | 'no-collector' | 'not-seen';
+  /** What became of the dependent refresh failure: correlated, paged, or not seen in time. */
+  refresh: 'correlated' | 'not-correlated' | 'not-seen';
 }
 
 /**
@@ -240,10 +240,6 @@ async function dependentRefresh(a: {
   }
   a.sim.control.refreshResult({ datasetId: a.model.id, status: 'Failed', errorCode: GATEWAY_UNREACHABLE });
   const what = `a refresh of "${a.model.displayName}" (its data source goes through that gateway) fails with ${GATEWAY_UNREACHABLE}`;
-  if (!IMPLEMENTED_COLLECTORS.has('refreshes')) {
-    a.step(10, `${what}. With the refreshes collector its RefreshFailed incident is correlated to the gateway's (recorded, not paged); this build has no refreshes collector yet.`);
-    return 'no-collector';
-  }
   const row = await until('the refresh failure', a.timeout, async () => {
     const { rows } = await a.ctx.db.query<{ id: string; correlated: boolean; cause_alert_ids: string[] | null }>(
       "SELECT id, correlated, cause_alert_ids FROM alerts WHERE org_id = $1 AND source_type = 'Dataset' AND source_id = $2 ORDER BY created_at DESC LIMIT 1",

@@ -141,7 +141,7 @@ describe(`README five-minute tour (${ENGINE})`, () => {
     const alertId = / 7\. .*\((alr_\S+)\)/.exec(out)![1]!;
     expect(out).toMatch(new RegExp(` 8\\. the receiver verified the signed delivery: alert\\.opened delivery=dlv_\\S+ alert=${alertId} \\[error/open\\]`));
     expect(out).toMatch(/ 9\. the public API lists it: .* → GatewayOffline .+ \(open\)/);
-    expect(out).toMatch(/10\. a refresh of ".+" .* DM_GWPipeline_Client_GatewayUnreachable/);
+    expect(out).toMatch(/10\. a refresh of ".+" .* DM_GWPipeline_Client_GatewayUnreachable: incident alr_\S+ correlated to the gateway incident — recorded, not paged/);
     expect(out).toMatch(/11\. .* the receiver gets alert\.recovered/);
     expect(out).toContain("contracts: no violation");
     expect(out).not.toMatch(/gave up after/);
