@@ -47,8 +47,11 @@ export async function readMember(client: PlatformClient, tenant: TenantRow, book
   const listedNow = await listWorkspaces(client, groups, book, budget, now, listShare, 'new');
 
   const models = [...book.models].filter(([, m]) => groups.has(m.workspaceId));
+  // Hot: what can fail soon or is failing. A model never polled yet takes its turn with the others
+  // (on a small tenant that is this run): were it hot, a tenant still being discovered would keep
+  // more hot models than a run's budget and push the scheduled ones into taking turns.
   const isHot = ([, m]: [string, ModelState]) =>
-    !m.polled || m.failing || m.running.length > 0 || m.meta?.scheduled === true || (m.lastSeenAt !== null && now.getTime() - Date.parse(m.lastSeenAt) < HOT_WINDOW_MS);
+    m.failing || m.running.length > 0 || m.meta?.scheduled === true || (m.lastSeenAt !== null && now.getTime() - Date.parse(m.lastSeenAt) < HOT_WINDOW_MS);
   const cost = ([, m]: [string, ModelState]) => (metaIsStale(m.meta, now) ? 3 : 1);
   // Keep room for re-listing the workspaces that are due, within the listing share.
   const staleDue = [...groups.keys()].filter((id) => {
