@@ -75,14 +75,16 @@ describe('console forms in Chromium: invalid fields and dates in the viewer’s 
     await p.locator('#dest-name-error').waitFor();
     expect(await invalidState(p, 'dest-name')).toEqual({ invalid: 'true', message: 'Nome: obrigatório.' });
     expect(await invalidState(p, 'dest-url')).toEqual({ invalid: 'true', message: 'URL (https): informe um endereço https:// completo.' });
-    expect(await focused(p)).toBe('dest-name');
+    // Focus moves after the render that shows the messages: wait for it.
+    await expect.poll(() => focused(p)).toBe('dest-name');
     expect(sent).toEqual([]);
     await p.getByLabel('Nome', { exact: true }).fill('Plantão');
     await p.getByRole('button', { name: 'Criar' }).click();
     await p.locator('#dest-name-error').waitFor({ state: 'detached' });
     expect(await invalidState(p, 'dest-name')).toEqual({ invalid: null, message: '' });
     expect((await invalidState(p, 'dest-url')).invalid).toBe('true');
-    expect(await focused(p)).toBe('dest-url');
+    // Focus moves after the render that shows the messages: wait for it.
+    await expect.poll(() => focused(p)).toBe('dest-url');
     expect(sent).toEqual([]);
     await p.context().close();
   });
@@ -136,7 +138,8 @@ describe('console forms in Chromium: invalid fields and dates in the viewer’s 
     await p.getByRole('button', { name: 'Criar' }).click();
     await p.locator('#silence-endsAt-error').waitFor();
     expect(await invalidState(p, 'silence-endsAt')).toEqual({ invalid: 'true', message: 'Formato: dd/mm/aaaa hh:mm | Informe quando o silêncio termina (no futuro).' });
-    expect(await focused(p)).toBe('silence-endsAt');
+    // Focus moves after the render that shows the messages: wait for it.
+    await expect.poll(() => focused(p)).toBe('silence-endsAt');
     await p.getByLabel('Termina em').fill('01/01/2099 25:00');
     await p.getByRole('button', { name: 'Criar' }).click();
     await p.getByText('Termina em: essa data não existe.').waitFor();
@@ -167,7 +170,8 @@ describe('console forms in Chromium: invalid fields and dates in the viewer’s 
     await p.getByRole('button', { name: 'Conectar tenant' }).click();
     await p.locator('#tn-name-error').waitFor();
     for (const id of ['tn-name', 'tn-tenant-id', 'tn-client-id', 'tn-secret']) expect((await invalidState(p, id)).invalid, id).toBe('true');
-    expect(await focused(p)).toBe('tn-name');
+    // Focus moves after the render that shows the messages: wait for it.
+    await expect.poll(() => focused(p)).toBe('tn-name');
     await p.goto(`${origin}/members`);
     await p.getByLabel('E-mail').fill('sem-arroba');
     await p.getByRole('button', { name: 'Salvar' }).click();

@@ -162,7 +162,7 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
     const p = await openConsole();
     await p.getByRole('navigation').getByRole('link', { name: 'Gateways' }).click();
     await p.getByRole('heading', { level: 1, name: 'Gateways' }).waitFor();
-    expect(await p.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+    await expect.poll(() => p.evaluate(() => document.activeElement?.tagName)).toBe('H1');
     await p.locator('#gateways tbody tr').first().waitFor();
     const rows = await p.$$eval('#gateways tbody tr', (trs) => trs.map((r) => [...r.querySelectorAll('th, td')].map((c) => c.textContent)));
     expect(rows).toEqual([

@@ -191,7 +191,7 @@ describe('console overview and inventory in Chromium', () => {
   it('capacities and workspaces link to their open incidents; focus lands on the heading', async () => {
     const p = await openConsole();
     await go(p, 'Capacidades', 'Capacidades');
-    expect(await p.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+    await expect.poll(() => p.evaluate(() => document.activeElement?.tagName)).toBe('H1');
     await p.locator('#capacities').waitFor();
     const caps = await tableValues(p, '#capacities');
     expect(Object.keys(caps)).toEqual(['cap-bi-p1', 'cap-dev-f8', 'cap-prod-f64']);
