@@ -20,6 +20,7 @@ import type { Collector } from '../collector.js';
 import type { StateChange } from '../output.js';
 import { causesOf, openRootCauses } from '../root-causes.js';
 import { pickForRun, ROTATION_KEY, type RotationPick, type RotationState, runBudget } from '../rotation.js';
+import { inPool } from '../pool.js';
 import {
   CHECK_COST,
   type CheckFailure,
@@ -35,7 +36,6 @@ import {
 export const DATASOURCES_SHARE = 0.1;
 /** A failure of an item this recent makes the data sources it reads through hot. */
 const RECENT_FAILURE_MS = 24 * 3_600_000;
-const CONCURRENCY = 4;
 const KEY_PREFIX = 'ds:';
 /** Source types of the workload failures a data source may be behind. */
 const WORKLOAD_SOURCES = ['Dataset', 'FabricJob', 'DataFreshness'];
@@ -108,19 +108,13 @@ export const datasourcesCollector: Collector = {
     // Checks that end in an error saying nothing about the data source stop the run's checks;
     // what was checked is still committed, then the error is reported.
     const results = new Map<string, CheckResult>();
+    // An error stops the checks; what was checked before it is still committed below.
     let stopped: unknown = null;
-    let next = 0;
-    const worker = async () => {
-      while (stopped === null && next < pick.poll.length) {
-        const d = pick.poll[next++]!;
-        try {
-          results.set(d.id, await checkDatasource(client, d));
-        } catch (err) {
-          stopped ??= err;
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, pick.poll.length) }, worker));
+    await inPool(pick.poll, async (d) => {
+      results.set(d.id, await checkDatasource(client, d));
+    }).catch((err: unknown) => {
+      stopped = err;
+    });
 
     const signals: SignalInput[] = [];
     const changes: StateChange[] = [];

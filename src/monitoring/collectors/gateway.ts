@@ -12,6 +12,7 @@ import type { SignalInput } from '../../alerts/signals.js';
 import type { Collector } from '../collector.js';
 import type { StateChange } from '../output.js';
 import type { PlatformClient } from '../platform-client.js';
+import { inPool } from '../pool.js';
 
 interface StatusAnswer {
   status?: string;
@@ -27,15 +28,6 @@ interface Remembered {
   gatewayId?: string;
 }
 
-const CONCURRENCY = 4;
-
-async function inPool<T>(items: T[], fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
-}
 
 function details(a: StatusAnswer | null): string {
   const list = (a?.errorDetails ?? []).map((d) => `${d.errorCode ?? 'Error'}: ${d.message ?? ''}`.trim());

@@ -23,6 +23,7 @@ import { causesOf, openRootCauses, type OpenRootCauses } from '../root-causes.js
 import { pickForRun, ROTATION_KEY, runBudget, type RotationState } from '../rotation.js';
 import { type JobCursor, type JobInstance, lastStart, newResults } from './job-results.js';
 import { listRunnableItems, type RunnableItem } from './runnable-items.js';
+import { inPool } from '../pool.js';
 
 export const JOB_FAILED_KIND = 'JobFailed';
 export const JOB_SOURCE_TYPE = 'FabricJob';
@@ -39,7 +40,6 @@ const LIST_EVERY_MS = 3_600_000;
 const SCHEDULE_EVERY_MS = 12 * 3_600_000;
 const RECENT_MS = 24 * 3_600_000;
 const MAX_INSTANCE_PAGES = 5;
-const CONCURRENCY = 4;
 const LISTED_KEY = 'listed';
 const ITEM_PREFIX = 'item:';
 
@@ -91,14 +91,6 @@ function jobTypeOf(m: ItemMemory): string {
 
 function isAccessRefusal(err: unknown): boolean {
   return err instanceof VendorHttpError && (err.status === 403 || err.status === 404);
-}
-
-async function inPool<T>(items: T[], fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
 }
 
 function itemPath(id: string, m: ItemMemory): string {

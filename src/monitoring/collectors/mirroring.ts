@@ -29,6 +29,7 @@ import { mirroringLagOf } from '../tenants.js';
 import { listMirroredDatabases, readMirroringStatus, readTables, type DatabaseStatus, type MirroredDatabaseFact, type TableFact } from './mirroring-reads.js';
 import { databaseIsDown, lagLevel, tableIsFailed, type LagLevel } from './mirroring-verdicts.js';
 import { readWorkspaces } from './reads.js';
+import { inPool } from '../pool.js';
 
 export const MIRRORING_SOURCE = 'Mirroring';
 export const MIRRORING_STOPPED = 'MirroringStopped';
@@ -39,7 +40,6 @@ export const MIRRORING_LAG_SEVERE = 'MirroringLagSevere';
 /** Share of the Fabric hourly cap this collector may spend; a database costs two calls (status, one tables page). */
 const FABRIC_SHARE = 0.2;
 const CALLS_PER_DATABASE = 2;
-const CONCURRENCY = 4;
 const DB_PREFIX = 'db:';
 
 interface TableMemo {
@@ -56,14 +56,6 @@ interface DatabaseMemo {
 }
 
 const hasProblem = (m: DatabaseMemo | undefined) => !!m && (m.down || Object.values(m.tables).some((t) => t.failed || t.lag !== 'none'));
-
-async function inPool<T>(items: T[], fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
-}
 
 /** The signals of one polled database, given its previous memo; returns the new memo. */
 function judgeDatabase(

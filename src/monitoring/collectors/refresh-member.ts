@@ -9,8 +9,9 @@
  */
 import type { TenantRow } from '../tenants.js';
 import type { PlatformClient } from '../platform-client.js';
+import { inPool } from '../pool.js';
 import { pickForRun } from '../rotation.js';
-import { type CallBudget, inPool, isRefusal, metaIsStale, type Observation, readHistory, readMeta } from './refresh-reads.js';
+import { type CallBudget, isRefusal, metaIsStale, type Observation, readHistory, readMeta } from './refresh-reads.js';
 import type { ModelBook, ModelState } from './refresh-state.js';
 
 /** Share of the run's budget that re-lists workspaces' models (the rest polls refreshes). */

@@ -87,22 +87,4 @@ export async function readHistory(client: PlatformClient, budget: CallBudget, wo
   return (page?.value ?? []).filter((r) => typeof r?.requestId === 'string' && typeof r.startTime === 'string');
 }
 
-const CONCURRENCY = 4;
 
-/** Runs `fn` over `items`, four at a time; the first error stops the others from starting new work and is rethrown. */
-export async function inPool<T>(items: T[], fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failure: { err: unknown } | null = null;
-  const worker = async () => {
-    while (!failure && next < items.length) {
-      const item = items[next++]!;
-      try {
-        await fn(item);
-      } catch (err) {
-        failure ??= { err };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
-  if (failure) throw (failure as { err: unknown }).err;
-}
