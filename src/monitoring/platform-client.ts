@@ -33,6 +33,14 @@ export class VendorHttpError extends Error {
 }
 
 /** The platform's answer could not be used (not JSON, wrong shape, a link to another origin). */
+/**
+ * The platform refused this one resource to us (Power BI answers 401 for a workspace the
+ * principal is not a member of, Fabric 403; 404 when it is gone): skip it, the run goes on.
+ */
+export function isResourceRefusal(err: unknown): err is VendorHttpError {
+  return err instanceof VendorHttpError && (err.status === 401 || err.status === 403 || err.status === 404);
+}
+
 export class VendorAnswerError extends Error {
   constructor(message: string) {
     super(message);

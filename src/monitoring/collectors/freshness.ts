@@ -19,7 +19,7 @@ import { HOURLY_CAPS } from '../budget.js';
 import { type MaxAgeOf, maxAgeResolver, readFreshnessSettings } from '../freshness-settings.js';
 import { readLineage, savePlacements } from '../lineage.js';
 import type { StateChange } from '../output.js';
-import { VendorHttpError, type PlatformClient } from '../platform-client.js';
+import { isResourceRefusal, type PlatformClient } from '../platform-client.js';
 import { lastSlotAtOrBefore, type RefreshSchedule } from '../refresh-schedule.js';
 import { causesOf, openRootCauses } from '../root-causes.js';
 import { pickForRun, ROTATION_KEY, runBudget, type RotationState } from '../rotation.js';
@@ -84,10 +84,6 @@ const mirrorKey = (id: string) => `mirror:${id}`;
 const tableId = (dbId: string, table: string) => `${dbId}/${table.toLowerCase()}`;
 
 /** A workspace the principal cannot read (not a member, gone): skipped, not a failed run. */
-function unreadable(err: unknown): boolean {
-  return err instanceof VendorHttpError && (err.status === 401 || err.status === 403 || err.status === 404);
-}
-
 function minutesText(ms: number): string {
   const m = Math.round(ms / 60_000);
   if (m < 120) return `${m} min`;
@@ -108,7 +104,7 @@ async function readCatalog(client: PlatformClient, tenant: TenantRow) {
         for (const m of page) mirrors.push({ id: m.id.toLowerCase(), name: m.displayName || m.id, ...place });
       }
     } catch (err) {
-      if (!unreadable(err)) throw err;
+      if (!isResourceRefusal(err)) throw err;
     }
   }
   return { models, mirrors };
@@ -189,7 +185,7 @@ export const freshnessCollector: Collector = {
         const s = await client.json<Partial<RefreshSchedule>>({ family: 'powerbi', audience: 'powerbi', url: client.powerBi(`/groups/${encodeURIComponent(m.workspaceId)}/datasets/${encodeURIComponent(id)}/refreshSchedule`) });
         if (s?.enabled && Array.isArray(s.days) && Array.isArray(s.times)) schedule = { days: s.days, times: s.times, enabled: true, localTimeZoneId: s.localTimeZoneId ?? 'UTC' };
       } catch (err) {
-        if (!unreadable(err)) throw err;
+        if (!isResourceRefusal(err)) throw err;
       }
       models.set(id, { ...m, schedule, scheduleReadAt: now.toISOString() });
       changedModels.add(id);
@@ -218,7 +214,7 @@ export const freshnessCollector: Collector = {
           const a = await client.json<{ value?: RefreshRow[] }>({ family: 'powerbi', audience: 'powerbi', url: `${client.powerBi(`/groups/${encodeURIComponent(m.workspaceId)}/datasets/${encodeURIComponent(w.id)}/refreshes`)}?$top=${REFRESHES_TOP}` });
           rows = a?.value ?? [];
         } catch (err) {
-          if (!unreadable(err)) throw err;
+          if (!isResourceRefusal(err)) throw err;
         }
         if (rows) m = judgeModel(w.id, m, rows, w.slot, w.maxAge, settings.graceMinutes, now, causesFor(w.id, m.capacityId), signals);
       }
@@ -253,7 +249,7 @@ export const freshnessCollector: Collector = {
           tables.push(...page);
         }
       } catch (err) {
-        if (!unreadable(err)) throw err;
+        if (!isResourceRefusal(err)) throw err;
         continue;
       }
       const stale = new Set<string>();

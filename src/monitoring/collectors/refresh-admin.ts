@@ -9,9 +9,10 @@
  */
 import type { TenantRow } from '../tenants.js';
 import type { PlatformClient } from '../platform-client.js';
-import { type CallBudget, isRefusal, metaIsStale, type Observation, readMeta, RunBudgetSpent } from './refresh-reads.js';
+import { type CallBudget, metaIsStale, type Observation, readMeta, RunBudgetSpent } from './refresh-reads.js';
 import type { ModelBook } from './refresh-state.js';
 import type { RefreshEntry } from './refresh-history.js';
+import { isResourceRefusal } from '../platform-client.js';
 
 export const REFRESHABLES_PAGE = 5000;
 /** Share of the powerbi budget spent on data-source reads in admin mode (the refreshables list costs none of it). */
@@ -87,7 +88,7 @@ export async function readAdmin(
       book.metaRead.add(id);
     } catch (err) {
       if (err instanceof RunBudgetSpent) break;
-      if (!isRefusal(err)) throw err;
+      if (!isResourceRefusal(err)) throw err;
     }
   }
 }

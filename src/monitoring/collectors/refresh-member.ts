@@ -11,8 +11,9 @@ import type { TenantRow } from '../tenants.js';
 import type { PlatformClient } from '../platform-client.js';
 import { inPool } from '../pool.js';
 import { pickForRun } from '../rotation.js';
-import { type CallBudget, isRefusal, metaIsStale, type Observation, readHistory, readMeta } from './refresh-reads.js';
+import { type CallBudget, metaIsStale, type Observation, readHistory, readMeta } from './refresh-reads.js';
 import type { ModelBook, ModelState } from './refresh-state.js';
+import { isResourceRefusal } from '../platform-client.js';
 
 /** Share of the run's budget that re-lists workspaces' models (the rest polls refreshes). */
 const DISCOVERY_SHARE = 0.25;
@@ -79,7 +80,7 @@ export async function readMember(client: PlatformClient, tenant: TenantRow, book
       const history = await readHistory(client, budget, m.workspaceId, id);
       observe({ modelId: id, history, workspaceName: group.name, capacityName: group.capacityId ? (capacityNames.get(group.capacityId) ?? null) : null });
     } catch (err) {
-      if (!isRefusal(err)) throw err;
+      if (!isResourceRefusal(err)) throw err;
       // The model is gone (404) or out of reach: it is listed again, or dropped, when its workspace is re-listed.
       if (err.status === 404) book.forget(id);
     }
@@ -123,7 +124,7 @@ async function listWorkspaces(client: PlatformClient, groups: Map<string, Group>
       const page = await client.json<{ value?: { id: string; name?: string }[] }>({ family: 'powerbi', audience: 'powerbi', url: client.powerBi(`/groups/${encodeURIComponent(g.id)}/datasets`) });
       models = page?.value ?? [];
     } catch (err) {
-      if (!isRefusal(err)) throw err;
+      if (!isResourceRefusal(err)) throw err;
       models = [];
     }
     book.workspaces.set(g.id, { listedAt: now.toISOString() });

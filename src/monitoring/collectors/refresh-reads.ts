@@ -3,7 +3,7 @@
  * budget (a share of the family's hourly cap), what one read of a model yields, and the slow
  * reads of a model's data sources (→ gateways, for root causes) and refresh schedule.
  */
-import { VendorHttpError, type PlatformClient } from '../platform-client.js';
+import { isResourceRefusal, type PlatformClient } from '../platform-client.js';
 import type { ModelMeta } from './refresh-state.js';
 import type { RefreshEntry } from './refresh-history.js';
 
@@ -46,9 +46,6 @@ export function metaIsStale(meta: ModelMeta | null, now: Date): boolean {
 }
 
 /** The answer is about access or existence (the model went away, the principal lost the workspace): not a run failure. */
-export function isRefusal(err: unknown): err is VendorHttpError {
-  return err instanceof VendorHttpError && (err.status === 401 || err.status === 403 || err.status === 404);
-}
 
 const modelPath = (workspaceId: string, modelId: string) => `/groups/${encodeURIComponent(workspaceId)}/datasets/${encodeURIComponent(modelId)}`;
 
@@ -65,7 +62,7 @@ export async function readMeta(client: PlatformClient, budget: CallBudget, works
     }
   } catch (err) {
     // Not readable with this principal (admin mode without membership): no known gateways.
-    if (!isRefusal(err)) throw err;
+    if (!isResourceRefusal(err)) throw err;
   }
   let scheduled = false;
   if (withSchedule) {
@@ -74,7 +71,7 @@ export async function readMeta(client: PlatformClient, budget: CallBudget, works
       const s = await client.json<{ enabled?: boolean }>({ family: 'powerbi', audience: 'powerbi', url: client.powerBi(`${modelPath(workspaceId, modelId)}/refreshSchedule`) });
       scheduled = s?.enabled === true;
     } catch (err) {
-      if (!isRefusal(err)) throw err;
+      if (!isResourceRefusal(err)) throw err;
     }
   }
   return { readAt: now.toISOString(), gatewayIds: [...new Set(gatewayIds)], datasourceIds: [...new Set(datasourceIds)], scheduled };
