@@ -162,9 +162,9 @@ export function benchConfig(key: Buffer, databaseUrl: string) {
  * The drain alone on the embedded engine (PGlite, in memory, one connection shared by the
  * producer, the dispatcher and the completion poll): n deliveries committed first, then sent.
  */
-async function pgliteDrain(rx: TestReceiver, n: number): Promise<number> {
+export async function pgliteDrain(rx: TestReceiver, n: number, sharedBuffers?: string, dataDir?: string): Promise<number> {
   const key = randomBytes(32);
-  const db = await createPgliteDatabase();
+  const db = await createPgliteDatabase(dataDir, undefined, { sharedBuffers });
   const ctx: AppContext = { config: benchConfig(key, ''), db, clock: systemClock, log: createLogger('warn'), sealer: new Sealer(key) };
   const send = createGuardedSend(ctx);
   try {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- delivery|delivery-soak|api|list-ab|signals|collect` (no argument: delivery and api; the 5-minute
+ * `npm run bench -- delivery|delivery-soak|api|list-ab|signals|collect|pglite-buffers` (no argument: delivery and api; the 5-minute
  * delivery soak runs only when asked for). Each benchmark writes its own section of
  * bench/RESULTS.md. The local HTTPS receivers use the test CA, which Node must trust from the
  * start of the process, so unless NODE_EXTRA_CA_CERTS names it, this re-runs itself with it set.
@@ -17,8 +17,8 @@ const which = process.argv.slice(2).filter((a) => a !== '--' && !a.startsWith('-
 const flags = process.argv.slice(2).filter((a) => a !== '--' && a.startsWith('--'));
 const wanted = which.length ? which : ['delivery', 'api'];
 for (const w of wanted) {
-  if (w !== 'delivery' && w !== 'delivery-soak' && w !== 'api' && w !== 'list-ab' && w !== 'signals' && w !== 'collect') {
-    process.stderr.write(`unknown benchmark "${w}" (use delivery, delivery-soak, api, list-ab, signals or collect)\n`);
+  if (!['delivery', 'delivery-soak', 'api', 'list-ab', 'signals', 'collect', 'pglite-buffers'].includes(w)) {
+    process.stderr.write(`unknown benchmark "${w}" (use delivery, delivery-soak, api, list-ab, signals, collect or pglite-buffers)\n`);
     process.exit(2);
   }
 }
@@ -26,7 +26,7 @@ for (const w of wanted) {
 const { caCert } = makeTestCerts() as { caCert: string };
 if (process.env.NODE_EXTRA_CA_CERTS !== caCert) {
   // The collect bench reads memory after a forced GC.
-  const gc = wanted.includes('collect') ? ['--expose-gc'] : [];
+  const gc = wanted.includes('collect') || wanted.includes('pglite-buffers') ? ['--expose-gc'] : [];
   const r = spawnSync(process.execPath, [...process.execArgv, ...gc, fileURLToPath(import.meta.url), ...wanted, ...flags], {
     stdio: 'inherit',
     env: { ...process.env, NODE_EXTRA_CA_CERTS: caCert },
@@ -35,7 +35,10 @@ if (process.env.NODE_EXTRA_CA_CERTS !== caCert) {
 }
 
 for (const w of wanted) {
-  if (w === 'collect') {
+  if (w === 'pglite-buffers') {
+    const { runPgliteBuffersBench } = await import('./pglite-buffers.js');
+    await runPgliteBuffersBench();
+  } else if (w === 'collect') {
     const { runCollectBench } = await import('./collect.js');
     await runCollectBench();
   } else if (w === 'signals') {

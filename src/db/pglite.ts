@@ -66,14 +66,15 @@ const SHARED_BUFFERS = '16MB';
 
 /**
  * `lockDir`: the directory to lock for this process (VIGIA_DATA_DIR); the lock is released when
- * the database closes. In-memory databases (tests) take no lock.
+ * the database closes. In-memory databases (tests) take no lock. `sharedBuffers` overrides
+ * SHARED_BUFFERS (the bench compares settings with it).
  */
-export async function createPgliteDatabase(dataDir?: string, lockDir?: string): Promise<Database> {
+export async function createPgliteDatabase(dataDir?: string, lockDir?: string, opts: { sharedBuffers?: string } = {}): Promise<Database> {
   const lock = lockDir ? acquireDataDirLock(path.resolve(lockDir)) : undefined;
   let lite: PGlite;
   try {
     lite = await PGlite.create(dataDir, {
-      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${opts.sharedBuffers ?? SHARED_BUFFERS}`],
       parsers: {
         [OID.INT8]: parseNumeric,
         [OID.NUMERIC]: parseNumeric,
