@@ -53,8 +53,8 @@ export async function runPgliteBuffersBench(): Promise<void> {
   const settings = (process.env.BENCH_BUFFERS ?? '16MB,32MB,64MB,128MB').split(',').map((s) => s.trim());
   const runs = Number(process.env.BENCH_RUNS ?? 3);
   const n = Number(process.env.BENCH_DELIVERIES ?? 4000);
-  const rate: Record<string, number[]> = {};
-  const mem: Record<string, number[]> = {};
+  const rate: Record<string, number[]> = Object.fromEntries(settings.map((s) => [s, []]));
+  const mem: Record<string, number[]> = Object.fromEntries(settings.map((s) => [s, []]));
   const loads: string[] = [];
   const t0 = Date.now();
   for (let round = 0; round < runs; round++) {
@@ -63,8 +63,8 @@ export async function runPgliteBuffersBench(): Promise<void> {
     const order = settings.map((_, i) => settings[(i + round) % settings.length]!);
     for (const s of order) {
       const r = drainInChild(s, n);
-      (rate[s] ??= []).push(r.rate);
-      (mem[s] ??= []).push(r.peakRssMb - r.baseRssMb);
+      rate[s]!.push(r.rate);
+      mem[s]!.push(r.peakRssMb - r.baseRssMb);
       process.stdout.write(`round ${round + 1} shared_buffers=${s}: drain ${r.rate.toFixed(0)}/s, peak RSS +${(r.peakRssMb - r.baseRssMb).toFixed(0)} MB\n`);
     }
     loads.push(`${before.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}`);
