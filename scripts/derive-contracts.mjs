@@ -43,6 +43,10 @@ const POWERBI_OPERATIONS = [
   'Datasets_GetRefreshHistoryInGroup',
   'Datasets_GetRefreshScheduleInGroup',
   'Datasets_GetDatasourcesInGroup',
+  'WorkspaceInfo_GetModifiedWorkspaces',
+  'WorkspaceInfo_PostWorkspaceInfo',
+  'WorkspaceInfo_GetScanStatus',
+  'WorkspaceInfo_GetScanResult',
 ];
 const FABRIC_PLATFORM_OPERATIONS = [
   'Workspaces_ListWorkspaces',

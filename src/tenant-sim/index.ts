@@ -12,6 +12,7 @@ import { Entra } from './entra.js';
 import { DEFAULT_SIZES, generateTenant, guidFrom, seededRandom } from './generate.js';
 import { Limits } from './limits.js';
 import type { SimRuntime } from './runtime.js';
+import { newScannerBook, resetScannerBook, SCANNER_CONTROL_OPERATIONS, type ScannerControl, scannerControl } from './scanner.js';
 import { handleRequest } from './server.js';
 import type { CallFilter, RecordedRequest, SimState, TenantSimOptions } from './types.js';
 
@@ -31,7 +32,7 @@ export interface TenantSim {
   clientSecret: string;
   /** Plain data: change it directly or through `control`. */
   state: SimState;
-  control: SimControl;
+  control: SimControl & ScannerControl;
   /** Every request, in arrival order. */
   requests: RecordedRequest[];
   /** Contract violations seen (strict mode); tests assert this stays empty. */
@@ -77,7 +78,8 @@ export async function startTenantSimulator(opts: TenantSimOptions): Promise<Tena
   });
 
   const sim = { state: generate() } as TenantSim;
-  const control = createControl({
+  const scanner = newScannerBook(now());
+  const baseControl = createControl({
     state: () => sim.state,
     limits,
     faults,
@@ -89,8 +91,10 @@ export async function startTenantSimulator(opts: TenantSimOptions): Promise<Tena
       limits.reset();
       faults.huge.clear();
       faults.garbage.clear();
+      resetScannerBook(scanner, now());
     },
   });
+  const control: SimControl & ScannerControl = Object.assign(baseControl, scannerControl(scanner, now));
 
   const runtime: SimRuntime = {
     origin: '',
@@ -101,13 +105,14 @@ export async function startTenantSimulator(opts: TenantSimOptions): Promise<Tena
     requests,
     violations,
     control,
-    controlOperations: CONTROL_OPERATIONS,
+    controlOperations: [...CONTROL_OPERATIONS, ...SCANNER_CONTROL_OPERATIONS],
     state: () => sim.state,
     now,
     fabricPageSize: opts.fabricPageSize ?? 100,
     fabricAdminPageSize: opts.fabricAdminPageSize ?? 10_000,
     costPageRows: opts.costPageRows ?? 1000,
     operations: new Map(),
+    scanner,
   };
 
   const server: Server = createServer({ cert: opts.tls.cert, key: opts.tls.key }, (req, res) => {

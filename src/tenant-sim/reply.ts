@@ -1,5 +1,6 @@
 /** What a simulated endpoint answers, and each vendor's error body. */
 import { randomUUID } from 'node:crypto';
+import type { ScannerBook } from './scanner.js';
 import type { SimState } from './types.js';
 
 export interface Reply {
@@ -23,6 +24,8 @@ export interface RequestContext {
   costPageRows: number;
   /** Fabric long-running operations of this simulator: id → result and how often it was polled. */
   operations: Map<string, LongRunningOperation>;
+  /** Power BI scanner (metadata scanning) scans and what the service leaves out of them. */
+  scanner: ScannerBook;
 }
 
 export interface LongRunningOperation {

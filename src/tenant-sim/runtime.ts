@@ -3,6 +3,7 @@ import type { Faults, SimControl } from './control.js';
 import type { Entra } from './entra.js';
 import type { Limits } from './limits.js';
 import type { LongRunningOperation } from './reply.js';
+import type { ScannerBook, ScannerControl } from './scanner.js';
 import type { RecordedRequest, SimState } from './types.js';
 
 export interface SimRuntime {
@@ -13,7 +14,7 @@ export interface SimRuntime {
   faults: Faults;
   requests: RecordedRequest[];
   violations: string[];
-  control: SimControl;
+  control: SimControl & ScannerControl;
   controlOperations: readonly string[];
   state: () => SimState;
   now: () => number;
@@ -22,4 +23,6 @@ export interface SimRuntime {
   costPageRows: number;
   /** Fabric long-running operations: id → result and polls. */
   operations: Map<string, LongRunningOperation>;
+  /** Power BI scanner scans and faults. */
+  scanner: ScannerBook;
 }

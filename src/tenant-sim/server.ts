@@ -13,6 +13,7 @@ import { controlRequest } from './control-http.js';
 import { audienceOf } from './entra.js';
 import { FABRIC_HANDLERS } from './fabric.js';
 import { POWERBI_HANDLERS } from './powerbi.js';
+import { SCANNER_HANDLERS } from './scanner.js';
 import { errorFor, kindOf, throttled, unauthorized, type ApiKind } from './refusals.js';
 import { fabricError, type Handler, powerBiError, type Reply, type RequestContext } from './reply.js';
 import type { SimRuntime } from './runtime.js';
@@ -28,7 +29,7 @@ const CONTRACTS: Record<ApiKind, ApiDoc> = {
 };
 
 const HANDLERS: Record<ApiKind, Record<string, Handler>> = {
-  powerbi: POWERBI_HANDLERS,
+  powerbi: { ...POWERBI_HANDLERS, ...SCANNER_HANDLERS },
   fabric: FABRIC_HANDLERS,
   azure: AZURE_HANDLERS,
 };
@@ -197,6 +198,7 @@ export async function handleRequest(rt: SimRuntime, req: IncomingMessage, res: S
     fabricPageSize: family === 'fabric-admin' ? rt.fabricAdminPageSize : rt.fabricPageSize,
     costPageRows: rt.costPageRows,
     operations: rt.operations,
+    scanner: rt.scanner,
   };
   const handler = HANDLERS[kind][m.operation.operationId];
   const reply = handler ? handler(ctx) : errorFor(family, 501, 'NotImplemented', `The simulator does not serve ${m.operation.operationId}.`);
