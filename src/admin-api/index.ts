@@ -1,3 +1,4 @@
+import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { rejectNulCharacters } from '../http/nul-guard.js';
@@ -24,6 +25,8 @@ export async function adminApi(app: FastifyInstance, opts: { ctx: AppContext }):
   app.addHook('onSend', async (_req, reply) => {
     reply.header('cache-control', 'no-store');
   });
+  // Cookies (the console's session, the OIDC sign-in) are parsed once for the whole scope.
+  await app.register(cookie);
   // Who may call which route: one hook for every route of this scope (routes declare `access`).
   installAdminAuth(app, opts.ctx);
   // Every successful change is written to the audit log.
