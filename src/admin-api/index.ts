@@ -5,6 +5,8 @@ import { rejectNulCharacters } from '../http/nul-guard.js';
 import { installAdminAuth } from './auth.js';
 import { installAuditLog } from './audit-hook.js';
 import { peopleRoutes } from './people.js';
+import { tokensRoutes } from './tokens.js';
+import { auditRoutes } from './audit.js';
 import { oidcRoutes } from './oidc.js';
 import { createSignInLimiter, sessionRoutes } from './session.js';
 import { orgsRoutes } from './orgs.js';
@@ -47,6 +49,8 @@ export async function adminApi(app: FastifyInstance, opts: { ctx: AppContext }):
   await app.register(tenantsRoutes, routeOpts);
   await app.register(freshnessRoutes, routeOpts);
   await app.register(peopleRoutes, routeOpts);
+  await app.register(tokensRoutes, routeOpts);
+  await app.register(auditRoutes, routeOpts);
   const limiter = createSignInLimiter(opts.ctx);
   app.addHook('onClose', async () => limiter.close());
   await app.register(sessionRoutes, { ...routeOpts, limiter });
