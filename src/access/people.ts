@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/index.js';
 import { conflictError, invalidInput, notFoundError } from '../errors.js';
 import { newId } from '../ids.js';
-import { higherOf, type Role } from './roles.js';
+import { higherOf, isRole, type Role } from './roles.js';
 import type { Principal } from './principal.js';
 
 export interface Person {
@@ -10,9 +10,13 @@ export interface Person {
   name: string | null;
 }
 
+/** Where a member's role comes from: a membership an owner gave, or the identity provider's claim (VIGIA_OIDC_ROLE_MAP). */
+export type MemberSource = 'membership' | 'identity-provider';
+
 export interface Member extends Person {
   role: Role;
   since: Date;
+  source: MemberSource;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -65,13 +69,33 @@ export async function orgIdsOf(db: Queryable, p: Extract<Principal, { kind: 'per
   return [...ids];
 }
 
-export async function listMembers(db: Queryable, orgId: string): Promise<Member[]> {
+/**
+ * The organization's members: memberships, then the people who hold a role here only through the
+ * identity provider's claim in a live console session (that is where such a role lives: it comes
+ * with each sign-in and ends with the session or when the provider stops sending the claim).
+ */
+export async function listMembers(db: Queryable, orgId: string, now: Date): Promise<Member[]> {
   const { rows } = await db.query<{ id: string; email: string; name: string | null; role: Role; created_at: Date }>(
     `SELECT p.id, p.email, p.name, m.role, m.created_at FROM memberships m JOIN people p ON p.id = m.person_id
      WHERE m.org_id = $1 ORDER BY lower(p.email)`,
     [orgId],
   );
-  return rows.map((r) => ({ id: r.id, email: r.email, name: r.name, role: r.role, since: r.created_at }));
+  const members: Member[] = rows.map((r) => ({ id: r.id, email: r.email, name: r.name, role: r.role, since: r.created_at, source: 'membership' }));
+  const { rows: granted } = await db.query<{ id: string; email: string; name: string | null; role: string; created_at: Date }>(
+    `SELECT p.id, p.email, p.name, g->>'role' AS role, s.created_at
+     FROM sessions s JOIN people p ON p.id = s.person_id CROSS JOIN LATERAL jsonb_array_elements(s.idp_roles) AS g
+     WHERE g->>'orgId' = $1 AND s.expires_at > $2 AND s.idle_expires_at > $2
+       AND NOT EXISTS (SELECT 1 FROM memberships m WHERE m.org_id = $1 AND m.person_id = p.id)`,
+    [orgId, now],
+  );
+  const byPerson = new Map<string, Member>();
+  for (const g of granted) {
+    if (!isRole(g.role)) continue;
+    const seen = byPerson.get(g.id);
+    const since = seen && seen.since < g.created_at ? seen.since : g.created_at;
+    byPerson.set(g.id, { id: g.id, email: g.email, name: g.name, role: higherOf(seen?.role ?? null, g.role)!, since, source: 'identity-provider' });
+  }
+  return [...members, ...byPerson.values()].sort((a, b) => a.email.toLowerCase().localeCompare(b.email.toLowerCase()));
 }
 
 /** Adds the person (by e-mail) to the organization, or changes their role there. */
@@ -84,7 +108,7 @@ export async function putMember(db: Queryable, orgId: string, email: string, rol
     [orgId, person.id, role, now],
   );
   await capTokensToRole(db, orgId, person.id, role, now);
-  return { ...person, role, since: rows[0]!.created_at };
+  return { ...person, role, since: rows[0]!.created_at, source: 'membership' };
 }
 
 /** A lowered role revokes the person's tokens of that organization that ask for more. */
@@ -99,14 +123,29 @@ async function capTokensToRole(db: Queryable, orgId: string, personId: string, r
 }
 
 /**
- * Ends a membership: the person's tokens of the organization are revoked and all their console
- * sessions end, in one transaction (they sign in again and get what they still hold).
+ * Ends the person's access to this organization, and only to it: the membership, the role their
+ * live sessions carry here from the identity provider, and their personal tokens of this
+ * organization. Their sessions stay open for the organizations they still belong to (roles are
+ * read on every request, so nothing here is held longer); a session left with no role anywhere
+ * ends. 404 when they held nothing here.
+ * A role from the identity provider comes back at their next sign-in while the provider still
+ * sends the claim: it ends for good there (docs/access.md).
  */
 export async function removeMember(db: Queryable, orgId: string, personId: string, now: Date): Promise<void> {
-  const { rowCount } = await db.query('DELETE FROM memberships WHERE org_id = $1 AND person_id = $2', [orgId, personId]);
-  if (rowCount === 0) throw notFoundError('member');
+  const membership = await db.query('DELETE FROM memberships WHERE org_id = $1 AND person_id = $2', [orgId, personId]);
+  const granted = await db.query(
+    `UPDATE sessions SET idp_roles = (SELECT coalesce(jsonb_agg(g), '[]'::jsonb) FROM jsonb_array_elements(idp_roles) AS g WHERE g->>'orgId' <> $2)
+     WHERE person_id = $1 AND idp_roles @> jsonb_build_array(jsonb_build_object('orgId', $2::text))`,
+    [personId, orgId],
+  );
+  if (membership.rowCount === 0 && granted.rowCount === 0) throw notFoundError('member');
   await db.query('UPDATE personal_tokens SET revoked_at = $3 WHERE org_id = $1 AND person_id = $2 AND revoked_at IS NULL', [orgId, personId, now]);
-  await db.query('DELETE FROM sessions WHERE person_id = $1', [personId]);
+  // A session that now grants nothing anywhere ends (the person signs in again if they are added back).
+  await db.query(
+    `DELETE FROM sessions s WHERE s.person_id = $1 AND s.idp_roles = '[]'::jsonb
+       AND NOT EXISTS (SELECT 1 FROM memberships m WHERE m.person_id = $1)`,
+    [personId],
+  );
 }
 
 /** An organization keeps at least one owner unless the instance administrator acts. */
@@ -128,18 +167,20 @@ export async function rolesOf(db: Queryable, p: Extract<Principal, { kind: 'pers
 }
 
 /**
- * The person an identity provider's sign-in stands for: the one already linked to (issuer,
- * subject), else the one invited under this e-mail address (then linked), else, when the
- * provider's claim grants a role, a new person. Null: Vigia does not know them.
+ * The person an identity provider's sign-in stands for: the one already linked to the issuer's
+ * immutable subject (issuer + `sub`), whatever the e-mail says today; else the one invited under
+ * this VERIFIED e-mail address and not yet linked (then linked to the subject for good); else,
+ * when the provider's claim grants a role, a new person with that verified address. Null: Vigia
+ * does not know them. An unverified or missing e-mail never matches an invitation.
  */
 export async function personForSignIn(
   db: Queryable,
-  input: { issuer: string; subject: string; email: string | null; name: string | null; grantedByIdp: boolean; now: Date },
+  input: { issuer: string; subject: string; verifiedEmail: string | null; name: string | null; grantedByIdp: boolean; now: Date },
 ): Promise<Person | null> {
   const linked = await db.query<Person>('SELECT id, email, name FROM people WHERE oidc_issuer = $1 AND oidc_subject = $2', [input.issuer, input.subject]);
   if (linked.rows[0]) return linked.rows[0];
-  if (input.email === null) return null;
-  const email = normalizeEmail(input.email);
+  if (input.verifiedEmail === null) return null;
+  const email = normalizeEmail(input.verifiedEmail);
   const invited = await db.query<Person>(
     `UPDATE people SET oidc_issuer = $2, oidc_subject = $3, name = coalesce(name, $4)
      WHERE lower(email) = lower($1) AND oidc_subject IS NULL RETURNING id, email, name`,
@@ -153,6 +194,18 @@ export async function personForSignIn(
     [newId('per', input.now), email, input.name, input.issuer, input.subject, input.now],
   );
   return created.rows[0] ?? null;
+}
+
+/**
+ * The e-mail address of the claims when the provider vouches for it: `email` with
+ * `email_verified: true` (OpenID Connect), or Entra ID's `xms_edov: true` (the address's domain
+ * is verified as the tenant's; Entra sends no email_verified). Anything else is not trusted to
+ * take an invitation.
+ */
+export function verifiedEmailOf(claims: Record<string, unknown>): string | null {
+  if (typeof claims.email !== 'string') return null;
+  const yes = (v: unknown) => v === true || v === 'true' || v === 1 || v === '1';
+  return yes(claims.email_verified) || yes(claims.xms_edov) ? claims.email : null;
 }
 
 /** Roles the provider's groups / roles claim values grant through the configured map. */

@@ -75,10 +75,11 @@ export async function listPersonalTokens(db: Queryable, personId: string): Promi
   return rows.map(toToken);
 }
 
-export async function revokePersonalToken(db: Queryable, personId: string, tokenId: string, now: Date): Promise<void> {
+/** Revokes one of the person's tokens of this organization (a token of another organization is not found here). */
+export async function revokePersonalToken(db: Queryable, input: { personId: string; orgId: string; tokenId: string; now: Date }): Promise<void> {
   const { rowCount } = await db.query(
-    'UPDATE personal_tokens SET revoked_at = coalesce(revoked_at, $3) WHERE id = $1 AND person_id = $2',
-    [tokenId, personId, now],
+    'UPDATE personal_tokens SET revoked_at = coalesce(revoked_at, $4) WHERE id = $1 AND person_id = $2 AND org_id = $3',
+    [input.tokenId, input.personId, input.orgId, input.now],
   );
   if (rowCount === 0) throw notFoundError('token');
 }

@@ -1,9 +1,12 @@
+import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { rejectNulCharacters } from '../http/nul-guard.js';
 import { installAdminAuth } from './auth.js';
 import { installAuditLog } from './audit-hook.js';
 import { peopleRoutes } from './people.js';
+import { tokensRoutes } from './tokens.js';
+import { auditRoutes } from './audit.js';
 import { oidcRoutes } from './oidc.js';
 import { createSignInLimiter, sessionRoutes } from './session.js';
 import { orgsRoutes } from './orgs.js';
@@ -24,6 +27,8 @@ export async function adminApi(app: FastifyInstance, opts: { ctx: AppContext }):
   app.addHook('onSend', async (_req, reply) => {
     reply.header('cache-control', 'no-store');
   });
+  // Cookies (the console's session, the OIDC sign-in) are parsed once for the whole scope.
+  await app.register(cookie);
   // Who may call which route: one hook for every route of this scope (routes declare `access`).
   installAdminAuth(app, opts.ctx);
   // Every successful change is written to the audit log.
@@ -44,6 +49,8 @@ export async function adminApi(app: FastifyInstance, opts: { ctx: AppContext }):
   await app.register(tenantsRoutes, routeOpts);
   await app.register(freshnessRoutes, routeOpts);
   await app.register(peopleRoutes, routeOpts);
+  await app.register(tokensRoutes, routeOpts);
+  await app.register(auditRoutes, routeOpts);
   const limiter = createSignInLimiter(opts.ctx);
   app.addHook('onClose', async () => limiter.close());
   await app.register(sessionRoutes, { ...routeOpts, limiter });

@@ -1,63 +1,56 @@
 import type { FastifyInstance } from 'fastify';
 import * as oidc from 'openid-client';
 import type { AppContext } from '../context.js';
-import { ApiError, forbidden, invalidRequest, notFound } from '../http/errors.js';
-import { hashToken } from '../secrets/tokens.js';
-import { personForSignIn, rolesFromClaims, rolesOf } from '../access/people.js';
+import { ApiError, forbidden, invalidRequest } from '../http/errors.js';
+import { hashToken, safeEqual } from '../secrets/tokens.js';
+import { personForSignIn, rolesFromClaims, rolesOf, verifiedEmailOf } from '../access/people.js';
 import { endSession, openSession } from '../access/sessions.js';
 import type { PublicApiRateLimiter } from '../public-api/rate-limit.js';
 import { tooManyAttempts } from './session.js';
-import { readSessionCookie, sessionTimes, setSessionCookie } from './session-cookie.js';
+import { providerConfiguration } from './oidc-provider.js';
+import {
+  clearOidcLoginCookie,
+  readOidcLoginCookie,
+  readSessionCookie,
+  sessionTimes,
+  setOidcLoginCookie,
+  setSessionCookie,
+} from './session-cookie.js';
 
 /** How long a sign-in may take between leaving for the provider and coming back. */
 const LOGIN_TTL_MS = 10 * 60_000;
 export const OIDC_CALLBACK_PATH = '/api/admin/v1/session/oidc/callback';
 
+const NO_ROLE = 'you have no role in Vigia yet; ask an owner of your organization to add you';
+
+/** The ID token's claims (with UserInfo's when the provider keeps e-mail there), or 401. */
+async function claimsOfCallback(config: oidc.Configuration, url: URL, login: { state: string; nonce: string; codeVerifier: string }): Promise<Record<string, unknown>> {
+  const tokens = await oidc.authorizationCodeGrant(config, url, {
+    pkceCodeVerifier: login.codeVerifier,
+    expectedState: login.state,
+    expectedNonce: login.nonce,
+    idTokenExpected: true,
+  });
+  const claims = (tokens.claims() ?? {}) as Record<string, unknown>;
+  // Providers may keep scope claims (email, email_verified) for the UserInfo endpoint only.
+  if (claims.email === undefined && tokens.access_token) {
+    const info = await oidc.fetchUserInfo(config, tokens.access_token, String(claims.sub));
+    return { ...info, ...claims };
+  }
+  return claims;
+}
+
 /**
  * OpenID Connect sign-in (authorization code + PKCE, state and nonce), through openid-client.
  * The state, nonce and code verifier wait in the database (any instance may get the callback)
- * and are used once.
+ * and are used once; the state is also bound to the browser that started the sign-in by a
+ * short-lived HttpOnly cookie, so a callback URL someone else obtained (login CSRF: signing a
+ * victim's browser in as the attacker) is refused.
  */
 export async function oidcRoutes(app: FastifyInstance, opts: { ctx: AppContext; limiter: PublicApiRateLimiter }): Promise<void> {
   const { ctx, limiter } = opts;
   const settings = ctx.config.oidc;
-  // openid-client checks ID-token times (exp, iat) against the system clock; Vigia's "now" is the
-  // injected clock. Their difference, in whole seconds, is openid-client's clock skew, so an ID
-  // token is judged by the same time as sessions and sign-in states. With the system clock the
-  // skew is 0 and the provider is discovered once; a different skew means a fresh discovery.
-  let discovered: { skew: number; config: Promise<oidc.Configuration> } | null = null;
-  const configuration = (): Promise<oidc.Configuration> => {
-    if (!settings) throw notFound('OpenID Connect sign-in');
-    const skew = Math.round((ctx.clock.now().getTime() - Date.now()) / 1000);
-    if (discovered?.skew === skew) return discovered.config;
-    const attempt: { skew: number; config: Promise<oidc.Configuration> } = {
-      skew,
-      config: oidc
-        .discovery(new URL(settings.issuer), settings.clientId, { client_secret: settings.clientSecret, [oidc.clockSkew]: skew })
-        .then((config) => {
-          // Verify the ID token's signature against the provider's keys even though it came over
-          // TLS from the token endpoint: a forged or altered token is refused, not trusted.
-          oidc.enableNonRepudiationChecks(config);
-          return config;
-        })
-        .catch((err: unknown) => {
-          if (discovered === attempt) discovered = null; // the provider may be back at the next try
-          throw err;
-        }),
-    };
-    discovered = attempt;
-    return attempt.config;
-  };
-  /** The provider's configuration, or 503 when it cannot be reached (on the way out and on the way back). */
-  const reachableConfiguration = async (): Promise<oidc.Configuration> => {
-    try {
-      return await configuration();
-    } catch (err) {
-      if (err instanceof ApiError) throw err;
-      ctx.log.warn({ err: (err as Error).message }, 'OpenID provider unreachable');
-      throw new ApiError(503, 'unavailable', 'the identity provider cannot be reached; sign in with the instance admin token');
-    }
-  };
+  const reachableConfiguration = providerConfiguration(ctx);
 
   app.get('/session/oidc/login', { config: { access: 'public' } }, async (_req, reply) => {
     const config = await reachableConfiguration();
@@ -78,6 +71,7 @@ export async function oidcRoutes(app: FastifyInstance, opts: { ctx: AppContext; 
       state,
       nonce,
     });
+    setOidcLoginCookie(reply, ctx, state, LOGIN_TTL_MS);
     return reply.code(302).header('location', url.href).send();
   });
 
@@ -91,6 +85,11 @@ export async function oidcRoutes(app: FastifyInstance, opts: { ctx: AppContext; 
     };
     const config = await reachableConfiguration();
     const state = typeof req.query.state === 'string' ? req.query.state : '';
+    // The browser must be the one that started this sign-in: its cookie holds the same state.
+    const bound = readOidcLoginCookie(req);
+    if (!bound || !safeEqual(hashToken(bound), hashToken(state))) {
+      throw await refuse(invalidRequest('this sign-in was not started in this browser; start the sign-in again'));
+    }
     // The state is consumed here, whatever happens next: a replayed callback finds nothing.
     const { rows } = await ctx.db.query<{ nonce: string; code_verifier: string }>(
       'DELETE FROM oidc_logins WHERE state_hash = $1 AND created_at > $2 RETURNING nonce, code_verifier',
@@ -100,40 +99,29 @@ export async function oidcRoutes(app: FastifyInstance, opts: { ctx: AppContext; 
     if (!login) throw await refuse(invalidRequest('unknown, used or expired sign-in state; start the sign-in again'));
     let claims: Record<string, unknown>;
     try {
-      const tokens = await oidc.authorizationCodeGrant(config, new URL(req.url, ctx.config.baseUrl), {
-        pkceCodeVerifier: login.code_verifier,
-        expectedState: state,
-        expectedNonce: login.nonce,
-        idTokenExpected: true,
-      });
-      claims = (tokens.claims() ?? {}) as Record<string, unknown>;
-      // Providers may keep scope claims (email, groups) for the UserInfo endpoint only.
-      if (claims.email === undefined && claims.preferred_username === undefined && tokens.access_token) {
-        const info = await oidc.fetchUserInfo(config, tokens.access_token, String(claims.sub));
-        claims = { ...info, ...claims };
-      }
+      claims = await claimsOfCallback(config, new URL(req.url, ctx.config.baseUrl), { state, nonce: login.nonce, codeVerifier: login.code_verifier });
     } catch (err) {
       // The reason is logged (it names no secret); the browser gets one answer.
       ctx.log.warn({ err: (err as Error).message, code: (err as { code?: string }).code }, 'OpenID sign-in refused');
       throw await refuse(new ApiError(401, 'unauthorized', 'the sign-in could not be verified; start it again'));
     }
     const idpRoles = rolesFromClaims(claims, settings!.roleMap);
-    const email = typeof claims.email === 'string' ? claims.email : typeof claims.preferred_username === 'string' ? claims.preferred_username : null;
     const person = await personForSignIn(ctx.db, {
       issuer: String(claims.iss),
       subject: String(claims.sub),
-      email,
+      verifiedEmail: verifiedEmailOf(claims),
       name: typeof claims.name === 'string' ? claims.name : null,
       grantedByIdp: idpRoles.length > 0,
       now: ctx.clock.now(),
     });
-    if (!person) throw forbidden('you have no role in Vigia yet; ask an owner of your organization to add you');
+    if (!person) throw forbidden(`${NO_ROLE} (an invitation is taken only with an e-mail address your identity provider marks as verified)`);
     const principal = { kind: 'person' as const, personId: person.id, email: person.email, via: 'session' as const, idpRoles };
-    if ((await rolesOf(ctx.db, principal)).length === 0) throw forbidden('you have no role in Vigia yet; ask an owner of your organization to add you');
+    if ((await rolesOf(ctx.db, principal)).length === 0) throw forbidden(NO_ROLE);
     const previous = readSessionCookie(req);
     if (previous) await endSession(ctx.db, hashToken(previous));
     const opened = await openSession(ctx.db, { personId: person.id, idpRoles, now: ctx.clock.now(), times: sessionTimes(ctx) });
     setSessionCookie(reply, ctx, opened.id, sessionTimes(ctx).maxMs);
+    clearOidcLoginCookie(reply, ctx);
     return reply.code(303).header('location', '/').send();
   });
 }

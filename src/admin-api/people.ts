@@ -1,28 +1,37 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { forbidden, invalidRequest } from '../http/errors.js';
-import { MAX_PAGE, MAX_PAGE_SIZE, pageEnvelope, pageRequest } from '../http/paging.js';
-import { parseIsoDateTime } from '../orgs/validation.js';
+import { forbidden } from '../http/errors.js';
 import { requireOrg } from '../orgs/orgs.js';
 import { orgIdParams, nonEmptyText } from '../orgs/schemas.js';
-import { listAudit } from '../access/audit.js';
-import { assertNotLastOwner, listMembers, putMember, removeMember, roleIn } from '../access/people.js';
-import { createPersonalToken, listPersonalTokens, revokePersonalToken } from '../access/personal-tokens.js';
+import { assertNotLastOwner, listMembers, membershipRole, putMember, removeMember } from '../access/people.js';
 import { ROLES, type Role } from '../access/roles.js';
+import type { Principal } from '../access/principal.js';
 import { principalOf } from './auth.js';
 import { adminResponses } from './openapi.js';
-import { auditPageSchema, createdPersonalTokenSchema, memberSchema, personalTokenSchema } from './schemas.js';
+import { memberSchema } from './schemas.js';
 
 const idParam = { type: 'string', minLength: 1, maxLength: 100 } as const;
 const roleSchema = { type: 'string', enum: [...ROLES] } as const;
 
-/** Admin routes: members of an organization, the caller's personal tokens, the audit log. */
+/**
+ * Making someone a permanent owner needs an owner by membership (or the instance administrator):
+ * an owner only through the identity provider's claim loses that role when the provider stops
+ * sending it, and must not leave behind owners who outlive that revocation.
+ */
+async function assertMayGrantOwner(ctx: AppContext, p: Principal, orgId: string): Promise<void> {
+  if (p.kind === 'instance-admin') return;
+  if ((await membershipRole(ctx.db, orgId, p.personId)) !== 'owner') {
+    throw forbidden('your owner role comes from the identity provider; only an owner by membership (or the instance administrator) can make someone an owner');
+  }
+}
+
+/** Admin routes: the members of an organization (personal tokens: tokens.ts; the audit log: audit.ts). */
 export async function peopleRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
 
   app.get<{ Params: { orgId: string } }>('/orgs/:orgId/members', { config: { access: 'viewer' }, schema: { params: orgIdParams, response: adminResponses({ type: 'array', items: memberSchema }) } }, async (req) => {
     await requireOrg(ctx.db, req.params.orgId);
-    return listMembers(ctx.db, req.params.orgId);
+    return listMembers(ctx.db, req.params.orgId, ctx.clock.now());
   });
 
   app.put<{ Params: { orgId: string }; Body: { email: string; role: Role } }>(
@@ -37,6 +46,7 @@ export async function peopleRoutes(app: FastifyInstance, opts: { ctx: AppContext
     },
     async (req) => {
       await requireOrg(ctx.db, req.params.orgId);
+      if (req.body.role === 'owner') await assertMayGrantOwner(ctx, principalOf(req), req.params.orgId);
       return ctx.db.tx(async (q) => {
         const existing = await q.query<{ id: string }>('SELECT id FROM people WHERE lower(email) = lower($1)', [req.body.email.trim()]);
         if (existing.rows[0] && req.body.role !== 'owner') await assertNotLastOwner(q, req.params.orgId, existing.rows[0].id);
@@ -45,6 +55,7 @@ export async function peopleRoutes(app: FastifyInstance, opts: { ctx: AppContext
     },
   );
 
+  // Ends the person's access to this organization only (src/access/people.ts, removeMember).
   app.delete<{ Params: { orgId: string; personId: string } }>(
     '/orgs/:orgId/members/:personId',
     { config: { access: 'owner' }, schema: { params: { type: 'object', required: ['orgId', 'personId'], properties: { orgId: idParam, personId: idParam } } } },
@@ -54,92 +65,6 @@ export async function peopleRoutes(app: FastifyInstance, opts: { ctx: AppContext
         await removeMember(q, req.params.orgId, req.params.personId, ctx.clock.now());
       });
       return reply.code(204).send();
-    },
-  );
-
-  // Personal tokens: a person signed in to the console manages their own, per organization.
-  app.get<{ Params: { orgId: string } }>('/orgs/:orgId/tokens', { config: { access: 'viewer' }, schema: { params: orgIdParams, response: adminResponses({ type: 'array', items: personalTokenSchema }) } }, async (req) => {
-    const p = principalOf(req);
-    if (p.kind !== 'person') return [];
-    return (await listPersonalTokens(ctx.db, p.personId)).filter((t) => t.orgId === req.params.orgId);
-  });
-
-  app.post<{ Params: { orgId: string }; Body: { name: string; role: Role; expiresAt: string } }>(
-    '/orgs/:orgId/tokens',
-    {
-      config: { access: 'viewer' },
-      schema: {
-        params: orgIdParams,
-        body: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['name', 'role', 'expiresAt'],
-          properties: { name: nonEmptyText(200), role: roleSchema, expiresAt: { type: 'string', maxLength: 40 } },
-        },
-        response: adminResponses(createdPersonalTokenSchema, 201),
-      },
-    },
-    async (req, reply) => {
-      const p = principalOf(req);
-      if (p.kind !== 'person' || p.via !== 'session') throw forbidden('personal tokens are created by a person signed in to the console');
-      const created = await createPersonalToken(ctx.db, {
-        personId: p.personId,
-        orgId: req.params.orgId,
-        heldRole: await roleIn(ctx.db, p, req.params.orgId),
-        name: req.body.name,
-        role: req.body.role,
-        expiresAt: parseIsoDateTime(req.body.expiresAt, 'expiresAt'),
-        now: ctx.clock.now(),
-      });
-      return reply.code(201).send(created);
-    },
-  );
-
-  app.delete<{ Params: { orgId: string; tokenId: string } }>(
-    '/orgs/:orgId/tokens/:tokenId',
-    { config: { access: 'viewer' }, schema: { params: { type: 'object', required: ['orgId', 'tokenId'], properties: { orgId: idParam, tokenId: idParam } } } },
-    async (req, reply) => {
-      const p = principalOf(req);
-      if (p.kind !== 'person') throw forbidden('only a person has personal tokens');
-      await revokePersonalToken(ctx.db, p.personId, req.params.tokenId, ctx.clock.now());
-      return reply.code(204).send();
-    },
-  );
-
-  app.get<{ Params: { orgId: string }; Querystring: { actor?: string; action?: string; from?: string; to?: string; page?: string; pageSize?: string } }>(
-    '/orgs/:orgId/audit',
-    {
-      config: { access: 'owner' },
-      schema: {
-        params: orgIdParams,
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            actor: { type: 'string', minLength: 1, maxLength: 320 },
-            action: { type: 'string', minLength: 1, maxLength: 100 },
-            from: { type: 'string', maxLength: 40 },
-            to: { type: 'string', maxLength: 40 },
-            page: { type: 'string', pattern: '^[0-9]{1,6}$' },
-            pageSize: { type: 'string', pattern: '^[0-9]{1,6}$' },
-          },
-        },
-        response: adminResponses(auditPageSchema),
-      },
-    },
-    async (req) => {
-      const { orgId } = req.params;
-      await requireOrg(ctx.db, orgId);
-      const p = pageRequest({ page: Number(req.query.page ?? 1), pageSize: Number(req.query.pageSize ?? 100) });
-      if (p.page < 1 || p.page > MAX_PAGE) throw invalidRequest(`page must be from 1 to ${MAX_PAGE}`);
-      if (p.pageSize < 1 || p.pageSize > MAX_PAGE_SIZE) throw invalidRequest(`pageSize must be from 1 to ${MAX_PAGE_SIZE}`);
-      const from = req.query.from === undefined ? undefined : parseIsoDateTime(req.query.from, 'from');
-      const to = req.query.to === undefined ? undefined : parseIsoDateTime(req.query.to, 'to');
-      if (from && to && from >= to) throw invalidRequest('from must be before to');
-      const { actor, action } = req.query;
-      const { entries, totalCount } = await listAudit(ctx.db, { orgId, actor, action, from, to, limit: p.pageSize, offset: p.offset });
-      const path = `/api/admin/v1/orgs/${encodeURIComponent(orgId)}/audit`;
-      return pageEnvelope(path, { actor, action, from: from?.toISOString(), to: to?.toISOString() }, p, totalCount, entries);
     },
   );
 }

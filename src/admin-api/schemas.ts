@@ -356,8 +356,19 @@ const role = { type: 'string', enum: [...ROLES] } as const;
 export const memberSchema = {
   title: 'Member',
   type: 'object',
-  required: ['id', 'email', 'name', 'role', 'since'],
-  properties: { id: str, email: str, name: nullableStr, role, since: instant },
+  required: ['id', 'email', 'name', 'role', 'since', 'source'],
+  properties: {
+    id: str,
+    email: str,
+    name: nullableStr,
+    role,
+    since: instant,
+    source: {
+      type: 'string',
+      enum: ['membership', 'identity-provider'],
+      description: "membership: given by an owner; identity-provider: only through the provider's groups/roles claim (VIGIA_OIDC_ROLE_MAP) in a live session — it ends in the provider",
+    },
+  },
 } as const;
 
 const personalTokenProperties = {

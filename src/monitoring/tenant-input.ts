@@ -1,7 +1,8 @@
 /**
  * Input rules of a tenant connection: identifiers are GUIDs, cost scopes are subscription or
  * resource-group paths, credentials are a client secret or a certificate with its private key,
- * and endpoint overrides are https origins that pass the destination-safety rules.
+ * and endpoint overrides are https origins on Microsoft's hosts or the operator's allowlist
+ * (endpoint-hosts.ts) that pass the destination-safety rules.
  */
 import { X509Certificate, createHash, createPrivateKey } from 'node:crypto';
 import type { AppContext } from '../context.js';
@@ -10,6 +11,7 @@ import { checkDestinationUrlResolved } from '../delivery/guarded-http.js';
 import { invalidInput } from '../errors.js';
 import { isCollectorName } from './collector-names.js';
 import { ENDPOINT_FIELDS, type TenantEndpoints } from './endpoints.js';
+import { checkEndpointHost } from './endpoint-hosts.js';
 import type { MirroringLag } from './mirroring-lag.js';
 
 export type TenantMode = 'admin' | 'member';
@@ -118,7 +120,9 @@ export async function checkEndpoints(ctx: AppContext, given: Partial<TenantEndpo
     const where = `endpoints.${field}`;
     let url: URL;
     try {
-      url = await checkDestinationUrlResolved(ctx, value, where);
+      // Only Microsoft's hosts or the operator's allowlist (endpoint-hosts.ts); Microsoft's need no address check.
+      if (URL.canParse(value) && checkEndpointHost(field, new URL(value), ctx.config.destinationAllowlist)) url = new URL(value);
+      else url = await checkDestinationUrlResolved(ctx, value, where);
     } catch (err) {
       if (err instanceof UnsafeDestinationError) throw invalidInput(err.message);
       throw err;

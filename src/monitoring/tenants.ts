@@ -5,12 +5,13 @@
  */
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/index.js';
-import { notFoundError } from '../errors.js';
+import { invalidInput, notFoundError } from '../errors.js';
 import { newId } from '../ids.js';
 import { requireOrg } from '../orgs/orgs.js';
 import { COLLECTOR_DEFAULTS, COLLECTOR_NAMES, type CollectorName } from './collector-names.js';
 import { IMPLEMENTED_COLLECTORS } from './implemented.js';
 import { PUBLIC_CLOUD, type TenantEndpoints } from './endpoints.js';
+import { endpointsChanged } from './endpoint-hosts.js';
 import { checkMirroringLag, type MirroringLag } from './mirroring-lag.js';
 import { readRotations, rotationKeyOf, type RotationView } from './rotation-status.js';
 import {
@@ -248,6 +249,10 @@ export async function updateTenant(ctx: AppContext, orgId: string, id: string, b
     const kept = Object.fromEntries(Object.entries(current.endpoints).filter(([k]) => b.endpoints !== null && !(k in given)));
     const set = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== null));
     endpoints = { ...kept, ...(await checkEndpoints(ctx, set)) };
+    // The stored secret never follows an endpoint change: whoever moves an endpoint gives the credentials again.
+    if (credentials === null && endpointsChanged(endpointsOf(current), endpointsOf({ endpoints }))) {
+      throw invalidInput('credentials are required with a change of endpoints (the stored credentials are never sent to a new endpoint)');
+    }
   }
   const now = ctx.clock.now();
   const row = await ctx.db.tx(async (q) => {

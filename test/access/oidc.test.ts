@@ -1,7 +1,8 @@
 /**
  * OpenID Connect sign-in against a real, certified provider (oidc-provider) on loopback with the
  * test CA, the whole flow in headless Chromium; then the refusals: wrong state, wrong nonce,
- * replayed callback, forged and expired ID tokens.
+ * replayed callback, forged and expired ID tokens, a callback completed in another browser (login
+ * CSRF), an invitation claimed with an unverified e-mail.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
@@ -10,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Provider from 'oidc-provider';
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext, Cookie } from 'playwright-core';
 import { launchChromium } from '../helpers/browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/clock.js';
@@ -58,11 +59,14 @@ describe('OpenID Connect sign-in', () => {
 
     const provider = new Provider(issuer, {
       clients: [{ client_id: CLIENT.id, client_secret: CLIENT.secret, redirect_uris: [`${origin}${CALLBACK}`], grant_types: ['authorization_code'], response_types: ['code'] }],
-      claims: { openid: ['sub'], email: ['email'] },
+      claims: { openid: ['sub'], email: ['email', 'email_verified'] },
       scopes: ['openid', 'email', 'profile'],
       ttl: { IdToken: ID_TOKEN_TTL_S },
       async findAccount(_ctx, sub) {
-        return { accountId: sub, claims: async () => ({ sub, email: `${sub}@example.test` }) };
+        // "unverified-x" claims x's address unverified; "twin-x" is another account with x's verified address.
+        const unverified = sub.startsWith('unverified-');
+        const local = sub.replace(/^(unverified|twin)-/, '');
+        return { accountId: sub, claims: async () => ({ sub, email: `${local}@example.test`, email_verified: !unverified }) };
       },
     });
     provider.proxy = false;
@@ -97,7 +101,7 @@ describe('OpenID Connect sign-in', () => {
   });
 
   /** Goes through the provider's sign-in pages as `login`; returns the callback URL the browser was sent to. */
-  async function signInThroughProvider(login: string, beforeCallback?: () => Promise<void>) {
+  async function signInThroughProvider(login: string, beforeCallback?: (context: BrowserContext) => Promise<void>) {
     // The provider's certificate is from the test CA, which Chromium does not know.
     const context = await browser.newContext({ ignoreHTTPSErrors: true, locale: 'pt-BR' });
     const page = await context.newPage();
@@ -112,7 +116,7 @@ describe('OpenID Connect sign-in', () => {
     await page.locator('button[type=submit]').click();
     const consent = page.locator('button:has-text("Continue")');
     await consent.waitFor({ timeout: 15_000 });
-    if (beforeCallback) await beforeCallback();
+    if (beforeCallback) await beforeCallback(context);
     await consent.click();
     await page.waitForURL((u) => u.href.startsWith(origin), { timeout: 15_000 });
     await page.waitForLoadState();
@@ -134,6 +138,82 @@ describe('OpenID Connect sign-in', () => {
     expect(replay.status).toBe(400);
     expect(replay.headers.get('set-cookie')).toBeNull();
     await context.close();
+  });
+
+  it('binds the sign-in to the browser that started it: a callback URL taken to another browser is refused', async () => {
+    // Mallory signs in as herself; just before the provider sends the browser back, the browser
+    // loses the sign-in cookie: it arrives at the callback as a victim's browser would, with
+    // a callback URL it did not start.
+    let loginCookie: Cookie | undefined;
+    const { context, page, callbackUrl } = await signInThroughProvider('alice', async (ctx) => {
+      loginCookie = (await ctx.cookies(`${origin}${CALLBACK}`)).find((c) => c.name === 'vigia_oidc_login');
+      await ctx.clearCookies({ name: 'vigia_oidc_login' });
+    });
+    expect(callbackUrl).toContain('code=');
+    expect(await page.content()).toContain('not started in this browser');
+    expect((await context.cookies(origin)).find((c) => c.name === 'vigia_session')).toBeUndefined();
+    expect(loginCookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/api/admin/v1/session/oidc/' });
+    expect(loginCookie!.expires - Date.now() / 1000).toBeLessThanOrEqual(600);
+
+    // Without the cookie, or with another sign-in's: refused, no session.
+    const victim = await fetch(callbackUrl, { redirect: 'manual' });
+    expect(victim.status).toBe(400);
+    expect(await victim.text()).toContain('not started in this browser');
+    expect(victim.headers.get('set-cookie') ?? '').not.toContain('vigia_session=');
+    const other = await fetch(callbackUrl, { redirect: 'manual', headers: { cookie: `vigia_oidc_login=${'x'.repeat(43)}` } });
+    expect(other.status).toBe(400);
+    // The browser that started it completes it.
+    const own = await fetch(callbackUrl, { redirect: 'manual', headers: { cookie: `vigia_oidc_login=${loginCookie!.value}` } });
+    expect(own.status).toBe(303);
+    expect(own.headers.get('set-cookie')).toContain('vigia_session=');
+    await context.close();
+  });
+
+  it('the sign-in cookie is Secure when the service is reached over https', async () => {
+    const before = t.ctx.config.baseUrl;
+    t.ctx.config.baseUrl = 'https://vigia.example.test';
+    try {
+      const res = await t.app.inject({ method: 'GET', url: '/api/admin/v1/session/oidc/login' });
+      expect(res.statusCode).toBe(302);
+      const cookie = String(res.headers['set-cookie']);
+      expect(cookie).toMatch(/^vigia_oidc_login=[\w-]{43};/);
+      expect(cookie).toContain('HttpOnly');
+      expect(cookie).toContain('Secure');
+      expect(cookie).toContain('SameSite=Lax');
+      expect(cookie).toContain('Max-Age=600');
+    } finally {
+      t.ctx.config.baseUrl = before;
+    }
+  });
+
+  it('an invitation is taken only with a verified e-mail; then the person is known by the subject, not the e-mail', async () => {
+    expect((await t.admin('PUT', `/orgs/${orgId}/members`, { email: 'carol@example.test', role: 'owner' })).statusCode).toBe(200);
+    // An account whose provider does not vouch for carol's address cannot take her owner invitation.
+    const impostor = await signInThroughProvider('unverified-carol');
+    expect(await impostor.page.content()).toContain('verified');
+    expect((await impostor.context.cookies(origin)).find((c) => c.name === 'vigia_session')).toBeUndefined();
+    await impostor.context.close();
+    const { rows } = await t.ctx.db.query(`SELECT oidc_subject FROM people WHERE email = 'carol@example.test'`);
+    expect(rows[0].oidc_subject).toBeNull();
+
+    // Carol herself still can.
+    const carol = await signInThroughProvider('carol');
+    await carol.page.getByRole('button', { name: 'Sair' }).waitFor({ timeout: 15_000 });
+    const cookie = (await carol.context.cookies(origin)).find((c) => c.name === 'vigia_session')!;
+    const who = await t.app.inject({ method: 'GET', url: '/api/admin/v1/session', headers: { cookie: `vigia_session=${cookie.value}` } });
+    expect(who.json()).toMatchObject({ email: 'carol@example.test', roles: [{ orgId, role: 'owner' }] });
+    await carol.context.close();
+
+    // Another account with the same verified address is not carol: the link is the subject.
+    const twin = await signInThroughProvider('twin-carol');
+    expect(await twin.page.content()).toContain('forbidden');
+    expect((await twin.context.cookies(origin)).find((c) => c.name === 'vigia_session')).toBeUndefined();
+    await twin.context.close();
+    // Carol's address changes in Vigia; her next sign-in still finds her by subject.
+    await t.ctx.db.query(`UPDATE people SET email = 'carol.new@example.test' WHERE email = 'carol@example.test'`);
+    const again = await signInThroughProvider('carol');
+    await again.page.getByRole('button', { name: 'Sair' }).waitFor({ timeout: 15_000 });
+    await again.context.close();
   });
 
   it('a viewer sees destinations without the form to create one, and the API refuses it', async () => {

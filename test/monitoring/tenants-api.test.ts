@@ -10,7 +10,8 @@ import { CLIENT_SECRET, insertOrg, makeCertificatePair, tenantBody } from './sup
 describe('tenant connections admin API', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp();
+    // The operator allowlists the two example hosts; every other non-Microsoft host is refused.
+    t = await createTestApp({ config: { destinationAllowlist: ['fabric.example.com', 'arm.example.com'] } });
     setResolver(t.ctx, async (host) => (host === 'evil.example.com' ? [{ address: '10.0.0.5', family: 4 }] : [{ address: '93.184.216.34', family: 4 }]));
   });
   afterAll(() => t.close());
@@ -79,8 +80,10 @@ describe('tenant connections admin API', () => {
       [tenantBody({ collectors: { capacity: { intervalSeconds: 4 } } }), 'intervalSeconds'],
       [tenantBody({ collectors: { sniffer: { enabled: true } } }), 'sniffer'],
       [tenantBody({ endpoints: { arm: 'http://arm.example.com' } }), 'endpoints.arm must use https'],
-      [tenantBody({ endpoints: { arm: 'https://127.0.0.1:8443' } }), 'endpoints.arm points to a private or reserved address'],
-      [tenantBody({ endpoints: { arm: 'https://evil.example.com' } }), 'endpoints.arm points to a private or reserved address'],
+      [tenantBody({ endpoints: { arm: 'https://127.0.0.1:8443' } }), "endpoints.arm must be one of Microsoft's hosts"],
+      [tenantBody({ endpoints: { arm: 'https://evil.example.com' } }), "endpoints.arm must be one of Microsoft's hosts"],
+      [tenantBody({ endpoints: { arm: 'https://management.azure.com:8443' } }), "endpoints.arm must be one of Microsoft's hosts"],
+      [tenantBody({ endpoints: { powerBi: 'https://login.microsoftonline.com' } }), "endpoints.powerBi must be one of Microsoft's hosts"],
       [tenantBody({ endpoints: { arm: 'https://arm.example.com/v1' } }), 'must be an origin'],
       [tenantBody({ credentials: { clientSecret: 'x', certificatePem: 'y' } }), 'credentials'],
       [tenantBody({ credentials: { certificatePem: 'nope', privateKeyPem: 'nope' } }), 'certificatePem must be a PEM'],
@@ -110,7 +113,14 @@ describe('tenant connections admin API', () => {
     expect(patched.json()).toMatchObject({ name: 'Renamed', mode: 'member', endpoints: { fabric: 'https://fabric.example.com', arm: 'https://arm.example.com' } });
     expect(patched.json().collectors.find((c: { name: string }) => c.name === 'capacity').intervalSeconds).toBe(30);
     expect(patched.body).not.toContain('another-secret-value');
-    const reset = await t.admin('PATCH', `/orgs/${orgId}/tenants/${created.id}`, { endpoints: { fabric: null } });
+    // Moving an endpoint, even back to the public cloud, needs the credentials again.
+    const noSecret = await t.admin('PATCH', `/orgs/${orgId}/tenants/${created.id}`, { endpoints: { fabric: null } });
+    expect(noSecret.statusCode).toBe(400);
+    expect(noSecret.json().error.message).toContain('credentials are required');
+    const unchanged = await t.admin('PATCH', `/orgs/${orgId}/tenants/${created.id}`, { endpoints: { arm: 'https://arm.example.com' } });
+    expect(unchanged.statusCode).toBe(200);
+    const reset = await t.admin('PATCH', `/orgs/${orgId}/tenants/${created.id}`, { endpoints: { fabric: null }, credentials: { clientSecret: 'third-secret-value' } });
+    expect(reset.statusCode).toBe(200);
     expect(reset.json().endpoints.fabric).toBe('https://api.fabric.microsoft.com');
     expect(reset.json().endpoints.arm).toBe('https://arm.example.com');
 

@@ -3825,6 +3825,11 @@ export interface components {
             role: "viewer" | "operator" | "owner";
             /** Format: date-time */
             since: string;
+            /**
+             * @description membership: given by an owner; identity-provider: only through the provider's groups/roles claim (VIGIA_OIDC_ROLE_MAP) in a live session — it ends in the provider
+             * @enum {string}
+             */
+            source: "membership" | "identity-provider";
         };
         /** MetricsBucket */
         MetricsBucket: {

@@ -49,7 +49,10 @@ export function MembersPage(props: { orgId: string }) {
             {list.data.map((m) => (
               <tr key={m.id}>
                 <td data-label={t('email')}>{m.email}</td>
-                <td data-label={t('role')}>{t(`role_${m.role}`)}</td>
+                <td data-label={t('role')}>
+                  {t(`role_${m.role}`)}
+                  {m.source === 'identity-provider' && <small> — {t('memberFromIdp')}</small>}
+                </td>
                 <td>
                   {can('owner') && (
                     <ConfirmAction
