@@ -21,7 +21,11 @@ function gate() {
   let arrived!: () => void;
   const opened = new Promise<void>((r) => (open = r));
   const reached = new Promise<void>((r) => (arrived = r));
-  return { open, reached, wait: () => (arrived(), opened) };
+  const wait = () => {
+    arrived();
+    return opened;
+  };
+  return { open, reached, wait };
 }
 
 /** The capacity collector, paused (by the gate) just before its commit: an instance stalled past its lease. */
