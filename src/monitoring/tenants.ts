@@ -51,7 +51,8 @@ export interface ScheduleRow {
   enabled: boolean;
   interval_seconds: number;
   next_run_at: Date;
-  locked_until: Date | null;
+  /** A lease is held (by the database's clock, as leases are kept). */
+  running: boolean;
   last_run_at: Date | null;
   last_success_at: Date | null;
   last_duration_ms: number | null;
@@ -97,7 +98,7 @@ export interface TenantView {
 export const TENANT_COLUMNS =
   'id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints, mirroring_lag_info_seconds, mirroring_lag_error_seconds, created_at, updated_at';
 const SCHEDULE_COLUMNS =
-  'tenant_ref, collector, enabled, interval_seconds, next_run_at, locked_until, last_run_at, last_success_at, last_duration_ms, last_calls, last_throttled_calls, last_error';
+  'tenant_ref, collector, enabled, interval_seconds, next_run_at, coalesce(locked_until > now(), false) AS running, last_run_at, last_success_at, last_duration_ms, last_calls, last_throttled_calls, last_error';
 
 export function endpointsOf(row: Pick<TenantRow, 'endpoints'>): TenantEndpoints {
   return { ...PUBLIC_CLOUD, ...row.endpoints };
@@ -109,7 +110,7 @@ export function mirroringLagOf(row: Pick<TenantRow, 'mirroring_lag_info_seconds'
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
-function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string, RotationView>, now: Date): TenantView {
+function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string, RotationView>): TenantView {
   const byName = new Map(schedules.map((s) => [s.collector, s]));
   return {
     id: row.id,
@@ -140,7 +141,7 @@ function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string,
         lastCalls: s?.last_calls ?? null,
         lastThrottledCalls: s?.last_throttled_calls ?? null,
         lastError: s?.last_error ?? null,
-        running: !!s?.locked_until && new Date(s.locked_until) > now,
+        running: s?.running ?? false,
         rotation: rotations.get(rotationKeyOf(row.id, name)) ?? null,
       };
     }),
@@ -154,8 +155,7 @@ async function views(ctx: AppContext, rows: TenantRow[]): Promise<TenantView[]> 
     [rows.map((r) => r.id)],
   );
   const rotations = await readRotations(ctx.db, rows.map((r) => r.id));
-  const now = ctx.clock.now();
-  return rows.map((r) => toView(r, schedules.filter((s) => s.tenant_ref === r.id), rotations, now));
+  return rows.map((r) => toView(r, schedules.filter((s) => s.tenant_ref === r.id), rotations));
 }
 
 export async function loadTenant(q: Queryable, orgId: string, id: string): Promise<TenantRow> {
