@@ -10,6 +10,7 @@ import { capacityCollector } from '../../src/monitoring/collectors/capacity.js';
 import { holdLease } from '../../src/monitoring/lease.js';
 import { applySignalsIn, readState, writeState } from '../../src/monitoring/output.js';
 import { removeTenant } from '../../src/monitoring/tenant-removal.js';
+import { updateTenant } from '../../src/monitoring/tenants.js';
 import type { TenantSim } from '../../src/tenant-sim/index.js';
 import { ENGINE } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
@@ -185,23 +186,27 @@ describe('leases on the database clock, fenced commits', () => {
     expect((await alerts(h, orgId, 'Capacity')).map((r) => r.status)).toEqual(['resolved']);
   });
 
-  it('a deleted tenant\'s token client (its decrypted credentials) leaves the engine\'s memory', async () => {
+  it('a token client (decrypted credentials) leaves the engine\'s memory when its tenant is deleted, changed, or idle for an hour', async () => {
     const sim = await h.sim({ seed: 76, sizes: { capacities: 1, workspaces: 1 } });
     const orgId = await h.org();
-    const tenant = await h.tenant(orgId, sim, { collectors: { capacity: { intervalSeconds: 60 } } });
-    const other = await h.tenant(orgId, sim, { name: 'Fabrikam', collectors: { capacity: { intervalSeconds: 60 } } });
+    const every = { collectors: { capacity: { intervalSeconds: 60 } } };
+    const deleted = await h.tenant(orgId, sim, every);
+    const changed = await h.tenant(orgId, sim, { name: 'Fabrikam', ...every });
+    const idle = await h.tenant(orgId, sim, { name: 'Northwind', ...every });
     const s = h.scheduler({ collectors: [capacityCollector], workerId: 'tokens-a' });
-    expect(await s.pass()).toBe(2);
-    expect(s.holdsTokensOf(tenant.id)).toBe(true);
-    await removeTenant(h.ctx, orgId, tenant.id);
+    expect(await s.pass()).toBe(3);
+    expect([deleted, changed, idle].map((t) => s.holdsTokensOf(t.id))).toEqual([true, true, true]);
+    await removeTenant(h.ctx, orgId, deleted.id);
+    h.clock.advance(1_000); // the change below gets a new updated_at
+    await updateTenant(h.ctx, orgId, changed.id, { credentials: { clientSecret: `${sim.clientSecret}` } });
+    await h.ctx.db.query('UPDATE collector_schedules SET enabled = false WHERE tenant_ref = $1', [changed.id]);
     h.clock.advance(60_000);
     await s.pass();
-    expect(s.holdsTokensOf(tenant.id)).toBe(false);
-    expect(s.holdsTokensOf(other.id)).toBe(true);
-    // A connection not run for an hour (disabled, or run by other instances) is dropped too.
+    expect([deleted, changed, idle].map((t) => s.holdsTokensOf(t.id))).toEqual([false, false, true]);
+    // Not run here for an hour (disabled, or run by other instances): dropped too.
     await h.quiet();
     h.clock.advance(61 * 60_000);
     await s.pass();
-    expect(s.holdsTokensOf(other.id)).toBe(false);
+    expect(s.holdsTokensOf(idle.id)).toBe(false);
   });
 });
