@@ -148,8 +148,13 @@ export async function removeMember(db: Queryable, orgId: string, personId: strin
   );
 }
 
-/** An organization keeps at least one owner unless the instance administrator acts. */
+/**
+ * An organization keeps at least one owner unless the instance administrator acts. Call it in
+ * the transaction of the change: it locks the organization's row until that commits, so two
+ * owners demoting (or removing) each other at once are judged one after the other.
+ */
 export async function assertNotLastOwner(db: Queryable, orgId: string, personId: string): Promise<void> {
+  await db.query('SELECT 1 FROM orgs WHERE id = $1 FOR UPDATE', [orgId]);
   const { rows } = await db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM memberships WHERE org_id = $1 AND role = 'owner' AND person_id <> $2`,
     [orgId, personId],

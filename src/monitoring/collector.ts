@@ -2,6 +2,7 @@
 import type { AppContext } from '../context.js';
 import type { SignalInput } from '../alerts/signals.js';
 import type { CollectorName } from './collector-names.js';
+import type { LineageChanges } from './lineage.js';
 import type { StateChange } from './output.js';
 import type { PlatformClient } from './platform-client.js';
 import type { TenantRow } from './tenants.js';
@@ -14,8 +15,13 @@ export interface CollectorRun {
   intervalSeconds: number;
   /** The collector's remembered state (key → value) as of the start of the run. */
   state: Map<string, unknown>;
-  /** Commits signals and state changes together (call once, at the end of the run). */
-  commit(signals: SignalInput[], changes: StateChange[]): Promise<void>;
+  /**
+   * Commits signals, state changes and the lineage read together (call once, at the end of the
+   * run); throws LeaseLostError, having written nothing, when the run no longer holds its row.
+   */
+  commit(signals: SignalInput[], changes: StateChange[], lineage?: LineageChanges): Promise<void>;
+  /** Aborted when the run lost its lease: stop calling the platform (calls then fail at once). */
+  signal: AbortSignal;
 }
 
 export interface Collector {

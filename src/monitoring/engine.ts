@@ -1,10 +1,12 @@
 /**
  * The collector engine: one schedule row per (tenant, collector), leased by one instance at a
- * time with FOR UPDATE SKIP LOCKED and a `locked_until` that the runner renews while it works,
- * so several instances share the work and a killed instance's lease simply expires. A run reads
- * the collector's remembered state, calls the platform through the PlatformClient, and commits
- * its signals and state together; the schedule row then records the run (duration, calls,
- * throttled calls, error) and the self-watch problem, and moves to the next interval.
+ * time with FOR UPDATE SKIP LOCKED and a `locked_until` on the database's clock that the runner
+ * renews while it works (lease.ts), so several instances share the work and a killed instance's
+ * lease simply expires. A run reads the collector's remembered state, calls the platform through
+ * the PlatformClient, and commits its signals, state and lineage together, fenced by its lease;
+ * a renewal that fails aborts the run (no more calls, no commit). The schedule row then records
+ * the run (duration, calls, throttled calls, error) and the self-watch problem, and moves to the
+ * next interval.
  */
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
@@ -14,9 +16,10 @@ import type { ApiFamily } from './budget.js';
 import { takeCall } from './budget.js';
 import type { Collector } from './collector.js';
 import { DEFAULT_COLLECTORS } from './collectors/index.js';
+import { claimDue, LeaseLostError, releaseLease, renewLease, type ClaimedRow, type Lease } from './lease.js';
 import { commitRun, applySignalsIn, readState } from './output.js';
 import { PlatformClient, type RunStats } from './platform-client.js';
-import { problemOf, tenantSignal, type TenantProblem } from './self-watch.js';
+import { problemOf, tenantSignal } from './self-watch.js';
 import { TENANT_COLUMNS, endpointsOf, openCredentials, type TenantRow } from './tenants.js';
 import { TenantTokens } from './tokens.js';
 import { createTransport, type Transport, type TransportOptions } from './transport.js';
@@ -37,40 +40,39 @@ export interface SchedulerOptions {
   stopTimeoutMs?: number;
 }
 
-interface ClaimedRow {
-  tenant_ref: string;
-  collector: string;
-  org_id: string;
-  interval_seconds: number;
-  next_run_at: Date;
-  problem_kind: TenantProblem | null;
-  problem_since: Date | null;
-  problem_reported: boolean;
+class StoppingError extends Error {}
+
+/** A cached token client: the tenant's decrypted credentials live in it, so it is dropped when not needed. */
+interface CachedTokens {
+  version: number;
+  tokens: TenantTokens;
+  lastUsedMs: number;
 }
 
-const CLAIM_SQL = `
-UPDATE collector_schedules s SET locked_until = $2, locked_by = $3
-  FROM (SELECT tenant_ref, collector FROM collector_schedules
-         WHERE enabled AND collector = ANY($4::text[]) AND next_run_at <= $1
-           AND (locked_until IS NULL OR locked_until <= $1)
-         ORDER BY next_run_at
-         LIMIT $5
-         FOR UPDATE SKIP LOCKED) d
- WHERE s.tenant_ref = d.tenant_ref AND s.collector = d.collector
-RETURNING s.tenant_ref, s.collector, s.org_id, s.interval_seconds, s.next_run_at, s.problem_kind, s.problem_since, s.problem_reported`;
+/** A token client not used for this long is dropped (the tenant was removed, disabled, or moved to another instance). */
+const TOKENS_IDLE_MS = 60 * 60_000;
+/** How often the cache is checked against the tenants table (deleted or changed connections). */
+const TOKENS_SWEEP_MS = 60_000;
 
-class StoppingError extends Error {}
+/** A run in progress: its lease and the switch that stops it when the lease is lost. */
+interface ActiveRun {
+  lease: Lease;
+  abort: AbortController;
+}
 
 export class CollectorScheduler {
   readonly workerId: string;
   private readonly opts: Required<Omit<SchedulerOptions, 'workerId' | 'transport' | 'caps'>> & Pick<SchedulerOptions, 'caps'>;
   private readonly collectors: Map<string, Collector>;
   private readonly transport: Transport;
-  private readonly tokens = new Map<string, { version: number; tokens: TenantTokens }>();
+  private readonly tokens = new Map<string, CachedTokens>();
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly active = new Set<ActiveRun>();
   private readonly stopSignal = new AbortController();
   private timer: NodeJS.Timeout | undefined;
+  private renewTimer: NodeJS.Timeout | undefined;
   private ticking = false;
+  private lastSweepMs = 0;
 
   constructor(
     private readonly ctx: AppContext,
@@ -88,10 +90,14 @@ export class CollectorScheduler {
     };
     this.collectors = new Map(this.opts.collectors.map((c) => [c.name, c]));
     this.transport = createTransport(ctx, opts.transport);
+    // Every lease this instance holds is renewed every third of the lease.
+    this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(1_000, Math.floor(this.opts.leaseMs / 3)));
+    this.renewTimer.unref?.();
   }
 
   /** Claims what is due (up to the free slots), runs it, and resolves when those runs ended. */
   async pass(): Promise<number> {
+    await this.sweepTokens();
     const rows = await this.claim();
     await Promise.all(rows.map((row) => this.track(this.runClaimed(row))));
     return rows.length;
@@ -101,15 +107,51 @@ export class CollectorScheduler {
   private async claim(): Promise<ClaimedRow[]> {
     const free = this.opts.maxConcurrent - this.inFlight.size;
     if (free <= 0 || this.stopSignal.signal.aborted) return [];
-    const now = this.ctx.clock.now();
-    const { rows } = await this.ctx.db.query<ClaimedRow>(CLAIM_SQL, [
-      now,
-      new Date(now.getTime() + this.opts.leaseMs),
-      this.workerId,
-      [...this.collectors.keys()],
-      free,
-    ]);
-    return rows;
+    return claimDue(this.ctx.db, this.workerId, [...this.collectors.keys()], this.ctx.clock.now(), this.opts.leaseMs, free);
+  }
+
+  /**
+   * Renews the lease of every run in progress. A renewal that fails or finds the row no longer
+   * this instance's aborts that run: it makes no more calls and commits nothing.
+   */
+  async renewLeases(): Promise<void> {
+    await Promise.all(
+      [...this.active].map(async (run) => {
+        if (run.abort.signal.aborted) return;
+        try {
+          await renewLease(this.ctx.db, run.lease, this.opts.leaseMs);
+        } catch (err) {
+          const lost = err instanceof LeaseLostError ? err : new LeaseLostError(run.lease, `the renewal failed: ${(err as Error).message}`);
+          this.ctx.log.warn({ tenant: run.lease.tenantRef, collector: run.lease.collector, err: lost.message }, 'collector run aborted');
+          run.abort.abort(lost);
+        }
+      }),
+    );
+  }
+
+  /**
+   * Drops cached token clients (each holds a tenant's decrypted credentials) whose connection
+   * was deleted or changed, or that were not used for an hour. Checked at most once a minute.
+   */
+  async sweepTokens(force = false): Promise<void> {
+    const nowMs = this.ctx.clock.now().getTime();
+    if (this.tokens.size === 0 || (!force && nowMs - this.lastSweepMs < TOKENS_SWEEP_MS)) return;
+    this.lastSweepMs = nowMs;
+    const { rows } = await this.ctx.db.query<{ id: string; updated_at: Date }>('SELECT id, updated_at FROM tenants WHERE id = ANY($1::text[])', [[...this.tokens.keys()]]);
+    const current = new Map(rows.map((r) => [r.id, new Date(r.updated_at).getTime()]));
+    for (const [id, cached] of this.tokens) {
+      if (current.get(id) !== cached.version || nowMs - cached.lastUsedMs > TOKENS_IDLE_MS) this.tokens.delete(id);
+    }
+  }
+
+  /** Whether a token client (and so decrypted credentials) of this tenant connection is in memory. */
+  holdsTokensOf(tenantRef: string): boolean {
+    return this.tokens.has(tenantRef);
+  }
+
+  /** Forgets a tenant connection's token client at once (it was deleted or its credentials changed). */
+  forgetTokens(tenantRef: string): void {
+    this.tokens.delete(tenantRef);
   }
 
   start(): this {
@@ -117,6 +159,7 @@ export class CollectorScheduler {
       if (this.ticking || this.stopSignal.signal.aborted) return;
       this.ticking = true;
       try {
+        await this.sweepTokens();
         // Claim without waiting for the runs, so a long run does not hold the others back.
         for (const row of await this.claim()) void this.track(this.runClaimed(row));
       } catch (err) {
@@ -134,6 +177,7 @@ export class CollectorScheduler {
   /** Stops claiming, interrupts waits, lets running calls end and gives unfinished leases back. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    clearInterval(this.renewTimer);
     this.stopSignal.abort();
     const deadline = Date.now() + this.opts.stopTimeoutMs;
     while (this.inFlight.size > 0 && Date.now() < deadline) {
@@ -143,6 +187,7 @@ export class CollectorScheduler {
     }
     if (this.inFlight.size > 0) this.ctx.log.warn({ runs: this.inFlight.size }, 'collector scheduler stopped with runs still going; their leases will expire');
     await this.transport.destroy();
+    this.tokens.clear();
   }
 
   private track(p: Promise<void>): Promise<void> {
@@ -153,97 +198,123 @@ export class CollectorScheduler {
 
   private tokensFor(tenant: TenantRow): TenantTokens {
     const version = new Date(tenant.updated_at).getTime();
+    const lastUsedMs = this.ctx.clock.now().getTime();
     const cached = this.tokens.get(tenant.id);
-    if (cached && cached.version === version) return cached.tokens;
+    if (cached && cached.version === version) {
+      cached.lastUsedMs = lastUsedMs;
+      return cached.tokens;
+    }
     const endpoints = endpointsOf(tenant);
     const tokens = new TenantTokens(
       { tenantId: tenant.tenant_id, clientId: tenant.client_id, authorityHost: endpoints.authorityHost, credentials: openCredentials(this.ctx, tenant) },
       this.transport,
       () => takeCall(this.ctx.db, tenant.tenant_id, 'token', this.ctx.clock.now(), this.opts.caps),
     );
-    this.tokens.set(tenant.id, { version, tokens });
+    this.tokens.set(tenant.id, { version, tokens, lastUsedMs });
     return tokens;
   }
 
-  private sleep = (ms: number): Promise<void> =>
-    new Promise((resolve, reject) => {
-      const signal = this.stopSignal.signal;
-      if (signal.aborted) return reject(new StoppingError('stopping'));
-      const t = setTimeout(() => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      const onAbort = () => {
-        clearTimeout(t);
-        reject(new StoppingError('stopping'));
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
+  /** A wait that ends early, failing, when the instance stops or the run loses its lease. */
+  private sleeper(run: AbortSignal) {
+    return (ms: number): Promise<void> =>
+      new Promise((resolve, reject) => {
+        const stop = this.stopSignal.signal;
+        const failure = () => (run.aborted ? (run.reason as Error) : new StoppingError('stopping'));
+        if (stop.aborted || run.aborted) return reject(failure());
+        const t = setTimeout(() => {
+          stop.removeEventListener('abort', onAbort);
+          run.removeEventListener('abort', onAbort);
+          resolve();
+        }, ms);
+        const onAbort = () => {
+          clearTimeout(t);
+          stop.removeEventListener('abort', onAbort);
+          run.removeEventListener('abort', onAbort);
+          reject(failure());
+        };
+        stop.addEventListener('abort', onAbort, { once: true });
+        run.addEventListener('abort', onAbort, { once: true });
+      });
+  }
+
+  /** The token client as one run sees it: once the run lost its lease, no token is asked for. */
+  private tokensOfRun(tenant: TenantRow, run: AbortSignal): Pick<TenantTokens, 'get'> {
+    const tokens = this.tokensFor(tenant);
+    return {
+      get: async (audience) => {
+        run.throwIfAborted();
+        return tokens.get(audience);
+      },
+    };
+  }
+
+  /** The transport as one run sees it: once the run lost its lease, no call leaves. */
+  private transportFor(run: AbortSignal): Transport {
+    const base = this.transport;
+    const guarded = (req: Parameters<Transport>[0]) => {
+      if (run.aborted) return Promise.reject(run.reason as Error);
+      return base(req);
+    };
+    return Object.assign(guarded, { options: base.options, close: () => base.close(), destroy: () => base.destroy() });
+  }
 
   private async runClaimed(row: ClaimedRow): Promise<void> {
     const startedAt = this.ctx.clock.now();
     const startedMs = Date.now();
     const stats: RunStats = { calls: 0, throttledCalls: 0 };
-    const renew = setInterval(() => {
-      const now = this.ctx.clock.now();
-      this.ctx.db
-        .query('UPDATE collector_schedules SET locked_until = $4 WHERE tenant_ref = $1 AND collector = $2 AND locked_by = $3', [
-          row.tenant_ref,
-          row.collector,
-          this.workerId,
-          new Date(now.getTime() + this.opts.leaseMs),
-        ])
-        .catch(() => {});
-    }, Math.max(1_000, Math.floor(this.opts.leaseMs / 3)));
-    renew.unref?.();
+    const lease: Lease = { tenantRef: row.tenant_ref, collector: row.collector, holder: this.workerId };
+    const active: ActiveRun = { lease, abort: new AbortController() };
+    const signal = active.abort.signal;
+    this.active.add(active);
     let error: unknown = null;
     let tenant: TenantRow | null = null;
     try {
       const { rows } = await this.ctx.db.query<TenantRow>(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE id = $1`, [row.tenant_ref]);
       tenant = rows[0] ?? null;
-      if (!tenant) return;
+      if (!tenant) {
+        this.forgetTokens(row.tenant_ref);
+        return;
+      }
       const collector = this.collectors.get(row.collector)!;
       const client = new PlatformClient({
         db: this.ctx.db,
         now: () => this.ctx.clock.now(),
-        transport: this.transport,
-        tokens: this.tokensFor(tenant),
+        transport: this.transportFor(signal),
+        tokens: this.tokensOfRun(tenant, signal),
         directoryId: tenant.tenant_id,
         endpoints: endpointsOf(tenant),
         stats,
         deadline: startedMs + this.opts.runTimeLimitMs,
         caps: this.opts.caps,
-        sleep: this.sleep,
+        sleep: this.sleeper(signal),
       });
       const state = await readState<unknown>(this.ctx.db, tenant.id, collector.name);
       let committed = false;
-      const t = tenant;
+      const orgId = tenant.org_id;
       await collector.run({
         ctx: this.ctx,
         tenant,
         client,
         intervalSeconds: row.interval_seconds,
         state,
-        commit: async (signals, changes) => {
+        signal,
+        commit: async (signals, changes, lineage) => {
           if (committed) throw new Error('a run commits once');
           committed = true;
-          await commitRun(this.ctx, t.org_id, t.id, collector.name, signals, changes);
+          signal.throwIfAborted();
+          await commitRun(this.ctx, orgId, lease, { signals, changes, lineage });
         },
       });
     } catch (err) {
       error = err;
     } finally {
-      clearInterval(renew);
+      this.active.delete(active);
     }
-    if (error instanceof StoppingError || (error && this.stopSignal.signal.aborted)) {
-      // Interrupted by shutdown: give the row back untouched, another instance runs it.
-      await this.ctx.db
-        .query('UPDATE collector_schedules SET locked_until = NULL, locked_by = NULL WHERE tenant_ref = $1 AND collector = $2 AND locked_by = $3', [
-          row.tenant_ref,
-          row.collector,
-          this.workerId,
-        ])
-        .catch(() => {});
+    if (error instanceof StoppingError || error instanceof LeaseLostError || (error && (this.stopSignal.signal.aborted || signal.aborted))) {
+      // Interrupted by shutdown, or fenced out: nothing was written. The row goes back untouched
+      // if this instance still has it (another instance runs it); if another has it, nothing changes.
+      if (error instanceof LeaseLostError || signal.aborted) this.ctx.log.warn({ tenant: row.tenant_ref, collector: row.collector, err: (error as Error).message }, 'collector run lost its lease');
+      await releaseLease(this.ctx.db, lease).catch(() => {});
       return;
     }
     if (!tenant) return;
@@ -282,13 +353,13 @@ export class CollectorScheduler {
            last_duration_ms = $7, last_calls = $8, last_throttled_calls = $9, last_error = $10,
            next_run_at = CASE WHEN next_run_at <> $11 THEN next_run_at ELSE $12 END,
            problem_kind = $13, problem_since = $14, problem_reported = $15
-         WHERE tenant_ref = $1 AND collector = $2 AND locked_by = $3 RETURNING tenant_ref`,
+         WHERE tenant_ref = $1 AND collector = $2 AND locked_by = $3 AND locked_until > now() RETURNING tenant_ref`,
         [
           row.tenant_ref, row.collector, this.workerId, startedAt, !error, end, durationMs, stats.calls, stats.throttledCalls,
           message, row.next_run_at, next, problem, since, reported,
         ],
       );
-      if (rows.length === 0) return; // the lease was lost (or the tenant deleted): another run owns the row now
+      if (rows.length === 0) return; // the lease was lost (or the tenant deleted): the row is not this run's to record
       if (row.problem_kind && row.problem_reported && row.problem_kind !== problem) {
         const others = await q.query('SELECT 1 FROM collector_schedules WHERE tenant_ref = $1 AND problem_kind = $2 AND problem_reported AND enabled LIMIT 1', [
           row.tenant_ref,

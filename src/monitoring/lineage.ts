@@ -70,3 +70,18 @@ export async function readLineage(q: Queryable, tenantRef: string): Promise<Map<
     ]),
   );
 }
+
+/** The lineage a run read, written by the run's commit (in its transaction, under its lease). */
+export interface LineageChanges {
+  placements?: ItemPlacement[];
+  datasources?: { itemId: string; gatewayIds: string[]; datasourceIds: string[] }[];
+  /** Items the platform no longer lists. */
+  forget?: string[];
+}
+
+/** Placements first (a data-source update needs its item's row), then data sources, then what is gone. */
+export async function writeLineage(q: Queryable, tenantRef: string, changes: LineageChanges, now: Date): Promise<void> {
+  await savePlacements(q, tenantRef, changes.placements ?? [], now);
+  for (const d of changes.datasources ?? []) await saveDatasources(q, tenantRef, d.itemId, d.gatewayIds, d.datasourceIds, now);
+  await forgetItems(q, tenantRef, changes.forget ?? []);
+}

@@ -68,7 +68,7 @@ async function collectAll(): Promise<void> {
     collector: string;
     enabled: boolean;
     next_run_at: Date;
-    locked_until: Date | null;
+    running: boolean;
     last_run_at: Date | null;
     last_success_at: Date | null;
     last_duration_ms: number | null;
@@ -76,7 +76,7 @@ async function collectAll(): Promise<void> {
     last_throttled_calls: number | null;
     last_error: string | null;
   }>(
-    `SELECT org_id, tenant_ref, collector, enabled, next_run_at, locked_until, last_run_at, last_success_at, last_duration_ms,
+    `SELECT org_id, tenant_ref, collector, enabled, next_run_at, coalesce(locked_until > now(), false) AS running, last_run_at, last_success_at, last_duration_ms,
             last_calls, last_throttled_calls, last_error
        FROM collector_schedules WHERE enabled OR last_run_at IS NOT NULL`,
   );
@@ -90,7 +90,7 @@ async function collectAll(): Promise<void> {
     g.calls!.set(l, r.last_calls ?? 0);
     g.throttled!.set(l, r.last_throttled_calls ?? 0);
     g.failed!.set(l, r.last_error ? 1 : 0);
-    g.running!.set(l, r.locked_until && new Date(r.locked_until) > now ? 1 : 0);
+    g.running!.set(l, r.running ? 1 : 0); // leases are kept on the database's clock
   }
   const calls = await source.db.query<{ directory_id: string; family: string; n: number }>(
     'SELECT directory_id, family, count(*)::int AS n FROM tenant_api_calls WHERE at > $1 GROUP BY directory_id, family',

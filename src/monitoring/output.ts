@@ -1,13 +1,17 @@
 /**
- * Where collected facts go: signals into the alert lifecycle and the collector's remembered
- * state, written in ONE transaction. A run that dies before the commit wrote nothing and the
- * next run sees the same transitions again; a run that committed never signals them twice.
+ * Where collected facts go: signals into the alert lifecycle, the collector's remembered state
+ * and the lineage it read, written in ONE transaction, and only while the run still holds its
+ * schedule row (lease.ts's fence). A run that dies before the commit, or lost its lease, wrote
+ * nothing and the next run sees the same transitions again; a run that committed never signals
+ * them twice.
  */
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { applySignalsIn as applyLifecycleSignals, type SignalOutcome } from '../alerts/lifecycle.js';
 import { txWithRetry } from '../alerts/retry.js';
 import { validateSignal, type SignalInput } from '../alerts/signals.js';
+import { holdLease, type Lease } from './lease.js';
+import { writeLineage, type LineageChanges } from './lineage.js';
 
 export interface StateChange {
   key: string;
@@ -44,12 +48,24 @@ export async function readState<T>(q: Queryable, tenantRef: string, collector: s
   return new Map(rows.map((r) => [r.key, r.value]));
 }
 
-/** Signals and state changes of one run, committed together (all incident keys locked first, in one order). */
-export async function commitRun(ctx: Ctx, orgId: string, tenantRef: string, collector: string, signals: SignalInput[], changes: StateChange[]): Promise<SignalOutcome[]> {
+/** What one run hands to its commit. */
+export interface RunOutput {
+  signals: SignalInput[];
+  changes: StateChange[];
+  lineage?: LineageChanges;
+}
+
+/**
+ * One run's output, committed together under its lease: the schedule row first (the fence;
+ * throws LeaseLostError when the run no longer holds it), then all incident keys in one order.
+ */
+export async function commitRun(ctx: Ctx, orgId: string, lease: Lease, output: RunOutput): Promise<SignalOutcome[]> {
   const now = ctx.clock.now();
   return txWithRetry(ctx.db, async (q) => {
-    const out = await applySignalsIn(q, ctx, orgId, signals, now);
-    await writeState(q, tenantRef, collector, changes, now);
+    await holdLease(q, lease);
+    const out = await applySignalsIn(q, ctx, orgId, output.signals, now);
+    await writeState(q, lease.tenantRef, lease.collector, output.changes, now);
+    if (output.lineage) await writeLineage(q, lease.tenantRef, output.lineage, now);
     return out;
   });
 }

@@ -1,6 +1,7 @@
 /**
  * Deleting a tenant connection: what it watched is gone from Vigia's view, so every incident its
  * collectors (and its self-watch) opened recovers, in the same transaction as the delete.
+ * The collectors' state is read in that transaction too, with their schedule rows locked.
  */
 import type { AppContext } from '../context.js';
 import { txWithRetry } from '../alerts/retry.js';
@@ -14,21 +15,22 @@ import { loadTenant } from './tenants.js';
 const PROBLEMS: TenantProblem[] = ['TenantAuthFailed', 'TenantAccessDenied', 'TenantThrottled'];
 
 export async function removeTenant(ctx: AppContext, orgId: string, id: string): Promise<void> {
-  const tenant = await loadTenant(ctx.db, orgId, id);
   const now = ctx.clock.now();
-  const { rows } = await ctx.db.query<{ collector: string; key: string; value: unknown }>(
-    'SELECT collector, key, value FROM collector_state WHERE tenant_ref = $1',
-    [id],
-  );
-  const signals: SignalInput[] = [];
-  for (const collector of DEFAULT_COLLECTORS) {
-    if (!collector.releaseAll) continue;
-    const state = new Map(rows.filter((r) => r.collector === collector.name).map((r) => [r.key, r.value]));
-    signals.push(...collector.releaseAll(state, now));
-  }
-  // Recoveries of incidents that are not open are ignored by the lifecycle.
-  for (const problem of PROBLEMS) signals.push(tenantSignal('recovery', problem, tenant, 'the tenant connection was deleted', now));
   await txWithRetry(ctx.db, async (q) => {
+    const tenant = await loadTenant(q, orgId, id);
+    // The schedule rows first (each run's commit locks its row, lease.ts): a run committing now
+    // finishes before the state below is read, and its incidents are released; a run that
+    // commits later finds its row deleted and writes nothing.
+    await q.query('SELECT collector FROM collector_schedules WHERE tenant_ref = $1 ORDER BY collector FOR UPDATE', [id]);
+    const { rows } = await q.query<{ collector: string; key: string; value: unknown }>('SELECT collector, key, value FROM collector_state WHERE tenant_ref = $1', [id]);
+    const signals: SignalInput[] = [];
+    for (const collector of DEFAULT_COLLECTORS) {
+      if (!collector.releaseAll) continue;
+      const state = new Map(rows.filter((r) => r.collector === collector.name).map((r) => [r.key, r.value]));
+      signals.push(...collector.releaseAll(state, now));
+    }
+    // Recoveries of incidents that are not open are ignored by the lifecycle.
+    for (const problem of PROBLEMS) signals.push(tenantSignal('recovery', problem, tenant, 'the tenant connection was deleted', now));
     const { rowCount } = await q.query('DELETE FROM tenants WHERE org_id = $1 AND id = $2', [orgId, id]);
     if (rowCount === 0) throw notFoundError('tenant');
     await applySignalsIn(q, ctx, orgId, signals, now);

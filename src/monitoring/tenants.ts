@@ -52,7 +52,8 @@ export interface ScheduleRow {
   enabled: boolean;
   interval_seconds: number;
   next_run_at: Date;
-  locked_until: Date | null;
+  /** A lease is held (by the database's clock, as leases are kept). */
+  running: boolean;
   last_run_at: Date | null;
   last_success_at: Date | null;
   last_duration_ms: number | null;
@@ -98,7 +99,7 @@ export interface TenantView {
 export const TENANT_COLUMNS =
   'id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints, mirroring_lag_info_seconds, mirroring_lag_error_seconds, created_at, updated_at';
 const SCHEDULE_COLUMNS =
-  'tenant_ref, collector, enabled, interval_seconds, next_run_at, locked_until, last_run_at, last_success_at, last_duration_ms, last_calls, last_throttled_calls, last_error';
+  'tenant_ref, collector, enabled, interval_seconds, next_run_at, coalesce(locked_until > now(), false) AS running, last_run_at, last_success_at, last_duration_ms, last_calls, last_throttled_calls, last_error';
 
 export function endpointsOf(row: Pick<TenantRow, 'endpoints'>): TenantEndpoints {
   return { ...PUBLIC_CLOUD, ...row.endpoints };
@@ -110,7 +111,7 @@ export function mirroringLagOf(row: Pick<TenantRow, 'mirroring_lag_info_seconds'
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
-function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string, RotationView>, now: Date): TenantView {
+function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string, RotationView>): TenantView {
   const byName = new Map(schedules.map((s) => [s.collector, s]));
   return {
     id: row.id,
@@ -141,7 +142,7 @@ function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string,
         lastCalls: s?.last_calls ?? null,
         lastThrottledCalls: s?.last_throttled_calls ?? null,
         lastError: s?.last_error ?? null,
-        running: !!s?.locked_until && new Date(s.locked_until) > now,
+        running: s?.running ?? false,
         rotation: rotations.get(rotationKeyOf(row.id, name)) ?? null,
       };
     }),
@@ -155,8 +156,7 @@ async function views(ctx: AppContext, rows: TenantRow[]): Promise<TenantView[]> 
     [rows.map((r) => r.id)],
   );
   const rotations = await readRotations(ctx.db, rows.map((r) => r.id));
-  const now = ctx.clock.now();
-  return rows.map((r) => toView(r, schedules.filter((s) => s.tenant_ref === r.id), rotations, now));
+  return rows.map((r) => toView(r, schedules.filter((s) => s.tenant_ref === r.id), rotations));
 }
 
 export async function loadTenant(q: Queryable, orgId: string, id: string): Promise<TenantRow> {
@@ -233,29 +233,38 @@ export async function getTenant(ctx: AppContext, orgId: string, id: string): Pro
   return (await views(ctx, [await loadTenant(ctx.db, orgId, id)]))[0]!;
 }
 
-/** Changes the given fields; `endpoints` fields merge (null puts a field back to the public cloud). */
+/**
+ * Changes the given fields; `endpoints` fields merge (null puts a field back to the public
+ * cloud). Read-modify-write on the row locked in one transaction, so concurrent changes of
+ * other fields are all kept.
+ */
 export async function updateTenant(ctx: AppContext, orgId: string, id: string, b: TenantChange): Promise<TenantView> {
-  const current = await loadTenant(ctx.db, orgId, id);
-  const tenantId = b.tenantId !== undefined ? checkGuid(b.tenantId, 'tenantId') : current.tenant_id;
-  const clientId = b.clientId !== undefined ? checkGuid(b.clientId, 'clientId') : current.client_id;
+  await loadTenant(ctx.db, orgId, id); // an unknown tenant is 404 before its input is judged
+  // The checks that need no stored value, before the row is locked (one may resolve host names).
+  const tenantId = b.tenantId !== undefined ? checkGuid(b.tenantId, 'tenantId') : undefined;
+  const clientId = b.clientId !== undefined ? checkGuid(b.clientId, 'clientId') : undefined;
   const credentials = b.credentials !== undefined ? checkCredentials(b.credentials) : null;
-  const workspaces = b.workspaces !== undefined ? checkWorkspaces(b.workspaces) : current.workspaces;
-  const costScopes = b.costScopes !== undefined ? checkCostScopes(b.costScopes) : current.cost_scopes;
+  const workspaces = b.workspaces !== undefined ? checkWorkspaces(b.workspaces) : undefined;
+  const costScopes = b.costScopes !== undefined ? checkCostScopes(b.costScopes) : undefined;
   const collectors = checkCollectors(b.collectors);
-  const lag = checkMirroringLag(b.mirroringLag, mirroringLagOf(current));
-  let endpoints = current.endpoints;
-  if (b.endpoints !== undefined) {
-    const given = b.endpoints ?? {};
-    const kept = Object.fromEntries(Object.entries(current.endpoints).filter(([k]) => b.endpoints !== null && !(k in given)));
-    const set = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== null));
-    endpoints = { ...kept, ...(await checkEndpoints(ctx, set)) };
-    // The stored secret never follows an endpoint change: whoever moves an endpoint gives the credentials again.
-    if (credentials === null && endpointsChanged(endpointsOf(current), endpointsOf({ endpoints }))) {
-      throw invalidInput('credentials are required with a change of endpoints (the stored credentials are never sent to a new endpoint)');
-    }
-  }
+  const given = b.endpoints ?? {};
+  const endpointsSet = b.endpoints !== undefined ? await checkEndpoints(ctx, Object.fromEntries(Object.entries(given).filter(([, v]) => v !== null))) : {};
   const now = ctx.clock.now();
   const row = await ctx.db.tx(async (q) => {
+    const { rows: locked } = await q.query<TenantRow>(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE org_id = $1 AND id = $2 FOR UPDATE`, [orgId, id]);
+    const current = locked[0];
+    if (!current) throw notFoundError('tenant');
+    const lag = checkMirroringLag(b.mirroringLag, mirroringLagOf(current));
+    let endpoints = current.endpoints;
+    if (b.endpoints !== undefined) {
+      const kept = Object.fromEntries(Object.entries(current.endpoints).filter(([k]) => b.endpoints !== null && !(k in given)));
+      endpoints = { ...kept, ...endpointsSet };
+      // The stored secret never follows an endpoint change: whoever moves an endpoint gives the credentials again.
+      if (credentials === null && endpointsChanged(endpointsOf(current), endpointsOf({ endpoints }))) {
+        throw invalidInput('credentials are required with a change of endpoints (the stored credentials are never sent to a new endpoint)');
+      }
+    }
+    const nextWorkspaces = workspaces !== undefined ? workspaces : current.workspaces;
     const { rows } = await q.query<TenantRow>(
       `UPDATE tenants SET name = COALESCE($3, name), tenant_id = $4, client_id = $5,
          credential_type = COALESCE($6, credential_type), credentials_sealed = COALESCE($7, credentials_sealed),
@@ -263,15 +272,14 @@ export async function updateTenant(ctx: AppContext, orgId: string, id: string, b
          mirroring_lag_info_seconds = $13, mirroring_lag_error_seconds = $14
        WHERE org_id = $1 AND id = $2 RETURNING ${TENANT_COLUMNS}`,
       [
-        orgId, id, b.name ?? null, tenantId, clientId, credentials?.type ?? null,
+        orgId, id, b.name ?? null, tenantId ?? current.tenant_id, clientId ?? current.client_id, credentials?.type ?? null,
         credentials ? ctx.sealer.sealJson(credentials.value) : null, b.mode ?? null,
-        workspaces ? JSON.stringify(workspaces) : null, JSON.stringify(costScopes), JSON.stringify(endpoints), now,
+        nextWorkspaces ? JSON.stringify(nextWorkspaces) : null, JSON.stringify(costScopes ?? current.cost_scopes), JSON.stringify(endpoints), now,
         lag.infoSeconds, lag.errorSeconds,
       ],
     );
-    if (!rows[0]) throw notFoundError('tenant');
     await changeSchedules(q, id, collectors, now);
-    return rows[0];
+    return rows[0]!;
   });
   return (await views(ctx, [row]))[0]!;
 }

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { datasourcesCollector } from '../../src/monitoring/collectors/datasources.js';
 import { gatewayCollector } from '../../src/monitoring/collectors/gateway.js';
 import { savePlacements, saveDatasources } from '../../src/monitoring/lineage.js';
-import { commitRun, readState } from '../../src/monitoring/output.js';
+import { applySignalsIn, readState } from '../../src/monitoring/output.js';
+import { txWithRetry } from '../../src/alerts/retry.js';
 import { ROTATION_KEY, type RotationState } from '../../src/monitoring/rotation.js';
 import { alerts, createHarness, schedule, type Harness } from './harness.js';
 
@@ -194,9 +195,9 @@ describe('collector: datasources', () => {
     const itemId = '0b9e7c1e-1111-4222-8333-944445555666';
     await savePlacements(h.ctx.db, tenant.id, [{ itemId, itemType: 'SemanticModel', itemName: 'Vendas', workspaceId: sim.state.workspaces[0]!.id, capacityId: null }], h.clock.now());
     await saveDatasources(h.ctx.db, tenant.id, itemId, [used.gatewayId], [used.id], h.clock.now());
-    await commitRun(h.ctx, orgId, tenant.id, 'refreshes', [
+    await txWithRetry(h.ctx.db, (q) => applySignalsIn(q, h.ctx, orgId, [
       { sourceType: 'Dataset', sourceId: itemId, sourceName: 'Vendas', notificationKind: 'RefreshFailed', kind: 'failure', title: 'Refresh failed', message: 'The refresh failed.' },
-    ], []);
+    ], h.clock.now()));
     for (let run = 0; run < 3; run++) {
       const [lateBefore, usedBefore, before] = [checked(late.id), checked(used.id), checks()];
       await runner.pass();

@@ -10,7 +10,7 @@ import { HOURLY_CAPS } from '../../src/monitoring/budget.js';
 import type { Collector } from '../../src/monitoring/collector.js';
 import { capacityCollector } from '../../src/monitoring/collectors/capacity.js';
 import { inventoryCollector } from '../../src/monitoring/collectors/inventory.js';
-import { alerts, createHarness, schedule, type Harness } from './harness.js';
+import { alerts, createHarness, expireLeases, schedule, type Harness } from './harness.js';
 
 const activeAll = (sim: { state: { capacities: { id: string }[] }; control: { capacityState(a: { capacityId: string; state: 'Active' }): void } }) => {
   for (const c of sim.state.capacities) sim.control.capacityState({ capacityId: c.id, state: 'Active' });
@@ -49,7 +49,7 @@ describe('collector engine', () => {
     expect(await alerts(h, orgId, 'Capacity')).toHaveLength(1);
     const b = h.scheduler({ collectors: [capacityCollector], leaseMs: 30_000, workerId: 'instance-b' });
     expect(await b.pass()).toBe(0); // A's lease holds
-    h.clock.advance(30_001);
+    await expireLeases(h);
     expect(await b.pass()).toBe(1); // expired: B takes the row over
     const found = await alerts(h, orgId, 'Capacity');
     expect(found).toHaveLength(1);
@@ -79,7 +79,7 @@ describe('collector engine', () => {
     void h.scheduler({ collectors: [dying], workerId: 'instance-c', leaseMs: 10_000 }).pass();
     await reachedCommit;
     expect(await alerts(h, orgId, 'Capacity')).toHaveLength(0);
-    h.clock.advance(10_001);
+    await expireLeases(h);
     expect(await h.scheduler({ collectors: [capacityCollector], workerId: 'instance-d' }).pass()).toBe(1);
     expect((await alerts(h, orgId, 'Capacity')).map((r) => [r.source_id, r.status, r.failure_count])).toEqual([
       [sim.state.capacities[1]!.id.toLowerCase(), 'open', 1],

@@ -82,3 +82,11 @@ export async function alerts(h: Harness, orgId: string, sourceType?: string) {
   );
   return rows;
 }
+
+/**
+ * The database's clock passing every lease held now. Leases are kept on the database's clock
+ * (the engine's injected clock only decides what is due), which a test cannot move.
+ */
+export async function expireLeases(h: Harness): Promise<void> {
+  await h.ctx.db.query("UPDATE collector_schedules SET locked_until = now() - interval '1 millisecond' WHERE locked_until IS NOT NULL");
+}

@@ -17,7 +17,7 @@ import type { Collector } from '../collector.js';
 import { COLLECTOR_DEFAULTS } from '../collector-names.js';
 import { HOURLY_CAPS } from '../budget.js';
 import { type MaxAgeOf, maxAgeResolver, readFreshnessSettings } from '../freshness-settings.js';
-import { readLineage, savePlacements } from '../lineage.js';
+import { readLineage, type LineageChanges } from '../lineage.js';
 import type { StateChange } from '../output.js';
 import { isResourceRefusal, type PlatformClient } from '../platform-client.js';
 import { lastSlotAtOrBefore, type RefreshSchedule } from '../refresh-schedule.js';
@@ -119,6 +119,7 @@ export const freshnessCollector: Collector = {
     const maxAgeOf = maxAgeResolver(settings);
     const signals: SignalInput[] = [];
     const changes: StateChange[] = [];
+    const placed: LineageChanges = {};
     const models = new Map<string, ModelState>();
     const mirrors = new Map<string, MirrorState>();
     for (const [key, value] of state) {
@@ -161,10 +162,10 @@ export const freshnessCollector: Collector = {
       }
       changes.push({ key: CATALOG_KEY, value: { readAt: now.toISOString() } });
       // Where each item runs, for root-cause correlation (the lineage keeps data sources apart).
-      await savePlacements(ctx.db, tenant.id, [
+      placed.placements = [
         ...read.models.map((m) => ({ itemId: m.id, itemType: 'SemanticModel', itemName: m.name, workspaceId: m.workspaceId, capacityId: m.capacityId })),
         ...read.mirrors.map((m) => ({ itemId: m.id, itemType: 'MirroredDatabase', itemName: m.name, workspaceId: m.workspaceId, capacityId: m.capacityId })),
-      ], now);
+      ];
     }
 
     // 2. Schedules: those never read or read long ago, within this run's share of the cap.
@@ -276,7 +277,7 @@ export const freshnessCollector: Collector = {
 
     for (const id of changedModels) if (models.has(id)) changes.push({ key: modelKey(id), value: models.get(id) });
     for (const id of changedMirrors) if (mirrors.has(id)) changes.push({ key: mirrorKey(id), value: mirrors.get(id) });
-    await commit(signals, changes);
+    await commit(signals, changes, placed);
   },
   releaseAll(state, now) {
     return [...state].flatMap(([key, value]) => {

@@ -16,7 +16,7 @@
 import type { SignalInput } from '../../alerts/signals.js';
 import { HOURLY_CAPS } from '../budget.js';
 import type { Collector } from '../collector.js';
-import { forgetItems, savePlacements } from '../lineage.js';
+import type { LineageChanges } from '../lineage.js';
 import type { StateChange } from '../output.js';
 import { VendorHttpError, type PlatformClient } from '../platform-client.js';
 import { causesOf, openRootCauses, type OpenRootCauses } from '../root-causes.js';
@@ -183,6 +183,7 @@ export const jobsCollector: Collector = {
     const before = new Map([...items].map(([id, m]) => [id, JSON.stringify(m)]));
     const signals: SignalInput[] = [];
     const changes: StateChange[] = [];
+    const lineage: LineageChanges = {};
 
     // 1. The item list, hourly: placements into the lineage, vanished items forgotten.
     const listed = state.get(LISTED_KEY) as { at: string } | undefined;
@@ -203,8 +204,8 @@ export const jobsCollector: Collector = {
         items.delete(id);
         changes.push({ key: ITEM_PREFIX + id, value: null });
       }
-      await savePlacements(ctx.db, tenant.id, listing.items.map((i) => ({ itemId: i.id, itemType: i.type, itemName: i.name, workspaceId: i.workspaceId, capacityId: i.capacityId })), now);
-      await forgetItems(ctx.db, tenant.id, gone);
+      lineage.placements = listing.items.map((i) => ({ itemId: i.id, itemType: i.type, itemName: i.name, workspaceId: i.workspaceId, capacityId: i.capacityId }));
+      lineage.forget = gone;
       changes.push({ key: LISTED_KEY, value: { at: now.toISOString() } });
     }
 
@@ -254,7 +255,7 @@ export const jobsCollector: Collector = {
 
     for (const [id, m] of items) if (before.get(id) !== JSON.stringify(m)) changes.push({ key: ITEM_PREFIX + id, value: m });
     changes.push({ key: ROTATION_KEY, value: pick.next });
-    await commit(signals, changes);
+    await commit(signals, changes, lineage);
   },
   releaseAll(state, now) {
     return [...remembered(state)].flatMap(([id, m]) => goneSignals(id, m, now));

@@ -19,7 +19,7 @@
 import type { SignalCause, SignalInput } from '../../alerts/signals.js';
 import { HOURLY_CAPS } from '../budget.js';
 import type { Collector, } from '../collector.js';
-import { forgetItems, savePlacements } from '../lineage.js';
+import type { LineageChanges } from '../lineage.js';
 import type { MirroringLag } from '../mirroring-lag.js';
 import type { StateChange } from '../output.js';
 import { VendorHttpError } from '../platform-client.js';
@@ -162,8 +162,10 @@ export const mirroringCollector: Collector = {
     const listed = new Set(databases.map((d) => d.id));
     const gone = [...state.keys()].filter((k) => k.startsWith(DB_PREFIX) && !listed.has(k.slice(DB_PREFIX.length)));
 
-    await savePlacements(ctx.db, tenant.id, databases.map((d) => ({ itemId: d.id, itemType: 'MirroredDatabase', itemName: d.name, workspaceId: d.workspaceId, capacityId: d.capacityId })), now);
-    await forgetItems(ctx.db, tenant.id, gone.map((k) => k.slice(DB_PREFIX.length)));
+    const lineage: LineageChanges = {
+      placements: databases.map((d) => ({ itemId: d.id, itemType: 'MirroredDatabase', itemName: d.name, workspaceId: d.workspaceId, capacityId: d.capacityId })),
+      forget: gone.map((k) => k.slice(DB_PREFIX.length)),
+    };
     const open = await openRootCauses(ctx.db, tenant.org_id);
 
     const budget = Math.floor(runBudget(HOURLY_CAPS.fabric, FABRIC_SHARE, run.intervalSeconds) / CALLS_PER_DATABASE);
@@ -198,7 +200,7 @@ export const mirroringCollector: Collector = {
     }
     changes.push({ key: ROTATION_KEY, value: pick.next });
     // Databases first: a table's failure then finds its database's incident as its cause.
-    await commit([...out.database, ...out.tables].map(fitted), changes);
+    await commit([...out.database, ...out.tables].map(fitted), changes, lineage);
   },
   releaseAll(state, now) {
     return [...state].filter(([k]) => k.startsWith(DB_PREFIX)).flatMap(([k, v]) => databaseGone(k.slice(DB_PREFIX.length), v as DatabaseMemo, now)).map(fitted);

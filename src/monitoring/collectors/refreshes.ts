@@ -13,9 +13,9 @@
  */
 import type { SignalInput } from '../../alerts/signals.js';
 import { BudgetExhaustedError, HOURLY_CAPS } from '../budget.js';
-import type { Collector } from '../collector.js';
+import type { Collector, CollectorRun } from '../collector.js';
 import { COLLECTOR_DEFAULTS } from '../collector-names.js';
-import { forgetItems, saveDatasources, savePlacements } from '../lineage.js';
+import type { LineageChanges } from '../lineage.js';
 import { causesOf, openRootCauses, type OpenRootCauses } from '../root-causes.js';
 import { runBudget } from '../rotation.js';
 import { readAdmin } from './refresh-admin.js';
@@ -68,8 +68,7 @@ export const refreshesCollector: Collector = {
     }
     for (const [id, prev] of book.forgotten) signals.push(...goneSignals(id, prev, now));
 
-    await saveLineage(ctx.db, tenant.id, book, now);
-    await commit(signals, book.changes());
+    await commit(signals, book.changes(), lineageOf(book));
   },
   releaseAll(state, now) {
     return rememberedModels(state).flatMap(([id, m]) => goneSignals(id, m, now));
@@ -123,20 +122,20 @@ function goneSignals(id: string, prev: ModelState, now: Date): SignalInput[] {
   ];
 }
 
-async function saveLineage(db: Parameters<typeof savePlacements>[0], tenantRef: string, book: ModelBook, now: Date): Promise<void> {
-  const placed = [...book.placed].map((id) => {
+/** The lineage this run read, committed with its signals (placements, data sources, what is gone). */
+function lineageOf(book: ModelBook): LineageChanges {
+  const placements = [...book.placed].map((id) => {
     const m = book.models.get(id)!;
     return { itemId: id, itemType: 'SemanticModel', itemName: m.name, workspaceId: m.workspaceId, capacityId: m.capacityId };
   });
-  await savePlacements(db, tenantRef, placed, now);
-  for (const id of book.metaRead) {
+  const datasources = [...book.metaRead].flatMap((id) => {
     const meta = book.models.get(id)?.meta;
-    if (meta) await saveDatasources(db, tenantRef, id, meta.gatewayIds, meta.datasourceIds, now);
-  }
-  await forgetItems(db, tenantRef, [...book.forgotten.keys()]);
+    return meta ? [{ itemId: id, gatewayIds: meta.gatewayIds, datasourceIds: meta.datasourceIds }] : [];
+  });
+  return { placements, datasources, forget: [...book.forgotten.keys()] };
 }
 
-async function intervalOf(db: Parameters<typeof savePlacements>[0], tenantRef: string): Promise<number> {
+async function intervalOf(db: CollectorRun['ctx']['db'], tenantRef: string): Promise<number> {
   const { rows } = await db.query<{ interval_seconds: number }>("SELECT interval_seconds FROM collector_schedules WHERE tenant_ref = $1 AND collector = 'refreshes'", [tenantRef]);
   return rows[0]?.interval_seconds ?? COLLECTOR_DEFAULTS.refreshes;
 }
