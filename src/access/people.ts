@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/index.js';
-import { conflictError, invalidInput, notFoundError } from '../errors.js';
+import { conflictError, notFoundError } from '../errors.js';
 import { newId } from '../ids.js';
+import { validEmail } from './email.js';
 import { higherOf, type Role } from './roles.js';
 import type { Principal } from './principal.js';
 
@@ -15,12 +16,9 @@ export interface Member extends Person {
   since: Date;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
-
+/** The address trimmed, or 400 naming the field (rules in ./email.ts). */
 export function normalizeEmail(email: string): string {
-  const e = email.trim();
-  if (e.length > 320 || !EMAIL.test(e)) throw invalidInput('email must be an e-mail address');
-  return e;
+  return validEmail(email, 'email');
 }
 
 /** The person with this e-mail address, created when unknown. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { rejectNulCharacters } from '../http/nul-guard.js';
+import { rejectNulCharacters, rejectNulInAddress } from '../http/nul-guard.js';
 import { installAdminAuth } from './auth.js';
 import { installAuditLog } from './audit-hook.js';
 import { peopleRoutes } from './people.js';
@@ -24,6 +24,9 @@ export async function adminApi(app: FastifyInstance, opts: { ctx: AppContext }):
   app.addHook('onSend', async (_req, reply) => {
     reply.header('cache-control', 'no-store');
   });
+  // Before the access check, which reads the database with the path's orgId: a NUL in the path
+  // or query is 400 for every caller (hooks run in the order they are added).
+  app.addHook('onRequest', rejectNulInAddress);
   // Who may call which route: one hook for every route of this scope (routes declare `access`).
   installAdminAuth(app, opts.ctx);
   // Every successful change is written to the audit log.
