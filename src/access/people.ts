@@ -2,6 +2,7 @@ import type { Queryable } from '../db/index.js';
 import { conflictError, notFoundError } from '../errors.js';
 import { newId } from '../ids.js';
 import { validEmail } from './email.js';
+import { noteAudit } from './audit-context.js';
 import { higherOf, type Role } from './roles.js';
 import type { Principal } from './principal.js';
 
@@ -85,15 +86,22 @@ export async function putMember(db: Queryable, orgId: string, email: string, rol
   return { ...person, role, since: rows[0]!.created_at };
 }
 
+/** Side-effect revocations are recorded with the change that caused them (docs/access.md). */
+function noteRevokedTokens(orgId: string, personId: string, revoked: Array<{ id: string }>, reason: string): void {
+  if (revoked.length === 0) return;
+  noteAudit({ action: 'tokens.revoke', orgIds: [orgId], target: personId, changes: { revoked: revoked.map((r) => r.id), reason } });
+}
+
 /** A lowered role revokes the person's tokens of that organization that ask for more. */
 async function capTokensToRole(db: Queryable, orgId: string, personId: string, role: Role, now: Date): Promise<void> {
   const above = role === 'viewer' ? ['operator', 'owner'] : role === 'operator' ? ['owner'] : [];
   if (above.length === 0) return;
-  await db.query(
+  const { rows } = await db.query<{ id: string }>(
     `UPDATE personal_tokens SET revoked_at = $4
-     WHERE org_id = $1 AND person_id = $2 AND role = ANY($3::text[]) AND revoked_at IS NULL`,
+     WHERE org_id = $1 AND person_id = $2 AND role = ANY($3::text[]) AND revoked_at IS NULL RETURNING id`,
     [orgId, personId, above, now],
   );
+  noteRevokedTokens(orgId, personId, rows, `role lowered to ${role}`);
 }
 
 /**
@@ -103,8 +111,13 @@ async function capTokensToRole(db: Queryable, orgId: string, personId: string, r
 export async function removeMember(db: Queryable, orgId: string, personId: string, now: Date): Promise<void> {
   const { rowCount } = await db.query('DELETE FROM memberships WHERE org_id = $1 AND person_id = $2', [orgId, personId]);
   if (rowCount === 0) throw notFoundError('member');
-  await db.query('UPDATE personal_tokens SET revoked_at = $3 WHERE org_id = $1 AND person_id = $2 AND revoked_at IS NULL', [orgId, personId, now]);
-  await db.query('DELETE FROM sessions WHERE person_id = $1', [personId]);
+  const { rows } = await db.query<{ id: string }>(
+    'UPDATE personal_tokens SET revoked_at = $3 WHERE org_id = $1 AND person_id = $2 AND revoked_at IS NULL RETURNING id',
+    [orgId, personId, now],
+  );
+  noteRevokedTokens(orgId, personId, rows, 'membership removed');
+  const { rowCount: ended } = await db.query('DELETE FROM sessions WHERE person_id = $1', [personId]);
+  if ((ended ?? 0) > 0) noteAudit({ action: 'sessions.end', orgIds: [orgId], target: personId, changes: { sessions: ended, reason: 'membership removed' } });
 }
 
 /** An organization keeps at least one owner unless the instance administrator acts. */
@@ -143,7 +156,19 @@ export async function personForSignIn(
      WHERE lower(email) = lower($1) AND oidc_subject IS NULL RETURNING id, email, name`,
     [email, input.issuer, input.subject, input.name],
   );
-  if (invited.rows[0]) return invited.rows[0];
+  const person = invited.rows[0];
+  if (person) {
+    // The invitation is now bound to this sign-in's subject: recorded in each organization that invited them.
+    const { rows: orgs } = await db.query<{ org_id: string }>('SELECT org_id FROM memberships WHERE person_id = $1', [person.id]);
+    noteAudit({
+      action: 'members.link',
+      orgIds: orgs.map((o) => o.org_id),
+      target: person.id,
+      changes: { email: person.email, issuer: input.issuer, subject: input.subject },
+      actor: { kind: 'person', personId: person.id, email: person.email, via: 'session', idpRoles: [] },
+    });
+    return person;
+  }
   if (!input.grantedByIdp) return null;
   const created = await db.query<Person>(
     `INSERT INTO people (id, email, name, oidc_issuer, oidc_subject, created_at) VALUES ($1, $2, $3, $4, $5, $6)

@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import { rejectNulCharacters, rejectNulInAddress } from '../http/nul-guard.js';
 import { installAdminAuth } from './auth.js';
 import { installAuditLog } from './audit-hook.js';
+import { auditedDatabase } from '../access/audit-context.js';
 import { peopleRoutes } from './people.js';
 import { oidcRoutes } from './oidc.js';
 import { createSignInLimiter, sessionRoutes } from './session.js';
@@ -29,14 +30,15 @@ export async function adminApi(app: FastifyInstance, opts: { ctx: AppContext }):
   app.addHook('onRequest', rejectNulInAddress);
   // Who may call which route: one hook for every route of this scope (routes declare `access`).
   installAdminAuth(app, opts.ctx);
-  // Every successful change is written to the audit log.
+  // Every successful change is written to the audit log, in the transaction that makes it.
   installAuditLog(app, opts.ctx);
   // Before the routes: the document collects the routes registered after it in this scope.
   await installAdminOpenApi(app, opts.ctx);
   // Once for the whole scope: every admin route below gets a 400 for a NUL character.
   app.addHook('preValidation', rejectNulCharacters);
-  // Pass only ctx: opts also carries this plugin's own prefix, which would be applied twice.
-  const routeOpts = { ctx: opts.ctx };
+  // Pass only ctx: opts also carries this plugin's own prefix, which would be applied twice. Routes
+  // get the audited database: their transactions carry the request's audit entries.
+  const routeOpts = { ctx: { ...opts.ctx, db: auditedDatabase(opts.ctx.db) } };
   await app.register(orgsRoutes, routeOpts);
   await app.register(apiKeysRoutes, routeOpts);
   await app.register(inventoryRoutes, routeOpts);

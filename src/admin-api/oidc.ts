@@ -5,6 +5,7 @@ import { ApiError, forbidden, invalidRequest, notFound } from '../http/errors.js
 import { hashToken } from '../secrets/tokens.js';
 import { personForSignIn, rolesFromClaims, rolesOf } from '../access/people.js';
 import { endSession, openSession } from '../access/sessions.js';
+import { noteAudit } from '../access/audit-context.js';
 import type { PublicApiRateLimiter } from '../public-api/rate-limit.js';
 import { tooManyAttempts } from './session.js';
 import { readSessionCookie, sessionTimes, setSessionCookie } from './session-cookie.js';
@@ -129,7 +130,11 @@ export async function oidcRoutes(app: FastifyInstance, opts: { ctx: AppContext; 
     });
     if (!person) throw forbidden('you have no role in Vigia yet; ask an owner of your organization to add you');
     const principal = { kind: 'person' as const, personId: person.id, email: person.email, via: 'session' as const, idpRoles };
-    if ((await rolesOf(ctx.db, principal)).length === 0) throw forbidden('you have no role in Vigia yet; ask an owner of your organization to add you');
+    const roles = await rolesOf(ctx.db, principal);
+    if (roles.length === 0) throw forbidden('you have no role in Vigia yet; ask an owner of your organization to add you');
+    // The sign-in is recorded in every organization where it gives access, with the session it opens.
+    req.principal = principal;
+    noteAudit({ action: 'session.create', orgIds: roles.map((r) => r.orgId), target: person.id, changes: { method: 'oidc', roles } });
     const previous = readSessionCookie(req);
     if (previous) await endSession(ctx.db, hashToken(previous));
     const opened = await openSession(ctx.db, { personId: person.id, idpRoles, now: ctx.clock.now(), times: sessionTimes(ctx) });
