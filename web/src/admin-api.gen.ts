@@ -3587,7 +3587,7 @@ export interface components {
             address: string | null;
             /** Format: date-time */
             at: string;
-            /** @description The changed fields as sent (an object, or the array of a replace-all), secrets redacted. */
+            /** @description What the change did: the fields its request schema validated (an object, or the array of a replace-all), or what a side effect did; secret-named fields redacted. A body a route has no schema for is not recorded. */
             changes: unknown;
             id: string;
             orgId: string | null;
