@@ -8,10 +8,12 @@
  * The schemas live in ./schemas/ by area; this index re-exports them all, so routes import from
  * here: delivery.ts (destinations, deliveries), alerts.ts (alerts, signals, silences),
  * org-data.ts (API keys, inventory writes), tenants.ts (tenant connections), people.ts (members,
- * personal tokens, audit log, session); common.ts holds the shared building blocks.
+ * personal tokens, audit log, session), overview.ts (the console's overview and inventory
+ * views); common.ts holds the shared building blocks.
  */
 export * from './schemas/delivery.js';
 export * from './schemas/alerts.js';
 export * from './schemas/org-data.js';
 export * from './schemas/tenants.js';
 export * from './schemas/people.js';
+export * from './schemas/overview.js';
