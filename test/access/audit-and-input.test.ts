@@ -75,6 +75,17 @@ describe('audit in the change’s transaction; input guards for every caller', (
     const { rows } = await t.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM silences WHERE org_id = $1', [orgId]);
     expect(rows[0]!.n).toBe(0);
 
+    // A domain function's own transaction (an API key) carries the entry too.
+    await failAuditOf('api-keys.create');
+    try {
+      const res = await t.admin('POST', `/orgs/${orgId}/api-keys`, { name: 'rolled back', scopes: ['ReadAlerts'] });
+      expect(res.statusCode).toBe(500);
+    } finally {
+      await restoreAudit();
+    }
+    const keys = await t.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1', [orgId]);
+    expect(keys.rows[0]!.n).toBe(0);
+
     // With the audit working, the same calls commit and are recorded with their target.
     const ok = await t.admin('POST', `/orgs/${orgId}/silences`, { matchers: { sourceId: 'gw-x' }, endsAt: '2026-06-16T00:00:00Z' });
     expect(ok.statusCode).toBe(201);
