@@ -5,6 +5,7 @@ import { installAdminAuth } from './auth.js';
 import { installAuditLog } from './audit-hook.js';
 import { auditedDatabase } from '../access/audit-context.js';
 import { peopleRoutes } from './people.js';
+import { auditRoutes } from './audit.js';
 import { oidcRoutes } from './oidc.js';
 import { createSignInLimiter, sessionRoutes } from './session.js';
 import { orgsRoutes } from './orgs.js';
@@ -49,6 +50,7 @@ export async function adminApi(app: FastifyInstance, opts: { ctx: AppContext }):
   await app.register(tenantsRoutes, routeOpts);
   await app.register(freshnessRoutes, routeOpts);
   await app.register(peopleRoutes, routeOpts);
+  await app.register(auditRoutes, routeOpts);
   const limiter = createSignInLimiter(opts.ctx);
   app.addHook('onClose', async () => limiter.close());
   await app.register(sessionRoutes, { ...routeOpts, limiter });

@@ -1,22 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { forbidden, invalidRequest } from '../http/errors.js';
-import { MAX_PAGE, MAX_PAGE_SIZE, pageEnvelope, pageRequest } from '../http/paging.js';
+import { forbidden } from '../http/errors.js';
 import { parseIsoDateTime } from '../orgs/validation.js';
 import { requireOrg } from '../orgs/orgs.js';
 import { orgIdParams, nonEmptyText } from '../orgs/schemas.js';
-import { listAudit } from '../access/audit.js';
 import { assertNotLastOwner, listMembers, putMember, removeMember, roleIn } from '../access/people.js';
 import { createPersonalToken, listPersonalTokens, revokePersonalToken } from '../access/personal-tokens.js';
 import { ROLES, type Role } from '../access/roles.js';
 import { principalOf } from './auth.js';
 import { adminResponses } from './openapi.js';
-import { auditPageSchema, createdPersonalTokenSchema, memberSchema, personalTokenSchema } from './schemas.js';
+import { createdPersonalTokenSchema, memberSchema, personalTokenSchema } from './schemas.js';
 
 const idParam = { type: 'string', minLength: 1, maxLength: 100 } as const;
 const roleSchema = { type: 'string', enum: [...ROLES] } as const;
 
-/** Admin routes: members of an organization, the caller's personal tokens, the audit log. */
+/** Admin routes: members of an organization, the caller's personal tokens. */
 export async function peopleRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
 
@@ -104,47 +102,5 @@ export async function peopleRoutes(app: FastifyInstance, opts: { ctx: AppContext
       await revokePersonalToken(ctx.db, p.personId, req.params.tokenId, ctx.clock.now());
       return reply.code(204).send();
     },
-  );
-
-  type AuditQuery = { actor?: string; action?: string; from?: string; to?: string; page?: string; pageSize?: string };
-  const auditQuerystring = {
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      actor: { type: 'string', minLength: 1, maxLength: 320 },
-      action: { type: 'string', minLength: 1, maxLength: 100 },
-      from: { type: 'string', maxLength: 40 },
-      to: { type: 'string', maxLength: 40 },
-      page: { type: 'string', pattern: '^[0-9]{1,6}$' },
-      pageSize: { type: 'string', pattern: '^[0-9]{1,6}$' },
-    },
-  } as const;
-  /** One page of an audit log: an organization's, or (null) the instance-level one. */
-  async function auditPage(orgId: string | null, query: AuditQuery, path: string) {
-    const p = pageRequest({ page: Number(query.page ?? 1), pageSize: Number(query.pageSize ?? 100) });
-    if (p.page < 1 || p.page > MAX_PAGE) throw invalidRequest(`page must be from 1 to ${MAX_PAGE}`);
-    if (p.pageSize < 1 || p.pageSize > MAX_PAGE_SIZE) throw invalidRequest(`pageSize must be from 1 to ${MAX_PAGE_SIZE}`);
-    const from = query.from === undefined ? undefined : parseIsoDateTime(query.from, 'from');
-    const to = query.to === undefined ? undefined : parseIsoDateTime(query.to, 'to');
-    if (from && to && from >= to) throw invalidRequest('from must be before to');
-    const { actor, action } = query;
-    const { entries, totalCount } = await listAudit(ctx.db, { orgId, actor, action, from, to, limit: p.pageSize, offset: p.offset });
-    return pageEnvelope(path, { actor, action, from: from?.toISOString(), to: to?.toISOString() }, p, totalCount, entries);
-  }
-
-  app.get<{ Params: { orgId: string }; Querystring: AuditQuery }>(
-    '/orgs/:orgId/audit',
-    { config: { access: 'owner' }, schema: { params: orgIdParams, querystring: auditQuerystring, response: adminResponses(auditPageSchema) } },
-    async (req) => {
-      await requireOrg(ctx.db, req.params.orgId);
-      return auditPage(req.params.orgId, req.query, `/api/admin/v1/orgs/${encodeURIComponent(req.params.orgId)}/audit`);
-    },
-  );
-
-  // What belongs to no organization (admin-token sign-ins and sign-outs): the instance administrator's.
-  app.get<{ Querystring: AuditQuery }>(
-    '/audit',
-    { config: { access: 'instance' }, schema: { querystring: auditQuerystring, response: adminResponses(auditPageSchema) } },
-    async (req) => auditPage(null, req.query, '/api/admin/v1/audit'),
   );
 }
