@@ -42,6 +42,8 @@ export interface AuditScope {
   /** The request's own entry (state-changing routes), until written. */
   request: AuditEvent | null;
   notes: AuditEvent[];
+  /** Set when the answer has left (closeAuditScope): nothing more is recorded. */
+  closed?: boolean;
 }
 
 const scopes = new AsyncLocalStorage<AuditScope>();
@@ -52,7 +54,8 @@ export function runInAuditScope<T>(scope: AuditScope, fn: () => T): T {
 
 /** Records a change made as a consequence of the request (written with the transaction that made it). */
 export function noteAudit(event: AuditEvent): void {
-  scopes.getStore()?.notes.push(event);
+  const scope = scopes.getStore();
+  if (scope && !scope.closed) scope.notes.push(event);
 }
 
 /**
@@ -94,6 +97,17 @@ async function writeDue(q: Queryable, scope: AuditScope, wrote: boolean): Promis
 export async function flushAuditScope(db: Database, scope: AuditScope): Promise<void> {
   if (!scope.request && scope.notes.length === 0) return;
   await db.tx((q) => writeDue(q, scope, true));
+}
+
+/**
+ * Once the answer is on its way the scope records nothing more: work the request started that
+ * outlives it (a timer, a run it woke) inherits the scope and must not write the entry of a
+ * failed request, or anyone's entry twice.
+ */
+export function closeAuditScope(scope: AuditScope): void {
+  scope.request = null;
+  scope.notes.length = 0;
+  scope.closed = true;
 }
 
 // `SELECT … FOR UPDATE` locks, it does not write.

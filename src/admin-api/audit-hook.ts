@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { type AuditEvent, type AuditScope, flushAuditScope, runInAuditScope } from '../access/audit-context.js';
+import { type AuditEvent, type AuditScope, closeAuditScope, flushAuditScope, runInAuditScope } from '../access/audit-context.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const VERB: Record<string, string> = { POST: 'create', PUT: 'put', PATCH: 'update', DELETE: 'delete' };
@@ -75,7 +75,12 @@ export function installAuditLog(app: FastifyInstance, ctx: AppContext): void {
   });
   app.addHook('onSend', async (request, reply, payload) => {
     const scope = request.auditScope;
-    if (scope && reply.statusCode < 400) await flushAuditScope(ctx.db, scope);
+    if (!scope) return payload;
+    try {
+      if (reply.statusCode < 400) await flushAuditScope(ctx.db, scope);
+    } finally {
+      closeAuditScope(scope);
+    }
     return payload;
   });
 }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { openSession } from '../../src/access/sessions.js';
 import { createPersonalToken } from '../../src/access/personal-tokens.js';
+import { isWrite } from '../../src/access/audit-context.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { createOrg, openAlert } from '../helpers/fixtures.js';
 import { rawRequest } from '../helpers/raw-http.js';
@@ -90,6 +91,14 @@ describe('audit in the change’s transaction; input guards for every caller', (
     const ok = await t.admin('POST', `/orgs/${orgId}/silences`, { matchers: { sourceId: 'gw-x' }, endsAt: '2026-06-16T00:00:00Z' });
     expect(ok.statusCode).toBe(201);
     expect((await audit('silences.create')).map((e) => e.target)).toEqual([ok.json().id]);
+  });
+
+  it('tells a write from a read (a locking SELECT is not a change)', () => {
+    expect(isWrite('UPDATE alerts SET acknowledged_at = $1 WHERE id = $2')).toBe(true);
+    expect(isWrite('WITH x AS (DELETE FROM sessions WHERE person_id = $1 RETURNING 1) SELECT count(*) FROM x')).toBe(true);
+    expect(isWrite('INSERT INTO t (a) VALUES (1) ON CONFLICT (a) DO UPDATE SET a = 2')).toBe(true);
+    expect(isWrite('SELECT id, updated_at, deleted_at FROM tenants WHERE id = $1 FOR UPDATE')).toBe(false);
+    expect(isWrite('SELECT 1 FROM memberships WHERE org_id = $1 FOR NO KEY UPDATE')).toBe(false);
   });
 
   it('records only validated fields: a body the route has no schema for is not logged', async () => {
