@@ -59,7 +59,8 @@ export async function recordAudit(
 }
 
 export interface AuditFilter {
-  orgId: string;
+  /** null: the instance-level entries (admin-token sign-ins, changes that touch no organization). */
+  orgId: string | null;
   actor?: string;
   action?: string;
   from?: Date;
@@ -70,8 +71,8 @@ export interface AuditFilter {
 
 /** Newest first. `actor` matches the person's e-mail or id; `action` a whole action or its prefix ending in a dot. */
 export async function listAudit(db: Queryable, f: AuditFilter): Promise<{ totalCount: number; entries: AuditEntry[] }> {
-  const where = ['org_id = $1'];
-  const args: unknown[] = [f.orgId];
+  const where = [f.orgId === null ? 'org_id IS NULL' : 'org_id = $1'];
+  const args: unknown[] = f.orgId === null ? [] : [f.orgId];
   if (f.actor !== undefined) {
     args.push(f.actor);
     where.push(`(lower(actor_label) = lower($${args.length}) OR actor_id = $${args.length} OR split_part(actor_id, '/', 1) = $${args.length})`);

@@ -1,6 +1,8 @@
 import type { Queryable } from '../db/index.js';
-import { conflictError, invalidInput, notFoundError } from '../errors.js';
+import { conflictError, notFoundError } from '../errors.js';
 import { newId } from '../ids.js';
+import { validEmail } from './email.js';
+import { noteAudit } from './audit-context.js';
 import { higherOf, isRole, type Role } from './roles.js';
 import type { Principal } from './principal.js';
 
@@ -19,12 +21,9 @@ export interface Member extends Person {
   source: MemberSource;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
-
+/** The address trimmed, or 400 naming the field (rules in ./email.ts). */
 export function normalizeEmail(email: string): string {
-  const e = email.trim();
-  if (e.length > 320 || !EMAIL.test(e)) throw invalidInput('email must be an e-mail address');
-  return e;
+  return validEmail(email, 'email');
 }
 
 /** The person with this e-mail address, created when unknown. */
@@ -111,15 +110,22 @@ export async function putMember(db: Queryable, orgId: string, email: string, rol
   return { ...person, role, since: rows[0]!.created_at, source: 'membership' };
 }
 
+/** Side-effect revocations are recorded with the change that caused them (docs/access.md). */
+function noteRevokedTokens(orgId: string, personId: string, revoked: Array<{ id: string }>, reason: string): void {
+  if (revoked.length === 0) return;
+  noteAudit({ action: 'tokens.revoke', orgIds: [orgId], target: personId, changes: { revoked: revoked.map((r) => r.id), reason } });
+}
+
 /** A lowered role revokes the person's tokens of that organization that ask for more. */
 async function capTokensToRole(db: Queryable, orgId: string, personId: string, role: Role, now: Date): Promise<void> {
   const above = role === 'viewer' ? ['operator', 'owner'] : role === 'operator' ? ['owner'] : [];
   if (above.length === 0) return;
-  await db.query(
+  const { rows } = await db.query<{ id: string }>(
     `UPDATE personal_tokens SET revoked_at = $4
-     WHERE org_id = $1 AND person_id = $2 AND role = ANY($3::text[]) AND revoked_at IS NULL`,
+     WHERE org_id = $1 AND person_id = $2 AND role = ANY($3::text[]) AND revoked_at IS NULL RETURNING id`,
     [orgId, personId, above, now],
   );
+  noteRevokedTokens(orgId, personId, rows, `role lowered to ${role}`);
 }
 
 /**
@@ -139,13 +145,18 @@ export async function removeMember(db: Queryable, orgId: string, personId: strin
     [personId, orgId],
   );
   if (membership.rowCount === 0 && granted.rowCount === 0) throw notFoundError('member');
-  await db.query('UPDATE personal_tokens SET revoked_at = $3 WHERE org_id = $1 AND person_id = $2 AND revoked_at IS NULL', [orgId, personId, now]);
+  const { rows: revoked } = await db.query<{ id: string }>(
+    'UPDATE personal_tokens SET revoked_at = $3 WHERE org_id = $1 AND person_id = $2 AND revoked_at IS NULL RETURNING id',
+    [orgId, personId, now],
+  );
+  noteRevokedTokens(orgId, personId, revoked, 'membership removed');
   // A session that now grants nothing anywhere ends (the person signs in again if they are added back).
-  await db.query(
+  const { rowCount: ended } = await db.query(
     `DELETE FROM sessions s WHERE s.person_id = $1 AND s.idp_roles = '[]'::jsonb
        AND NOT EXISTS (SELECT 1 FROM memberships m WHERE m.person_id = $1)`,
     [personId],
   );
+  if ((ended ?? 0) > 0) noteAudit({ action: 'sessions.end', orgIds: [orgId], target: personId, changes: { sessions: ended, reason: 'membership removed' } });
 }
 
 /**
@@ -191,7 +202,19 @@ export async function personForSignIn(
      WHERE lower(email) = lower($1) AND oidc_subject IS NULL RETURNING id, email, name`,
     [email, input.issuer, input.subject, input.name],
   );
-  if (invited.rows[0]) return invited.rows[0];
+  const person = invited.rows[0];
+  if (person) {
+    // The invitation is now bound to this sign-in's subject: recorded in each organization that invited them.
+    const { rows: orgs } = await db.query<{ org_id: string }>('SELECT org_id FROM memberships WHERE person_id = $1', [person.id]);
+    noteAudit({
+      action: 'members.link',
+      orgIds: orgs.map((o) => o.org_id),
+      target: person.id,
+      changes: { email: person.email, issuer: input.issuer, subject: input.subject },
+      actor: { kind: 'person', personId: person.id, email: person.email, via: 'session', idpRoles: [] },
+    });
+    return person;
+  }
   if (!input.grantedByIdp) return null;
   const created = await db.query<Person>(
     `INSERT INTO people (id, email, name, oidc_issuer, oidc_subject, created_at) VALUES ($1, $2, $3, $4, $5, $6)

@@ -3,6 +3,7 @@ import { invalidInput, notFoundError } from '../errors.js';
 import { newId, randomBase62 } from '../ids.js';
 import { hashToken, safeEqual } from '../secrets/tokens.js';
 import { atLeast, type Role } from './roles.js';
+import { auditTarget } from './audit-context.js';
 
 /** vpt_ + 8-character lookup prefix + _ + 40 random base62 characters; only the hash is stored. */
 const PERSONAL_TOKEN = /^vpt_([0-9A-Za-z]{8})_([0-9A-Za-z]{32,})$/;
@@ -60,12 +61,14 @@ export async function createPersonalToken(
   if (!atLeast(input.heldRole, input.role)) throw invalidInput(`role must be no higher than your own role in the organization (${input.heldRole ?? 'none'})`);
   if (input.expiresAt.getTime() <= input.now.getTime()) throw invalidInput('expiresAt must be in the future');
   if (input.expiresAt.getTime() > input.now.getTime() + MAX_TOKEN_DAYS * 86_400_000) throw invalidInput(`expiresAt must be within ${MAX_TOKEN_DAYS} days`);
+  const id = newId('pat', input.now);
+  auditTarget(id);
   const prefix = randomBase62(8);
   const token = `vpt_${prefix}_${randomBase62(40)}`;
   const { rows } = await db.query<Row>(
     `INSERT INTO personal_tokens (id, person_id, org_id, name, role, prefix, token_hash, created_at, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
-    [newId('pat', input.now), input.personId, input.orgId, input.name, input.role, prefix, hashToken(token), input.now, input.expiresAt],
+    [id, input.personId, input.orgId, input.name, input.role, prefix, hashToken(token), input.now, input.expiresAt],
   );
   return { ...toToken(rows[0]!), token };
 }

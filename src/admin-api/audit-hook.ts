@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { recordAudit } from '../access/audit.js';
+import { type AuditEvent, type AuditScope, closeAuditScope, flushAuditScope, runInAuditScope } from '../access/audit-context.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const VERB: Record<string, string> = { POST: 'create', PUT: 'put', PATCH: 'update', DELETE: 'delete' };
@@ -27,36 +27,60 @@ function lastParam(request: FastifyRequest): string | null {
   return target ? (params[target] ?? null) : null;
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request's audit scope (src/access/audit-context.ts), from preHandler on. */
+    auditScope?: AuditScope;
+  }
+}
+
 /**
- * Every successful change made through the admin API (and so through the console) is written
- * to the audit log before the answer leaves: who, when, from which address, the action, its
- * target and the fields sent (secrets redacted). Installed once on the admin scope.
+ * The request's own entry: the action, the organization of the path (none: an instance-level
+ * entry), the target, and as `changes` only the body its schema validated — a route without a
+ * body schema records none of what was sent (an `acknowledge {"by": …}` cannot name a false actor).
+ */
+function requestEntry(request: FastifyRequest): AuditEvent {
+  const params = (request.params ?? {}) as Record<string, string>;
+  const orgId = params.orgId ?? null;
+  const validated = (request.routeOptions.schema as { body?: unknown } | undefined)?.body !== undefined;
+  const body = validated ? request.body : undefined;
+  return {
+    action: actionName(request.method, request.routeOptions.url ?? ''),
+    orgIds: orgId === null ? [] : [orgId],
+    target: lastParam(request) ?? orgId,
+    changes: body === undefined || body === null ? {} : typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : { body },
+  };
+}
+
+/**
+ * Every successful change made through the admin API (and so through the console) is recorded:
+ * who, when, from which address, the action, its target and the validated fields (secrets
+ * redacted), in the same transaction as the change (src/access/audit-context.ts). Installed once
+ * on the admin scope, whose routes get the audited database (`auditedDatabase`): each request
+ * runs in an audit scope opened here, after validation; what no transaction wrote is written
+ * when a successful answer leaves. A failed change (4xx/5xx) records nothing it did not commit.
  */
 export function installAuditLog(app: FastifyInstance, ctx: AppContext): void {
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (SAFE_METHODS.has(request.method) || reply.statusCode >= 400 || !request.principal) return payload;
-    const params = (request.params ?? {}) as Record<string, string>;
-    let orgId: string | null = params.orgId ?? null;
-    let target = lastParam(request);
-    if (target === null && typeof payload === 'string' && reply.statusCode === 201) {
-      try {
-        const created = JSON.parse(payload) as { id?: unknown };
-        if (typeof created.id === 'string') target = created.id;
-      } catch {
-        // not JSON: no created id to name
-      }
-    }
-    // Creating an organization is recorded in that organization's log.
-    if (orgId === null && request.routeOptions.url === `${PREFIX}/orgs` && target !== null) orgId = target;
-    await recordAudit(ctx.db, {
-      principal: request.principal,
-      orgId,
+  // Callback style: the scope must enclose the handler, which runs from `done`'s call chain.
+  app.addHook('preHandler', (request, _reply, done) => {
+    const scope: AuditScope = {
+      actor: () => request.principal,
       address: request.ip,
-      action: actionName(request.method, request.routeOptions.url ?? ''),
-      target: target ?? orgId,
-      changes: request.body ?? {},
-      at: ctx.clock.now(),
-    });
+      now: () => ctx.clock.now(),
+      request: SAFE_METHODS.has(request.method) ? null : requestEntry(request),
+      notes: [],
+    };
+    request.auditScope = scope;
+    runInAuditScope(scope, done);
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    const scope = request.auditScope;
+    if (!scope) return payload;
+    try {
+      if (reply.statusCode < 400) await flushAuditScope(ctx.db, scope);
+    } finally {
+      closeAuditScope(scope);
+    }
     return payload;
   });
 }

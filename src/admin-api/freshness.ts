@@ -75,13 +75,13 @@ export async function freshnessRoutes(app: FastifyInstance, opts: { ctx: AppCont
 
   app.put<Id & { Body: FreshnessSettingsInput }>(
     '/orgs/:orgId/tenants/:id/freshness',
-    { config: { access: 'operator' }, schema: { params: idParams, body: bodySchema, response: adminResponses(settingsSchema) } },
+    { config: { access: 'owner' }, schema: { params: idParams, body: bodySchema, response: adminResponses(settingsSchema) } },
     (req) => putFreshnessSettings(ctx, req.params.orgId, req.params.id, req.body),
   );
 
   app.delete<Id>(
     '/orgs/:orgId/tenants/:id/freshness',
-    { config: { access: 'operator' }, schema: { params: idParams, response: { ...errorsOnly(), 204: { description: 'Reset to the defaults (grace 30 min, no maximum age); no body.' } } } },
+    { config: { access: 'owner' }, schema: { params: idParams, response: { ...errorsOnly(), 204: { description: 'Reset to the defaults (grace 30 min, no maximum age); no body.' } } } },
     async (req, reply) => {
       await deleteFreshnessSettings(ctx, req.params.orgId, req.params.id);
       return reply.code(204).send();

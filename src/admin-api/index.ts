@@ -1,9 +1,10 @@
 import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { rejectNulCharacters } from '../http/nul-guard.js';
+import { rejectNulCharacters, rejectNulInAddress } from '../http/nul-guard.js';
 import { installAdminAuth } from './auth.js';
 import { installAuditLog } from './audit-hook.js';
+import { auditedDatabase } from '../access/audit-context.js';
 import { peopleRoutes } from './people.js';
 import { tokensRoutes } from './tokens.js';
 import { auditRoutes } from './audit.js';
@@ -29,16 +30,20 @@ export async function adminApi(app: FastifyInstance, opts: { ctx: AppContext }):
   });
   // Cookies (the console's session, the OIDC sign-in) are parsed once for the whole scope.
   await app.register(cookie);
+  // Before the access check, which reads the database with the path's orgId: a NUL in the path
+  // or query is 400 for every caller (hooks run in the order they are added).
+  app.addHook('onRequest', rejectNulInAddress);
   // Who may call which route: one hook for every route of this scope (routes declare `access`).
   installAdminAuth(app, opts.ctx);
-  // Every successful change is written to the audit log.
+  // Every successful change is written to the audit log, in the transaction that makes it.
   installAuditLog(app, opts.ctx);
   // Before the routes: the document collects the routes registered after it in this scope.
   await installAdminOpenApi(app, opts.ctx);
   // Once for the whole scope: every admin route below gets a 400 for a NUL character.
   app.addHook('preValidation', rejectNulCharacters);
-  // Pass only ctx: opts also carries this plugin's own prefix, which would be applied twice.
-  const routeOpts = { ctx: opts.ctx };
+  // Pass only ctx: opts also carries this plugin's own prefix, which would be applied twice. Routes
+  // get the audited database: their transactions carry the request's audit entries.
+  const routeOpts = { ctx: { ...opts.ctx, db: auditedDatabase(opts.ctx.db) } };
   await app.register(orgsRoutes, routeOpts);
   await app.register(apiKeysRoutes, routeOpts);
   await app.register(inventoryRoutes, routeOpts);

@@ -6,7 +6,8 @@ import { errorSchema } from '../public-api/schemas.js';
 
 /**
  * The admin API's OpenAPI 3.1 document, generated from the route schemas of this scope (as the
- * public API's is) and served at /api/admin/v1/openapi.json behind the admin token. The web
+ * public API's is) and served at /api/admin/v1/openapi.json to any signed-in caller (it describes routes
+ * and holds no data). The web
  * console's request and response types are generated from it (`npm run gen:console-types`).
  */
 export async function installAdminOpenApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -18,7 +19,7 @@ export async function installAdminOpenApi(app: FastifyInstance, ctx: AppContext)
         version: '1.0.0',
         description:
           'Administration of organizations, API keys, inventory, destinations, alerts and silences, and the read views of the web console. ' +
-          'Send the admin token as `Authorization: Bearer <token>`. Every error answers with the envelope `{"error":{"code","message"}}`.',
+          'Send the instance admin token or a personal token as `Authorization: Bearer <token>` (or use the console session). Every error answers with the envelope `{"error":{"code","message"}}`.',
       },
       servers: [{ url: `${ctx.config.baseUrl}/api/admin/v1` }],
       components: { securitySchemes: { adminToken: { type: 'http', scheme: 'bearer' } } },

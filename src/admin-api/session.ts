@@ -48,9 +48,10 @@ export async function sessionRoutes(app: FastifyInstance, opts: { ctx: AppContex
       // Rotation: whatever session the browser came with ends; the new one has a new id.
       const previous = readSessionCookie(req);
       if (previous) await endSession(ctx.db, hashToken(previous));
+      // Known before the session opens: the sign-in's audit entry (instance-level) commits with it.
+      req.principal = { kind: 'instance-admin', via: 'session' };
       const opened = await openSession(ctx.db, { personId: null, now: ctx.clock.now(), times: sessionTimes(ctx) });
       setSessionCookie(reply, ctx, opened.id, sessionTimes(ctx).maxMs);
-      req.principal = { kind: 'instance-admin', via: 'session' };
       return reply.code(201).send({ ...(await describeCaller(ctx, req.principal)), csrfToken: opened.csrfToken, expiresAt: opened.expiresAt });
     },
   );

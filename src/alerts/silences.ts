@@ -6,6 +6,7 @@ import { newId } from '../ids.js';
 import { requireOrg } from '../orgs/orgs.js';
 import { releaseOrg } from './release.js';
 import { txWithRetry } from './retry.js';
+import { auditTarget } from '../access/audit-context.js';
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'config'>;
 
@@ -94,11 +95,13 @@ export async function createSilence(
   if (input.endsAt.getTime() <= startsAt.getTime()) throw invalidInput('endsAt must be after startsAt');
   if (input.endsAt.getTime() <= now.getTime()) throw invalidInput('endsAt must be in the future');
   await requireOrg(ctx.db, orgId);
+  const id = newId('sil', now);
+  auditTarget(id);
   const { rows } = await ctx.db.query<SilenceRow>(
     `INSERT INTO silences (id, org_id, source_type, source_id, notification_kind, starts_at, ends_at, comment, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
     [
-      newId('sil', now), orgId, input.matchers.sourceType ?? null, input.matchers.sourceId ?? null,
+      id, orgId, input.matchers.sourceType ?? null, input.matchers.sourceId ?? null,
       input.matchers.notificationKind ?? null, startsAt, input.endsAt, input.comment ?? null, now,
     ],
   );

@@ -25,6 +25,7 @@ import {
 import { validateDestination } from './destination-input.js';
 import type { SignatureScheme } from './signing.js';
 import { runTestAction, type TestActionResult } from './test-send.js';
+import { auditTarget } from '../access/audit-context.js';
 
 export interface DestinationInput {
   name: string;
@@ -67,6 +68,7 @@ export async function createDestination(ctx: AppContext, orgId: string, b: Desti
   const { url, config } = await validateDestination(ctx, b.kind, { url: b.url ?? null, config: b.config ?? {}, credentials, signatureScheme: b.signatureScheme });
   const now = ctx.clock.now();
   const id = newId('dst', now);
+  auditTarget(id);
   const signingSecret = b.kind === 'webhook' ? generateSigningSecret() : undefined;
   const row = await ctx.db.tx(async (q) => {
     await requireOrg(q, orgId, { lock: true }); // serializes concurrent creates of one org for the limit

@@ -27,6 +27,7 @@ import {
   type TenantInput,
   type TenantMode,
 } from './tenant-input.js';
+import { auditTarget } from '../access/audit-context.js';
 
 export interface TenantRow {
   id: string;
@@ -206,6 +207,7 @@ export async function createTenant(ctx: AppContext, orgId: string, input: Tenant
   const lag = checkMirroringLag(input.mirroringLag);
   const now = ctx.clock.now();
   const id = newId('tnt', now);
+  auditTarget(id);
   const row = await ctx.db.tx(async (q) => {
     const { rows } = await q.query<TenantRow>(
       `INSERT INTO tenants (id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints,

@@ -4,6 +4,7 @@ import { newId } from '../ids.js';
 import { invalidInput, notFoundError } from '../errors.js';
 import { generateApiKey } from '../secrets/tokens.js';
 import { requireOrg } from './orgs.js';
+import { auditTarget } from '../access/audit-context.js';
 
 export const API_SCOPES = ['ReadAlerts', 'ReadMetrics', 'ReadCapacities', 'ReadWorkspaces', 'ReadCosts', 'ReadSla'] as const;
 export type ApiScope = (typeof API_SCOPES)[number];
@@ -65,6 +66,7 @@ export async function createApiKey(
        RETURNING id, name, prefix, scopes, expires_at, created_at, last_used_at, revoked_at`,
       [newId('key', now), orgId, input.name, generated.prefix, generated.hash, [...new Set(input.scopes)], input.expiresAt ?? null, now],
     );
+    auditTarget(rows[0]!.id);
     return { ...toInfo(rows[0]!), key: generated.key };
   });
 }

@@ -2,6 +2,7 @@ import type { Queryable } from '../db/index.js';
 import type { AppContext } from '../context.js';
 import { newId } from '../ids.js';
 import { notFoundError } from '../errors.js';
+import { auditTarget } from '../access/audit-context.js';
 
 export interface SlaTargets {
   mttaMinutes: number;
@@ -67,10 +68,13 @@ export async function createOrg(ctx: Pick<AppContext, 'db' | 'clock'>, input: Cr
   const now = ctx.clock.now();
   const sla = { ...DEFAULT_SLA, ...input.slaTargets };
   const escalation = input.escalationMinutes === undefined ? DEFAULT_ESCALATION_MINUTES : input.escalationMinutes;
+  const id = newId('org', now);
+  // Named before the insert, which records it: a new organization's creation is in its own log.
+  auditTarget(id, { orgId: id });
   const { rows } = await ctx.db.query<OrgRow>(
     `INSERT INTO orgs (id, name, escalation_minutes, sla_mtta_minutes, sla_mttr_minutes, sla_availability_percent, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING *`,
-    [newId('org', now), input.name, escalation, sla.mttaMinutes, sla.mttrMinutes, sla.availabilityPercent, now],
+    [id, input.name, escalation, sla.mttaMinutes, sla.mttrMinutes, sla.availabilityPercent, now],
   );
   return toOrg(rows[0]!);
 }

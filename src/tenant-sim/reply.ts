@@ -1,7 +1,6 @@
 /** What a simulated endpoint answers, and each vendor's error body. */
 import { randomUUID } from 'node:crypto';
-import type { ScannerBook } from './scanner.js';
-import type { SimState } from './types.js';
+import type { ScannerBook, SimState } from './types.js';
 
 export interface Reply {
   status: number;

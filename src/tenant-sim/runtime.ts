@@ -3,8 +3,8 @@ import type { Faults, SimControl } from './control.js';
 import type { Entra } from './entra.js';
 import type { Limits } from './limits.js';
 import type { LongRunningOperation } from './reply.js';
-import type { ScannerBook, ScannerControl } from './scanner.js';
-import type { RecordedRequest, SimState } from './types.js';
+import type { ScannerControl } from './scanner.js';
+import type { RecordedRequest, ScannerBook, SimState } from './types.js';
 
 export interface SimRuntime {
   origin: string;

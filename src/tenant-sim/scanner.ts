@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { SimControlError } from './control.js';
 import { type Handler, ok, powerBiError, type Reply, type RequestContext } from './reply.js';
-import type { SimItem, SimState, SimWorkspace } from './types.js';
+import type { ScannerBook, SimItem, SimScan, SimState, SimWorkspace } from './types.js';
 
 /** The service keeps a scan's result this long after the scan was created. */
 export const SCAN_RESULT_TTL_MS = 24 * 3_600_000;
@@ -20,29 +20,6 @@ export const SCANS_IN_PROGRESS_LIMIT = 16;
 export const WORKSPACES_PER_SCAN = 100;
 /** `modifiedSince` may look back at most this far. */
 export const MODIFIED_SINCE_MAX_MS = 30 * 24 * 3_600_000;
-
-export interface SimScan {
-  id: string;
-  createdAt: number;
-  workspaceIds: string[];
-  polls: number;
-  lineage: boolean;
-  datasourceDetails: boolean;
-  /** The scan ends Failed instead of Succeeded. */
-  fails: boolean;
-}
-
-/** What the scanner remembers between requests (per simulator). */
-export interface ScannerBook {
-  scans: Map<string, SimScan>;
-  /** Workspaces the service leaves out of scan results. */
-  omitted: Set<string>;
-  /** The next this many scans fail. */
-  failNext: number;
-  /** Workspace id (lower case) → when it last changed (epoch ms); absent: when the simulator started. */
-  modifiedAt: Map<string, number>;
-  startedAt: number;
-}
 
 export function newScannerBook(now: number): ScannerBook {
   return { scans: new Map(), omitted: new Set(), failNext: 0, modifiedAt: new Map(), startedAt: now };

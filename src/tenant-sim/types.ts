@@ -285,3 +285,27 @@ export interface CallFilter {
   status?: number;
   since?: number;
 }
+
+/** A Power BI scanner scan (scanner.ts). */
+export interface SimScan {
+  id: string;
+  createdAt: number;
+  workspaceIds: string[];
+  polls: number;
+  lineage: boolean;
+  datasourceDetails: boolean;
+  /** The scan ends Failed instead of Succeeded. */
+  fails: boolean;
+}
+
+/** What the scanner remembers between requests (per simulator). */
+export interface ScannerBook {
+  scans: Map<string, SimScan>;
+  /** Workspaces the service leaves out of scan results. */
+  omitted: Set<string>;
+  /** The next this many scans fail. */
+  failNext: number;
+  /** Workspace id (lower case) → when it last changed (epoch ms); absent: when the simulator started. */
+  modifiedAt: Map<string, number>;
+  startedAt: number;
+}

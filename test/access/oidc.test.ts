@@ -132,6 +132,11 @@ describe('OpenID Connect sign-in', () => {
     const who = await t.app.inject({ method: 'GET', url: '/api/admin/v1/session', headers: { cookie: `vigia_session=${cookie!.value}` } });
     expect(who.json()).toMatchObject({ kind: 'person', email: 'alice@example.test', roles: [{ orgId, role: 'operator' }] });
     expect(await page.evaluate(() => JSON.stringify(sessionStorage))).not.toMatch(/vigia_session|code=/);
+    // The sign-in (a GET callback) is in the audit log of the organization it gives access to,
+    // with the invitation's link to the provider's subject.
+    const audit = (await t.admin('GET', `/orgs/${orgId}/audit?actor=alice@example.test`)).json().value as Array<{ action: string; changes: Record<string, unknown> }>;
+    expect(audit.map((e) => e.action)).toEqual(expect.arrayContaining(['session.create', 'members.link']));
+    expect(audit.find((e) => e.action === 'session.create')!.changes).toMatchObject({ method: 'oidc' });
 
     // The same callback again (same code, same state): refused, no session.
     const replay = await fetch(callbackUrl, { redirect: 'manual' });

@@ -258,7 +258,7 @@ describe('collector: freshness', () => {
     expect(s.violations).toEqual([]);
   });
 
-  it('settings API: viewers read, operators write, input is checked, other organizations get 404', async () => {
+  it('settings API: viewers and operators read, owners write (like every tenant setting), input is checked, other organizations get 404', async () => {
     clock.set('2026-06-15T12:00:00Z');
     const s = await sim(183, 1);
     const orgId = await insertOrg(t.ctx);
@@ -266,7 +266,7 @@ describe('collector: freshness', () => {
     const tenant = await connect(orgId, s);
     const url = `/orgs/${orgId}/tenants/${tenant.id}/freshness`;
     const people: Record<string, { cookie: string; csrf: string }> = {};
-    for (const role of ['viewer', 'operator'] as const) {
+    for (const role of ['viewer', 'operator', 'owner'] as const) {
       const res = await t.admin('PUT', `/orgs/${orgId}/members`, { email: `${role}-fresh@example.test`, role });
       expect(res.statusCode).toBe(200);
       const session = await openSession(t.ctx.db, { personId: res.json().id, now: clock.now(), times: { idleMs: 3_600_000, maxMs: 43_200_000 } });
@@ -280,7 +280,9 @@ describe('collector: freshness', () => {
     expect(fresh.json()).toEqual({ graceMinutes: 30, maxAgeMinutes: null, workspaces: [], items: [] });
     expect((await as('viewer', 'PUT', { maxAgeMinutes: 60 })).statusCode).toBe(403);
     expect((await as('viewer', 'DELETE')).statusCode).toBe(403);
-    const saved = await as('operator', 'PUT', { graceMinutes: 45, maxAgeMinutes: 60, items: [{ id: 'ABC', maxAgeMinutes: 15 }] });
+    expect((await as('operator', 'PUT', { maxAgeMinutes: 60 })).statusCode).toBe(403);
+    expect((await as('operator', 'DELETE')).statusCode).toBe(403);
+    const saved = await as('owner', 'PUT', { graceMinutes: 45, maxAgeMinutes: 60, items: [{ id: 'ABC', maxAgeMinutes: 15 }] });
     expect(saved.statusCode).toBe(200);
     expect((await as('viewer', 'GET')).json()).toEqual({ graceMinutes: 45, maxAgeMinutes: 60, workspaces: [], items: [{ id: 'abc', maxAgeMinutes: 15 }] });
 
@@ -297,7 +299,7 @@ describe('collector: freshness', () => {
       { workspaces: [{ id: '', maxAgeMinutes: 5 }] },
       { unknown: 1 },
     ]) {
-      const res = await as('operator', 'PUT', bad);
+      const res = await as('owner', 'PUT', bad);
       expect(res.statusCode, JSON.stringify(bad)).toBe(400);
       expect(res.json().error.code).toBeTypeOf('string');
     }
@@ -309,7 +311,7 @@ describe('collector: freshness', () => {
       expect(res.statusCode).toBe(404);
       expect(res.json().error.code).toBe('not_found');
     }
-    expect((await as('operator', 'DELETE')).statusCode).toBe(204);
+    expect((await as('owner', 'DELETE')).statusCode).toBe(204);
     expect((await as('viewer', 'GET')).json()).toEqual({ graceMinutes: 30, maxAgeMinutes: null, workspaces: [], items: [] });
   });
 });

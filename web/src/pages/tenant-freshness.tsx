@@ -6,7 +6,7 @@ import { ConfirmAction, ErrorMessage, Field, Loading, Notice, useAction, useLoad
 /**
  * The Tenant page's data freshness section: the grace period of scheduled refreshes and the
  * maximum data age per tenant, workspace and item (PUT/DELETE …/tenants/{id}/freshness).
- * Viewers see the values; operators change them.
+ * Viewers and operators see the values; owners change them (like every tenant setting).
  */
 type Settings = components['schemas']['FreshnessSettings'];
 
@@ -34,7 +34,7 @@ export function FreshnessSection(props: { path: string; tenantName: string }) {
   useEffect(() => {
     if (loaded.data) fill(loaded.data);
   }, [loaded.data]);
-  const editable = can('operator');
+  const editable = can('owner');
   const idBase = `fs-${props.path.replace(/[^\w-]/g, '-')}`;
   const set = (k: keyof typeof f) => (e: Event) => setF({ ...f, [k]: (e.target as HTMLInputElement).value });
 

@@ -1,0 +1,92 @@
+/** Tenant connections: response schemas of the admin API (index and rules in ../schemas.ts). */
+import { str, nullableStr, instant, nullableInstant, int, bool, strings } from './common.js';
+
+const rotationSchema = {
+  title: 'CollectorRotation',
+  type: ['object', 'null'],
+  description: 'For a collector that rotates through a large tenant: the last full rotation and the resources of its last run.',
+  required: ['lastFullRotationSeconds', 'hot', 'cold'],
+  properties: {
+    lastFullRotationSeconds: { type: ['integer', 'null'], description: 'Seconds the last full rotation lasted; null until one completed after another.' },
+    hot: { type: 'integer', description: 'Resources polled every run (scheduled, ran recently, or failing).' },
+    cold: { type: 'integer', description: 'Resources taking turns.' },
+  },
+} as const;
+
+const collectorViewSchema = {
+  title: 'CollectorView',
+  type: 'object',
+  required: ['name', 'enabled', 'intervalSeconds', 'defaultIntervalSeconds', 'lastRunAt', 'lastSuccessAt', 'nextRunAt', 'lastDurationMs', 'lastCalls', 'lastThrottledCalls', 'lastError', 'running', 'rotation'],
+  properties: {
+    name: str,
+    enabled: bool,
+    intervalSeconds: int,
+    defaultIntervalSeconds: int,
+    lastRunAt: nullableInstant,
+    lastSuccessAt: nullableInstant,
+    nextRunAt: nullableInstant,
+    lastDurationMs: { type: ['integer', 'null'] },
+    lastCalls: { type: ['integer', 'null'] },
+    lastThrottledCalls: { type: ['integer', 'null'] },
+    lastError: nullableStr,
+    running: bool,
+    rotation: rotationSchema,
+  },
+} as const;
+
+export const tenantSchema = {
+  title: 'Tenant',
+  type: 'object',
+  required: ['id', 'name', 'tenantId', 'clientId', 'credentialType', 'credentialsSet', 'mode', 'workspaces', 'costScopes', 'endpoints', 'mirroringLag', 'createdAt', 'updatedAt', 'collectors'],
+  properties: {
+    id: str,
+    name: str,
+    tenantId: str,
+    clientId: str,
+    credentialType: { type: 'string', enum: ['secret', 'certificate'] },
+    credentialsSet: { type: 'boolean', description: 'Always true: credentials are write-only.' },
+    mode: { type: 'string', enum: ['admin', 'member'] },
+    workspaces: { type: ['array', 'null'], items: str },
+    costScopes: strings,
+    endpoints: {
+      title: 'TenantEndpoints',
+      type: 'object',
+      required: ['authorityHost', 'powerBi', 'fabric', 'arm'],
+      properties: { authorityHost: str, powerBi: str, fabric: str, arm: str },
+    },
+    mirroringLag: {
+      title: 'MirroringLag',
+      type: 'object',
+      description: 'Replication lag over `infoSeconds` opens an info incident, over `errorSeconds` an error one.',
+      required: ['infoSeconds', 'errorSeconds'],
+      properties: { infoSeconds: int, errorSeconds: int },
+    },
+    createdAt: instant,
+    updatedAt: instant,
+    collectors: { type: 'array', items: collectorViewSchema },
+  },
+} as const;
+
+export const tenantListSchema = { title: 'TenantList', type: 'object', required: ['value'], properties: { value: { type: 'array', items: tenantSchema } } } as const;
+
+const bilingual = { title: 'BilingualText', type: 'object', required: ['pt-BR', 'en'], properties: { 'pt-BR': str, en: str } } as const;
+
+export const checkResultSchema = {
+  title: 'TenantCheck',
+  type: 'object',
+  required: ['ok', 'checks'],
+  properties: {
+    ok: bool,
+    checks: {
+      type: 'array',
+      items: {
+        title: 'TenantCheckItem',
+        type: 'object',
+        required: ['id', 'ok', 'title', 'fix'],
+        properties: { id: str, ok: bool, audience: str, scope: str, workspaceId: str, title: bilingual, fix: { anyOf: [bilingual, { type: 'null' }] }, detail: str },
+      },
+    },
+  },
+} as const;
+
+export const runRequestedSchema = { title: 'RunRequested', type: 'object', required: ['nextRunAt'], properties: { nextRunAt: instant } } as const;
