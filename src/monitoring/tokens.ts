@@ -102,6 +102,7 @@ export class TenantTokens {
   private networkFailure: Error | null = null;
   /** Throttled or unavailable: no call before this time (Retry-After), the same error instead. */
   private pause: { until: number; error: TokenUnavailableError } | null = null;
+  private readonly renew = new Set<Audience>();
 
   constructor(
     source: TokenSource,
@@ -115,6 +116,11 @@ export class TenantTokens {
     this.app = new ConfidentialClientApplication(msalConfiguration(source, network));
   }
 
+  /** The next token of each audience comes from the endpoint, not the cache (once each). */
+  renewNext(): void {
+    for (const audience of Object.keys(AUDIENCES) as Audience[]) this.renew.add(audience);
+  }
+
   /** A valid access token for the audience (cached by msal; renewed before it expires). */
   async get(audience: Audience): Promise<string> {
     if (this.pause && this.now() < this.pause.until) {
@@ -123,7 +129,8 @@ export class TenantTokens {
     }
     this.pause = null;
     try {
-      const result = await this.app.acquireTokenByClientCredential({ scopes: [AUDIENCES[audience]] });
+      const skipCache = this.renew.delete(audience);
+      const result = await this.app.acquireTokenByClientCredential({ scopes: [AUDIENCES[audience]], skipCache });
       if (!result?.accessToken) throw new TokenRefusedError('no_token');
       return result.accessToken;
     } catch (err) {
