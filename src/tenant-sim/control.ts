@@ -43,7 +43,7 @@ export interface SimControl {
   /** Answers under a path prefix are not JSON. */
   garbageResponse(a: { path: string; on: boolean }): void;
   /** Fabric gateway status checks answer 202 and a long-running operation. */
-  longRunningStatusChecks(a: { on: boolean }): void;
+  longRunningStatusChecks(a: { on: boolean; fail?: boolean }): void;
   /**
    * Adds a refresh at the top of a semantic model's history (kept to the newest 60, like the
    * service). `finish: true` instead finishes the newest running (`Unknown`) refresh with `status`.
@@ -177,8 +177,9 @@ export function createControl(deps: { state: () => SimState; limits: Limits; fau
       if (on) deps.faults.garbage.add(path);
       else deps.faults.garbage.delete(path);
     },
-    longRunningStatusChecks({ on }) {
+    longRunningStatusChecks({ on, fail }) {
       s().settings.longRunningStatusChecks = on === true;
+      s().settings.longRunningFails = on === true && fail === true;
     },
     refreshResult({ datasetId, status, errorCode, finish }) {
       const i = item(datasetId);

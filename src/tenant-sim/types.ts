@@ -245,6 +245,8 @@ export interface SimSettings {
   currency: string;
   /** Fabric gateway status checks answer 202 (long-running) instead of 200. */
   longRunningStatusChecks: boolean;
+  /** Long-running status checks end `Failed` (LongRunningOperationStatus) instead of `Succeeded`. */
+  longRunningFails: boolean;
   /** Fabric connection tests (POST …/testConnection) answer 202 (long-running) instead of 200. */
   longRunningConnectionTests?: boolean;
   /** Enabled refresh schedules run by themselves as time passes (src/tenant-sim/schedule.ts). */
