@@ -17,7 +17,7 @@ import { setResolver, systemResolver } from '../../src/delivery/guarded-http.js'
 import { capacityCollector } from '../../src/monitoring/collectors/capacity.js';
 import { DEFAULT_COLLECTORS } from '../../src/monitoring/collectors/index.js';
 import { CollectorScheduler } from '../../src/monitoring/engine.js';
-import { ensureSelfSignedCert } from '../../src/receiver/self-signed.js';
+import { ensureLocalCert } from '../../src/receiver/local-ca.js';
 import type { TenantSim } from '../../src/tenant-sim/index.js';
 import { startTenantSimulator } from '../../src/tenant-sim/index.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
@@ -217,7 +217,8 @@ describe('tenant health: sign-in and connection failures', () => {
   };
 
   it('a server whose certificate no trusted authority signed: named, with the fix about NODE_EXTRA_CA_CERTS', async () => {
-    const own = ensureSelfSignedCert(path.join(tmp, 'untrusted'));
+    // Signed by a local authority of its own, which this process does not trust.
+    const own = ensureLocalCert(path.join(tmp, 'untrusted'), path.join(tmp, 'untrusted-ca'));
     const base = await sim({ seed: 65 });
     const s = await startTenantSimulator({ tls: { cert: readFileSync(own.certFile), key: readFileSync(own.keyFile) }, strict: true, seed: 65, sizes: { capacities: 1, workspaces: 1 } });
     sims.push(s);
