@@ -77,3 +77,11 @@ export function refusalOf(status: number, body: Record<string, unknown>): TokenR
   if (error === 'invalid_client' || error === 'unauthorized_client' || status === 401) return new TokenRefusedError(code);
   return new TokenRequestError(code);
 }
+
+/** Seconds to wait from the token endpoint's Retry-After (seconds or an HTTP date); 5 when it gives none. */
+export function tokenRetryAfterSeconds(headers: Record<string, string>, nowMs: number): number {
+  const value = headers['retry-after'];
+  if (value === undefined) return 5;
+  const seconds = /^\d+$/.test(value.trim()) ? Number(value) : (Date.parse(value) - nowMs) / 1000;
+  return Number.isFinite(seconds) ? Math.max(0, Math.ceil(seconds)) : 5;
+}

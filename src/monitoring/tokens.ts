@@ -9,8 +9,7 @@ import { ConfidentialClientApplication, LogLevel, type Configuration } from '@az
 import type { INetworkModule, NetworkRequestOptions, NetworkResponse } from '@azure/msal-common/node';
 import { AUDIENCES, type Audience } from './endpoints.js';
 import { certificateFacts, type TenantCredentials } from './tenant-input.js';
-import { retryAfterSeconds } from './platform-client.js';
-import { TokenRefusedError, TokenRequestError, TokenUnavailableError, refusalOf } from './token-errors.js';
+import { TokenRefusedError, TokenRequestError, TokenUnavailableError, refusalOf, tokenRetryAfterSeconds } from './token-errors.js';
 import type { Transport } from './transport.js';
 import { VendorCallError } from './transport.js';
 
@@ -39,7 +38,7 @@ function networkModule(transport: Transport, beforeCall: () => Promise<void>, on
       // Sorted here, from the status and the AADSTS code, rather than from msal's error: msal
       // reports a 429 like a refusal and would keep it in a throttle cache of its own.
       const failure =
-        res.status === 429 || res.status >= 500 ? new TokenUnavailableError(res.status, Math.ceil(retryAfterSeconds(res.headers, new Date(now())))) : refusalOf(res.status, body);
+        res.status === 429 || res.status >= 500 ? new TokenUnavailableError(res.status, tokenRetryAfterSeconds(res.headers, now())) : refusalOf(res.status, body);
       onFailure(failure);
       throw failure;
     }

@@ -3,7 +3,7 @@
  * HTTP (`POST /_sim/{operation}` with the arguments as a JSON object).
  */
 import { failureReason, jobTypeOf } from './jobs.js';
-import { TOKEN_REFUSALS, type TokenRefusalKind } from './entra.js';
+import { TOKEN_REFUSALS, type TokenRefusalKind } from './token-refusals.js';
 import type { Limits } from './limits.js';
 import { refreshException } from './refresh-errors.js';
 import { API_FAMILIES, type ApiFamily, type SimCapacityState, type SimItem, type SimState } from './types.js';

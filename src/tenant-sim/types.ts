@@ -1,5 +1,5 @@
 /** Plain-data shapes of the tenant simulator: its options, its generated state, what it records. */
-import type { TokenRefusalKind } from './entra.js';
+import type { TokenRefusalKind } from './token-refusals.js';
 
 /** API families, as the monitoring core budgets them. */
 export type ApiFamily = 'token' | 'powerbi' | 'powerbi-admin' | 'fabric' | 'fabric-admin' | 'arm' | 'cost';
