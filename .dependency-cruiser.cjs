@@ -90,7 +90,7 @@ module.exports = {
       name: 'tenant-sim-stands-alone',
       severity: 'error',
       from: { path: '^src/tenant-sim/' },
-      to: { path: '^src/', pathNot: ['^src/tenant-sim/', '^src/contracts/', '^src/receiver/self-signed\\.ts$'] },
+      to: { path: '^src/', pathNot: ['^src/tenant-sim/', '^src/contracts/', '^src/receiver/local-ca\\.ts$'] },
     },
     {
       name: 'no-unresolvable',

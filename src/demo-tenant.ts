@@ -7,8 +7,9 @@
  * bound to that gateway then fails: with a `refreshes` collector it is correlated to the
  * gateway's incident (recorded, not paged); without one, the demo says what it would show.
  *
- * The simulator and the receiver serve one self-signed certificate (kept with `vigia listen`'s);
- * Node reads NODE_EXTRA_CA_CERTS only at start, so the demo re-runs itself once with it set.
+ * The simulator and the receiver serve `vigia listen`'s certificate, signed by the local
+ * authority; Node reads NODE_EXTRA_CA_CERTS only at start, so the demo re-runs itself once with
+ * it set to that authority.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -22,7 +23,7 @@ import { createTenant } from './monitoring/tenants.js';
 import { API_SCOPES, createApiKey } from './orgs/api-keys.js';
 import { createOrg } from './orgs/orgs.js';
 import { defaultCertDir, startListener } from './receiver/listen.js';
-import { ensureSelfSignedCert } from './receiver/self-signed.js';
+import { defaultCaDir, ensureLocalCert } from './receiver/local-ca.js';
 import { startService, type RunningService } from './service.js';
 import { startTenantSimulator, type TenantSim } from './tenant-sim/index.js';
 
@@ -56,10 +57,10 @@ export interface LiveDemoResult {
  * already does. Resolves with the child's exit code, or null when this process may go on itself.
  */
 export async function rerunTrustingDemoCert(config: Config): Promise<number | null> {
-  const cert = ensureSelfSignedCert(demoCertDir(config));
-  if (process.env.NODE_EXTRA_CA_CERTS === cert.certFile) return null;
+  const cert = ensureLocalCert(demoCertDir(config), defaultCaDir({ VIGIA_DATA_DIR: config.dataDir }));
+  if (process.env.NODE_EXTRA_CA_CERTS === cert.caFile) return null;
   const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
-    env: { ...process.env, NODE_EXTRA_CA_CERTS: cert.certFile },
+    env: { ...process.env, NODE_EXTRA_CA_CERTS: cert.caFile },
     stdio: 'inherit',
   });
   return new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
@@ -104,7 +105,7 @@ function pickGateway(sim: TenantSim) {
 export async function runLiveDemo(config: Config, opts: LiveDemoOptions = {}): Promise<LiveDemoResult> {
   const out = opts.out ?? ((line: string) => process.stdout.write(`${line}\n`));
   const timeout = opts.stepTimeoutMs ?? STEP_TIMEOUT_MS;
-  const cert = ensureSelfSignedCert(demoCertDir(config));
+  const cert = ensureLocalCert(demoCertDir(config), defaultCaDir({ VIGIA_DATA_DIR: config.dataDir }));
   const step = (n: number, text: string) => out(`  ${String(n).padStart(2)}. ${text}`);
 
   out('');

@@ -84,10 +84,10 @@ program
   .option('--port <port>', 'port', '9443')
   .option('--host <host>', 'address', '127.0.0.1')
   .option('--forward-to <url>', 'hand each verified delivery (raw body, headers) to this local app and answer with its reply')
-  .option('--cert <file>', 'TLS certificate (PEM); by default a self-signed one is made once and kept in --cert-dir')
+  .option('--cert <file>', 'TLS certificate (PEM); by default one signed by the local authority ($VIGIA_DATA_DIR/local-ca) is made once and kept in --cert-dir')
   .option('--key <file>', 'TLS private key (PEM)')
-  .option('--cert-dir <dir>', 'where the self-signed certificate is kept (default: $VIGIA_DATA_DIR/listen, else ./data/listen)')
-  .option('--cert-only', 'make (or find) the certificate, print its path and exit')
+  .option('--cert-dir <dir>', 'where the made certificate is kept (default: $VIGIA_DATA_DIR/listen, else ./data/listen)')
+  .option('--cert-only', 'make (or find) the certificate, print the path of the file to trust (the local authority) and exit')
   .action(async (opts) => {
     const { runListener } = await import('./receiver/listen.js');
     await runListener(opts);
@@ -112,9 +112,9 @@ program
   .option('--client-id <id>', 'application (client) id to accept')
   .option('--client-secret <secret>', 'client secret to accept (default: a new random one, printed)')
   .option('--app-certificate <file>', "the application's certificate (PEM) whose signed client assertions are accepted")
-  .option('--cert <file>', 'TLS certificate (PEM); by default a self-signed one is made once and kept in --cert-dir')
+  .option('--cert <file>', 'TLS certificate (PEM); by default one signed by the local authority ($VIGIA_DATA_DIR/local-ca) is made once and kept in --cert-dir')
   .option('--key <file>', 'TLS private key (PEM)')
-  .option('--cert-dir <dir>', 'where the self-signed certificate is kept (default: $VIGIA_DATA_DIR/tenant-sim, else ./data/tenant-sim)')
+  .option('--cert-dir <dir>', 'where the made certificate is kept (default: $VIGIA_DATA_DIR/tenant-sim, else ./data/tenant-sim)')
   .action(async (opts) => {
     const { runTenantSim } = await import('./tenant-sim/cli.js');
     await runTenantSim(opts);

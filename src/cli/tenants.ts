@@ -37,7 +37,7 @@ interface TenantView {
 type Texts = { 'pt-BR': string; en: string };
 interface CheckResult {
   ok: boolean;
-  checks: Array<{ id: string; ok: boolean; title: Texts; fix: Texts | null; detail?: string }>;
+  checks: Array<{ id: string; ok: boolean; title: Texts; fix: Texts | null; detail?: string; cause?: string }>;
 }
 
 const tenantsPath = (orgId: string) => `/orgs/${encodeURIComponent(orgId)}/tenants`;
@@ -167,11 +167,19 @@ export async function addTenant(target: AdminTarget, orgId: string, opts: AddOpt
   out(`  next: vigia tenants check ${t.id} --org ${orgId}`);
 }
 
+/** MISSING is access to grant; a failure that is not about access says so. */
+function label(cause: string | undefined): string {
+  if (cause === 'throttled') return 'BUSY   ';
+  if (cause && CONNECTION_CAUSES.has(cause)) return 'FAILED ';
+  return 'MISSING';
+}
+const CONNECTION_CAUSES = new Set(['tls_untrusted', 'tls_hostname', 'tls_expired', 'dns', 'refused', 'timeout', 'reset', 'other']);
+
 /** Prints each check; resolves false when something is missing (the command then exits 1). */
 export async function checkTenant(target: AdminTarget, orgId: string, id: string, out: Out, lang: 'en' | 'pt-BR' = 'en'): Promise<boolean> {
   const res = await adminCall<CheckResult>(target, 'POST', `${tenantPath(orgId, id)}/check`);
   for (const c of res.checks) {
-    out(`${c.ok ? 'ok     ' : 'MISSING'} ${c.id}: ${c.title[lang]}${c.detail ? ` (${c.detail})` : ''}`);
+    out(`${c.ok ? 'ok     ' : label(c.cause)} ${c.id}: ${c.title[lang]}${c.detail ? ` (${c.detail})` : ''}`);
     if (!c.ok && c.fix) out(`        fix: ${c.fix[lang]}`);
   }
   out(res.ok ? 'everything Vigia needs is in place' : 'something is missing: apply the fixes above and run the check again');

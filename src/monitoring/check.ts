@@ -3,18 +3,21 @@
  * item with its fix in Portuguese and English — a token per audience, the admin APIs (admin
  * mode), membership of each listed workspace, Cost Management read at each cost scope. Every
  * call goes through the same client as the collectors (budgets, limits, destination safety).
+ * A failure names its real cause (a refused secret, throttling, an untrusted certificate, a
+ * host not found…) with the fix for that cause; a refused sign-in also opens TenantAuthFailed.
  */
 import type { AppContext } from '../context.js';
-import { BudgetExhaustedError } from './budget.js';
-import type { Audience } from './endpoints.js';
-import { PlatformClient, ThrottledError, VendorHttpError, type RunStats } from './platform-client.js';
-import { COST_API_VERSION } from './collectors/cost-query.js';
-import { endpointsOf, loadTenant, openCredentials, type TenantRow } from './tenants.js';
-import { TenantTokens, TokenRefusedError } from './tokens.js';
-import { createTransport } from './transport.js';
 import { takeCall } from './budget.js';
-
-type Texts = { 'pt-BR': string; en: string };
+import { COST_API_VERSION } from './collectors/cost-query.js';
+import type { Audience } from './endpoints.js';
+import { FIX_TOKEN, fixForFailure, type Texts } from './fixes.js';
+import { PlatformClient, type RunStats } from './platform-client.js';
+import { problemDetail } from './self-watch.js';
+import { reportRefusedSignIn } from './sign-in-refusal.js';
+import { TokenRefusedError, TokenUnavailableError } from './token-errors.js';
+import { endpointsOf, loadTenant, openCredentials, type TenantRow } from './tenants.js';
+import { TenantTokens } from './tokens.js';
+import { VendorCallError, createTransport, type Transport } from './transport.js';
 
 export interface CheckItem {
   id: string;
@@ -25,6 +28,8 @@ export interface CheckItem {
   title: Texts;
   fix: Texts | null;
   detail?: string;
+  /** Why it failed when the cause is known: a credential problem, `throttled`, or a connection cause. */
+  cause?: string;
 }
 
 export interface CheckResult {
@@ -32,13 +37,10 @@ export interface CheckResult {
   checks: CheckItem[];
 }
 
+type ItemHead = Omit<CheckItem, 'ok' | 'fix' | 'detail' | 'cause'>;
+
 const AUDIENCE_NAMES: Record<Audience, string> = { powerbi: 'Power BI', fabric: 'Fabric', arm: 'Azure Resource Manager' };
 
-const FIX_TOKEN: Texts = {
-  'pt-BR':
-    'Confira no Microsoft Entra ID (Registros de aplicativo) o ID do locatário e o ID do aplicativo (cliente); crie um novo segredo do cliente ou envie o certificado em "Certificados e segredos" e atualize as credenciais desta conexão.',
-  en: 'In Microsoft Entra ID (App registrations), check the tenant ID and the application (client) ID; create a new client secret or upload the certificate under "Certificates & secrets", then update this connection\'s credentials.',
-};
 const FIX_ADMIN: Texts = {
   'pt-BR':
     'No portal de administração do Fabric (Configurações do locatário), habilite "As entidades de serviço podem usar as APIs do Fabric" e "As entidades de serviço podem acessar APIs de administração somente leitura" para um grupo de segurança que contenha esta entidade de serviço; o aplicativo não pode ter permissões do Power BI com consentimento do administrador. Sem direitos de administrador do locatário, use o modo "member".',
@@ -57,9 +59,18 @@ const fixCost = (scope: string): Texts => ({
   en: `Assign the "Cost Management Reader" role to the service principal at scope ${scope} (Access control (IAM) of the subscription or resource group).`,
 });
 
-function failureDetail(err: unknown): string {
-  if (err instanceof TokenRefusedError || err instanceof VendorHttpError || err instanceof ThrottledError || err instanceof BudgetExhaustedError) return err.message;
-  return err instanceof Error ? err.message : 'unknown error';
+/** The cause a person can act on, when the failure names one. */
+function causeOf(err: unknown): string | undefined {
+  if (err instanceof TokenRefusedError) return err.problem;
+  if (err instanceof TokenUnavailableError) return 'throttled';
+  if (err instanceof VendorCallError && err.connection) return err.connection;
+  return undefined;
+}
+
+/** A failed item: the fix for the failure's own cause when it has one, else the item's. */
+function failed(head: ItemHead, err: unknown, itemFix: Texts): CheckItem {
+  const detail = err instanceof Error ? err.message : 'unknown error';
+  return { ...head, ok: false, fix: fixForFailure(err) ?? itemFix, detail, ...(causeOf(err) ? { cause: causeOf(err) } : {}) };
 }
 
 export async function checkTenant(ctx: AppContext, orgId: string, id: string): Promise<CheckResult> {
@@ -72,104 +83,120 @@ export async function checkTenant(ctx: AppContext, orgId: string, id: string): P
   }
 }
 
-async function runChecks(ctx: AppContext, tenant: TenantRow, transport: ReturnType<typeof createTransport>): Promise<CheckResult> {
+async function runChecks(ctx: AppContext, tenant: TenantRow, transport: Transport): Promise<CheckResult> {
   const endpoints = endpointsOf(tenant);
   const tokens = new TenantTokens(
     { tenantId: tenant.tenant_id, clientId: tenant.client_id, authorityHost: endpoints.authorityHost, credentials: openCredentials(ctx, tenant) },
     transport,
     () => takeCall(ctx.db, tenant.tenant_id, 'token', ctx.clock.now()),
+    () => ctx.clock.now().getTime(),
   );
   const stats: RunStats = { calls: 0, throttledCalls: 0 };
-  const client = new PlatformClient({
-    db: ctx.db,
-    now: () => ctx.clock.now(),
-    transport,
-    tokens,
-    directoryId: tenant.tenant_id,
-    endpoints,
-    stats,
-    deadline: Date.now() + 60_000,
-  });
-  const checks: CheckItem[] = [];
-  const tokenOk = new Map<Audience, boolean>();
-  for (const audience of ['powerbi', 'fabric', 'arm'] as const) {
-    const title = { 'pt-BR': `Token para ${AUDIENCE_NAMES[audience]}`, en: `Token for ${AUDIENCE_NAMES[audience]}` };
+  const client = new PlatformClient({ db: ctx.db, now: () => ctx.clock.now(), transport, tokens, directoryId: tenant.tenant_id, endpoints, stats, deadline: Date.now() + 60_000 });
+  const { items, failures } = await checkTokens(tokens);
+  const refusal = [...failures.values()].find((e) => e instanceof TokenRefusedError);
+  if (refusal) await reportRefusedSignIn(ctx, tenant, problemDetail(refusal, `check: ${refusal.message}`));
+  const checks = [...items];
+  for (const probe of probesFor(ctx, tenant, client)) {
+    const tokenFailure = failures.get(probe.audience);
+    if (tokenFailure) {
+      checks.push({ ...failed(probe.head, tokenFailure, FIX_TOKEN), detail: `no token for this audience: ${(tokenFailure as Error).message}` });
+      continue;
+    }
     try {
-      await tokens.get(audience);
-      tokenOk.set(audience, true);
-      checks.push({ id: `token.${audience}`, ok: true, audience, title, fix: null });
+      await probe.call();
+      checks.push({ ...probe.head, ok: true, fix: null });
     } catch (err) {
-      tokenOk.set(audience, false);
-      checks.push({ id: `token.${audience}`, ok: false, audience, title, fix: FIX_TOKEN, detail: failureDetail(err) });
+      checks.push(failed(probe.head, err, probe.fix));
     }
   }
+  return { ok: checks.every((c) => c.ok), checks };
+}
 
-  const probe = async (item: Omit<CheckItem, 'ok' | 'fix' | 'detail'>, fix: Texts, call: () => Promise<unknown>, need: Audience) => {
-    if (!tokenOk.get(need)) {
-      checks.push({ ...item, ok: false, fix: FIX_TOKEN, detail: 'no token for this audience' });
-      return;
-    }
+/** One token per audience; the failures are kept so the probes that need them say why they cannot run. */
+async function checkTokens(tokens: TenantTokens): Promise<{ items: CheckItem[]; failures: Map<Audience, unknown> }> {
+  const items: CheckItem[] = [];
+  const failures = new Map<Audience, unknown>();
+  for (const audience of ['powerbi', 'fabric', 'arm'] as const) {
+    const head: ItemHead = { id: `token.${audience}`, audience, title: { 'pt-BR': `Token para ${AUDIENCE_NAMES[audience]}`, en: `Token for ${AUDIENCE_NAMES[audience]}` } };
     try {
-      await call();
-      checks.push({ ...item, ok: true, fix: null });
+      await tokens.get(audience);
+      items.push({ ...head, ok: true, fix: null });
     } catch (err) {
-      checks.push({ ...item, ok: false, fix, detail: failureDetail(err) });
+      failures.set(audience, err);
+      items.push(failed(head, err, FIX_TOKEN));
     }
-  };
+  }
+  return { items, failures };
+}
 
+interface Probe {
+  head: ItemHead;
+  fix: Texts;
+  audience: Audience;
+  call: () => Promise<unknown>;
+}
+
+/** The access checks this connection needs, by its mode, workspaces and cost scopes. */
+function probesFor(ctx: AppContext, tenant: TenantRow, client: PlatformClient): Probe[] {
+  const probes: Probe[] = [];
   if (tenant.mode === 'admin') {
-    await probe(
-      { id: 'admin.fabric', title: { 'pt-BR': 'APIs de administração do Fabric (somente leitura)', en: 'Fabric read-only admin APIs' } },
-      FIX_ADMIN,
-      () => client.json({ family: 'fabric-admin', audience: 'fabric', url: `${client.fabric('/admin/workspaces')}?state=Active` }),
-      'fabric',
-    );
-    await probe(
-      { id: 'admin.powerbi', title: { 'pt-BR': 'APIs de administração do Power BI (somente leitura)', en: 'Power BI read-only admin APIs' } },
-      FIX_ADMIN,
-      () => client.json({ family: 'powerbi-admin', audience: 'powerbi', url: client.powerBi('/admin/capacities') }),
-      'powerbi',
-    );
+    probes.push({
+      head: { id: 'admin.fabric', title: { 'pt-BR': 'APIs de administração do Fabric (somente leitura)', en: 'Fabric read-only admin APIs' } },
+      fix: FIX_ADMIN,
+      audience: 'fabric',
+      call: () => client.json({ family: 'fabric-admin', audience: 'fabric', url: `${client.fabric('/admin/workspaces')}?state=Active` }),
+    });
+    probes.push({
+      head: { id: 'admin.powerbi', title: { 'pt-BR': 'APIs de administração do Power BI (somente leitura)', en: 'Power BI read-only admin APIs' } },
+      fix: FIX_ADMIN,
+      audience: 'powerbi',
+      call: () => client.json({ family: 'powerbi-admin', audience: 'powerbi', url: client.powerBi('/admin/capacities') }),
+    });
   } else if (!tenant.workspaces) {
-    await probe(
-      { id: 'member.workspaces', title: { 'pt-BR': 'Workspaces dos quais a entidade de serviço é membro', en: 'Workspaces the service principal belongs to' } },
-      FIX_NO_WORKSPACES,
-      async () => {
+    probes.push({
+      head: { id: 'member.workspaces', title: { 'pt-BR': 'Workspaces dos quais a entidade de serviço é membro', en: 'Workspaces the service principal belongs to' } },
+      fix: FIX_NO_WORKSPACES,
+      audience: 'fabric',
+      call: async () => {
         const page = await client.json<{ value?: unknown[] }>({ family: 'fabric', audience: 'fabric', url: client.fabric('/workspaces') });
         if (!page?.value?.length) throw new Error('the service principal is a member of no workspace');
       },
-      'fabric',
-    );
+    });
   }
   for (const workspaceId of tenant.workspaces ?? []) {
-    await probe(
-      { id: 'workspace.membership', workspaceId, title: { 'pt-BR': `Acesso ao workspace ${workspaceId}`, en: `Access to workspace ${workspaceId}` } },
-      fixWorkspace(workspaceId),
-      () => client.json({ family: 'fabric', audience: 'fabric', url: client.fabric(`/workspaces/${workspaceId}`) }),
-      'fabric',
-    );
+    probes.push({
+      head: { id: 'workspace.membership', workspaceId, title: { 'pt-BR': `Acesso ao workspace ${workspaceId}`, en: `Access to workspace ${workspaceId}` } },
+      fix: fixWorkspace(workspaceId),
+      audience: 'fabric',
+      call: () => client.json({ family: 'fabric', audience: 'fabric', url: client.fabric(`/workspaces/${workspaceId}`) }),
+    });
   }
-  for (const scope of tenant.cost_scopes) {
-    const to = ctx.clock.now();
-    const from = new Date(to.getTime() - 24 * 3600 * 1000);
-    await probe(
-      { id: 'cost.read', scope, title: { 'pt-BR': `Leitura de custos em ${scope}`, en: `Cost read at ${scope}` } },
-      fixCost(scope),
-      () =>
-        client.json({
-          family: 'cost',
-          audience: 'arm',
-          method: 'POST',
-          url: `${client.arm(scope)}/providers/Microsoft.CostManagement/query?api-version=${COST_API_VERSION}`,
-          body: {
-            type: 'ActualCost',
-            timeframe: 'Custom',
-            timePeriod: { from: from.toISOString(), to: to.toISOString() },
-            dataset: { aggregation: { totalCost: { name: 'Cost', function: 'Sum' } } },
-          },
-        }),
-      'arm',
-    );
-  }
-  return { ok: checks.every((c) => c.ok), checks };
+  for (const scope of tenant.cost_scopes) probes.push(costProbe(ctx, client, scope));
+  return probes;
+}
+
+/** A one-day Cost Management query at the scope: the smallest read that proves the role. */
+function costProbe(ctx: AppContext, client: PlatformClient, scope: string): Probe {
+  return {
+    head: { id: 'cost.read', scope, title: { 'pt-BR': `Leitura de custos em ${scope}`, en: `Cost read at ${scope}` } },
+    fix: fixCost(scope),
+    audience: 'arm',
+    call: () => {
+      const to = ctx.clock.now();
+      const from = new Date(to.getTime() - 24 * 3600 * 1000);
+      return client.json({
+        family: 'cost',
+        audience: 'arm',
+        method: 'POST',
+        url: `${client.arm(scope)}/providers/Microsoft.CostManagement/query?api-version=${COST_API_VERSION}`,
+        body: {
+          type: 'ActualCost',
+          timeframe: 'Custom',
+          timePeriod: { from: from.toISOString(), to: to.toISOString() },
+          dataset: { aggregation: { totalCost: { name: 'Cost', function: 'Sum' } } },
+        },
+      });
+    },
+  };
 }

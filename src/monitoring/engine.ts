@@ -19,7 +19,7 @@ import { DEFAULT_COLLECTORS } from './collectors/index.js';
 import { claimDue, LeaseLostError, releaseLease, renewLease, type ClaimedRow, type Lease } from './lease.js';
 import { commitRun, applySignalsIn, readState } from './output.js';
 import { PlatformClient, type RunStats } from './platform-client.js';
-import { problemOf, tenantSignal } from './self-watch.js';
+import { opensAtOnce, problemDetail, problemOf, tenantSignal, type TenantProblem } from './self-watch.js';
 import { TENANT_COLUMNS, endpointsOf, openCredentials, type TenantRow } from './tenants.js';
 import { TenantTokens } from './tokens.js';
 import { createTransport, type Transport, type TransportOptions } from './transport.js';
@@ -209,6 +209,7 @@ export class CollectorScheduler {
       { tenantId: tenant.tenant_id, clientId: tenant.client_id, authorityHost: endpoints.authorityHost, credentials: openCredentials(this.ctx, tenant) },
       this.transport,
       () => takeCall(this.ctx.db, tenant.tenant_id, 'token', this.ctx.clock.now(), this.opts.caps),
+      () => this.ctx.clock.now().getTime(),
     );
     this.tokens.set(tenant.id, { version, tokens, lastUsedMs });
     return tokens;
@@ -276,6 +277,9 @@ export class CollectorScheduler {
         return;
       }
       const collector = this.collectors.get(row.collector)!;
+      const tokens = this.tokensFor(tenant);
+      // A refused sign-in stays open until the endpoint itself gives a token again: a cached one proves nothing.
+      if (row.problem_kind === 'TenantAuthFailed') tokens.renewNext();
       const client = new PlatformClient({
         db: this.ctx.db,
         now: () => this.ctx.clock.now(),
@@ -337,8 +341,8 @@ export class CollectorScheduler {
     let reported = same ? row.problem_reported : false;
     const message = error ? errorText(error) : null;
     const signals: SignalInput[] = [];
-    if (problem && !reported && end.getTime() - new Date(since!).getTime() > 2 * row.interval_seconds * 1000) {
-      signals.push(tenantSignal('failure', problem, tenant, `${row.collector}: ${message}`, end));
+    if (problem && !reported && (opensAtOnce(problem) || end.getTime() - new Date(since!).getTime() > 2 * row.interval_seconds * 1000)) {
+      signals.push(tenantSignal('failure', problem, tenant, problemDetail(error, `${row.collector}: ${message}`), end));
       reported = true;
     }
     const intervalMs = row.interval_seconds * 1000;

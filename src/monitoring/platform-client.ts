@@ -82,6 +82,8 @@ const MAX_THROTTLE_RETRIES = 8;
 const MAX_SERVER_RETRIES = 2;
 const DEFAULT_RETRY_AFTER_S = 5;
 const LRO_MAX_POLLS = 60;
+/** LongRunningOperationStatus of Fabric's description: Undefined, NotStarted, Running (still going), Succeeded, Failed. */
+const LRO_PENDING = new Set(['Undefined', 'NotStarted', 'Running']);
 
 const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -240,9 +242,8 @@ export class PlatformClient {
         const resultUrl = res.headers.location ? this.sameOrigin(res.headers.location, location) : `${location.replace(/\/$/, '')}/result`;
         return this.json<T>({ family: spec.family, audience: spec.audience, url: resultUrl });
       }
-      if (status === 'Failed' || status === 'Cancelled') {
-        throw new VendorAnswerError(`long-running operation ${status.toLowerCase()}${state?.error?.errorCode ? ` (${state.error.errorCode})` : ''}`);
-      }
+      if (status === 'Failed') throw new VendorAnswerError(`long-running operation failed${state?.error?.errorCode ? ` (${state.error.errorCode})` : ''}`);
+      if (!LRO_PENDING.has(status)) throw new VendorAnswerError(`long-running operation answered the state "${String(status).slice(0, 40)}", which its description does not define`);
       wait = retryAfterSeconds(res.headers, this.deps.now());
     }
     throw new VendorAnswerError('long-running operation did not finish after 60 polls');

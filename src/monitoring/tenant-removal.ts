@@ -12,7 +12,7 @@ import { applySignalsIn } from './output.js';
 import { tenantSignal, type TenantProblem } from './self-watch.js';
 import { loadTenant } from './tenants.js';
 
-const PROBLEMS: TenantProblem[] = ['TenantAuthFailed', 'TenantAccessDenied', 'TenantThrottled'];
+const PROBLEMS: TenantProblem[] = ['TenantAuthFailed', 'TenantAccessDenied', 'TenantThrottled', 'TenantUnreachable'];
 
 export async function removeTenant(ctx: AppContext, orgId: string, id: string): Promise<void> {
   const now = ctx.clock.now();

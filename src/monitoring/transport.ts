@@ -9,6 +9,7 @@ import type { AppContext } from '../context.js';
 import { Allowlist, UnsafeDestinationError, checkDestinationUrl } from '../delivery/address-policy.js';
 import { guardedLookup, isBlocked, resolverFor } from '../delivery/guarded-http.js';
 import { originPoolFactory } from '../delivery/origin-pool.js';
+import { type ConnectionCause, connectionCause, connectionText } from './connection-cause.js';
 
 export interface VendorRequest {
   method: 'GET' | 'POST';
@@ -30,6 +31,8 @@ export class VendorCallError extends Error {
   constructor(
     readonly kind: VendorFailureKind,
     message: string,
+    /** For `network` and `timeout`: what went wrong with the connection. */
+    readonly connection: ConnectionCause | null = null,
   ) {
     super(message);
     this.name = 'VendorCallError';
@@ -125,11 +128,12 @@ export function createTransport(ctx: Pick<AppContext, 'config'> & Partial<AppCon
       return { status: res.statusCode, headers: flatHeaders(res.headers as Record<string, string | string[] | undefined>), body: Buffer.concat(chunks) };
     } catch (err) {
       if (err instanceof VendorCallError) throw err;
-      if (controller.signal.aborted) throw new VendorCallError('timeout', `no complete answer within ${options.timeoutMs} ms`);
+      const timedOut = `no complete answer within ${options.timeoutMs} ms`;
+      if (controller.signal.aborted) throw new VendorCallError('timeout', timedOut, 'timeout');
       if (isBlocked(err)) throw new VendorCallError('blocked', 'the address is refused by the destination-safety rules');
-      const code = (err as { code?: string }).code ?? '';
-      if (/TIMEOUT/i.test(code)) throw new VendorCallError('timeout', `no complete answer within ${options.timeoutMs} ms`);
-      throw new VendorCallError('network', 'connection failed');
+      const { cause, code } = connectionCause(err);
+      if (cause === 'timeout') throw new VendorCallError('timeout', timedOut, 'timeout');
+      throw new VendorCallError('network', connectionText(cause, code), cause);
     } finally {
       clearTimeout(timer);
     }

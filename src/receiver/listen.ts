@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { request } from 'undici';
 import { verifyWebhook, WebhookVerificationError } from './verify.js';
-import { ensureSelfSignedCert } from './self-signed.js';
+import { defaultCaDir, ensureLocalCert } from './local-ca.js';
 
 export interface ListenOptions {
   secret: string;
@@ -21,6 +21,8 @@ export interface ListenOptions {
   key?: string;
   /** Where a made certificate is kept (default VIGIA_DATA_DIR/listen). */
   certDir?: string;
+  /** Where the local authority that signs it is kept (default VIGIA_DATA_DIR/local-ca). */
+  caDir?: string;
   /** http(s) URL of a local app that gets each verified delivery. */
   forwardTo?: string;
   /** Where lines are printed (default stdout). */
@@ -35,14 +37,18 @@ export function defaultCertDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.resolve(env.VIGIA_DATA_DIR || './data', 'listen');
 }
 
-/** The TLS pair: the given files, or the kept self-signed one (made on first use). */
-export function listenerTls(opts: Pick<ListenOptions, 'cert' | 'key' | 'certDir'>): { cert: string; key: string; certFile: string; created: boolean } {
+/**
+ * The TLS pair: the given files, or the kept one signed by the local authority (made on first
+ * use). `trustFile` is what the sender must trust: the authority, or the given certificate.
+ */
+export function listenerTls(opts: Pick<ListenOptions, 'cert' | 'key' | 'certDir' | 'caDir'>): { cert: string; key: string; certFile: string; trustFile: string; created: boolean } {
   if (Boolean(opts.cert) !== Boolean(opts.key)) throw new Error('--cert and --key go together');
   if (opts.cert && opts.key) {
-    return { cert: readFileSync(opts.cert, 'utf8'), key: readFileSync(opts.key, 'utf8'), certFile: path.resolve(opts.cert), created: false };
+    const certFile = path.resolve(opts.cert);
+    return { cert: readFileSync(opts.cert, 'utf8'), key: readFileSync(opts.key, 'utf8'), certFile, trustFile: certFile, created: false };
   }
-  const made = ensureSelfSignedCert(opts.certDir ?? defaultCertDir());
-  return { cert: made.cert, key: made.key, certFile: made.certFile, created: made.created };
+  const made = ensureLocalCert(opts.certDir ?? defaultCertDir(), opts.caDir ?? defaultCaDir());
+  return { cert: made.cert, key: made.key, certFile: made.certFile, trustFile: made.caFile, created: made.created };
 }
 
 function forwardHeaders(headers: IncomingHttpHeaders): Record<string, string> {
@@ -54,7 +60,7 @@ function forwardHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   return out;
 }
 
-export async function startListener(opts: ListenOptions): Promise<{ server: Server; url: string; certFile: string; close(): Promise<void> }> {
+export async function startListener(opts: ListenOptions): Promise<{ server: Server; url: string; certFile: string; trustFile: string; close(): Promise<void> }> {
   if (!opts.secret?.startsWith('whsec_')) throw new Error('--secret must be the destination signing secret (whsec_…)');
   let forwardTo: URL | undefined;
   if (opts.forwardTo) {
@@ -128,13 +134,14 @@ export async function startListener(opts: ListenOptions): Promise<{ server: Serv
   const addr = server.address();
   const actualPort = typeof addr === 'object' && addr ? addr.port : port;
   const url = `https://${host === '127.0.0.1' || host === '::1' ? 'localhost' : host.includes(':') ? `[${host}]` : host}:${actualPort}/`;
-  return { server, url, certFile: tls.certFile, close: () => new Promise((r) => server.close(() => r())) };
+  return { server, url, certFile: tls.certFile, trustFile: tls.trustFile, close: () => new Promise((r) => server.close(() => r())) };
 }
 
 export async function runListener(opts: Record<string, string | undefined>): Promise<void> {
   if (opts.certOnly) {
+    // The file to trust: with the local authority, one file serves the listener and the tenant simulator.
     const tls = listenerTls({ cert: opts.cert, key: opts.key, certDir: opts.certDir });
-    process.stdout.write(`${tls.certFile}\n`);
+    process.stdout.write(`${tls.trustFile}\n`);
     return;
   }
   if (!opts.secret) throw new Error('--secret is required: the signing secret of the destination (whsec_…)');
@@ -151,7 +158,7 @@ export async function runListener(opts: Record<string, string | undefined>): Pro
     [
       `listening on ${l.url} — verifying with the given secret${opts.forwardTo ? `, forwarding to ${opts.forwardTo}` : ''}; Ctrl+C to stop`,
       `certificate: ${l.certFile}`,
-      `  (the sender must trust it: start Vigia with NODE_EXTRA_CA_CERTS=${l.certFile})`,
+      `  (the sender must trust it: start Vigia with NODE_EXTRA_CA_CERTS=${l.trustFile}${l.trustFile !== l.certFile ? ', the local authority that also signs the tenant simulator\'s certificate' : ''})`,
       '',
     ].join('\n'),
   );

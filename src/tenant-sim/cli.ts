@@ -1,7 +1,7 @@
 /** `vigia tenant-sim`: runs the simulator in the foreground and prints how to connect to it. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ensureSelfSignedCert } from '../receiver/self-signed.js';
+import { defaultCaDir, ensureLocalCert } from '../receiver/local-ca.js';
 import { startTenantSimulator } from './index.js';
 
 export interface TenantSimCliOptions {
@@ -40,8 +40,8 @@ export function defaultSimCertDir(env: NodeJS.ProcessEnv = process.env): string 
 export async function runTenantSim(opts: TenantSimCliOptions): Promise<void> {
   if (Boolean(opts.cert) !== Boolean(opts.key)) throw new Error('--cert and --key go together');
   const tls = opts.cert && opts.key
-    ? { cert: readFileSync(opts.cert, 'utf8'), key: readFileSync(opts.key, 'utf8'), certFile: path.resolve(opts.cert) }
-    : ensureSelfSignedCert(opts.certDir ?? defaultSimCertDir());
+    ? { cert: readFileSync(opts.cert, 'utf8'), key: readFileSync(opts.key, 'utf8'), certFile: path.resolve(opts.cert), caFile: path.resolve(opts.cert) }
+    : ensureLocalCert(opts.certDir ?? defaultSimCertDir(), defaultCaDir());
   const host = opts.host ?? '127.0.0.1';
   const chaos = count('chaos', opts.chaos);
   const sim = await startTenantSimulator({
@@ -78,10 +78,10 @@ export async function runTenantSim(opts: TenantSimCliOptions): Promise<void> {
       `  cost scope:   /subscriptions/${s.settings.subscriptionId}`,
       `  tenant:       ${s.capacities.length} capacities, ${s.workspaces.length} workspaces, ${s.gateways.length} gateways, ${s.costs.length} cost rows${opts.strict ? ', strict' : ''}${chaos ? `, chaos every ${chaos} s` : ''}`,
       `certificate: ${tls.certFile}`,
-      `  (clients must trust it: start Vigia with NODE_EXTRA_CA_CERTS=${tls.certFile}, and allow the host with VIGIA_DESTINATION_ALLOWLIST=${new URL(sim.origin).hostname})`,
+      `  (clients must trust it: start Vigia with NODE_EXTRA_CA_CERTS=${tls.caFile}, and allow the host with VIGIA_DESTINATION_ALLOWLIST=${new URL(sim.origin).hostname})`,
       'control, for example:',
-      `  curl --cacert ${tls.certFile} ${sim.origin}/_sim/state`,
-      ...(g ? [`  curl --cacert ${tls.certFile} -X POST ${sim.origin}/_sim/gatewayOffline -H 'content-type: application/json' -d '{"gatewayId":"${g.id}"}'`] : []),
+      `  curl --cacert ${tls.caFile} ${sim.origin}/_sim/state`,
+      ...(g ? [`  curl --cacert ${tls.caFile} -X POST ${sim.origin}/_sim/gatewayOffline -H 'content-type: application/json' -d '{"gatewayId":"${g.id}"}'`] : []),
       '',
     ].join('\n'),
   );

@@ -3,6 +3,7 @@
  * HTTP (`POST /_sim/{operation}` with the arguments as a JSON object).
  */
 import { failureReason, jobTypeOf } from './jobs.js';
+import { TOKEN_REFUSALS, type TokenRefusalKind } from './token-refusals.js';
 import type { Limits } from './limits.js';
 import { refreshException } from './refresh-errors.js';
 import { API_FAMILIES, type ApiFamily, type SimCapacityState, type SimItem, type SimState } from './types.js';
@@ -28,8 +29,8 @@ export interface SimControl {
   memberOffline(a: { gatewayId: string; memberId: string; offline?: boolean }): void;
   gatewayUpgradeRequired(a: { gatewayId: string; on?: boolean }): void;
   capacityState(a: { capacityId: string; state: SimCapacityState }): void;
-  /** The token endpoint refuses the app (`invalid_client`: 401, `unauthorized`: 400 unauthorized_client). */
-  refuseTokens(a: { on: boolean; kind?: 'invalid_client' | 'unauthorized' }): void;
+  /** The token endpoint refuses the app the way Entra ID does for `kind` (TOKEN_REFUSALS; default `invalid_client`). */
+  refuseTokens(a: { on: boolean; kind?: TokenRefusalKind }): void;
   /** Tenant settings forbid the principal the read-only admin APIs (Power BI 401, Fabric 403). */
   adminApisForbidden(a: { on: boolean }): void;
   workspaceMembership(a: { workspaceId: string; member: boolean }): void;
@@ -42,7 +43,7 @@ export interface SimControl {
   /** Answers under a path prefix are not JSON. */
   garbageResponse(a: { path: string; on: boolean }): void;
   /** Fabric gateway status checks answer 202 and a long-running operation. */
-  longRunningStatusChecks(a: { on: boolean }): void;
+  longRunningStatusChecks(a: { on: boolean; fail?: boolean }): void;
   /**
    * Adds a refresh at the top of a semantic model's history (kept to the newest 60, like the
    * service). `finish: true` instead finishes the newest running (`Unknown`) refresh with `status`.
@@ -142,7 +143,7 @@ export function createControl(deps: { state: () => SimState; limits: Limits; fau
       c.state = state;
     },
     refuseTokens({ on, kind }) {
-      if (kind !== undefined && kind !== 'invalid_client' && kind !== 'unauthorized') throw new SimControlError('kind must be invalid_client or unauthorized');
+      if (kind !== undefined && !Object.hasOwn(TOKEN_REFUSALS, kind)) throw new SimControlError(`kind must be one of ${Object.keys(TOKEN_REFUSALS).join(', ')}`);
       s().settings.refuseTokens = on ? (kind ?? 'invalid_client') : null;
     },
     adminApisForbidden({ on }) {
@@ -176,8 +177,9 @@ export function createControl(deps: { state: () => SimState; limits: Limits; fau
       if (on) deps.faults.garbage.add(path);
       else deps.faults.garbage.delete(path);
     },
-    longRunningStatusChecks({ on }) {
+    longRunningStatusChecks({ on, fail }) {
       s().settings.longRunningStatusChecks = on === true;
+      s().settings.longRunningFails = on === true && fail === true;
     },
     refreshResult({ datasetId, status, errorCode, finish }) {
       const i = item(datasetId);

@@ -5,6 +5,7 @@
  * tokens it issued (signature, expiry, audience) for the API families.
  */
 import { X509Certificate, createHmac, randomBytes, randomUUID, timingSafeEqual, verify, constants as cryptoConstants } from 'node:crypto';
+import { TOKEN_REFUSALS, type TokenRefusalKind } from './token-refusals.js';
 import type { ApiFamily } from './types.js';
 
 export const AUDIENCES = {
@@ -43,9 +44,10 @@ export interface EntraConfig {
 export interface TokenAnswer {
   status: number;
   body: Record<string, unknown>;
+  headers?: Record<string, string>;
 }
 
-export type TokenRefusal = null | 'invalid_client' | 'unauthorized';
+export type TokenRefusal = null | TokenRefusalKind;
 
 export class Entra {
   private readonly key = randomBytes(32);
@@ -118,8 +120,12 @@ export class Entra {
     if (!safeEqual(clientId.toLowerCase(), c.clientId.toLowerCase())) {
       return this.error(400, 'unauthorized_client', 700016, `Application with identifier '${clientId}' was not found in the directory.`);
     }
-    if (refusal === 'unauthorized') return this.error(400, 'unauthorized_client', 700016, `Application with identifier '${clientId}' was not found in the directory.`);
-    if (refusal === 'invalid_client') return this.error(401, 'invalid_client', 7000222, 'The provided client secret keys for app are expired.');
+    if (refusal) {
+      const r = TOKEN_REFUSALS[refusal];
+      const answer = this.error(r.status, r.error, r.code, r.text);
+      if (refusal === 'unavailable') answer.headers = { 'Retry-After': '30' };
+      return answer;
+    }
     const secret = form.get('client_secret');
     const assertion = form.get('client_assertion');
     if (secret !== null) {

@@ -73,7 +73,8 @@ function gatewayStatus(g: SimGateway) {
 function statusReply(ctx: RequestContext, status: unknown, longRunning = ctx.state.settings.longRunningStatusChecks): Reply {
   if (!longRunning) return ok(status);
   const id = randomUUID();
-  ctx.operations.set(id, { result: status, polls: 0, createdAt: new Date(ctx.now).toISOString() });
+  const failure = ctx.state.settings.longRunningFails ? { errorCode: 'GatewayStatusCheckFailed', message: 'The status check could not be completed.' } : undefined;
+  ctx.operations.set(id, { result: status, polls: 0, createdAt: new Date(ctx.now).toISOString(), failure });
   return { status: 202, headers: { Location: `${ctx.origin}/v1/operations/${id}`, 'x-ms-operation-id': id, 'Retry-After': '1' } };
 }
 
@@ -101,24 +102,26 @@ function connectionStatus(state: SimState, c: SimConnection) {
   return { status: 'Online', errors: [] };
 }
 
-/** An operation is `Running` on its first poll and `Succeeded` after, so clients must poll. */
+/** An operation is `Running` on its first poll and `Succeeded` (or `Failed`, with its error) after, so clients must poll. */
 function operationState(ctx: RequestContext): Reply {
   const id = ctx.pathParams.operationId ?? '';
   const op = ctx.operations.get(id);
   if (!op) return fabricError(404, 'OperationNotFound', 'The requested operation was not found.');
   op.polls++;
   const done = op.polls > 1;
+  const times = { createdTimeUtc: op.createdAt, lastUpdatedTimeUtc: new Date(ctx.now).toISOString() };
+  if (done && op.failure) return { status: 200, headers: { 'x-ms-operation-id': id }, body: { status: 'Failed', ...times, percentComplete: 100, error: op.failure } };
   return {
     status: 200,
     headers: done ? { Location: `${ctx.origin}/v1/operations/${id}/result`, 'x-ms-operation-id': id } : { Location: `${ctx.origin}/v1/operations/${id}`, 'x-ms-operation-id': id, 'Retry-After': '1' },
-    body: { status: done ? 'Succeeded' : 'Running', createdTimeUtc: op.createdAt, lastUpdatedTimeUtc: new Date(ctx.now).toISOString(), percentComplete: done ? 100 : 50 },
+    body: { status: done ? 'Succeeded' : 'Running', ...times, percentComplete: done ? 100 : 50 },
   };
 }
 
 function operationResult(ctx: RequestContext): Reply {
   const op = ctx.operations.get(ctx.pathParams.operationId ?? '');
   if (!op) return fabricError(404, 'OperationNotFound', 'The requested operation was not found.');
-  if (op.polls < 2) return fabricError(400, 'OperationNotSucceeded', 'The operation has not succeeded yet.');
+  if (op.polls < 2 || op.failure) return fabricError(400, 'OperationNotSucceeded', 'The operation has not succeeded.');
   return ok(op.result);
 }
 
@@ -225,7 +228,8 @@ export const FABRIC_HANDLERS: Record<string, Handler> = {
   Gateways_ListGatewayMembers: (ctx) => {
     const g = visibleGateway(ctx);
     if ('status' in g) return g;
-    return ok({ value: g.members.map((m) => ({ id: m.id, displayName: m.displayName, publicKey: PUBLIC_KEY, version: m.version, enabled: m.enabled })) });
+    // Paged like every Fabric list (continuationToken/continuationUri) when the page size is smaller than the list.
+    return fabricPage(ctx, g.members, 'value', (m) => ({ id: m.id, displayName: m.displayName, publicKey: PUBLIC_KEY, version: m.version, enabled: m.enabled }));
   },
   Gateways_CheckGatewayStatus: (ctx) => {
     const g = visibleGateway(ctx);

@@ -213,6 +213,7 @@ export function generateTenant(opts: { seed: number; sizes: Required<SimSizes>; 
       resourceGroup,
       currency: 'BRL',
       longRunningStatusChecks: false,
+      longRunningFails: false,
       scheduledRefreshes: false,
     },
   };

@@ -31,6 +31,8 @@ export interface LongRunningOperation {
   result: unknown;
   polls: number;
   createdAt: string;
+  /** The operation ends `Failed` with this error instead of `Succeeded`. */
+  failure?: { errorCode: string; message: string };
 }
 
 export type Handler = (ctx: RequestContext) => Reply;

@@ -22,7 +22,7 @@ export function tokenRequest(rt: SimRuntime, method: string, path: string, text:
     const refusal = rt.limits.admit('token', path);
     if (refusal) return throttled('token', refusal);
     const answer = rt.entra.token(tenant, new URLSearchParams(text), `${rt.origin}${path}`, rt.state().settings.refuseTokens);
-    return { status: answer.status, body: answer.body, headers: { 'cache-control': 'no-store, no-cache' } };
+    return { status: answer.status, body: answer.body, headers: { 'cache-control': 'no-store, no-cache', ...answer.headers } };
   }
   if (rt.strict) violate('no Entra endpoint');
   return { status: 404, body: { error: 'not_found', error_description: `No Entra endpoint ${method} ${path}.` } };

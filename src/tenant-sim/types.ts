@@ -1,4 +1,5 @@
 /** Plain-data shapes of the tenant simulator: its options, its generated state, what it records. */
+import type { TokenRefusalKind } from './token-refusals.js';
 
 /** API families, as the monitoring core budgets them. */
 export type ApiFamily = 'token' | 'powerbi' | 'powerbi-admin' | 'fabric' | 'fabric-admin' | 'arm' | 'cost';
@@ -235,8 +236,8 @@ export interface SimCostRow {
 export interface SimSettings {
   /** Tenant setting: service principals may not use the read-only admin APIs. */
   adminApisForbidden: boolean;
-  /** The token endpoint refuses the application. */
-  refuseTokens: null | 'invalid_client' | 'unauthorized';
+  /** The token endpoint refuses the application (see TOKEN_REFUSALS in entra.ts). */
+  refuseTokens: null | TokenRefusalKind;
   /** Scopes (lower case, no leading slash) where the principal lacks Cost Management read; '*' = all. */
   costScopesForbidden: string[];
   subscriptionId: string;
@@ -244,6 +245,8 @@ export interface SimSettings {
   currency: string;
   /** Fabric gateway status checks answer 202 (long-running) instead of 200. */
   longRunningStatusChecks: boolean;
+  /** Long-running status checks end `Failed` (LongRunningOperationStatus) instead of `Succeeded`. */
+  longRunningFails: boolean;
   /** Fabric connection tests (POST …/testConnection) answer 202 (long-running) instead of 200. */
   longRunningConnectionTests?: boolean;
   /** Enabled refresh schedules run by themselves as time passes (src/tenant-sim/schedule.ts). */

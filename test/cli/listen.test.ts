@@ -67,11 +67,14 @@ describe(`vigia listen --forward-to (${ENGINE})`, () => {
 
   it('keeps its certificate in a file, verifies real deliveries and forwards them unchanged; the app answers the sender', async () => {
     const certDir = path.join(work, 'certs');
-    const made = vigia(['listen', '--cert-only', '--cert-dir', certDir], {});
+    const dataDir = path.join(work, 'listen-data');
+    const made = vigia(['listen', '--cert-only', '--cert-dir', certDir], { VIGIA_DATA_DIR: dataDir });
     expect(await made.exited).toBe(0);
+    // What it prints is the file to trust: the local authority that signed the listener's certificate.
     const certFile = made.stdout().trim();
-    expect(certFile).toBe(path.join(certDir, 'cert.pem'));
+    expect(certFile).toBe(path.join(dataDir, 'local-ca', 'ca.pem'));
     expect(readFileSync(certFile, 'utf8')).toContain('BEGIN CERTIFICATE');
+    expect(readFileSync(path.join(certDir, 'cert.pem'), 'utf8')).toContain('BEGIN CERTIFICATE');
 
     // The sender trusts the listener through the file, not through the test CA.
     const server = await serve({ ...env, NODE_EXTRA_CA_CERTS: certFile });
@@ -90,9 +93,10 @@ describe(`vigia listen --forward-to (${ENGINE})`, () => {
     const secret = dest.json.signingSecret as string;
 
     const app = await startApp();
-    const listener = vigia(['listen', '--secret', secret, '--port', String(port), '--cert-dir', certDir, '--forward-to', app.url], {});
+    const listener = vigia(['listen', '--secret', secret, '--port', String(port), '--cert-dir', certDir, '--forward-to', app.url], { VIGIA_DATA_DIR: dataDir });
     await listener.waitFor(/listening on https:\/\/localhost:\d+\//);
-    expect(listener.stdout()).toContain(`certificate: ${certFile}`);
+    expect(listener.stdout()).toContain(`certificate: ${path.join(certDir, 'cert.pem')}`);
+    expect(listener.stdout()).toContain(`NODE_EXTRA_CA_CERTS=${certFile}`);
 
     const sent = await admin('POST', `/orgs/${org.id}/signals`, signal({ sourceId: 'listen-1', title: 'Gateway down for the loop' }));
     expect(sent.status).toBe(200);
@@ -140,12 +144,12 @@ describe(`vigia listen --forward-to (${ENGINE})`, () => {
   it('forwards exactly the headers the delivery carried, no more (seen on the wire by the app)', async () => {
     const secret = `whsec_${randomBytes(24).toString('base64')}`;
     const app = await startApp();
-    const listener = await startListener({ secret, port: 0, certDir: path.join(work, 'wire-certs'), forwardTo: app.url, out: () => {} });
+    const listener = await startListener({ secret, port: 0, certDir: path.join(work, 'wire-certs'), caDir: path.join(work, 'wire-ca'), forwardTo: app.url, out: () => {} });
     try {
       const body = JSON.stringify({ id: 'dlv_wire', event: 'alert.opened', alert: { id: 'alt_1', title: 'wire', status: 'open', severity: 'error' } });
       const delivery = webhookHeaders({ deliveryId: 'dlv_wire', event: 'alert.opened', body, secret, now: new Date(), scheme: 'service+standard' });
       const status = await new Promise<number>((resolve, reject) => {
-        const req = httpsRequest(listener.url, { method: 'POST', headers: delivery, ca: readFileSync(listener.certFile, 'utf8'), agent: false }, (res) => {
+        const req = httpsRequest(listener.url, { method: 'POST', headers: delivery, ca: readFileSync(listener.trustFile, 'utf8'), agent: false }, (res) => {
           res.resume();
           res.on('end', () => resolve(res.statusCode!));
         });

@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TenantSim } from '../../src/tenant-sim/index.js';
+import { ensureLocalCert } from '../../src/receiver/local-ca.js';
+import { startTenantSimulator, type TenantSim } from '../../src/tenant-sim/index.js';
 import { createPgTestDatabaseUrl, ENGINE } from '../helpers/db.js';
 import { startSim } from '../tenant-sim/helpers.js';
 import { serve, stopAll, vigia, type Child } from './processes.js';
@@ -103,6 +104,28 @@ describe(`vigia tenants (${ENGINE})`, () => {
     expect(remove.code).toBe(0);
     expect((await run(['list'])).stdout()).toContain('no tenant connections');
   }, 180_000);
+
+  it('check against a tenant whose certificate is not trusted says so, with the certificate fix, not the Entra one', async () => {
+    const own = ensureLocalCert(path.join(dir, 'untrusted'), path.join(dir, 'untrusted-ca'));
+    const untrusted = await startTenantSimulator({ tls: { cert: own.cert, key: own.key }, strict: true, seed: 48, sizes: { capacities: 1, workspaces: 1 } });
+    try {
+      const add = await run(
+        ['add', '--name', 'Untrusted', '--tenant-id', untrusted.tenantId, '--client-id', untrusted.clientId, '--mode', 'admin', '--endpoint', untrusted.origin, '--client-secret-stdin'],
+        `${untrusted.clientSecret}\n`,
+      );
+      expect(add.code, add.stderr()).toBe(0);
+      const id = /connected Untrusted: (tnt_\S+)/.exec(add.stdout())![1]!;
+      const check = await run(['check', id]);
+      expect(check.code).toBe(1);
+      expect(check.stdout()).toMatch(/FAILED  token\.powerbi: Token for Power BI \(connection failed: the server's TLS certificate is not signed by a trusted certificate authority \(\w+\)\)/);
+      expect(check.stdout()).toContain('NODE_EXTRA_CA_CERTS');
+      expect(check.stdout()).not.toContain('MISSING');
+      expect(check.stdout()).not.toContain('create a new client secret');
+      await run(['remove', id]);
+    } finally {
+      await untrusted.stop();
+    }
+  }, 120_000);
 
   it('add from a JSON file with the secret in a file; the secret is never taken from argv', async () => {
     const file = path.join(dir, 'tenant.json');

@@ -100,6 +100,21 @@ describe('console Tenant page in Chromium', () => {
       sim.control.adminApisForbidden({ on: false });
     }
 
+    // An outage of the token endpoint is not a missing permission: "Ocupado", and the credentials were not refused.
+    sim.control.refuseTokens({ on: true, kind: 'unavailable' });
+    try {
+      await card.getByRole('button', { name: 'Verificar permissões' }).click();
+      const token = card.locator('[data-check="token.powerbi"]');
+      await token.locator('strong', { hasText: 'Ocupado' }).waitFor();
+      expect(await token.textContent()).toContain('as credenciais não foram recusadas');
+      await p.locator('#lang-select').selectOption('en');
+      await token.locator('strong', { hasText: 'Busy' }).waitFor();
+      expect(await token.textContent()).toContain('the credentials were not refused');
+      await p.locator('#lang-select').selectOption('pt-BR');
+    } finally {
+      sim.control.refuseTokens({ on: false });
+    }
+
     // Run now: nothing is due until the button asks for the capacity collector.
     await t.ctx.db.query('UPDATE collector_schedules SET next_run_at = $1', [new Date(Date.now() + 86_400_000)]);
     const runner = new CollectorScheduler(t.ctx, { collectors: [capacityCollector], pollMs: 60_000 });

@@ -66,4 +66,30 @@ describe('collector: gateway', () => {
     expect(after.every((r) => r.failure_count === 1)).toBe(true);
     expect(sim.violations).toEqual([]);
   });
+
+  it('follows the member list across pages (continuationUri) and finds an offline member on a later page', async () => {
+    const sim = await h.sim({ seed: 53, fabricPageSize: 1, sizes: { capacities: 1, workspaces: 1, gateways: 1, membersPerGateway: 3 } });
+    const orgId = await h.org();
+    const tenant = await h.tenant(orgId, sim, { collectors: { gateway: { intervalSeconds: 5 } } });
+    const g = sim.state.gateways.find((x) => x.principalIsAdmin && x.members.length === 3)!;
+    sim.control.gatewayOffline({ gatewayId: g.id, offline: false });
+    for (const m of g.members) sim.control.memberOffline({ gatewayId: g.id, memberId: m.id, offline: false });
+    sim.control.memberOffline({ gatewayId: g.id, memberId: g.members[2]!.id, offline: true });
+    await h.scheduler({ collectors: [gatewayCollector] }).pass();
+    expect((await schedule(h, tenant.id, 'gateway')).last_error).toBeNull();
+    expect(sim.countCalls({ path: `/v1/gateways/${g.id}/members`, method: 'GET' })).toBe(3);
+    const found = await alerts(h, orgId, 'Gateway');
+    expect(found.map((r) => [r.source_id, r.notification_kind])).toEqual([[g.members[2]!.id.toLowerCase(), 'GatewayMemberOffline']]);
+    expect(sim.violations).toEqual([]);
+  });
+
+  it('a long-running status check that ends Failed fails the run with the operation\'s error code', async () => {
+    const sim = await h.sim({ seed: 54, sizes: { capacities: 1, workspaces: 1, gateways: 1, membersPerGateway: 1 } });
+    const orgId = await h.org();
+    const tenant = await h.tenant(orgId, sim, { collectors: { gateway: { intervalSeconds: 5 } } });
+    sim.control.longRunningStatusChecks({ on: true, fail: true });
+    await h.scheduler({ collectors: [gatewayCollector] }).pass();
+    expect((await schedule(h, tenant.id, 'gateway')).last_error).toBe('long-running operation failed (GatewayStatusCheckFailed)');
+    expect(sim.violations).toEqual([]);
+  });
 });

@@ -76,8 +76,13 @@ describe('tenant routes against the simulator', () => {
     sim.control.refuseTokens({ on: true, kind: 'invalid_client' });
     const refused = (await t.admin('POST', `/orgs/${orgId}/tenants/${tenant.id}/check`)).json();
     sim.control.refuseTokens({ on: false });
-    expect(refused.checks[0]).toMatchObject({ id: 'token.powerbi', ok: false, detail: 'the token endpoint refused the credentials (invalid_client)' });
-    expect(refused.checks[0].fix['pt-BR']).toContain('segredo do cliente');
+    expect(refused.checks[0]).toMatchObject({
+      id: 'token.powerbi',
+      ok: false,
+      cause: 'expired_secret',
+      detail: 'the token endpoint refused the credentials: the client secret has expired (AADSTS7000222)',
+    });
+    expect(refused.checks[0].fix['pt-BR']).toContain('segredo do cliente expirou');
     for (const text of [good.body, JSON.stringify(bad), JSON.stringify(refused)]) expect(text).not.toContain(sim.clientSecret);
     expect(t.ctx.logs.text).not.toContain(sim.clientSecret);
     expect(sim.violations).toEqual([]);

@@ -77,6 +77,37 @@ describe('tenant simulator: tokens', () => {
     sim.control.refuseTokens({ on: false });
     expect(await msalToken(sim, SCOPES.arm)).toMatch(/\./);
   });
+
+  it('answers each refusal on the wire as Entra ID does (status, OAuth error, AADSTS code), an outage with 503, throttling with 429 and Retry-After', async () => {
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: sim.clientId, client_secret: sim.clientSecret, scope: SCOPES.fabric }).toString();
+    const ask = async () => {
+      const res = await fetch(`${sim.origin}/${sim.tenantId}/oauth2/v2.0/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+      return { status: res.status, headers: res.headers, json: (await res.json()) as Record<string, any> };
+    };
+    const cases = [
+      ['invalid_secret', 401, 'invalid_client', 7000215],
+      ['expired_secret', 401, 'invalid_client', 7000222],
+      ['certificate', 401, 'invalid_client', 700027],
+      ['disabled', 400, 'unauthorized_client', 7000112],
+      ['unknown_application', 400, 'unauthorized_client', 700016],
+      ['tenant_not_found', 400, 'invalid_request', 90002],
+      ['unavailable', 503, 'temporarily_unavailable', 90033],
+    ] as const;
+    for (const [kind, status, error, code] of cases) {
+      expect((await call(sim, 'POST', '/_sim/refuseTokens', { body: { on: true, kind } })).status).toBe(200);
+      const res = await ask();
+      expect([kind, res.status, res.json.error, res.json.error_codes]).toEqual([kind, status, error, [code]]);
+      expect(res.json.error_description).toMatch(new RegExp(`^AADSTS${code}: `));
+      if (kind === 'unavailable') expect(res.headers.get('retry-after')).toBe('30');
+    }
+    expect((await call(sim, 'POST', '/_sim/refuseTokens', { body: { on: true, kind: 'nonsense' } })).status).toBe(400);
+    sim.control.refuseTokens({ on: false });
+    sim.control.throttle({ family: 'token', count: 1, retryAfterSeconds: 17 });
+    const throttled = await ask();
+    expect([throttled.status, throttled.headers.get('retry-after')]).toEqual([429, '17']);
+    expect((await ask()).status).toBe(200);
+    expect(sim.violations).toEqual([]);
+  });
 });
 
 describe('tenant simulator: APIs', () => {

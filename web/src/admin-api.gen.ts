@@ -4141,6 +4141,7 @@ export interface components {
         /** TenantCheckItem */
         TenantCheckItem: {
             audience?: string;
+            cause?: string;
             detail?: string;
             fix: components["schemas"]["BilingualText"] | null;
             id: string;

@@ -83,7 +83,7 @@ export const checkResultSchema = {
         title: 'TenantCheckItem',
         type: 'object',
         required: ['id', 'ok', 'title', 'fix'],
-        properties: { id: str, ok: bool, audience: str, scope: str, workspaceId: str, title: bilingual, fix: { anyOf: [bilingual, { type: 'null' }] }, detail: str },
+        properties: { id: str, ok: bool, audience: str, scope: str, workspaceId: str, title: bilingual, fix: { anyOf: [bilingual, { type: 'null' }] }, detail: str, cause: str },
       },
     },
   },

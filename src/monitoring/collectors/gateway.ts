@@ -76,12 +76,11 @@ export const gatewayCollector: Collector = {
       if (!prev || prev.offline !== offline || prev.upgrade !== upgrade || prev.name !== name) changes.push({ key, value: now_ });
 
       if (g.type !== 'OnPremises') return;
-      const members = await client.json<{ value?: { id: string; displayName?: string; enabled?: boolean }[] }>({
-        family: 'fabric',
-        audience: 'fabric',
-        url: client.fabric(`/gateways/${encodeURIComponent(g.id)}/members`),
-      });
-      for (const m of members?.value ?? []) {
+      const members: { id: string; displayName?: string; enabled?: boolean }[] = [];
+      for await (const page of client.fabricPages<(typeof members)[number]>({ family: 'fabric', audience: 'fabric', url: client.fabric(`/gateways/${encodeURIComponent(g.id)}/members`) })) {
+        members.push(...page);
+      }
+      for (const m of members) {
         const mid = m.id.toLowerCase();
         const mname = `${name} / ${m.displayName || mid}`;
         const mstatus = m.enabled === false ? null : await checkStatus(client, `/gateways/${encodeURIComponent(g.id)}/members/${encodeURIComponent(m.id)}/checkStatus`);

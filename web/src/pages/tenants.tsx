@@ -10,6 +10,13 @@ import { FreshnessSection } from './tenant-freshness.js';
 /** Collectors change state on the server's schedule: the page re-reads them this often. */
 const REFRESH_MS = 3000;
 
+/** "Missing" is access to grant; a connection that failed or an endpoint that is busy says so (the server's `cause`). */
+const CONNECTION_CAUSES = new Set(['tls_untrusted', 'tls_hostname', 'tls_expired', 'dns', 'refused', 'timeout', 'reset', 'other']);
+function checkLabel(cause: string | undefined): 'tnMissing' | 'tnFailed' | 'tnBusy' {
+  if (cause === 'throttled') return 'tnBusy';
+  return cause && CONNECTION_CAUSES.has(cause) ? 'tnFailed' : 'tnMissing';
+}
+
 export function TenantsPage(props: { orgId: string }) {
   const { t, call, can } = useConsole();
   usePageTitle(t('tnTitle'));
@@ -77,7 +84,7 @@ function TenantCard(props: { orgId: string; tenant: Tenant; onChanged: () => voi
           <ul class="checks">
             {check.checks.map((c) => (
               <li key={`${c.id}-${c.title.en}`} data-check={c.id} data-ok={String(c.ok)}>
-                <strong>{c.ok ? t('tnOk') : t('tnMissing')}</strong> — {c.title[lang]}
+                <strong>{c.ok ? t('tnOk') : t(checkLabel(c.cause))}</strong> — {c.title[lang]}
                 {c.detail && <span class="muted"> ({c.detail})</span>}
                 {c.fix && (
                   <p>
