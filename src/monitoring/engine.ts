@@ -19,7 +19,7 @@ import { DEFAULT_COLLECTORS } from './collectors/index.js';
 import { claimDue, LeaseLostError, releaseLease, renewLease, type ClaimedRow, type Lease } from './lease.js';
 import { commitRun, applySignalsIn, readState } from './output.js';
 import { PlatformClient, type RunStats } from './platform-client.js';
-import { opensAtOnce, problemDetail, problemOf, tenantSignal, type TenantProblem } from './self-watch.js';
+import { opensAtOnce, problemDetail, problemOf, tenantSignal } from './self-watch.js';
 import { TENANT_COLUMNS, endpointsOf, openCredentials, type TenantRow } from './tenants.js';
 import { TenantTokens } from './tokens.js';
 import { createTransport, type Transport, type TransportOptions } from './transport.js';
