@@ -8,7 +8,7 @@
 import { Gauge } from 'prom-client';
 import type { AppContext } from '../context.js';
 import { registry } from '../metrics.js';
-import { HOURLY_CAPS, type ApiFamily } from './budget.js';
+import { HOURLY_CAPS, callsInLastHour, type ApiFamily } from './budget.js';
 import { readAllRotations } from './rotation-status.js';
 
 type Source = Pick<AppContext, 'db' | 'clock'>;
@@ -92,11 +92,7 @@ async function collectAll(): Promise<void> {
     g.failed!.set(l, r.last_error ? 1 : 0);
     g.running!.set(l, r.locked_until && new Date(r.locked_until) > now ? 1 : 0);
   }
-  const calls = await source.db.query<{ directory_id: string; family: string; n: number }>(
-    'SELECT directory_id, family, count(*)::int AS n FROM tenant_api_calls WHERE at > $1 GROUP BY directory_id, family',
-    [new Date(now.getTime() - 3_600_000)],
-  );
-  for (const c of calls.rows) g.apiCalls!.set({ directory: c.directory_id, family: c.family }, c.n);
+  for (const c of await callsInLastHour(source.db, now)) g.apiCalls!.set({ directory: c.directoryId, family: c.family }, c.calls);
   for (const [family, cap] of Object.entries(HOURLY_CAPS) as [ApiFamily, number][]) g.apiCap!.set({ family }, cap);
   for (const r of await readAllRotations(source.db)) {
     const l = { org: r.orgId, tenant: r.tenantRef, collector: r.collector };

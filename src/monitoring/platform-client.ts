@@ -9,7 +9,7 @@
  * never leaves for another host.
  */
 import type { Database } from '../db/index.js';
-import { BudgetExhaustedError, HOURLY_CAPS, takeCall, type ApiFamily } from './budget.js';
+import { HOURLY_CAPS, takeCall, type ApiFamily } from './budget.js';
 import type { Audience, TenantEndpoints } from './endpoints.js';
 import type { TenantTokens } from './tokens.js';
 import type { Transport, VendorResponse } from './transport.js';
@@ -288,4 +288,4 @@ function nextFabricUrl(url: string, page: Record<string, unknown> | null): strin
   return null;
 }
 
-export { BudgetExhaustedError };
+
