@@ -1,5 +1,6 @@
 /**
- * Member mode: the workspaces the principal belongs to (Power BI `GET /groups`, 5,000 a page),
+ * Member mode: the workspaces the principal belongs to (Power BI `GET /groups`, 5,000 a page, and
+ * the capacities' names; both cached between runs for LISTING_REFRESH_MS),
  * the semantic models of each (`GET /groups/{ws}/datasets`: new workspaces first, re-listing of
  * known ones after the polls, at most once an hour each, on a share of the run's budget), and per
  * model its refresh history.
@@ -12,7 +13,7 @@ import type { PlatformClient } from '../platform-client.js';
 import { inPool } from '../pool.js';
 import { pickForRun } from '../rotation.js';
 import { type CallBudget, metaIsStale, type Observation, readHistory, readMeta } from './refresh-reads.js';
-import type { ModelBook, ModelState } from './refresh-state.js';
+import type { MemberListing, ModelBook, ModelState } from './refresh-state.js';
 import { isResourceRefusal } from '../platform-client.js';
 
 /** Share of the run's budget that re-lists workspaces' models (the rest polls refreshes). */
@@ -21,6 +22,11 @@ const DISCOVERY_SHARE = 0.25;
 const RELIST_MS = 3_600_000;
 const HOT_WINDOW_MS = 24 * 3_600_000;
 const GROUPS_PAGE = 5000;
+/**
+ * The workspace and capacity listings are re-read after this long: often enough that a new or
+ * moved workspace shows within minutes, rarely enough that a short interval's budget polls models.
+ */
+export const LISTING_REFRESH_MS = 5 * 60_000;
 
 interface Group {
   id: string;
@@ -28,11 +34,13 @@ interface Group {
   capacityId: string | null;
 }
 
+/** Hot: what can fail soon or is failing; these are polled every run. */
+export function isHotModel(m: ModelState, now: Date): boolean {
+  return m.failing || m.running.length > 0 || m.meta?.scheduled === true || (m.lastSeenAt !== null && now.getTime() - Date.parse(m.lastSeenAt) < HOT_WINDOW_MS);
+}
+
 export async function readMember(client: PlatformClient, tenant: TenantRow, book: ModelBook, budget: CallBudget, now: Date, observe: (o: Observation) => void): Promise<void> {
-  const groups = await readGroups(client, tenant, budget);
-  budget.take();
-  const capacities = await client.json<{ value?: { id: string; displayName?: string }[] }>({ family: 'powerbi', audience: 'powerbi', url: client.powerBi('/capacities') });
-  const capacityNames = new Map((capacities?.value ?? []).map((c) => [c.id.toLowerCase(), c.displayName || c.id]));
+  const { groups, capacityNames } = await listingOf(client, tenant, book, budget, now);
 
   // Workspaces no longer reachable (or no longer listed in the connection): their models go.
   for (const [id, m] of book.models) if (!groups.has(m.workspaceId)) book.forget(id);
@@ -52,8 +60,7 @@ export async function readMember(client: PlatformClient, tenant: TenantRow, book
   // Hot: what can fail soon or is failing. A model never polled yet takes its turn with the others
   // (on a small tenant that is this run): were it hot, a tenant still being discovered would keep
   // more hot models than a run's budget and push the scheduled ones into taking turns.
-  const isHot = ([, m]: [string, ModelState]) =>
-    m.failing || m.running.length > 0 || m.meta?.scheduled === true || (m.lastSeenAt !== null && now.getTime() - Date.parse(m.lastSeenAt) < HOT_WINDOW_MS);
+  const isHot = ([, m]: [string, ModelState]) => isHotModel(m, now);
   const cost = ([, m]: [string, ModelState]) => (metaIsStale(m.meta, now) ? 3 : 1);
   // Keep room for re-listing the workspaces that are due, within the listing share.
   const staleDue = [...groups.keys()].filter((id) => {
@@ -90,18 +97,38 @@ export async function readMember(client: PlatformClient, tenant: TenantRow, book
   await listWorkspaces(client, groups, book, budget, now, Math.min(budget.left, listShare - listedNow), 'stale');
 }
 
-async function readGroups(client: PlatformClient, tenant: TenantRow, budget: CallBudget): Promise<Map<string, Group>> {
-  const listed = tenant.workspaces ? new Set(tenant.workspaces.map((w) => w.toLowerCase())) : null;
+/**
+ * The principal's workspaces (filtered by the connection's list) and the capacities' names: from
+ * the cached listing while it is younger than LISTING_REFRESH_MS, else listed again (1 call per
+ * 5,000 workspaces, 1 for the capacities) and cached.
+ */
+async function listingOf(client: PlatformClient, tenant: TenantRow, book: ModelBook, budget: CallBudget, now: Date): Promise<{ groups: Map<string, Group>; capacityNames: Map<string, string> }> {
+  const cached = book.listing;
+  if (!cached || now.getTime() - Date.parse(cached.listedAt) >= LISTING_REFRESH_MS || now.getTime() < Date.parse(cached.listedAt)) {
+    const groups = await readGroups(client, budget);
+    budget.take();
+    const capacities = await client.json<{ value?: { id: string; displayName?: string }[] }>({ family: 'powerbi', audience: 'powerbi', url: client.powerBi('/capacities') });
+    book.listing = {
+      listedAt: now.toISOString(),
+      groups,
+      capacities: (capacities?.value ?? []).map((c) => [c.id.toLowerCase(), c.displayName || c.id]),
+    };
+  }
+  const listing = book.listing!;
+  const wanted = tenant.workspaces ? new Set(tenant.workspaces.map((w) => w.toLowerCase())) : null;
   const groups = new Map<string, Group>();
+  for (const [id, name, capacityId] of listing.groups) if (!wanted || wanted.has(id)) groups.set(id, { id, name, capacityId });
+  return { groups, capacityNames: new Map(listing.capacities) };
+}
+
+async function readGroups(client: PlatformClient, budget: CallBudget): Promise<MemberListing['groups']> {
+  const groups: MemberListing['groups'] = [];
   const url = client.powerBi('/groups');
   for (let skip = 0; ; skip += GROUPS_PAGE) {
     budget.take();
     const page = await client.json<{ value?: { id: string; name?: string; capacityId?: string }[] }>({ family: 'powerbi', audience: 'powerbi', url: `${url}?$top=${GROUPS_PAGE}&$skip=${skip}` });
     const items = page?.value ?? [];
-    for (const g of items) {
-      const id = g.id.toLowerCase();
-      if (!listed || listed.has(id)) groups.set(id, { id, name: g.name || id, capacityId: g.capacityId?.toLowerCase() ?? null });
-    }
+    for (const g of items) groups.push([g.id.toLowerCase(), g.name || g.id.toLowerCase(), g.capacityId?.toLowerCase() ?? null]);
     if (items.length < GROUPS_PAGE) return groups;
   }
 }

@@ -14,14 +14,13 @@
 import type { SignalInput } from '../../alerts/signals.js';
 import { BudgetExhaustedError, HOURLY_CAPS } from '../budget.js';
 import type { Collector } from '../collector.js';
-import { COLLECTOR_DEFAULTS } from '../collector-names.js';
 import { forgetItems, saveDatasources, savePlacements } from '../lineage.js';
 import { causesOf, openRootCauses, type OpenRootCauses } from '../root-causes.js';
-import { runBudget } from '../rotation.js';
+import { progressOf, runBudget } from '../rotation.js';
 import { readAdmin } from './refresh-admin.js';
 import { explainRefreshError, refreshFailureMessage } from './refresh-errors.js';
 import { newResults } from './refresh-history.js';
-import { readMember } from './refresh-member.js';
+import { isHotModel, readMember } from './refresh-member.js';
 import { CallBudget, type Observation, RunBudgetSpent } from './refresh-reads.js';
 import { ModelBook, type ModelState, rememberedModels } from './refresh-state.js';
 
@@ -38,12 +37,12 @@ export const ADMIN_SHARE = 0.4;
 
 export const refreshesCollector: Collector = {
   name: 'refreshes',
-  async run({ ctx, tenant, client, state, commit }) {
+  async run({ ctx, tenant, client, state, intervalSeconds: interval, reportProgress, commit }) {
     const now = ctx.clock.now();
-    const interval = await intervalOf(ctx.db, tenant.id);
     const book = new ModelBook(state);
     const observations: Observation[] = [];
     const observe = (o: Observation) => observations.push(o);
+    let hourSpent = false;
     const powerbi = new CallBudget(runBudget(HOURLY_CAPS.powerbi, POWERBI_SHARE, interval));
     try {
       if (tenant.mode === 'admin') {
@@ -55,6 +54,14 @@ export const refreshesCollector: Collector = {
       // A spent budget ends the run quietly: what was read is applied, the rest waits for the next run.
       if (!(err instanceof RunBudgetSpent || err instanceof BudgetExhaustedError)) throw err;
       ctx.log.info({ tenant: tenant.id, collector: 'refreshes', err: err.message }, 'refreshes: budget spent; continuing next run');
+      hourSpent = err instanceof BudgetExhaustedError;
+    }
+    const read = new Set(observations.map((o) => o.modelId));
+    if (tenant.mode === 'admin') {
+      // The refreshables list is paced by design; only a spent hourly budget leaves listed models unread.
+      reportProgress({ polled: read.size, deferred: hourSpent ? [...book.models.keys()].filter((id) => !read.has(id)).length : 0 });
+    } else {
+      reportProgress(progressOf(book.models, ([, m]) => isHotModel(m, now), ([id]) => read.has(id)));
     }
 
     const roots = await openRootCauses(ctx.db, tenant.org_id);
@@ -134,9 +141,4 @@ async function saveLineage(db: Parameters<typeof savePlacements>[0], tenantRef: 
     if (meta) await saveDatasources(db, tenantRef, id, meta.gatewayIds, meta.datasourceIds, now);
   }
   await forgetItems(db, tenantRef, [...book.forgotten.keys()]);
-}
-
-async function intervalOf(db: Parameters<typeof savePlacements>[0], tenantRef: string): Promise<number> {
-  const { rows } = await db.query<{ interval_seconds: number }>("SELECT interval_seconds FROM collector_schedules WHERE tenant_ref = $1 AND collector = 'refreshes'", [tenantRef]);
-  return rows[0]?.interval_seconds ?? COLLECTOR_DEFAULTS.refreshes;
 }
