@@ -56,14 +56,6 @@ export interface RotationOptions<T> {
  */
 export const COLD_FLOOR_SHARE = 0.1;
 
-/**
- * Calls one run may spend: `share` of the family's hourly cap, spread over the runs of an hour
- * at the collector's interval (at least one call, so a tiny cap still makes progress).
- */
-export function runBudget(hourlyCap: number, share: number, intervalSeconds: number): number {
-  return Math.max(1, Math.floor((hourlyCap * share * intervalSeconds) / 3600));
-}
-
 export function pickForRun<T>(items: T[], opts: RotationOptions<T>): RotationPick<T> {
   const byKey = (a: T, b: T) => (opts.key(a) < opts.key(b) ? -1 : opts.key(a) > opts.key(b) ? 1 : 0);
   const hot = items.filter((i) => opts.isHot(i)).sort(byKey);

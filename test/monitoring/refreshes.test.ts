@@ -12,7 +12,7 @@ import { HOURLY_CAPS } from '../../src/monitoring/budget.js';
 import { capacityCollector } from '../../src/monitoring/collectors/capacity.js';
 import { gatewayCollector } from '../../src/monitoring/collectors/gateway.js';
 import { ADMIN_SHARE, POWERBI_SHARE, refreshesCollector } from '../../src/monitoring/collectors/refreshes.js';
-import { runBudget } from '../../src/monitoring/rotation.js';
+import { runBudget } from '../../src/monitoring/run-budget.js';
 import { readLineage } from '../../src/monitoring/lineage.js';
 import { getTenant } from '../../src/monitoring/tenants.js';
 import type { ApiFamily, SimItem, SimWorkspace, TenantSim } from '../../src/tenant-sim/index.js';

@@ -19,7 +19,8 @@ import { HOURLY_CAPS } from '../budget.js';
 import type { Collector } from '../collector.js';
 import type { StateChange } from '../output.js';
 import { causesOf, openRootCauses } from '../root-causes.js';
-import { pickForRun, ROTATION_KEY, type RotationPick, type RotationState, runBudget } from '../rotation.js';
+import { pickForRun, ROTATION_KEY, type RotationPick, type RotationState } from '../rotation.js';
+import { runBudget } from '../run-budget.js';
 import { inPool } from '../pool.js';
 import {
   CHECK_COST,

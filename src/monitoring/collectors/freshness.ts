@@ -22,7 +22,8 @@ import type { StateChange } from '../output.js';
 import { isResourceRefusal, type PlatformClient } from '../platform-client.js';
 import { lastSlotAtOrBefore, type RefreshSchedule } from '../refresh-schedule.js';
 import { causesOf, openRootCauses } from '../root-causes.js';
-import { pickForRun, ROTATION_KEY, runBudget, type RotationState } from '../rotation.js';
+import { pickForRun, ROTATION_KEY, type RotationState } from '../rotation.js';
+import { runBudget } from '../run-budget.js';
 import type { TenantRow } from '../tenants.js';
 import { readWorkspaces } from './reads.js';
 

@@ -18,9 +18,10 @@ import { HOURLY_CAPS } from '../budget.js';
 import type { Collector } from '../collector.js';
 import { forgetItems, savePlacements } from '../lineage.js';
 import type { StateChange } from '../output.js';
-import { VendorHttpError, type PlatformClient } from '../platform-client.js';
+import { isResourceRefusal, type PlatformClient } from '../platform-client.js';
 import { causesOf, openRootCauses, type OpenRootCauses } from '../root-causes.js';
-import { pickForRun, ROTATION_KEY, runBudget, type RotationState } from '../rotation.js';
+import { pickForRun, ROTATION_KEY, type RotationState } from '../rotation.js';
+import { runBudget } from '../run-budget.js';
 import { type JobCursor, type JobInstance, lastStart, newResults } from './job-results.js';
 import { listRunnableItems, type RunnableItem } from './runnable-items.js';
 import { inPool } from '../pool.js';
@@ -87,10 +88,6 @@ function isHot(m: ItemMemory, now: Date): boolean {
 
 function jobTypeOf(m: ItemMemory): string {
   return m.jobType || DEFAULT_JOB_TYPE[m.type] || 'DefaultJob';
-}
-
-function isAccessRefusal(err: unknown): boolean {
-  return err instanceof VendorHttpError && (err.status === 403 || err.status === 404);
 }
 
 function itemPath(id: string, m: ItemMemory): string {
@@ -218,7 +215,7 @@ export const jobsCollector: Collector = {
       try {
         m.scheduled = await readScheduled(client, id, m, spent);
       } catch (err) {
-        if (!isAccessRefusal(err)) throw err;
+        if (!isResourceRefusal(err)) throw err;
         spent.calls++;
         m.scheduled = false;
         m.denied = true;
@@ -238,7 +235,7 @@ export const jobsCollector: Collector = {
       try {
         instances = await readInstances(client, id, m, spent);
       } catch (err) {
-        if (!isAccessRefusal(err)) throw err;
+        if (!isResourceRefusal(err)) throw err;
         m.denied = true;
         return;
       }

@@ -22,9 +22,10 @@ import type { Collector, } from '../collector.js';
 import { forgetItems, savePlacements } from '../lineage.js';
 import type { MirroringLag } from '../mirroring-lag.js';
 import type { StateChange } from '../output.js';
-import { VendorHttpError } from '../platform-client.js';
+import { isResourceRefusal } from '../platform-client.js';
 import { causesOf, openRootCauses, type OpenRootCauses } from '../root-causes.js';
-import { ROTATION_KEY, pickForRun, runBudget, type RotationState } from '../rotation.js';
+import { ROTATION_KEY, pickForRun, type RotationState } from '../rotation.js';
+import { runBudget } from '../run-budget.js';
 import { mirroringLagOf } from '../tenants.js';
 import { listMirroredDatabases, readMirroringStatus, readTables, type DatabaseStatus, type MirroredDatabaseFact, type TableFact } from './mirroring-reads.js';
 import { databaseIsDown, lagLevel, tableIsFailed, type LagLevel } from './mirroring-verdicts.js';
@@ -146,11 +147,6 @@ function fitted(s: SignalInput): SignalInput {
   return { ...s, sourceName: cut(s.sourceName, 500), title: cut(s.title, 500) };
 }
 
-/** 403/404 on one database (removed since the list, or access taken away): skip it this run, keep what is known. */
-function skippable(err: unknown): boolean {
-  return err instanceof VendorHttpError && (err.status === 403 || err.status === 404);
-}
-
 export const mirroringCollector: Collector = {
   name: 'mirroring',
   async run(run) {
@@ -184,7 +180,7 @@ export const mirroringCollector: Collector = {
         status = await readMirroringStatus(client, db);
         tables = await readTables(client, db);
       } catch (err) {
-        if (skippable(err)) return;
+        if (isResourceRefusal(err)) return; // removed since the list, or access taken away: keep what is known
         throw err;
       }
       const key = DB_PREFIX + db.id;

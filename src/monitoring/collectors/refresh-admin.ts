@@ -9,7 +9,8 @@
  */
 import type { TenantRow } from '../tenants.js';
 import type { PlatformClient } from '../platform-client.js';
-import { type CallBudget, metaIsStale, type Observation, readMeta, RunBudgetSpent } from './refresh-reads.js';
+import { metaIsStale, type Observation, readMeta } from './refresh-reads.js';
+import { type CallBudget, RunBudgetSpent } from '../run-budget.js';
 import type { ModelBook } from './refresh-state.js';
 import type { RefreshEntry } from './refresh-history.js';
 import { isResourceRefusal } from '../platform-client.js';

@@ -12,7 +12,8 @@ import type { TenantRow } from '../tenants.js';
 import type { PlatformClient } from '../platform-client.js';
 import { inPool } from '../pool.js';
 import { pickForRun } from '../rotation.js';
-import { type CallBudget, metaIsStale, type Observation, readHistory, readMeta } from './refresh-reads.js';
+import { metaIsStale, type Observation, readHistory, readMeta } from './refresh-reads.js';
+import { type CallBudget } from '../run-budget.js';
 import type { MemberListing, ModelBook, ModelState } from './refresh-state.js';
 import { isResourceRefusal } from '../platform-client.js';
 

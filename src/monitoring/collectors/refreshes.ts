@@ -16,12 +16,14 @@ import { BudgetExhaustedError, HOURLY_CAPS } from '../budget.js';
 import type { Collector } from '../collector.js';
 import { forgetItems, saveDatasources, savePlacements } from '../lineage.js';
 import { causesOf, openRootCauses, type OpenRootCauses } from '../root-causes.js';
-import { progressOf, runBudget } from '../rotation.js';
+import { progressOf } from '../rotation.js';
+import { runBudget } from '../run-budget.js';
 import { readAdmin } from './refresh-admin.js';
 import { explainRefreshError, refreshFailureMessage } from './refresh-errors.js';
 import { newResults } from './refresh-history.js';
 import { isHotModel, readMember } from './refresh-member.js';
-import { CallBudget, type Observation, RunBudgetSpent } from './refresh-reads.js';
+import { type Observation } from './refresh-reads.js';
+import { CallBudget, RunBudgetSpent } from '../run-budget.js';
 import { ModelBook, type ModelState, rememberedModels } from './refresh-state.js';
 
 export const REFRESH_FAILED_KIND = 'RefreshFailed';

@@ -4,7 +4,7 @@
  * for the whole tenant), each workspace's items in member mode; narrowed to the tenant's listed
  * workspaces when given. Capacity names come from Fabric's capacity list.
  */
-import { VendorHttpError, type PlatformClient } from '../platform-client.js';
+import { isResourceRefusal, type PlatformClient } from '../platform-client.js';
 import type { TenantRow } from '../tenants.js';
 import { readWorkspaces } from './reads.js';
 
@@ -68,7 +68,7 @@ export async function listRunnableItems(client: PlatformClient, tenant: TenantRo
         }
       } catch (err) {
         // The principal left the workspace between the two lists: its items are not watched.
-        if (!(err instanceof VendorHttpError && (err.status === 403 || err.status === 404))) throw err;
+        if (!isResourceRefusal(err)) throw err;
         fabricCalls++;
       }
     }
