@@ -127,6 +127,11 @@ export class PlatformClient {
     this.sleep = deps.sleep ?? realSleep;
   }
 
+  /** Vendor calls this run made so far (retries and pages included): what a run budget charges. */
+  get callsMade(): number {
+    return this.deps.stats.calls;
+  }
+
   get endpoints(): TenantEndpoints {
     return this.deps.endpoints;
   }

@@ -35,6 +35,11 @@ export class CallBudget {
     this.spent++;
   }
 
+  /** Records calls already made beyond what was taken (further pages of a listing). */
+  charge(n: number): void {
+    this.spent += Math.max(0, n);
+  }
+
   /** Takes `n` calls if they all fit; false (nothing taken) otherwise. */
   tryTake(n: number): boolean {
     if (this.spent + n > this.total) return false;

@@ -6,7 +6,9 @@
  * first) and released when it outlives it; the checks rotate under the run budget, hot data sources every run.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { datasourcesCollector } from '../../src/monitoring/collectors/datasources.js';
+import { HOURLY_CAPS } from '../../src/monitoring/budget.js';
+import { DATASOURCES_SHARE, datasourcesCollector } from '../../src/monitoring/collectors/datasources.js';
+import { runBudget } from '../../src/monitoring/run-budget.js';
 import { gatewayCollector } from '../../src/monitoring/collectors/gateway.js';
 import { savePlacements, saveDatasources } from '../../src/monitoring/lineage.js';
 import { commitRun, readState } from '../../src/monitoring/output.js';
@@ -36,6 +38,27 @@ describe('collector: datasources', () => {
     const { rows } = await h.ctx.db.query<{ event: string }>('SELECT event FROM alert_events WHERE alert_id = $1 ORDER BY created_at, id', [alertId]);
     return rows.map((r) => r.event);
   }
+
+  it('the listing is paid from the run budget: a run with 30 gateways makes no more calls than its budget, and says what it left', async () => {
+    const sim = await h.sim({ seed: 187, sizes: { capacities: 1, workspaces: 1, gateways: 30, membersPerGateway: 1, cloudConnections: 0 } });
+    const orgId = await h.org();
+    const tenant = await h.tenant(orgId, sim, { collectors: { datasources: { intervalSeconds: 300 } } });
+    const runner = h.scheduler({ collectors: [datasourcesCollector] });
+    const budget = runBudget(Math.min(HOURLY_CAPS.powerbi, HOURLY_CAPS.fabric), DATASOURCES_SHARE, 300);
+    const count = () => sim.countCalls({ family: 'powerbi' }) + sim.countCalls({ family: 'fabric' });
+    for (let run = 0; run < 3; run++) {
+      const before = count();
+      h.clock.advance(300_000);
+      await runner.pass();
+      expect((await schedule(h, tenant.id, 'datasources')).last_error).toBeNull();
+      expect(count() - before).toBeLessThanOrEqual(budget);
+    }
+    // 60 data sources, 32 listing calls: the checks of a run reach 28; the rest take turns.
+    const row = await schedule(h, tenant.id, 'datasources');
+    expect(row.last_polled).toBe(budget - 32);
+    expect(row.last_deferred).toBe(0);
+    expect(sim.violations).toEqual([]);
+  });
 
   it('opens unreachable and credential incidents with the platform code, keeps one count, recovers, and resolves a data source that disappears', async () => {
     const sim = await h.sim({ seed: 181, sizes: { capacities: 1, workspaces: 1, gateways: 2, membersPerGateway: 1, cloudConnections: 2 } });

@@ -11,7 +11,8 @@
  *
  * Every check costs calls, so the checks rotate (rotation.ts): data sources failing now and
  * those an item with a recent failure reads through are checked every run; the rest take turns
- * within `SHARE` of the hourly cap at the collector's interval.
+ * within `SHARE` of the hourly cap at the collector's interval — a budget that also pays for the
+ * listing (the gateways, each gateway's data sources, the connections), so a run stays inside it.
  */
 import type { SignalInput } from '../../alerts/signals.js';
 import type { Queryable } from '../../db/index.js';
@@ -19,7 +20,7 @@ import { HOURLY_CAPS } from '../budget.js';
 import type { Collector } from '../collector.js';
 import type { StateChange } from '../output.js';
 import { causesOf, openRootCauses } from '../root-causes.js';
-import { pickForRun, ROTATION_KEY, type RotationPick, type RotationState } from '../rotation.js';
+import { pickForRun, progressOf, ROTATION_KEY, type RotationPick, type RotationState } from '../rotation.js';
 import { runBudget } from '../run-budget.js';
 import { inPool } from '../pool.js';
 import {
@@ -83,6 +84,7 @@ async function usedByRecentFailures(q: Queryable, tenantRef: string, orgId: stri
  */
 function pickWithinCalls(items: WatchedDatasource[], budget: number, isHot: (d: WatchedDatasource) => boolean, state: RotationState | undefined, now: Date): RotationPick<WatchedDatasource> {
   let checks = budget;
+  if (budget <= 0) return pickForRun(items, { key: (d) => d.id, isHot, budget: 0, state, now });
   for (;;) {
     const pick = pickForRun(items, { key: (d) => d.id, isHot, budget: checks, state, now });
     const cost = pick.poll.reduce((n, d) => n + CHECK_COST[d.check], 0);
@@ -93,18 +95,21 @@ function pickWithinCalls(items: WatchedDatasource[], budget: number, isHot: (d: 
 
 export const datasourcesCollector: Collector = {
   name: 'datasources',
-  async run({ ctx, tenant, client, state, commit, intervalSeconds }) {
+  async run({ ctx, tenant, client, state, commit, intervalSeconds, reportProgress }) {
     const now = ctx.clock.now();
+    // The run's budget covers every call: the listing (gateways, one per gateway, connections) first, the checks with the rest.
+    const budget = runBudget(Math.min(HOURLY_CAPS.powerbi, HOURLY_CAPS.fabric), DATASOURCES_SHARE, intervalSeconds);
+    const beforeListing = client.callsMade;
     const datasources = await listDatasources(client);
+    const checkBudget = Math.max(0, budget - (client.callsMade - beforeListing));
     const [watchingGateways, recent, open] = await Promise.all([
       gatewaysWatched(ctx.db, tenant.id),
       usedByRecentFailures(ctx.db, tenant.id, tenant.org_id, new Date(now.getTime() - RECENT_FAILURE_MS)),
       openRootCauses(ctx.db, tenant.org_id),
     ]);
     const remembered = (id: string) => state.get(KEY_PREFIX + id) as Remembered | undefined;
-    const budget = runBudget(Math.min(HOURLY_CAPS.powerbi, HOURLY_CAPS.fabric), DATASOURCES_SHARE, intervalSeconds);
     const isHot = (d: WatchedDatasource) => (remembered(d.id)?.failure ?? null) !== null || remembered(d.id)?.waitsForGateway === true || recent.has(d.id);
-    const pick = pickWithinCalls(datasources, budget, isHot, state.get(ROTATION_KEY) as RotationState | undefined, now);
+    const pick = pickWithinCalls(datasources, checkBudget, isHot, state.get(ROTATION_KEY) as RotationState | undefined, now);
 
     // Checks that end in an error saying nothing about the data source stop the run's checks;
     // what was checked is still committed, then the error is reported.
@@ -155,6 +160,7 @@ export const datasourcesCollector: Collector = {
       signals.push(...goneSignals(key, value as Remembered, now));
       changes.push({ key, value: null });
     }
+    reportProgress(progressOf(datasources, isHot, (d) => results.has(d.id)));
     // A run stopped early has not taken its turn: the cursor stays where it was.
     if (stopped === null) changes.push({ key: ROTATION_KEY, value: pick.next });
     await commit(signals, changes);

@@ -5,7 +5,6 @@
  * array under `data`).
  */
 import type { PlatformClient } from '../platform-client.js';
-import type { TenantRow } from '../tenants.js';
 import type { WorkspaceFact } from './reads.js';
 
 export interface MirroredDatabaseFact {
@@ -51,29 +50,32 @@ function dbPath(db: Pick<MirroredDatabaseFact, 'id' | 'workspaceId'>, tail: stri
   return `/workspaces/${encodeURIComponent(db.workspaceId)}/mirroredDatabases/${encodeURIComponent(db.id)}/${tail}`;
 }
 
-export async function listMirroredDatabases(client: PlatformClient, tenant: TenantRow, workspaces: WorkspaceFact[]): Promise<MirroredDatabaseFact[]> {
+/** Admin mode: every mirrored database of the watched workspaces, from the tenant's admin items list (fabric-admin). */
+export async function listMirroredDatabasesAsAdmin(client: PlatformClient, workspaces: WorkspaceFact[]): Promise<MirroredDatabaseFact[]> {
   const byWorkspace = new Map(workspaces.map((w) => [w.id, w]));
   const out: MirroredDatabaseFact[] = [];
-  const add = (id: string, name: string, workspaceId: string, capacityId: string | null) => {
-    const w = byWorkspace.get(workspaceId);
-    // Only databases of the watched workspaces (a connection may list some).
-    if (!w || !id) return;
-    out.push({ id: id.toLowerCase(), name: name || id.toLowerCase(), workspaceId, workspaceName: w.name, capacityId: capacityId ?? w.capacityId });
-  };
-  if (tenant.mode === 'admin') {
-    const url = `${client.fabric('/admin/items')}?type=MirroredDatabase`;
-    for await (const page of client.fabricPages<Record<string, unknown>>({ family: 'fabric-admin', audience: 'fabric', url }, 'itemEntities')) {
-      for (const i of page) {
-        if (i.type !== undefined && i.type !== 'MirroredDatabase') continue;
-        add(text(i.id), text(i.name) || text(i.displayName), text(i.workspaceId).toLowerCase(), text(i.capacityId).toLowerCase() || null);
-      }
+  const url = `${client.fabric('/admin/items')}?type=MirroredDatabase`;
+  for await (const page of client.fabricPages<Record<string, unknown>>({ family: 'fabric-admin', audience: 'fabric', url }, 'itemEntities')) {
+    for (const i of page) {
+      if (i.type !== undefined && i.type !== 'MirroredDatabase') continue;
+      const id = text(i.id);
+      const w = byWorkspace.get(text(i.workspaceId).toLowerCase());
+      // Only databases of the watched workspaces (a connection may list some).
+      if (!w || !id) continue;
+      out.push({ id: id.toLowerCase(), name: text(i.name) || text(i.displayName) || id.toLowerCase(), workspaceId: w.id, workspaceName: w.name, capacityId: text(i.capacityId).toLowerCase() || w.capacityId });
     }
-  } else {
-    for (const w of workspaces) {
-      const url = client.fabric(`/workspaces/${encodeURIComponent(w.id)}/mirroredDatabases`);
-      for await (const page of client.fabricPages<Record<string, unknown>>({ family: 'fabric', audience: 'fabric', url })) {
-        for (const i of page) add(text(i.id), text(i.displayName), w.id, null);
-      }
+  }
+  return out;
+}
+
+/** Member mode: the mirrored databases of one workspace, [id (lower case), name]. */
+export async function listWorkspaceDatabases(client: PlatformClient, workspaceId: string): Promise<[string, string][]> {
+  const out: [string, string][] = [];
+  const url = client.fabric(`/workspaces/${encodeURIComponent(workspaceId)}/mirroredDatabases`);
+  for await (const page of client.fabricPages<Record<string, unknown>>({ family: 'fabric', audience: 'fabric', url })) {
+    for (const i of page) {
+      const id = text(i.id);
+      if (id) out.push([id.toLowerCase(), text(i.displayName) || id.toLowerCase()]);
     }
   }
   return out;
