@@ -223,7 +223,7 @@ export class CollectorScheduler {
       });
       const state = await readState<unknown>(this.ctx.db, tenant.id, collector.name);
       let committed = false;
-      const t = tenant;
+      const runTenant = tenant;
       await collector.run({
         ctx: this.ctx,
         tenant,
@@ -236,7 +236,7 @@ export class CollectorScheduler {
         commit: async (signals, changes) => {
           if (committed) throw new Error('a run commits once');
           committed = true;
-          await commitRun(this.ctx, t.org_id, t.id, collector.name, signals, changes);
+          await commitRun(this.ctx, runTenant.org_id, runTenant.id, collector.name, signals, changes);
         },
       });
     } catch (err) {

@@ -42,7 +42,7 @@ const KEY_PREFIX = 'ds:';
 /** Source types of the workload failures a data source may be behind. */
 const WORKLOAD_SOURCES = ['Dataset', 'FabricJob', 'DataFreshness'];
 
-interface Remembered {
+interface RememberedDatasource {
   name: string;
   gatewayId: string | null;
   failure: CheckFailure | null;
@@ -107,7 +107,7 @@ export const datasourcesCollector: Collector = {
       usedByRecentFailures(ctx.db, tenant.id, tenant.org_id, new Date(now.getTime() - RECENT_FAILURE_MS)),
       openRootCauses(ctx.db, tenant.org_id),
     ]);
-    const remembered = (id: string) => state.get(KEY_PREFIX + id) as Remembered | undefined;
+    const remembered = (id: string) => state.get(KEY_PREFIX + id) as RememberedDatasource | undefined;
     const isHot = (d: WatchedDatasource) => (remembered(d.id)?.failure ?? null) !== null || remembered(d.id)?.waitsForGateway === true || recent.has(d.id);
     const pick = pickWithinCalls(datasources, checkBudget, isHot, state.get(ROTATION_KEY) as RotationState | undefined, now);
 
@@ -150,14 +150,14 @@ export const datasourcesCollector: Collector = {
           causes: causesOf(open, { gatewayIds: d.gatewayId ? [d.gatewayId] : [] }),
         });
       }
-      const now_: Remembered = { name: d.name, gatewayId: d.gatewayId, failure, ...(waitsForGateway ? { waitsForGateway } : {}) };
+      const current: RememberedDatasource = { name: d.name, gatewayId: d.gatewayId, failure, ...(waitsForGateway ? { waitsForGateway } : {}) };
       if (!prev || prev.name !== d.name || prev.gatewayId !== d.gatewayId || JSON.stringify(prev.failure) !== JSON.stringify(failure) || (prev.waitsForGateway === true) !== waitsForGateway) {
-        changes.push({ key: KEY_PREFIX + d.id, value: now_ });
+        changes.push({ key: KEY_PREFIX + d.id, value: current });
       }
     }
     for (const [key, value] of state) {
       if (!key.startsWith(KEY_PREFIX) || listed.has(key.slice(KEY_PREFIX.length))) continue;
-      signals.push(...goneSignals(key, value as Remembered, now));
+      signals.push(...goneSignals(key, value as RememberedDatasource, now));
       changes.push({ key, value: null });
     }
     reportProgress(progressOf(datasources, isHot, (d) => results.has(d.id)));
@@ -167,7 +167,7 @@ export const datasourcesCollector: Collector = {
     if (stopped !== null) throw stopped;
   },
   releaseAll(state, now) {
-    return [...state].flatMap(([key, value]) => (key.startsWith(KEY_PREFIX) ? goneSignals(key, value as Remembered, now) : []));
+    return [...state].flatMap(([key, value]) => (key.startsWith(KEY_PREFIX) ? goneSignals(key, value as RememberedDatasource, now) : []));
   },
 };
 
@@ -181,7 +181,7 @@ function recovery(base: Omit<SignalInput, 'kind' | 'title' | 'message' | 'notifi
 }
 
 /** A data source no longer listed: its incident, if it had one, resolves. */
-function goneSignals(key: string, prev: Remembered, now: Date): SignalInput[] {
+function goneSignals(key: string, prev: RememberedDatasource, now: Date): SignalInput[] {
   if (!prev.failure) return [];
   const sourceId = key.slice(KEY_PREFIX.length);
   return [

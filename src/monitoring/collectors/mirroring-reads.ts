@@ -6,6 +6,7 @@
  */
 import type { PlatformClient } from '../platform-client.js';
 import type { WorkspaceFact } from './reads.js';
+import { textOf } from './values.js';
 
 export interface MirroredDatabaseFact {
   /** Lower case, as every platform id the collectors keep. */
@@ -39,11 +40,10 @@ interface PlatformError {
   message?: unknown;
 }
 
-const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 function errorOf(e: PlatformError | undefined): { errorCode: string | null; errorMessage: string | null } {
   if (!e || typeof e !== 'object') return { errorCode: null, errorMessage: null };
-  return { errorCode: text(e.errorCode) || 'UnknownError', errorMessage: text(e.message) || null };
+  return { errorCode: textOf(e.errorCode) || 'UnknownError', errorMessage: textOf(e.message) || null };
 }
 
 function dbPath(db: Pick<MirroredDatabaseFact, 'id' | 'workspaceId'>, tail: string): string {
@@ -58,11 +58,11 @@ export async function listMirroredDatabasesAsAdmin(client: PlatformClient, works
   for await (const page of client.fabricPages<Record<string, unknown>>({ family: 'fabric-admin', audience: 'fabric', url }, 'itemEntities')) {
     for (const i of page) {
       if (i.type !== undefined && i.type !== 'MirroredDatabase') continue;
-      const id = text(i.id);
-      const w = byWorkspace.get(text(i.workspaceId).toLowerCase());
+      const id = textOf(i.id);
+      const w = byWorkspace.get(textOf(i.workspaceId).toLowerCase());
       // Only databases of the watched workspaces (a connection may list some).
       if (!w || !id) continue;
-      out.push({ id: id.toLowerCase(), name: text(i.name) || text(i.displayName) || id.toLowerCase(), workspaceId: w.id, workspaceName: w.name, capacityId: text(i.capacityId).toLowerCase() || w.capacityId });
+      out.push({ id: id.toLowerCase(), name: textOf(i.name) || textOf(i.displayName) || id.toLowerCase(), workspaceId: w.id, workspaceName: w.name, capacityId: textOf(i.capacityId).toLowerCase() || w.capacityId });
     }
   }
   return out;
@@ -74,8 +74,8 @@ export async function listWorkspaceDatabases(client: PlatformClient, workspaceId
   const url = client.fabric(`/workspaces/${encodeURIComponent(workspaceId)}/mirroredDatabases`);
   for await (const page of client.fabricPages<Record<string, unknown>>({ family: 'fabric', audience: 'fabric', url })) {
     for (const i of page) {
-      const id = text(i.id);
-      if (id) out.push([id.toLowerCase(), text(i.displayName) || id.toLowerCase()]);
+      const id = textOf(i.id);
+      if (id) out.push([id.toLowerCase(), textOf(i.displayName) || id.toLowerCase()]);
     }
   }
   return out;
@@ -83,7 +83,7 @@ export async function listWorkspaceDatabases(client: PlatformClient, workspaceId
 
 export async function readMirroringStatus(client: PlatformClient, db: MirroredDatabaseFact): Promise<DatabaseStatus> {
   const answer = await client.json<{ status?: unknown; error?: PlatformError }>({ family: 'fabric', audience: 'fabric', method: 'POST', url: client.fabric(dbPath(db, 'getMirroringStatus')) });
-  return { status: text(answer?.status) || 'Unknown', ...errorOf(answer?.error) };
+  return { status: textOf(answer?.status) || 'Unknown', ...errorOf(answer?.error) };
 }
 
 export async function readTables(client: PlatformClient, db: MirroredDatabaseFact): Promise<TableFact[]> {
@@ -91,15 +91,15 @@ export async function readTables(client: PlatformClient, db: MirroredDatabaseFac
   const spec = { family: 'fabric' as const, audience: 'fabric' as const, method: 'POST' as const, url: client.fabric(dbPath(db, 'getTablesMirroringStatus')) };
   for await (const page of client.fabricPages<Record<string, unknown>>(spec, 'data')) {
     for (const t of page) {
-      const table = text(t.sourceTableName);
+      const table = textOf(t.sourceTableName);
       if (!table) continue;
-      const schema = text(t.sourceSchemaName);
+      const schema = textOf(t.sourceSchemaName);
       const name = schema ? `${schema}.${table}` : table;
       const latency = (t.metrics as Record<string, unknown> | undefined)?.lastSyncLatencyInSeconds;
       out.push({
         key: name.toLowerCase(),
         name,
-        status: text(t.status) || 'Unknown',
+        status: textOf(t.status) || 'Unknown',
         latencySeconds: typeof latency === 'number' && Number.isFinite(latency) ? latency : null,
         ...errorOf(t.error as PlatformError | undefined),
       });

@@ -92,24 +92,24 @@ function judgeDatabase(
   const memo: DatabaseMemo = { name: db.name, workspaceName: db.workspaceName, down, tables: {} };
   for (const t of tables) {
     const before = prev?.tables[t.key];
-    const now_: TableMemo = { name: t.name, failed: tableIsFailed(t.status), lag: lagLevel(t.latencySeconds, thresholds, before?.lag ?? 'none') };
-    memo.tables[t.key] = now_;
+    const current: TableMemo = { name: t.name, failed: tableIsFailed(t.status), lag: lagLevel(t.latencySeconds, thresholds, before?.lag ?? 'none') };
+    memo.tables[t.key] = current;
     const base = { sourceType: MIRRORING_SOURCE, sourceId: `${db.id}/${t.key}`, sourceName: `${db.name} / ${t.name}`, workspaceName: db.workspaceName, occurredAt: now };
     const label = `${db.name} / ${t.name}`;
-    if (now_.failed && !before?.failed) {
+    if (current.failed && !before?.failed) {
       const code = t.errorCode ?? 'UnknownError';
       out.tables.push({ ...base, notificationKind: MIRRORING_TABLE_FAILED, severity: 'error', kind: 'failure', causes: tableCauses,
         title: `Mirrored table ${label} failed`, message: `Mirrored table ${label} failed to replicate: ${code}${t.errorMessage ? ` (${t.errorMessage})` : ''}.` });
-    } else if (!now_.failed && before?.failed) {
+    } else if (!current.failed && before?.failed) {
       out.tables.push({ ...base, notificationKind: MIRRORING_TABLE_FAILED, severity: 'error', kind: 'recovery', title: `Mirrored table ${label} is ${t.status}`, message: `Mirrored table ${label} is ${t.status} again.` });
     }
     const was = before?.lag ?? 'none';
-    if (was !== now_.lag) {
+    if (was !== current.lag) {
       const lagText = `${t.latencySeconds} s`;
       if (was !== 'none') out.tables.push(lagSignal(base, was, 'recovery', `Mirrored table ${label} lag is ${lagText}`, `Replication lag of ${label} is ${lagText}, no longer over ${was === 'error' ? thresholds.errorSeconds : thresholds.infoSeconds} s.`, []));
-      if (now_.lag !== 'none') {
-        const limit = now_.lag === 'error' ? thresholds.errorSeconds : thresholds.infoSeconds;
-        out.tables.push(lagSignal(base, now_.lag, 'failure', `Mirrored table ${label} lags ${lagText} behind`, `Replication lag of ${label} is ${lagText}, over the tenant's threshold of ${limit} s.`, tableCauses));
+      if (current.lag !== 'none') {
+        const limit = current.lag === 'error' ? thresholds.errorSeconds : thresholds.infoSeconds;
+        out.tables.push(lagSignal(base, current.lag, 'failure', `Mirrored table ${label} lags ${lagText} behind`, `Replication lag of ${label} is ${lagText}, over the tenant's threshold of ${limit} s.`, tableCauses));
       }
     }
   }

@@ -14,7 +14,7 @@ import { inPool } from '../pool.js';
 import { pickForRun } from '../rotation.js';
 import { metaIsStale, type Observation, readHistory, readMeta } from './refresh-reads.js';
 import { type CallBudget } from '../run-budget.js';
-import type { MemberListing, ModelBook, ModelState } from './refresh-state.js';
+import type { MemberListing, RefreshMemory, ModelState } from './refresh-state.js';
 import { isResourceRefusal } from '../platform-client.js';
 
 /** Share of the run's budget that re-lists workspaces' models (the rest polls refreshes). */
@@ -40,24 +40,24 @@ export function isHotModel(m: ModelState, now: Date): boolean {
   return m.failing || m.running.length > 0 || m.meta?.scheduled === true || (m.lastSeenAt !== null && now.getTime() - Date.parse(m.lastSeenAt) < HOT_WINDOW_MS);
 }
 
-export async function readMember(client: PlatformClient, tenant: TenantRow, book: ModelBook, budget: CallBudget, now: Date, observe: (o: Observation) => void): Promise<void> {
-  const { groups, capacityNames } = await listingOf(client, tenant, book, budget, now);
+export async function readMember(client: PlatformClient, tenant: TenantRow, memory: RefreshMemory, budget: CallBudget, now: Date, observe: (o: Observation) => void): Promise<void> {
+  const { groups, capacityNames } = await listingOf(client, tenant, memory, budget, now);
 
   // Workspaces no longer reachable (or no longer listed in the connection): their models go.
-  for (const [id, m] of book.models) if (!groups.has(m.workspaceId)) book.forget(id);
-  for (const id of book.workspaces.keys()) if (!groups.has(id)) book.workspaces.delete(id);
+  for (const [id, m] of memory.models) if (!groups.has(m.workspaceId)) memory.forget(id);
+  for (const id of memory.workspaces.keys()) if (!groups.has(id)) memory.workspaces.delete(id);
 
   // A workspace moved to another capacity: its models follow at once (no re-listing needed).
-  for (const [id, m] of book.models) {
+  for (const [id, m] of memory.models) {
     const g = groups.get(m.workspaceId);
-    if (g && g.capacityId !== m.capacityId) book.place(id, m.name, m.workspaceId, g.capacityId);
+    if (g && g.capacityId !== m.capacityId) memory.place(id, m.name, m.workspaceId, g.capacityId);
   }
   // Workspaces never listed first; re-listing known ones comes after the polls, so a tight
   // budget still reads refreshes instead of re-listing the same workspaces every hour.
   const listShare = Math.max(1, Math.floor(budget.total * DISCOVERY_SHARE));
-  const listedNow = await listWorkspaces(client, groups, book, budget, now, listShare, 'new');
+  const listedNow = await listWorkspaces(client, groups, memory, budget, now, listShare, 'new');
 
-  const models = [...book.models].filter(([, m]) => groups.has(m.workspaceId));
+  const models = [...memory.models].filter(([, m]) => groups.has(m.workspaceId));
   // Hot: what can fail soon or is failing. A model never polled yet takes its turn with the others
   // (on a small tenant that is this run): were it hot, a tenant still being discovered would keep
   // more hot models than a run's budget and push the scheduled ones into taking turns.
@@ -65,11 +65,11 @@ export async function readMember(client: PlatformClient, tenant: TenantRow, book
   const cost = ([, m]: [string, ModelState]) => (metaIsStale(m.meta, now) ? 3 : 1);
   // Keep room for re-listing the workspaces that are due, within the listing share.
   const staleDue = [...groups.keys()].filter((id) => {
-    const at = book.workspaces.get(id)?.listedAt;
+    const at = memory.workspaces.get(id)?.listedAt;
     return at !== undefined && now.getTime() - Date.parse(at) >= RELIST_MS;
   }).length;
   const room = Math.max(0, budget.left - Math.min(staleDue, listShare - listedNow));
-  const opts = { key: ([id]: [string, ModelState]) => id, isHot, state: book.rotation, now };
+  const opts = { key: ([id]: [string, ModelState]) => id, isHot, state: memory.rotation, now };
   // The rotation picks one resource per unit of budget; models due for a data-source read cost
   // more, so the pick is cut to the prefix the calls actually reach (same order, smaller budget).
   const widest = pickForRun(models, { ...opts, budget: room });
@@ -82,20 +82,20 @@ export async function readMember(client: PlatformClient, tenant: TenantRow, book
     try {
       if (metaIsStale(m.meta, now)) {
         const meta = await readMeta(client, budget, m.workspaceId, id, true, now);
-        book.update(id, { ...(book.models.get(id) ?? m), meta });
-        book.metaRead.add(id);
+        memory.update(id, { ...(memory.models.get(id) ?? m), meta });
+        memory.metaRead.add(id);
       }
       const history = await readHistory(client, budget, m.workspaceId, id);
       observe({ modelId: id, history, workspaceName: group.name, capacityName: group.capacityId ? (capacityNames.get(group.capacityId) ?? null) : null });
     } catch (err) {
       if (!isResourceRefusal(err)) throw err;
       // The model is gone (404) or out of reach: it is listed again, or dropped, when its workspace is re-listed.
-      if (err.status === 404) book.forget(id);
+      if (err.status === 404) memory.forget(id);
     }
   });
   // Only a run that polled its whole pick moves the rotation on (a spent budget retries the slice).
-  book.rotation = pick.next;
-  await listWorkspaces(client, groups, book, budget, now, Math.min(budget.left, listShare - listedNow), 'stale');
+  memory.rotation = pick.next;
+  await listWorkspaces(client, groups, memory, budget, now, Math.min(budget.left, listShare - listedNow), 'stale');
 }
 
 /**
@@ -103,19 +103,19 @@ export async function readMember(client: PlatformClient, tenant: TenantRow, book
  * the cached listing while it is younger than LISTING_REFRESH_MS, else listed again (1 call per
  * 5,000 workspaces, 1 for the capacities) and cached.
  */
-async function listingOf(client: PlatformClient, tenant: TenantRow, book: ModelBook, budget: CallBudget, now: Date): Promise<{ groups: Map<string, Group>; capacityNames: Map<string, string> }> {
-  const cached = book.listing;
+async function listingOf(client: PlatformClient, tenant: TenantRow, memory: RefreshMemory, budget: CallBudget, now: Date): Promise<{ groups: Map<string, Group>; capacityNames: Map<string, string> }> {
+  const cached = memory.listing;
   if (!cached || now.getTime() - Date.parse(cached.listedAt) >= LISTING_REFRESH_MS || now.getTime() < Date.parse(cached.listedAt)) {
     const groups = await readGroups(client, budget);
     budget.take();
     const capacities = await client.json<{ value?: { id: string; displayName?: string }[] }>({ family: 'powerbi', audience: 'powerbi', url: client.powerBi('/capacities') });
-    book.listing = {
+    memory.listing = {
       listedAt: now.toISOString(),
       groups,
       capacities: (capacities?.value ?? []).map((c) => [c.id.toLowerCase(), c.displayName || c.id]),
     };
   }
-  const listing = book.listing!;
+  const listing = memory.listing!;
   const wanted = tenant.workspaces ? new Set(tenant.workspaces.map((w) => w.toLowerCase())) : null;
   const groups = new Map<string, Group>();
   for (const [id, name, capacityId] of listing.groups) if (!wanted || wanted.has(id)) groups.set(id, { id, name, capacityId });
@@ -138,10 +138,10 @@ async function readGroups(client: PlatformClient, budget: CallBudget): Promise<M
  * Lists the models of up to `limit` workspaces: those never listed (`new`), or those listed
  * longest ago, at most once an hour each (`stale`). Returns how many it listed.
  */
-async function listWorkspaces(client: PlatformClient, groups: Map<string, Group>, book: ModelBook, budget: CallBudget, now: Date, limit: number, which: 'new' | 'stale'): Promise<number> {
+async function listWorkspaces(client: PlatformClient, groups: Map<string, Group>, memory: RefreshMemory, budget: CallBudget, now: Date, limit: number, which: 'new' | 'stale'): Promise<number> {
   if (limit <= 0) return 0;
   const due = [...groups.values()]
-    .map((g) => ({ g, at: book.workspaces.get(g.id)?.listedAt ?? '' }))
+    .map((g) => ({ g, at: memory.workspaces.get(g.id)?.listedAt ?? '' }))
     .filter(({ at }) => (which === 'new' ? at === '' : at !== '' && now.getTime() - Date.parse(at) >= RELIST_MS))
     .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.g.id < b.g.id ? -1 : 1))
     .slice(0, limit);
@@ -155,14 +155,14 @@ async function listWorkspaces(client: PlatformClient, groups: Map<string, Group>
       if (!isResourceRefusal(err)) throw err;
       models = [];
     }
-    book.workspaces.set(g.id, { listedAt: now.toISOString() });
+    memory.workspaces.set(g.id, { listedAt: now.toISOString() });
     const listed = new Set<string>();
     for (const d of models) {
       const id = d.id.toLowerCase();
       listed.add(id);
-      book.place(id, d.name || id, g.id, g.capacityId);
+      memory.place(id, d.name || id, g.id, g.capacityId);
     }
-    for (const [id, m] of book.models) if (m.workspaceId === g.id && !listed.has(id)) book.forget(id);
+    for (const [id, m] of memory.models) if (m.workspaceId === g.id && !listed.has(id)) memory.forget(id);
   });
   return due.length;
 }

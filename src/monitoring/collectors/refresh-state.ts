@@ -1,6 +1,6 @@
 /**
  * What the refreshes collector remembers between runs (collector_state, one key per model and
- * per workspace, plus the rotation and the admin paging cursor), and the per-run book that
+ * per workspace, plus the rotation and the admin paging cursor), and the per-run memory that
  * tracks what changed so only those keys are written back.
  */
 import type { StateChange } from '../output.js';
@@ -53,7 +53,7 @@ const WORKSPACE = 'ws:';
 const ADMIN_SKIP = 'admin:skip';
 const ADMIN_NEXT = 'admin:next';
 
-export class ModelBook {
+export class RefreshMemory {
   readonly models = new Map<string, ModelState>();
   readonly workspaces = new Map<string, WorkspaceState>();
   rotation: RotationState | undefined;

@@ -24,7 +24,7 @@ import { newResults } from './refresh-history.js';
 import { isHotModel, readMember } from './refresh-member.js';
 import { type Observation } from './refresh-reads.js';
 import { CallBudget, RunBudgetSpent } from '../run-budget.js';
-import { ModelBook, type ModelState, rememberedModels } from './refresh-state.js';
+import { RefreshMemory, type ModelState, rememberedModels } from './refresh-state.js';
 
 export const REFRESH_FAILED_KIND = 'RefreshFailed';
 
@@ -41,7 +41,7 @@ export const refreshesCollector: Collector = {
   name: 'refreshes',
   async run({ ctx, tenant, client, state, intervalSeconds: interval, reportProgress, commit }) {
     const now = ctx.clock.now();
-    const book = new ModelBook(state);
+    const memory = new RefreshMemory(state);
     const observations: Observation[] = [];
     const observe = (o: Observation) => observations.push(o);
     let hourSpent = false;
@@ -49,9 +49,9 @@ export const refreshesCollector: Collector = {
     try {
       if (tenant.mode === 'admin') {
         const pages = new CallBudget(runBudget(HOURLY_CAPS['powerbi-admin'], ADMIN_SHARE, interval));
-        await readAdmin(client, tenant, book, { pages, powerbi, pageSpacingMs: 3_600_000 / (HOURLY_CAPS['powerbi-admin'] * ADMIN_SHARE) }, now, observe);
+        await readAdmin(client, tenant, memory, { pages, powerbi, pageSpacingMs: 3_600_000 / (HOURLY_CAPS['powerbi-admin'] * ADMIN_SHARE) }, now, observe);
       }
-      else await readMember(client, tenant, book, powerbi, now, observe);
+      else await readMember(client, tenant, memory, powerbi, now, observe);
     } catch (err) {
       // A spent budget ends the run quietly: what was read is applied, the rest waits for the next run.
       if (!(err instanceof RunBudgetSpent || err instanceof BudgetExhaustedError)) throw err;
@@ -61,24 +61,24 @@ export const refreshesCollector: Collector = {
     const read = new Set(observations.map((o) => o.modelId));
     if (tenant.mode === 'admin') {
       // The refreshables list is paced by design; only a spent hourly budget leaves listed models unread.
-      reportProgress({ polled: read.size, deferred: hourSpent ? [...book.models.keys()].filter((id) => !read.has(id)).length : 0 });
+      reportProgress({ polled: read.size, deferred: hourSpent ? [...memory.models.keys()].filter((id) => !read.has(id)).length : 0 });
     } else {
-      reportProgress(progressOf(book.models, ([, m]) => isHotModel(m, now), ([id]) => read.has(id)));
+      reportProgress(progressOf(memory.models, ([, m]) => isHotModel(m, now), ([id]) => read.has(id)));
     }
 
     const roots = await openRootCauses(ctx.db, tenant.org_id);
     const signals: SignalInput[] = [];
     for (const o of observations) {
-      const prev = book.models.get(o.modelId);
+      const prev = memory.models.get(o.modelId);
       if (!prev) continue;
       const { next, signals: out } = applyResults(o.modelId, prev, o, roots, now);
-      book.update(o.modelId, next);
+      memory.update(o.modelId, next);
       signals.push(...out);
     }
-    for (const [id, prev] of book.forgotten) signals.push(...goneSignals(id, prev, now));
+    for (const [id, prev] of memory.forgotten) signals.push(...goneSignals(id, prev, now));
 
-    await saveLineage(ctx.db, tenant.id, book, now);
-    await commit(signals, book.changes());
+    await saveLineage(ctx.db, tenant.id, memory, now);
+    await commit(signals, memory.changes());
   },
   releaseAll(state, now) {
     return rememberedModels(state).flatMap(([id, m]) => goneSignals(id, m, now));
@@ -132,15 +132,15 @@ function goneSignals(id: string, prev: ModelState, now: Date): SignalInput[] {
   ];
 }
 
-async function saveLineage(db: Parameters<typeof savePlacements>[0], tenantRef: string, book: ModelBook, now: Date): Promise<void> {
-  const placed = [...book.placed].map((id) => {
-    const m = book.models.get(id)!;
+async function saveLineage(db: Parameters<typeof savePlacements>[0], tenantRef: string, memory: RefreshMemory, now: Date): Promise<void> {
+  const placed = [...memory.placed].map((id) => {
+    const m = memory.models.get(id)!;
     return { itemId: id, itemType: 'SemanticModel', itemName: m.name, workspaceId: m.workspaceId, capacityId: m.capacityId };
   });
   await savePlacements(db, tenantRef, placed, now);
-  for (const id of book.metaRead) {
-    const meta = book.models.get(id)?.meta;
+  for (const id of memory.metaRead) {
+    const meta = memory.models.get(id)?.meta;
     if (meta) await saveDatasources(db, tenantRef, id, meta.gatewayIds, meta.datasourceIds, now);
   }
-  await forgetItems(db, tenantRef, [...book.forgotten.keys()]);
+  await forgetItems(db, tenantRef, [...memory.forgotten.keys()]);
 }
