@@ -47,3 +47,18 @@ export class CallBudget {
     return true;
   }
 }
+
+/**
+ * Listings that do not change every run (workspaces, capacities, gateways and their data
+ * sources) are kept in the collector's state and read again after this long: often enough that a
+ * new or removed resource shows within minutes, rarely enough that a short interval's small budget
+ * goes to the resources themselves.
+ */
+export const LISTING_REFRESH_MS = 5 * 60_000;
+
+/** Whether a listing read at `listedAt` (ISO) is to be read again at `now`. */
+export function listingIsDue(listedAt: string | undefined, now: Date): boolean {
+  if (!listedAt) return true;
+  const at = Date.parse(listedAt);
+  return !Number.isFinite(at) || now.getTime() - at >= LISTING_REFRESH_MS || now.getTime() < at;
+}

@@ -21,7 +21,7 @@ import type { Collector } from '../collector.js';
 import type { StateChange } from '../output.js';
 import { causesOf, openRootCauses } from '../root-causes.js';
 import { pickForRun, progressOf, ROTATION_KEY, type RotationPick, type RotationState } from '../rotation.js';
-import { runBudget } from '../run-budget.js';
+import { listingIsDue, runBudget } from '../run-budget.js';
 import { inPool } from '../pool.js';
 import {
   CHECK_COST,
@@ -39,6 +39,15 @@ export const DATASOURCES_SHARE = 0.1;
 /** A failure of an item this recent makes the data sources it reads through hot. */
 const RECENT_FAILURE_MS = 24 * 3_600_000;
 const KEY_PREFIX = 'ds:';
+/** The data sources as last listed (re-listed after LISTING_REFRESH_MS). */
+const LISTING_KEY = 'listing';
+
+interface DatasourceListing {
+  listedAt: string;
+  datasources: WatchedDatasource[];
+  /** Calls the last listing took beyond its run's budget, still to be paid back by later runs. */
+  owed?: number;
+}
 /** Source types of the workload failures a data source may be behind. */
 const WORKLOAD_SOURCES = ['Dataset', 'FabricJob', 'DataFreshness'];
 
@@ -97,11 +106,21 @@ export const datasourcesCollector: Collector = {
   name: 'datasources',
   async run({ ctx, tenant, client, state, commit, intervalSeconds, reportProgress }) {
     const now = ctx.clock.now();
-    // The run's budget covers every call: the listing (gateways, one per gateway, connections) first, the checks with the rest.
+    // The run's budget covers every call: the listing when it is due (gateways, one call per
+    // gateway, connections), the checks with the rest. Between listings the cached one is used.
     const budget = runBudget(Math.min(HOURLY_CAPS.powerbi, HOURLY_CAPS.fabric), DATASOURCES_SHARE, intervalSeconds);
-    const beforeListing = client.callsMade;
-    const datasources = await listDatasources(client);
-    const checkBudget = Math.max(0, budget - (client.callsMade - beforeListing));
+    const cached = state.get(LISTING_KEY) as DatasourceListing | undefined;
+    let datasources = cached?.datasources ?? [];
+    // Calls a listing took beyond its run's budget are paid back by the next runs' checks.
+    let owed = cached?.owed ?? 0;
+    const relisted = !cached || listingIsDue(cached.listedAt, now);
+    if (relisted) {
+      const beforeListing = client.callsMade;
+      datasources = await listDatasources(client);
+      owed += client.callsMade - beforeListing;
+    }
+    const checkBudget = Math.max(0, budget - owed);
+    owed = Math.max(0, owed - budget);
     const [watchingGateways, recent, open] = await Promise.all([
       gatewaysWatched(ctx.db, tenant.id),
       usedByRecentFailures(ctx.db, tenant.id, tenant.org_id, new Date(now.getTime() - RECENT_FAILURE_MS)),
@@ -161,6 +180,10 @@ export const datasourcesCollector: Collector = {
       changes.push({ key, value: null });
     }
     reportProgress(progressOf(datasources, isHot, (d) => results.has(d.id)));
+    if (relisted || listed.size !== datasources.length || owed !== (cached?.owed ?? 0)) {
+      const listing: DatasourceListing = { listedAt: relisted ? now.toISOString() : cached!.listedAt, datasources: datasources.filter((d) => listed.has(d.id)), owed };
+      changes.push({ key: LISTING_KEY, value: listing });
+    }
     // A run stopped early has not taken its turn: the cursor stays where it was.
     if (stopped === null) changes.push({ key: ROTATION_KEY, value: pick.next });
     await commit(signals, changes);

@@ -13,7 +13,7 @@ import type { PlatformClient } from '../platform-client.js';
 import { inPool } from '../pool.js';
 import { pickForRun } from '../rotation.js';
 import { metaIsStale, type Observation, readHistory, readMeta } from './refresh-reads.js';
-import { type CallBudget } from '../run-budget.js';
+import { listingIsDue, type CallBudget } from '../run-budget.js';
 import type { MemberListing, RefreshMemory, ModelState } from './refresh-state.js';
 import { isResourceRefusal } from '../platform-client.js';
 
@@ -23,11 +23,7 @@ const DISCOVERY_SHARE = 0.25;
 const RELIST_MS = 3_600_000;
 const HOT_WINDOW_MS = 24 * 3_600_000;
 const GROUPS_PAGE = 5000;
-/**
- * The workspace and capacity listings are re-read after this long: often enough that a new or
- * moved workspace shows within minutes, rarely enough that a short interval's budget polls models.
- */
-export const LISTING_REFRESH_MS = 5 * 60_000;
+
 
 interface Group {
   id: string;
@@ -105,7 +101,7 @@ export async function readMember(client: PlatformClient, tenant: TenantRow, memo
  */
 async function listingOf(client: PlatformClient, tenant: TenantRow, memory: RefreshMemory, budget: CallBudget, now: Date): Promise<{ groups: Map<string, Group>; capacityNames: Map<string, string> }> {
   const cached = memory.listing;
-  if (!cached || now.getTime() - Date.parse(cached.listedAt) >= LISTING_REFRESH_MS || now.getTime() < Date.parse(cached.listedAt)) {
+  if (!cached || listingIsDue(cached.listedAt, now)) {
     const groups = await readGroups(client, budget);
     budget.take();
     const capacities = await client.json<{ value?: { id: string; displayName?: string }[] }>({ family: 'powerbi', audience: 'powerbi', url: client.powerBi('/capacities') });

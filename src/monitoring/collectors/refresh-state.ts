@@ -36,7 +36,7 @@ export interface WorkspaceState {
 
 /**
  * Member mode: the principal's workspaces (unfiltered) and the capacities' names as last listed.
- * They rarely change, so a run re-lists them only after LISTING_REFRESH_MS (refresh-member.ts)
+ * They rarely change, so a run re-lists them only after LISTING_REFRESH_MS (run-budget.ts)
  * and a short interval's small budget goes to the models.
  */
 export interface MemberListing {
