@@ -17,13 +17,12 @@ import type { Collector } from '../collector.js';
 import { forgetItems, saveDatasources, savePlacements } from '../lineage.js';
 import { causesOf, openRootCauses, type OpenRootCauses } from '../root-causes.js';
 import { progressOf } from '../rotation.js';
-import { runBudget } from '../run-budget.js';
 import { readAdmin } from './refresh-admin.js';
 import { explainRefreshError, refreshFailureMessage } from './refresh-errors.js';
 import { newResults } from './refresh-history.js';
 import { isHotModel, readMember } from './refresh-member.js';
-import { type Observation } from './refresh-reads.js';
-import { CallBudget, RunBudgetSpent } from '../run-budget.js';
+import type { Observation } from './refresh-reads.js';
+import { CallBudget, RunBudgetSpent, runBudget } from '../run-budget.js';
 import { RefreshMemory, type ModelState, rememberedModels } from './refresh-state.js';
 
 export const REFRESH_FAILED_KIND = 'RefreshFailed';
