@@ -27,7 +27,7 @@ import type { StateChange } from '../output.js';
 import { isResourceRefusal, type PlatformClient } from '../platform-client.js';
 import { causesOf, openRootCauses, type OpenRootCauses } from '../root-causes.js';
 import { ROTATION_KEY, pickForRun, progressOf, type RotationState } from '../rotation.js';
-import { CallBudget, runBudget } from '../run-budget.js';
+import { CallBudget, listingIsDue, runBudget } from '../run-budget.js';
 import { mirroringLagOf } from '../tenants.js';
 import { listMirroredDatabasesAsAdmin, listWorkspaceDatabases, readMirroringStatus, readTables, type DatabaseStatus, type MirroredDatabaseFact, type TableFact } from './mirroring-reads.js';
 import { databaseIsDown, lagLevel, tableIsFailed, type LagLevel } from './mirroring-verdicts.js';
@@ -47,6 +47,7 @@ const CALLS_PER_DATABASE = 2;
 const LIST_SHARE = 0.25;
 const DB_PREFIX = 'db:';
 const WS_PREFIX = 'ws:';
+const LISTING_KEY = 'listing';
 
 interface TableMemo {
   name: string;
@@ -152,6 +153,13 @@ function fitted(s: SignalInput): SignalInput {
   return { ...s, sourceName: cut(s.sourceName, 500), title: cut(s.title, 500) };
 }
 
+/** The watched workspaces as last listed and, in admin mode, the tenant's mirrored databases. */
+interface MirroringListing {
+  listedAt: string;
+  workspaces: WorkspaceFact[];
+  databases?: MirroredDatabaseFact[];
+}
+
 /** Member mode: the mirrored databases of a workspace as last listed (re-listed in turns, see watchedDatabases). */
 interface WorkspaceListing {
   listedAt: string;
@@ -178,7 +186,8 @@ async function watchedDatabases(
     const known = state.get(WS_PREFIX + w.id) as WorkspaceListing | undefined;
     if (known) listings.set(w.id, known);
   }
-  for (const key of state.keys()) if (key.startsWith(WS_PREFIX) && !workspaces.some((w) => WS_PREFIX + w.id === key)) changes.push({ key, value: null });
+  const watched = new Set(workspaces.map((w) => WS_PREFIX + w.id));
+  for (const key of state.keys()) if (key.startsWith(WS_PREFIX) && !watched.has(key)) changes.push({ key, value: null });
   const share = Math.max(1, Math.floor(budget.total * LIST_SHARE));
   const list = async (due: WorkspaceFact[]) => {
     await inPool(due, async (w) => {
@@ -233,14 +242,23 @@ export const mirroringCollector: Collector = {
     // Every Fabric call of the run comes out of this budget: the listings and the polls.
     const budget = new CallBudget(runBudget(HOURLY_CAPS.fabric, FABRIC_SHARE, run.intervalSeconds));
     const member = tenant.mode !== 'admin';
-    // Admin mode lists in the fabric-admin family (its own hourly cap); member mode in this budget's.
-    let workspaces: WorkspaceFact[] = [];
-    await charged(client, member ? budget : new CallBudget(Number.MAX_SAFE_INTEGER), 1, async () => {
-      workspaces = await readWorkspaces(client, tenant);
-    });
+    // The workspace list (and in admin mode the tenant's database list, fabric-admin) is kept
+    // between runs and read again after LISTING_REFRESH_MS; member mode pays it from this budget.
+    const cached = state.get(LISTING_KEY) as MirroringListing | undefined;
+    let listing: MirroringListing;
+    if (!cached || listingIsDue(cached.listedAt, now) || (!member && !cached.databases)) {
+      let workspaces: WorkspaceFact[] = [];
+      await charged(client, member ? budget : new CallBudget(Number.MAX_SAFE_INTEGER), 1, async () => {
+        workspaces = await readWorkspaces(client, tenant);
+      });
+      listing = { listedAt: now.toISOString(), workspaces, ...(member ? {} : { databases: await listMirroredDatabasesAsAdmin(client, workspaces) }) };
+      changes.push({ key: LISTING_KEY, value: listing });
+    } else {
+      listing = cached;
+    }
     const { databases, relist } = member
-      ? await watchedDatabases(client, workspaces, state, budget, now, changes)
-      : { databases: await listMirroredDatabasesAsAdmin(client, workspaces), relist: async () => {} };
+      ? await watchedDatabases(client, listing.workspaces, state, budget, now, changes)
+      : { databases: listing.databases ?? [], relist: async () => {} };
     const listed = new Set(databases.map((d) => d.id));
     const gone = [...state.keys()].filter((k) => k.startsWith(DB_PREFIX) && !listed.has(k.slice(DB_PREFIX.length)));
 
