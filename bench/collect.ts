@@ -179,13 +179,10 @@ async function connect(ctx: AppContext, orgId: string, sim: TenantSim, collector
   });
 }
 
-async function callsByFamily(ctx: AppContext, directory: string, since: Date): Promise<Record<ApiFamily, number>> {
-  const { rows } = await ctx.db.query<{ family: ApiFamily; n: number }>(
-    'SELECT family, count(*)::int AS n FROM tenant_api_calls WHERE directory_id = $1 AND at >= $2 GROUP BY family',
-    [directory, since],
-  );
+/** Calls per family the simulator received since a point of its request log (each one took a unit of the budget). */
+function callsByFamily(sim: TenantSim, firstRequest: number): Record<ApiFamily, number> {
   const out = Object.fromEntries(FAMILIES.map((f) => [f, 0])) as Record<ApiFamily, number>;
-  for (const r of rows) out[r.family] = r.n;
+  for (const r of sim.requests.slice(firstRequest)) out[r.family as ApiFamily]++;
   return out;
 }
 
@@ -203,7 +200,6 @@ async function runOnce(ctx: AppContext, sim: TenantSim, tenantRef: string, colle
   const collector = DEFAULT_COLLECTORS.find((c) => c.name === collectorName)!;
   const scheduler = new CollectorScheduler(ctx, { collectors: [collector], caps: BENCH_CAPS, pollMs: 3_600_000, runTimeLimitMs: 20 * 60_000 });
   await ctx.db.query('UPDATE collector_schedules SET next_run_at = $2 WHERE tenant_ref = $1 AND collector = $3', [tenantRef, new Date(), collectorName]);
-  const since = new Date();
   const firstRequest = sim.requests.length;
   const cpu = process.cpuUsage();
   const t0 = performance.now();
@@ -217,7 +213,7 @@ async function runOnce(ctx: AppContext, sim: TenantSim, tenantRef: string, colle
     const cap = DOCUMENTED_CAPS.find((c) => c.pattern.test(r.path.split('?')[0]!));
     if (cap) documented[cap.name] = (documented[cap.name] ?? 0) + 1;
   }
-  return { collector: collectorName, run, wallMs, cpuMs: (used.user + used.system) / 1000, calls: await callsByFamily(ctx, sim.tenantId, since), documented, error: rows[0]?.last_error ?? null };
+  return { collector: collectorName, run, wallMs, cpuMs: (used.user + used.system) / 1000, calls: callsByFamily(sim, firstRequest), documented, error: rows[0]?.last_error ?? null };
 }
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

@@ -19,8 +19,3 @@ export function higherOf(a: Role | null, b: Role | null): Role | null {
   if (b === null) return a;
   return roleRank(a) >= roleRank(b) ? a : b;
 }
-
-export function lowerOf(a: Role | null, b: Role | null): Role | null {
-  if (a === null || b === null) return null;
-  return roleRank(a) <= roleRank(b) ? a : b;
-}

@@ -1,11 +1,13 @@
 /**
  * Hourly API budgets per tenant directory and API family, shared by every instance. Before each
- * vendor call the caller takes one unit: in one transaction, under an advisory lock of the
- * (directory, family), the calls of the last 60 minutes are counted and, below the cap, this
- * call is recorded. So no 60-minute window ever holds more calls than the cap, however many
- * instances run and however the platform aligns its own window.
+ * vendor call the caller takes one unit with ONE statement: the (directory, family) row of
+ * 10-second counters drops what is older than the hour, and the current bucket gains one only
+ * while the hour's sum is below the cap. Takers serialize on that row's lock and each sees the
+ * latest counters, so no 60-minute window ever holds more calls than the cap, however many
+ * instances run and however the platform aligns its own window. A window is counted from the
+ * start of the bucket an hour back, so a slot frees up to 10 s later than the exact hour.
  */
-import type { Database } from '../db/index.js';
+import type { Queryable } from '../db/index.js';
 
 export type ApiFamily = 'token' | 'powerbi' | 'powerbi-admin' | 'fabric' | 'fabric-admin' | 'arm' | 'cost';
 
@@ -36,32 +38,49 @@ export class BudgetExhaustedError extends Error {
   }
 }
 
-const LOCK_SEED = 4417;
-const HOUR_MS = 3_600_000;
+const BUCKET_MS = 10_000;
+/** Buckets before the current one that a call made now can share a 60-minute window with. */
+const WINDOW_BUCKETS = 3_600_000 / BUCKET_MS;
+
+const bucketOf = (at: Date) => Math.floor(at.getTime() / BUCKET_MS);
+
+// $3 current bucket, $4 cap. Only buckets of the window are kept (later ones, from an instance
+// whose clock runs ahead, too). Without a row, the first call creates it.
+const TAKE_SQL = `
+INSERT INTO tenant_api_budget AS b (directory_id, family, buckets, counts)
+SELECT $1, $2, ARRAY[$3::bigint], ARRAY[1] WHERE $4::int > 0
+ON CONFLICT (directory_id, family) DO UPDATE SET (buckets, counts) = (
+  SELECT array_agg(k ORDER BY k), array_agg(n ORDER BY k) FROM (
+    SELECT k, sum(n)::int AS n FROM (
+      SELECT k, n FROM unnest(b.buckets, b.counts) AS u(k, n) WHERE k >= $3::bigint - ${WINDOW_BUCKETS}
+      UNION ALL SELECT $3::bigint, 1
+    ) kept GROUP BY k
+  ) merged)
+WHERE (SELECT coalesce(sum(n), 0) FROM unnest(b.buckets, b.counts) AS u(k, n) WHERE k >= $3::bigint - ${WINDOW_BUCKETS}) < $4::int
+RETURNING 1`;
 
 /** Takes one call of `family` for `directoryId` at `now`, or throws BudgetExhaustedError. */
-export async function takeCall(db: Database, directoryId: string, family: ApiFamily, now: Date, caps = HOURLY_CAPS): Promise<void> {
-  const since = new Date(now.getTime() - HOUR_MS);
+export async function takeCall(db: Queryable, directoryId: string, family: ApiFamily, now: Date, caps = HOURLY_CAPS): Promise<void> {
   const cap = caps[family];
-  const oldest = await db.tx(async (q) => {
-    await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, $2))', [`${directoryId}/${family}`, LOCK_SEED]);
-    await q.query('DELETE FROM tenant_api_calls WHERE directory_id = $1 AND family = $2 AND at <= $3', [directoryId, family, since]);
-    const { rows } = await q.query<{ n: number; oldest: Date | null }>(
-      'SELECT count(*)::int AS n, min(at) AS oldest FROM tenant_api_calls WHERE directory_id = $1 AND family = $2',
-      [directoryId, family],
-    );
-    if (rows[0]!.n >= cap) return rows[0]!.oldest;
-    await q.query('INSERT INTO tenant_api_calls (directory_id, family, at) VALUES ($1, $2, $3)', [directoryId, family, now]);
-    return null;
-  });
-  if (oldest) throw new BudgetExhaustedError(family, cap, new Date(new Date(oldest).getTime() + HOUR_MS));
+  const bucket = bucketOf(now);
+  const { rows } = await db.query(TAKE_SQL, [directoryId, family, bucket, cap]);
+  if (rows.length > 0) return;
+  // Refused (the rare path): the window frees when its oldest bucket leaves it.
+  const { rows: held } = await db.query<{ oldest: string | null }>(
+    `SELECT min(k)::text AS oldest FROM tenant_api_budget, unnest(buckets, counts) AS u(k, n)
+      WHERE directory_id = $1 AND family = $2 AND n > 0 AND k >= $3::bigint - ${WINDOW_BUCKETS}`,
+    [directoryId, family, bucket],
+  );
+  const oldest = held[0]?.oldest != null ? Number(held[0].oldest) : bucket;
+  throw new BudgetExhaustedError(family, cap, new Date((oldest + WINDOW_BUCKETS + 1) * BUCKET_MS));
 }
 
-/** Calls counted in the last hour per family (for the metrics and the check). */
-export async function callsInLastHour(db: Database, directoryId: string, now: Date): Promise<Partial<Record<ApiFamily, number>>> {
-  const { rows } = await db.query<{ family: ApiFamily; n: number }>(
-    'SELECT family, count(*)::int AS n FROM tenant_api_calls WHERE directory_id = $1 AND at > $2 GROUP BY family',
-    [directoryId, new Date(now.getTime() - HOUR_MS)],
+/** Calls counted in the last hour per (directory, family), for /metrics and measurements. */
+export async function callsInLastHour(db: Queryable, now: Date): Promise<{ directoryId: string; family: ApiFamily; calls: number }[]> {
+  const { rows } = await db.query<{ directory_id: string; family: ApiFamily; n: number }>(
+    `SELECT directory_id, family, coalesce(sum(n), 0)::int AS n FROM tenant_api_budget, unnest(buckets, counts) AS u(k, n)
+      WHERE k >= $1::bigint - ${WINDOW_BUCKETS} GROUP BY directory_id, family`,
+    [bucketOf(now)],
   );
-  return Object.fromEntries(rows.map((r) => [r.family, r.n]));
+  return rows.map((r) => ({ directoryId: r.directory_id, family: r.family, calls: Number(r.n) }));
 }

@@ -1,6 +1,7 @@
 /** What a collector is given for one run, and what it must be. */
 import type { AppContext } from '../context.js';
 import type { SignalInput } from '../alerts/signals.js';
+import type { RunProgress } from './collector-behind.js';
 import type { CollectorName } from './collector-names.js';
 import type { LineageChanges } from './lineage.js';
 import type { StateChange } from './output.js';
@@ -15,6 +16,12 @@ export interface CollectorRun {
   intervalSeconds: number;
   /** The collector's remembered state (key → value) as of the start of the run. */
   state: Map<string, unknown>;
+  /**
+   * For collectors that read resources one by one: what this run read and the due resources it
+   * left for a later run (shown as lastPolled/lastDeferred; a collector that keeps deferring raises
+   * CollectorBehind). Call before commit; the last report counts.
+   */
+  reportProgress(progress: RunProgress): void;
   /**
    * Commits signals, state changes and the lineage read together (call once, at the end of the
    * run); throws LeaseLostError, having written nothing, when the run no longer holds its row.

@@ -15,6 +15,7 @@ import type { SignalInput } from '../alerts/signals.js';
 import type { ApiFamily } from './budget.js';
 import { takeCall } from './budget.js';
 import type { Collector } from './collector.js';
+import { behindStep, collectorBehindSignal, type BehindState, type RunProgress } from './collector-behind.js';
 import { DEFAULT_COLLECTORS } from './collectors/index.js';
 import { claimDue, LeaseLostError, releaseLease, renewLease, type ClaimedRow, type Lease } from './lease.js';
 import { commitRun, applySignalsIn, readState } from './output.js';
@@ -269,6 +270,7 @@ export class CollectorScheduler {
     this.active.add(active);
     let error: unknown = null;
     let tenant: TenantRow | null = null;
+    let progress: RunProgress | null = null;
     try {
       const { rows } = await this.ctx.db.query<TenantRow>(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE id = $1`, [row.tenant_ref]);
       tenant = rows[0] ?? null;
@@ -302,6 +304,9 @@ export class CollectorScheduler {
         intervalSeconds: row.interval_seconds,
         state,
         signal,
+        reportProgress: (p) => {
+          progress = { polled: Math.max(0, Math.floor(p.polled)), deferred: Math.max(0, Math.floor(p.deferred)) };
+        },
         commit: async (signals, changes, lineage) => {
           if (committed) throw new Error('a run commits once');
           committed = true;
@@ -326,14 +331,14 @@ export class CollectorScheduler {
       this.ctx.log.warn({ tenant: tenant.id, collector: row.collector, err: (error as Error).message }, 'collector run failed');
     }
     try {
-      await this.finish(row, tenant, startedAt, Date.now() - startedMs, stats, error);
+      await this.finish(row, tenant, startedAt, Date.now() - startedMs, stats, error, progress);
     } catch (err) {
       this.ctx.log.error({ tenant: tenant.id, collector: row.collector, err: (err as Error).message }, 'collector run could not be recorded');
     }
   }
 
   /** Records the run on its schedule row and signals the self-watch transitions, in one transaction. */
-  private async finish(row: ClaimedRow, tenant: TenantRow, startedAt: Date, durationMs: number, stats: RunStats, error: unknown): Promise<void> {
+  private async finish(row: ClaimedRow, tenant: TenantRow, startedAt: Date, durationMs: number, stats: RunStats, error: unknown, progress: RunProgress | null): Promise<void> {
     const end = this.ctx.clock.now();
     const problem = error ? problemOf(error) : null;
     const same = problem !== null && row.problem_kind === problem;
@@ -345,6 +350,15 @@ export class CollectorScheduler {
       signals.push(tenantSignal('failure', problem, tenant, problemDetail(error, `${row.collector}: ${message}`), end));
       reported = true;
     }
+    const behind = behindStep(
+      { since: row.behind_since, runs: row.behind_runs, reported: row.behind_reported },
+      progress,
+      error !== null,
+      startedAt,
+      end,
+      row.interval_seconds,
+    );
+    if (behind.raise) signals.push(collectorBehindSignal('failure', row.collector, tenant, behindDetail(row.collector, behind.next, progress!), end));
     const intervalMs = row.interval_seconds * 1000;
     // Once per interval from the slot it was due at; after a pause, from this run (missed runs are not caught up).
     let nextMs = new Date(row.next_run_at).getTime() + intervalMs;
@@ -356,11 +370,15 @@ export class CollectorScheduler {
            last_success_at = CASE WHEN $5::boolean THEN $6 ELSE last_success_at END,
            last_duration_ms = $7, last_calls = $8, last_throttled_calls = $9, last_error = $10,
            next_run_at = CASE WHEN next_run_at <> $11 THEN next_run_at ELSE $12 END,
-           problem_kind = $13, problem_since = $14, problem_reported = $15
+           problem_kind = $13, problem_since = $14, problem_reported = $15,
+           last_polled = CASE WHEN $16::boolean THEN $17 ELSE last_polled END,
+           last_deferred = CASE WHEN $16::boolean THEN $18 ELSE last_deferred END,
+           behind_since = $19, behind_runs = $20, behind_reported = $21
          WHERE tenant_ref = $1 AND collector = $2 AND locked_by = $3 AND locked_until > now() RETURNING tenant_ref`,
         [
           row.tenant_ref, row.collector, this.workerId, startedAt, !error, end, durationMs, stats.calls, stats.throttledCalls,
           message, row.next_run_at, next, problem, since, reported,
+          progress !== null, progress?.polled ?? null, progress?.deferred ?? null, behind.next.since, behind.next.runs, behind.next.reported,
         ],
       );
       if (rows.length === 0) return; // the lease was lost (or the tenant deleted): the row is not this run's to record
@@ -371,9 +389,17 @@ export class CollectorScheduler {
         ]);
         if (others.rows.length === 0) signals.push(tenantSignal('recovery', row.problem_kind, tenant, `${row.collector} works again`, end));
       }
+      if (behind.caughtUp) {
+        const others = await q.query('SELECT 1 FROM collector_schedules WHERE tenant_ref = $1 AND behind_reported AND enabled LIMIT 1', [row.tenant_ref]);
+        if (others.rows.length === 0) signals.push(collectorBehindSignal('recovery', row.collector, tenant, `${row.collector} caught up`, end));
+      }
       await applySignalsIn(q, this.ctx, tenant.org_id, signals, end);
     });
   }
+}
+
+function behindDetail(collector: string, behind: BehindState, progress: RunProgress): string {
+  return `${collector} left ${progress.deferred} due resource(s) unread (read ${progress.polled}) in ${behind.runs} run(s) in a row since ${new Date(behind.since!).toISOString()}; they wait for later runs.`;
 }
 
 /** The text kept as `lastError` and in Tenant incidents: our own messages, never a credential. */

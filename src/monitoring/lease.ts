@@ -33,6 +33,9 @@ export interface ClaimedRow {
   problem_kind: TenantProblem | null;
   problem_since: Date | null;
   problem_reported: boolean;
+  behind_since: Date | null;
+  behind_runs: number;
+  behind_reported: boolean;
 }
 
 const LEASE_UNTIL = (param: string) => `now() + make_interval(secs => ${param}::double precision / 1000)`;
@@ -46,7 +49,8 @@ UPDATE collector_schedules s SET locked_until = ${LEASE_UNTIL('$2')}, locked_by 
          LIMIT $5
          FOR UPDATE SKIP LOCKED) d
  WHERE s.tenant_ref = d.tenant_ref AND s.collector = d.collector
-RETURNING s.tenant_ref, s.collector, s.org_id, s.interval_seconds, s.next_run_at, s.problem_kind, s.problem_since, s.problem_reported`;
+RETURNING s.tenant_ref, s.collector, s.org_id, s.interval_seconds, s.next_run_at, s.problem_kind, s.problem_since, s.problem_reported,
+          s.behind_since, s.behind_runs, s.behind_reported`;
 
 /** Leases up to `limit` rows of these collectors that are due by `now` and not leased by anyone. */
 export async function claimDue(q: Queryable, holder: string, collectors: string[], now: Date, leaseMs: number, limit: number): Promise<ClaimedRow[]> {

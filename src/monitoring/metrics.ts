@@ -8,7 +8,7 @@
 import { Gauge } from 'prom-client';
 import type { AppContext } from '../context.js';
 import { registry } from '../metrics.js';
-import { HOURLY_CAPS, type ApiFamily } from './budget.js';
+import { HOURLY_CAPS, callsInLastHour, type ApiFamily } from './budget.js';
 import { readAllRotations } from './rotation-status.js';
 
 type Source = Pick<AppContext, 'db' | 'clock'>;
@@ -48,6 +48,8 @@ function ensureGauges(): Record<string, Gauge<string>> {
     duration: gauge('vigia_collector_last_duration_seconds', 'Duration of the last run'),
     calls: gauge('vigia_collector_last_calls', 'Vendor API calls of the last run'),
     throttled: gauge('vigia_collector_last_throttled_calls', 'Calls of the last run answered 429'),
+    polled: gauge('vigia_collector_last_polled_resources', 'Resources the last run read (collectors that read resources one by one)'),
+    deferred: gauge('vigia_collector_last_deferred_resources', 'Due resources the last run left for a later run'),
     failed: gauge('vigia_collector_last_run_failed', '1 when the last run ended with an error'),
     running: gauge('vigia_collector_running', '1 while an instance holds the lease of the collector'),
     apiCalls: gauge('vigia_tenant_api_calls_last_hour', 'Vendor API calls of the last 60 minutes per tenant directory and API family', ['directory', 'family']),
@@ -75,12 +77,14 @@ async function collectAll(): Promise<void> {
     last_calls: number | null;
     last_throttled_calls: number | null;
     last_error: string | null;
+    last_polled: number | null;
+    last_deferred: number | null;
   }>(
     `SELECT org_id, tenant_ref, collector, enabled, next_run_at, coalesce(locked_until > now(), false) AS running, last_run_at, last_success_at, last_duration_ms,
-            last_calls, last_throttled_calls, last_error
+            last_calls, last_throttled_calls, last_error, last_polled, last_deferred
        FROM collector_schedules WHERE enabled OR last_run_at IS NOT NULL`,
   );
-  for (const k of ['lastRun', 'lastSuccess', 'nextRun', 'duration', 'calls', 'throttled', 'failed', 'running', 'apiCalls', 'apiCap', 'rotationSeconds', 'rotationResources']) g[k]!.reset();
+  for (const k of ['lastRun', 'lastSuccess', 'nextRun', 'duration', 'calls', 'throttled', 'polled', 'deferred', 'failed', 'running', 'apiCalls', 'apiCap', 'rotationSeconds', 'rotationResources']) g[k]!.reset();
   for (const r of rows) {
     const l = { org: r.org_id, tenant: r.tenant_ref, collector: r.collector };
     g.lastRun!.set(l, seconds(r.last_run_at));
@@ -89,14 +93,12 @@ async function collectAll(): Promise<void> {
     g.duration!.set(l, (r.last_duration_ms ?? 0) / 1000);
     g.calls!.set(l, r.last_calls ?? 0);
     g.throttled!.set(l, r.last_throttled_calls ?? 0);
+    if (r.last_polled !== null) g.polled!.set(l, r.last_polled);
+    if (r.last_deferred !== null) g.deferred!.set(l, r.last_deferred);
     g.failed!.set(l, r.last_error ? 1 : 0);
     g.running!.set(l, r.running ? 1 : 0); // leases are kept on the database's clock
   }
-  const calls = await source.db.query<{ directory_id: string; family: string; n: number }>(
-    'SELECT directory_id, family, count(*)::int AS n FROM tenant_api_calls WHERE at > $1 GROUP BY directory_id, family',
-    [new Date(now.getTime() - 3_600_000)],
-  );
-  for (const c of calls.rows) g.apiCalls!.set({ directory: c.directory_id, family: c.family }, c.n);
+  for (const c of await callsInLastHour(source.db, now)) g.apiCalls!.set({ directory: c.directoryId, family: c.family }, c.calls);
   for (const [family, cap] of Object.entries(HOURLY_CAPS) as [ApiFamily, number][]) g.apiCap!.set({ family }, cap);
   for (const r of await readAllRotations(source.db)) {
     const l = { org: r.orgId, tenant: r.tenantRef, collector: r.collector };

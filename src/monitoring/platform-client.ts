@@ -9,7 +9,7 @@
  * never leaves for another host.
  */
 import type { Database } from '../db/index.js';
-import { BudgetExhaustedError, HOURLY_CAPS, takeCall, type ApiFamily } from './budget.js';
+import { HOURLY_CAPS, takeCall, type ApiFamily } from './budget.js';
 import type { Audience, TenantEndpoints } from './endpoints.js';
 import type { TenantTokens } from './tokens.js';
 import type { Transport, VendorResponse } from './transport.js';
@@ -32,15 +32,19 @@ export class VendorHttpError extends Error {
   }
 }
 
-/** The platform's answer could not be used (not JSON, wrong shape, a link to another origin). */
 /**
- * The platform refused this one resource to us (Power BI answers 401 for a workspace the
- * principal is not a member of, Fabric 403; 404 when it is gone): skip it, the run goes on.
+ * The platform refused this one resource to us: skip it, the run goes on. 403, and 404 when it is
+ * gone; 401 only from Power BI, which answers 401 for a workspace the principal is not a member
+ * of — a Fabric 401 is about our token, not the resource, and fails the run (self-watch reports it).
+ * The one rule every collector uses to skip a resource.
  */
 export function isResourceRefusal(err: unknown): err is VendorHttpError {
-  return err instanceof VendorHttpError && (err.status === 401 || err.status === 403 || err.status === 404);
+  if (!(err instanceof VendorHttpError)) return false;
+  if (err.status === 403 || err.status === 404) return true;
+  return err.status === 401 && (err.family === 'powerbi' || err.family === 'powerbi-admin');
 }
 
+/** The platform's answer could not be used (not JSON, wrong shape, a link to another origin). */
 export class VendorAnswerError extends Error {
   constructor(message: string) {
     super(message);
@@ -125,6 +129,11 @@ export class PlatformClient {
     this.sleep = deps.sleep ?? realSleep;
   }
 
+  /** Vendor calls this run made so far (retries and pages included): what a run budget charges. */
+  get callsMade(): number {
+    return this.deps.stats.calls;
+  }
+
   get endpoints(): TenantEndpoints {
     return this.deps.endpoints;
   }
@@ -190,18 +199,6 @@ export class PlatformClient {
       yield arrayOf<T>(page, arrayField, url);
       const next: string | null = nextFabricUrl(url, page);
       url = next ? this.sameOrigin(next, url) : null;
-    }
-  }
-
-  /** Power BI list: `$top`/`$skip` pages until a short page. */
-  async *powerBiPages<T>(spec: CallSpec, top = 5000): AsyncGenerator<T[]> {
-    for (let skip = 0; ; skip += top) {
-      const url = new URL(spec.url);
-      url.searchParams.set('$top', String(top));
-      url.searchParams.set('$skip', String(skip));
-      const items = arrayOf<T>(await this.json<Record<string, unknown>>({ ...spec, url: url.toString() }), 'value', spec.url);
-      yield items;
-      if (items.length < top) return;
     }
   }
 
@@ -289,4 +286,4 @@ function nextFabricUrl(url: string, page: Record<string, unknown> | null): strin
   return null;
 }
 
-export { BudgetExhaustedError };
+

@@ -6,6 +6,7 @@
  * `next` in its state under ROTATION_KEY), so every resource is polled once per full rotation.
  * How long the last full rotation took is kept with it and shown in `/metrics` and the console.
  */
+import type { RunProgress } from './collector-behind.js';
 
 /** The collector-state key a collector stores its RotationState under. */
 export const ROTATION_KEY = 'rotation';
@@ -55,14 +56,6 @@ export interface RotationOptions<T> {
  */
 export const COLD_FLOOR_SHARE = 0.1;
 
-/**
- * Calls one run may spend: `share` of the family's hourly cap, spread over the runs of an hour
- * at the collector's interval (at least one call, so a tiny cap still makes progress).
- */
-export function runBudget(hourlyCap: number, share: number, intervalSeconds: number): number {
-  return Math.max(1, Math.floor((hourlyCap * share * intervalSeconds) / 3600));
-}
-
 export function pickForRun<T>(items: T[], opts: RotationOptions<T>): RotationPick<T> {
   const byKey = (a: T, b: T) => (opts.key(a) < opts.key(b) ? -1 : opts.key(a) > opts.key(b) ? 1 : 0);
   const hot = items.filter((i) => opts.isHot(i)).sort(byKey);
@@ -104,4 +97,27 @@ export function pickForRun<T>(items: T[], opts: RotationOptions<T>): RotationPic
       cold: cold.length,
     },
   };
+}
+
+/**
+ * What a rotating run read, and the due resources it left for a later run: hot resources it did
+ * not read and — when the resources taking turns got no turn at all in the run — all of those.
+ * A run that reads its slice of the cold resources defers nothing of theirs: taking turns is the plan.
+ */
+export function progressOf<T>(items: Iterable<T>, isHot: (item: T) => boolean, wasRead: (item: T) => boolean): RunProgress {
+  let polled = 0;
+  let hotUnread = 0;
+  let cold = 0;
+  let coldRead = 0;
+  for (const item of items) {
+    const read = wasRead(item);
+    if (read) polled++;
+    if (isHot(item)) {
+      if (!read) hotUnread++;
+    } else {
+      cold++;
+      if (read) coldRead++;
+    }
+  }
+  return { polled, deferred: hotUnread + (coldRead === 0 ? cold : 0) };
 }

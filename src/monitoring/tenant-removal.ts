@@ -8,6 +8,7 @@ import { txWithRetry } from '../alerts/retry.js';
 import type { SignalInput } from '../alerts/signals.js';
 import { notFoundError } from '../errors.js';
 import { DEFAULT_COLLECTORS } from './collectors/index.js';
+import { collectorBehindSignal } from './collector-behind.js';
 import { applySignalsIn } from './output.js';
 import { tenantSignal, type TenantProblem } from './self-watch.js';
 import { loadTenant } from './tenants.js';
@@ -31,6 +32,7 @@ export async function removeTenant(ctx: AppContext, orgId: string, id: string): 
     }
     // Recoveries of incidents that are not open are ignored by the lifecycle.
     for (const problem of PROBLEMS) signals.push(tenantSignal('recovery', problem, tenant, 'the tenant connection was deleted', now));
+    signals.push(collectorBehindSignal('recovery', 'every', tenant, 'the tenant connection was deleted', now));
     const { rowCount } = await q.query('DELETE FROM tenants WHERE org_id = $1 AND id = $2', [orgId, id]);
     if (rowCount === 0) throw notFoundError('tenant');
     await applySignalsIn(q, ctx, orgId, signals, now);

@@ -61,6 +61,8 @@ export interface ScheduleRow {
   last_calls: number | null;
   last_throttled_calls: number | null;
   last_error: string | null;
+  last_polled: number | null;
+  last_deferred: number | null;
 }
 
 export interface CollectorView {
@@ -75,6 +77,10 @@ export interface CollectorView {
   lastCalls: number | null;
   lastThrottledCalls: number | null;
   lastError: string | null;
+  /** Resources the last run read, for collectors that read resources one by one (null for the others, and before a run). */
+  lastPolled: number | null;
+  /** Resources that were due and that the last run left for a later run (CollectorBehind when it lasts). */
+  lastDeferred: number | null;
   running: boolean;
   /** For a collector that rotates through a large tenant: its last full rotation and hot/cold counts. */
   rotation: RotationView | null;
@@ -100,7 +106,7 @@ export interface TenantView {
 export const TENANT_COLUMNS =
   'id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints, mirroring_lag_info_seconds, mirroring_lag_error_seconds, created_at, updated_at';
 const SCHEDULE_COLUMNS =
-  'tenant_ref, collector, enabled, interval_seconds, next_run_at, coalesce(locked_until > now(), false) AS running, last_run_at, last_success_at, last_duration_ms, last_calls, last_throttled_calls, last_error';
+  'tenant_ref, collector, enabled, interval_seconds, next_run_at, coalesce(locked_until > now(), false) AS running, last_run_at, last_success_at, last_duration_ms, last_calls, last_throttled_calls, last_error, last_polled, last_deferred';
 
 export function endpointsOf(row: Pick<TenantRow, 'endpoints'>): TenantEndpoints {
   return { ...PUBLIC_CLOUD, ...row.endpoints };
@@ -143,6 +149,8 @@ function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string,
         lastCalls: s?.last_calls ?? null,
         lastThrottledCalls: s?.last_throttled_calls ?? null,
         lastError: s?.last_error ?? null,
+        lastPolled: s?.last_polled ?? null,
+        lastDeferred: s?.last_deferred ?? null,
         running: s?.running ?? false,
         rotation: rotations.get(rotationKeyOf(row.id, name)) ?? null,
       };

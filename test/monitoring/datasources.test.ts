@@ -6,7 +6,9 @@
  * first) and released when it outlives it; the checks rotate under the run budget, hot data sources every run.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { datasourcesCollector } from '../../src/monitoring/collectors/datasources.js';
+import { HOURLY_CAPS } from '../../src/monitoring/budget.js';
+import { DATASOURCES_SHARE, datasourcesCollector } from '../../src/monitoring/collectors/datasources.js';
+import { runBudget } from '../../src/monitoring/run-budget.js';
 import { gatewayCollector } from '../../src/monitoring/collectors/gateway.js';
 import { savePlacements, saveDatasources } from '../../src/monitoring/lineage.js';
 import { applySignalsIn, readState } from '../../src/monitoring/output.js';
@@ -37,6 +39,27 @@ describe('collector: datasources', () => {
     const { rows } = await h.ctx.db.query<{ event: string }>('SELECT event FROM alert_events WHERE alert_id = $1 ORDER BY created_at, id', [alertId]);
     return rows.map((r) => r.event);
   }
+
+  it('the listing is paid from the run budget: a run with 30 gateways makes no more calls than its budget, and says what it left', async () => {
+    const sim = await h.sim({ seed: 187, sizes: { capacities: 1, workspaces: 1, gateways: 30, membersPerGateway: 1, cloudConnections: 0 } });
+    const orgId = await h.org();
+    const tenant = await h.tenant(orgId, sim, { collectors: { datasources: { intervalSeconds: 300 } } });
+    const runner = h.scheduler({ collectors: [datasourcesCollector] });
+    const budget = runBudget(Math.min(HOURLY_CAPS.powerbi, HOURLY_CAPS.fabric), DATASOURCES_SHARE, 300);
+    const count = () => sim.countCalls({ family: 'powerbi' }) + sim.countCalls({ family: 'fabric' });
+    for (let run = 0; run < 3; run++) {
+      const before = count();
+      h.clock.advance(300_000);
+      await runner.pass();
+      expect((await schedule(h, tenant.id, 'datasources')).last_error).toBeNull();
+      expect(count() - before).toBeLessThanOrEqual(budget);
+    }
+    // 60 data sources, 32 listing calls: the checks of a run reach 28; the rest take turns.
+    const row = await schedule(h, tenant.id, 'datasources');
+    expect(row.last_polled).toBe(budget - 32);
+    expect(row.last_deferred).toBe(0);
+    expect(sim.violations).toEqual([]);
+  });
 
   it('opens unreachable and credential incidents with the platform code, keeps one count, recovers, and resolves a data source that disappears', async () => {
     const sim = await h.sim({ seed: 181, sizes: { capacities: 1, workspaces: 1, gateways: 2, membersPerGateway: 1, cloudConnections: 2 } });
@@ -162,14 +185,24 @@ describe('collector: datasources', () => {
   it('checks within the run budget: failing and recently used data sources every run, the rest in turns', async () => {
     const sim = await h.sim({ seed: 183, sizes: { capacities: 1, workspaces: 1, gateways: 10, membersPerGateway: 1 } });
     const orgId = await h.org();
-    // 30 s: 7,200 calls/h × 10 % × 30 s / 3,600 s = 6 checks a run, for 20 data sources.
+    // 30 s: 7,200 calls/h × 10 % × 30 s / 3,600 s = 6 calls a run, for 20 data sources behind 10 gateways.
     const tenant = await h.tenant(orgId, sim, { collectors: { datasources: { intervalSeconds: 30 } } });
     const all = sim.state.gateways.flatMap((g) => g.datasources).sort((a, b) => (a.id.toLowerCase() < b.id.toLowerCase() ? -1 : 1));
     expect(all).toHaveLength(20);
     const runner = h.scheduler({ collectors: [datasourcesCollector] });
     const checks = () => sim.countCalls({ path: STATUS_PATH });
     const checked = (id: string) => sim.countCalls({ path: new RegExp(`/datasources/${id}/status$`, 'i') });
+    const listings = () => sim.countCalls({ operationId: 'Gateways_GetGateways' });
+    const started = h.clock.now().getTime();
 
+    // The first run lists (1 + 10 gateways + 1 connections page: 12 calls, twice its 6) and checks
+    // nothing; the second pays the rest back. The listing is kept (re-read every 5 minutes).
+    for (let run = 0; run < 2; run++) {
+      await runner.pass();
+      expect(checks()).toBe(0);
+      expect((await schedule(h, tenant.id, 'datasources')).last_deferred).toBe(20);
+      h.clock.advance(30_000);
+    }
     // A full rotation: four runs of six checks (the fourth wraps around), each data source checked.
     for (let run = 0; run < 4; run++) {
       const before = checks();
@@ -177,9 +210,10 @@ describe('collector: datasources', () => {
       expect(checks() - before).toBe(6);
       h.clock.advance(30_000);
     }
+    expect(listings()).toBe(1);
     for (const d of all) expect(checked(d.id)).toBeGreaterThanOrEqual(1);
     const rotation = (await readState<RotationState>(h.ctx.db, tenant.id, 'datasources')).get(ROTATION_KEY)!;
-    expect(rotation).toMatchObject({ hot: 0, cold: 20, lastFullRotationSeconds: 90 });
+    expect(rotation).toMatchObject({ hot: 0, cold: 20, lastFullRotationSeconds: 150 });
 
     // A data source fails while it is not its turn: found when its turn comes, then checked every run.
     const late = all[19]!;
@@ -198,14 +232,25 @@ describe('collector: datasources', () => {
     await txWithRetry(h.ctx.db, (q) => applySignalsIn(q, h.ctx, orgId, [
       { sourceType: 'Dataset', sourceId: itemId, sourceName: 'Vendas', notificationKind: 'RefreshFailed', kind: 'failure', title: 'Refresh failed', message: 'The refresh failed.' },
     ], h.clock.now()));
-    for (let run = 0; run < 3; run++) {
+    // Every run that checks, checks both hot ones; the runs that re-read the listing (and pay it back) check nothing.
+    let checkingRuns = 0;
+    for (let run = 0; run < 6 && checkingRuns < 3; run++) {
       const [lateBefore, usedBefore, before] = [checked(late.id), checked(used.id), checks()];
       await runner.pass();
-      expect(checked(late.id) - lateBefore).toBe(1);
-      expect(checked(used.id) - usedBefore).toBe(1);
-      expect(checks() - before).toBe(6);
+      if (checks() === before) {
+        expect(listings()).toBe(2);
+      } else {
+        expect(checked(late.id) - lateBefore).toBe(1);
+        expect(checked(used.id) - usedBefore).toBe(1);
+        expect(checks() - before).toBe(6);
+        checkingRuns++;
+      }
       h.clock.advance(30_000);
     }
+    expect(checkingRuns).toBe(3);
+    // Over all its runs, the collector made no more calls than its runs' budgets.
+    const runsSoFar = Math.round((h.clock.now().getTime() - started) / 30_000); // every run was followed by one interval
+    expect(sim.countCalls({ family: 'powerbi' }) + sim.countCalls({ family: 'fabric' })).toBeLessThanOrEqual(6 * runsSoFar);
     expect((await readState<RotationState>(h.ctx.db, tenant.id, 'datasources')).get(ROTATION_KEY)).toMatchObject({ hot: 2, cold: 18 });
     expect((await schedule(h, tenant.id, 'datasources')).last_error).toBeNull();
     expect(sim.violations).toEqual([]);

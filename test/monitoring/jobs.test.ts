@@ -11,7 +11,7 @@ import { capacityCollector } from '../../src/monitoring/collectors/capacity.js';
 import { JOBS_SHARE, jobsCollector } from '../../src/monitoring/collectors/jobs.js';
 import { HOURLY_CAPS } from '../../src/monitoring/budget.js';
 import { readLineage } from '../../src/monitoring/lineage.js';
-import { runBudget } from '../../src/monitoring/rotation.js';
+import { runBudget } from '../../src/monitoring/run-budget.js';
 import type { TenantSim } from '../../src/tenant-sim/index.js';
 import type { SimItem, SimWorkspace } from '../../src/tenant-sim/types.js';
 import { createHarness, schedule, type Harness } from './harness.js';

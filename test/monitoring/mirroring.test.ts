@@ -10,7 +10,9 @@ import { capacityCollector } from '../../src/monitoring/collectors/capacity.js';
 import { mirroringCollector } from '../../src/monitoring/collectors/mirroring.js';
 import { readLineage } from '../../src/monitoring/lineage.js';
 import { removeTenant } from '../../src/monitoring/tenant-removal.js';
-import { updateTenant } from '../../src/monitoring/tenants.js';
+import { getTenant, updateTenant } from '../../src/monitoring/tenants.js';
+import { HOURLY_CAPS } from '../../src/monitoring/budget.js';
+import { runBudget } from '../../src/monitoring/run-budget.js';
 import type { SimItem, TenantSim } from '../../src/tenant-sim/index.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { createHarness, schedule, type Harness } from './harness.js';
@@ -206,6 +208,31 @@ describe('collector: mirroring', () => {
 
     await removeTenant(h.ctx, orgId, tenant.id);
     expect((await mirroringAlerts(h, orgId, db.id)).map((r) => r.status)).toEqual(['resolved', 'resolved']);
+    expect(sim.violations).toEqual([]);
+  });
+
+  it('member mode with 300 workspaces: every Fabric call of a run is inside its run budget; all workspaces get listed, and the view shows what each run read', { timeout: 300_000 }, async () => {
+    const sim = await h.sim({ seed: 186, sizes: { capacities: 1, workspaces: 300, gateways: 0, mirroredTables: 1 }, now: () => h.clock.now().getTime(), tokenLifetimeSeconds: 30 * 86_400 });
+    const databases = sim.state.workspaces.flatMap((w) => w.items.filter((i) => i.type === 'MirroredDatabase'));
+    expect(databases.length).toBeGreaterThan(50);
+    const orgId = await h.org();
+    const tenant = await h.tenant(orgId, sim, { mode: 'member', collectors: { mirroring: { intervalSeconds: 300 } } });
+    const runner = h.scheduler({ collectors: [mirroringCollector] });
+    const perRun = runBudget(HOURLY_CAPS.fabric, 0.2, 300);
+    const calls: number[] = [];
+    for (let run = 0; run < 14; run++) {
+      const before = sim.countCalls({ family: 'fabric' });
+      await pass(runner, tenant.id);
+      calls.push(sim.countCalls({ family: 'fabric' }) - before);
+    }
+    expect(Math.max(...calls)).toBeLessThanOrEqual(perRun);
+    // Within the budget every workspace was listed, and every database has been read.
+    expect(new Set(sim.requests.filter((r) => r.operationId === 'Items_ListMirroredDatabases').map((r) => r.path)).size).toBe(300);
+    const polled = new Set(sim.requests.filter((r) => r.operationId === 'Mirroring_GetMirroringStatus').map((r) => r.path));
+    expect(polled.size).toBe(databases.length);
+    const view = (await getTenant(h.ctx, orgId, tenant.id)).collectors.find((c) => c.name === 'mirroring')!;
+    expect(view.lastPolled).toBeGreaterThan(0);
+    expect(view.lastDeferred).toBe(0);
     expect(sim.violations).toEqual([]);
   });
 

@@ -12,8 +12,9 @@ import { HOURLY_CAPS } from '../../src/monitoring/budget.js';
 import { capacityCollector } from '../../src/monitoring/collectors/capacity.js';
 import { gatewayCollector } from '../../src/monitoring/collectors/gateway.js';
 import { ADMIN_SHARE, POWERBI_SHARE, refreshesCollector } from '../../src/monitoring/collectors/refreshes.js';
-import { runBudget } from '../../src/monitoring/rotation.js';
+import { runBudget } from '../../src/monitoring/run-budget.js';
 import { readLineage } from '../../src/monitoring/lineage.js';
+import { getTenant } from '../../src/monitoring/tenants.js';
 import type { ApiFamily, SimItem, SimWorkspace, TenantSim } from '../../src/tenant-sim/index.js';
 import { alerts, createHarness, schedule, type Harness } from './harness.js';
 
@@ -215,6 +216,61 @@ describe('collector: refreshes', () => {
     const perPage = 3_600 / (HOURLY_CAPS['powerbi-admin'] * ADMIN_SHARE);
     expect(sim.countCalls({ operationId: 'Admin_GetRefreshables' })).toBeLessThanOrEqual(Math.ceil(180 / perPage) + 1);
     expect(sim.countCalls({ operationId: 'Admin_GetRefreshables' })).toBeGreaterThanOrEqual(3);
+  });
+
+  it('member mode at a 5-second interval polls models: the listings are cached between runs, the view shows what each run read', async () => {
+    const sim = await h.sim({ seed: 190, sizes: { capacities: 1, workspaces: 3, gateways: 0 } });
+    const orgId = await h.org();
+    const [{ m }] = models(sim) as [{ w: SimWorkspace; m: SimItem }];
+    sim.control.refreshResult({ datasetId: m.id, status: 'Failed', errorCode: 'Timeout' });
+    const tenant = await h.tenant(orgId, sim, { mode: 'member', collectors: { refreshes: { intervalSeconds: 5 } } });
+    const runner = h.scheduler({ collectors: [refreshesCollector] });
+    const polled: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      h.clock.advance(5_000);
+      await runner.pass();
+      expect((await schedule(h, tenant.id, 'refreshes')).last_error).toBeNull();
+      polled.push((await getTenant(h.ctx, orgId, tenant.id)).collectors.find((c) => c.name === 'refreshes')!.lastPolled!);
+    }
+    // 5 calls a run: the workspace and capacity listings are read once in the minute, not every run.
+    expect(sim.countCalls({ operationId: 'Groups_GetGroups' })).toBe(1);
+    expect(sim.countCalls({ operationId: 'Capacities_GetCapacities' })).toBe(1);
+    expect(sim.countCalls({ operationId: 'Datasets_GetRefreshHistoryInGroup' })).toBeGreaterThanOrEqual(3);
+    expect(Math.max(...polled)).toBeGreaterThan(0);
+    expect(await datasetAlerts(h, orgId)).toMatchObject([{ source_id: m.id.toLowerCase(), status: 'open' }]);
+    // Caught up: nothing due is left, and no CollectorBehind is open (discovery, one workspace a run, may have raised one).
+    const view = (await getTenant(h.ctx, orgId, tenant.id)).collectors.find((c) => c.name === 'refreshes')!;
+    expect(view.lastDeferred).toBe(0);
+    expect((await alerts(h, orgId, 'Tenant')).filter((a) => a.status === 'open')).toEqual([]);
+    expect(sim.violations).toEqual([]);
+  });
+
+  it('a starved collector says so: three runs that leave due models unread open Tenant / CollectorBehind (info), which recovers when it catches up', async () => {
+    const sim = await h.sim({ seed: 191, sizes: { capacities: 1, workspaces: 3, gateways: 0 } });
+    const orgId = await h.org();
+    models(sim);
+    const tenant = await h.tenant(orgId, sim, { mode: 'member', collectors: { refreshes: { intervalSeconds: INTERVAL } } });
+    // A family cap of 5 Power BI calls an hour: listings only, no model is ever read.
+    const starved = h.scheduler({ collectors: [refreshesCollector], caps: { ...HOURLY_CAPS, powerbi: 5 } });
+    const view = async () => (await getTenant(h.ctx, orgId, tenant.id)).collectors.find((c) => c.name === 'refreshes')!;
+    for (let run = 1; run <= 2; run++) {
+      await runOnce(starved, tenant.id);
+      expect(await view()).toMatchObject({ lastPolled: 0, lastDeferred: 3, lastError: null });
+      expect(await alerts(h, orgId, 'Tenant')).toEqual([]);
+    }
+    await runOnce(starved, tenant.id);
+    expect(await alerts(h, orgId, 'Tenant')).toMatchObject([
+      { source_id: tenant.id, notification_kind: 'CollectorBehind', severity: 'info', status: 'open', message: expect.stringContaining('refreshes left 3 due resource(s) unread') },
+    ]);
+    await runOnce(starved, tenant.id);
+    expect((await alerts(h, orgId, 'Tenant')).map((a) => a.failure_count)).toEqual([1]);
+    // The budget is back: every model is read and the incident recovers.
+    await starved.stop();
+    const fed = h.scheduler({ collectors: [refreshesCollector] });
+    await runOnce(fed, tenant.id);
+    expect(await view()).toMatchObject({ lastPolled: 3, lastDeferred: 0 });
+    expect((await alerts(h, orgId, 'Tenant')).map((a) => [a.notification_kind, a.status])).toEqual([['CollectorBehind', 'resolved']]);
+    expect(sim.violations).toEqual([]);
   });
 
   it('a failure behind an offline gateway is correlated (no delivery) and released when it outlives the gateway incident', async () => {

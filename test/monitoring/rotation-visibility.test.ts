@@ -2,7 +2,8 @@
  * Rotation visibility: a collector that rotates through its resources with pickForRun (the test
  * collector below, a real Collector run by the engine) keeps its RotationState under
  * ROTATION_KEY; the admin API's tenant view and /metrics then show, per (tenant, collector), how
- * long the last full rotation took and how many resources are hot and cold.
+ * long the last full rotation took and how many resources are hot and cold, and what the last
+ * run read and left due (lastPolled, lastDeferred).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
@@ -28,6 +29,7 @@ const rotatingCollector: Collector = {
       state: run.state.get(ROTATION_KEY) as RotationState | undefined,
       now: run.ctx.clock.now(),
     });
+    run.reportProgress({ polled: pick.poll.length, deferred: pick.skippedHot });
     await run.commit([], [{ key: ROTATION_KEY, value: pick.next }]);
   },
 };
@@ -63,6 +65,7 @@ describe('rotation visibility', () => {
     const tenant = res.json();
     const jobsOf = async () => (await t.admin('GET', `/orgs/${orgId}/tenants/${tenant.id}`)).json().collectors.find((c: { name: string }) => c.name === 'jobs');
     expect((await jobsOf()).rotation).toBeNull();
+    expect(await jobsOf()).toMatchObject({ lastPolled: null, lastDeferred: null });
     expect(tenant.collectors.find((c: { name: string }) => c.name === 'capacity').rotation).toBeNull();
 
     const runner = new CollectorScheduler(t.ctx, { collectors: [rotatingCollector], pollMs: 60_000 });
@@ -86,6 +89,8 @@ describe('rotation visibility', () => {
     }
     const jobs = await jobsOf();
     expect(jobs.rotation).toEqual({ lastFullRotationSeconds: 240, hot: 2, cold: 8 });
+    // What the last run read and left: four models, nothing due left over.
+    expect(jobs).toMatchObject({ lastPolled: 4, lastDeferred: 0 });
     const list = (await t.admin('GET', `/orgs/${orgId}/tenants`)).json();
     expect(list.value[0].collectors.find((c: { name: string }) => c.name === 'jobs').rotation).toEqual(jobs.rotation);
 
@@ -94,6 +99,8 @@ describe('rotation visibility', () => {
     expect(metrics).toContain(`vigia_collector_rotation_seconds{${labels}} 240`);
     expect(metrics).toContain(`vigia_collector_rotation_resources{${labels},kind="hot"} 2`);
     expect(metrics).toContain(`vigia_collector_rotation_resources{${labels},kind="cold"} 8`);
+    expect(metrics).toContain(`vigia_collector_last_polled_resources{${labels}} 4`);
+    expect(metrics).toContain(`vigia_collector_last_deferred_resources{${labels}} 0`);
     // Collectors that do not rotate report no rotation.
     expect(metrics).not.toMatch(new RegExp(`vigia_collector_rotation_seconds\\{org="${orgId}",tenant="${tenant.id}",collector="capacity"`));
   });

@@ -3645,8 +3645,12 @@ export interface components {
             enabled: boolean;
             intervalSeconds: number;
             lastCalls: number | null;
+            /** @description Due resources the last run left for a later run; when this lasts, Tenant / CollectorBehind opens. */
+            lastDeferred: number | null;
             lastDurationMs: number | null;
             lastError: string | null;
+            /** @description Resources the last run read (collectors that read resources one by one; null for the others). */
+            lastPolled: number | null;
             /** Format: date-time */
             lastRunAt: string | null;
             /** Format: date-time */

@@ -16,7 +16,7 @@ const rotationSchema = {
 const collectorViewSchema = {
   title: 'CollectorView',
   type: 'object',
-  required: ['name', 'enabled', 'intervalSeconds', 'defaultIntervalSeconds', 'lastRunAt', 'lastSuccessAt', 'nextRunAt', 'lastDurationMs', 'lastCalls', 'lastThrottledCalls', 'lastError', 'running', 'rotation'],
+  required: ['name', 'enabled', 'intervalSeconds', 'defaultIntervalSeconds', 'lastRunAt', 'lastSuccessAt', 'nextRunAt', 'lastDurationMs', 'lastCalls', 'lastThrottledCalls', 'lastError', 'lastPolled', 'lastDeferred', 'running', 'rotation'],
   properties: {
     name: str,
     enabled: bool,
@@ -29,6 +29,8 @@ const collectorViewSchema = {
     lastCalls: { type: ['integer', 'null'] },
     lastThrottledCalls: { type: ['integer', 'null'] },
     lastError: nullableStr,
+    lastPolled: { type: ['integer', 'null'], description: 'Resources the last run read (collectors that read resources one by one; null for the others).' },
+    lastDeferred: { type: ['integer', 'null'], description: 'Due resources the last run left for a later run; when this lasts, Tenant / CollectorBehind opens.' },
     running: bool,
     rotation: rotationSchema,
   },

@@ -15,7 +15,7 @@ export const CAPACITY_KIND = 'CapacityNotActive';
 const DOWN = new Set(['suspended', 'inactive', 'paused', 'provisionfailed', 'failed', 'notactivated', 'presuspended', 'deleted', 'invalid', 'suspending', 'pausing']);
 const UP = new Set(['active', 'succeeded']);
 
-interface Remembered {
+interface RememberedCapacity {
   name: string;
   state: string;
   down: boolean;
@@ -38,7 +38,7 @@ export const capacityCollector: Collector = {
     const seen = new Set<string>();
     for (const c of capacities) {
       seen.add(c.id);
-      const prev = state.get(c.id) as Remembered | undefined;
+      const prev = state.get(c.id) as RememberedCapacity | undefined;
       const down = capacityIsDown(c.state, prev?.down ?? false);
       const base = { sourceType: 'Capacity', sourceId: c.id, sourceName: c.name, notificationKind: CAPACITY_KIND, severity: 'error' as const, capacityName: c.name, occurredAt: now };
       if (down && !prev?.down) {
@@ -46,22 +46,22 @@ export const capacityCollector: Collector = {
       } else if (!down && prev?.down) {
         signals.push({ ...base, kind: 'recovery', title: `Capacity ${c.name} is ${c.state}`, message: `Capacity ${c.name} is ${c.state} again.` });
       }
-      if (!prev || prev.down !== down || prev.state !== c.state || prev.name !== c.name) changes.push({ key: c.id, value: { name: c.name, state: c.state, down } satisfies Remembered });
+      if (!prev || prev.down !== down || prev.state !== c.state || prev.name !== c.name) changes.push({ key: c.id, value: { name: c.name, state: c.state, down } satisfies RememberedCapacity });
     }
     for (const [id, value] of state) {
       if (seen.has(id)) continue;
-      signals.push(...goneSignals(id, value as Remembered, now));
+      signals.push(...goneSignals(id, value as RememberedCapacity, now));
       changes.push({ key: id, value: null });
     }
     await commit(signals, changes);
   },
   releaseAll(state, now) {
-    return [...state].flatMap(([id, value]) => goneSignals(id, value as Remembered, now));
+    return [...state].flatMap(([id, value]) => goneSignals(id, value as RememberedCapacity, now));
   },
 };
 
 /** A capacity no longer watched: its incident, if it had one, recovers. */
-function goneSignals(id: string, prev: Remembered, now: Date): SignalInput[] {
+function goneSignals(id: string, prev: RememberedCapacity, now: Date): SignalInput[] {
   if (!prev.down) return [];
   return [
     {

@@ -11,7 +11,8 @@
  *
  * Every check costs calls, so the checks rotate (rotation.ts): data sources failing now and
  * those an item with a recent failure reads through are checked every run; the rest take turns
- * within `SHARE` of the hourly cap at the collector's interval.
+ * within `SHARE` of the hourly cap at the collector's interval — a budget that also pays for the
+ * listing (the gateways, each gateway's data sources, the connections), so a run stays inside it.
  */
 import type { SignalInput } from '../../alerts/signals.js';
 import type { Queryable } from '../../db/index.js';
@@ -19,7 +20,8 @@ import { HOURLY_CAPS } from '../budget.js';
 import type { Collector } from '../collector.js';
 import type { StateChange } from '../output.js';
 import { causesOf, openRootCauses } from '../root-causes.js';
-import { pickForRun, ROTATION_KEY, type RotationPick, type RotationState, runBudget } from '../rotation.js';
+import { pickForRun, progressOf, ROTATION_KEY, type RotationPick, type RotationState } from '../rotation.js';
+import { listingIsDue, runBudget } from '../run-budget.js';
 import { inPool } from '../pool.js';
 import {
   CHECK_COST,
@@ -37,10 +39,19 @@ export const DATASOURCES_SHARE = 0.1;
 /** A failure of an item this recent makes the data sources it reads through hot. */
 const RECENT_FAILURE_MS = 24 * 3_600_000;
 const KEY_PREFIX = 'ds:';
+/** The data sources as last listed (re-listed after LISTING_REFRESH_MS). */
+const LISTING_KEY = 'listing';
+
+interface DatasourceListing {
+  listedAt: string;
+  datasources: WatchedDatasource[];
+  /** Calls the last listing took beyond its run's budget, still to be paid back by later runs. */
+  owed?: number;
+}
 /** Source types of the workload failures a data source may be behind. */
 const WORKLOAD_SOURCES = ['Dataset', 'FabricJob', 'DataFreshness'];
 
-interface Remembered {
+interface RememberedDatasource {
   name: string;
   gatewayId: string | null;
   failure: CheckFailure | null;
@@ -82,6 +93,7 @@ async function usedByRecentFailures(q: Queryable, tenantRef: string, orgId: stri
  */
 function pickWithinCalls(items: WatchedDatasource[], budget: number, isHot: (d: WatchedDatasource) => boolean, state: RotationState | undefined, now: Date): RotationPick<WatchedDatasource> {
   let checks = budget;
+  if (budget <= 0) return pickForRun(items, { key: (d) => d.id, isHot, budget: 0, state, now });
   for (;;) {
     const pick = pickForRun(items, { key: (d) => d.id, isHot, budget: checks, state, now });
     const cost = pick.poll.reduce((n, d) => n + CHECK_COST[d.check], 0);
@@ -92,18 +104,31 @@ function pickWithinCalls(items: WatchedDatasource[], budget: number, isHot: (d: 
 
 export const datasourcesCollector: Collector = {
   name: 'datasources',
-  async run({ ctx, tenant, client, state, commit, intervalSeconds }) {
+  async run({ ctx, tenant, client, state, commit, intervalSeconds, reportProgress }) {
     const now = ctx.clock.now();
-    const datasources = await listDatasources(client);
+    // The run's budget covers every call: the listing when it is due (gateways, one call per
+    // gateway, connections), the checks with the rest. Between listings the cached one is used.
+    const budget = runBudget(Math.min(HOURLY_CAPS.powerbi, HOURLY_CAPS.fabric), DATASOURCES_SHARE, intervalSeconds);
+    const cached = state.get(LISTING_KEY) as DatasourceListing | undefined;
+    let datasources = cached?.datasources ?? [];
+    // Calls a listing took beyond its run's budget are paid back by the next runs' checks.
+    let owed = cached?.owed ?? 0;
+    const relisted = !cached || listingIsDue(cached.listedAt, now);
+    if (relisted) {
+      const beforeListing = client.callsMade;
+      datasources = await listDatasources(client);
+      owed += client.callsMade - beforeListing;
+    }
+    const checkBudget = Math.max(0, budget - owed);
+    owed = Math.max(0, owed - budget);
     const [watchingGateways, recent, open] = await Promise.all([
       gatewaysWatched(ctx.db, tenant.id),
       usedByRecentFailures(ctx.db, tenant.id, tenant.org_id, new Date(now.getTime() - RECENT_FAILURE_MS)),
       openRootCauses(ctx.db, tenant.org_id),
     ]);
-    const remembered = (id: string) => state.get(KEY_PREFIX + id) as Remembered | undefined;
-    const budget = runBudget(Math.min(HOURLY_CAPS.powerbi, HOURLY_CAPS.fabric), DATASOURCES_SHARE, intervalSeconds);
+    const remembered = (id: string) => state.get(KEY_PREFIX + id) as RememberedDatasource | undefined;
     const isHot = (d: WatchedDatasource) => (remembered(d.id)?.failure ?? null) !== null || remembered(d.id)?.waitsForGateway === true || recent.has(d.id);
-    const pick = pickWithinCalls(datasources, budget, isHot, state.get(ROTATION_KEY) as RotationState | undefined, now);
+    const pick = pickWithinCalls(datasources, checkBudget, isHot, state.get(ROTATION_KEY) as RotationState | undefined, now);
 
     // Checks that end in an error saying nothing about the data source stop the run's checks;
     // what was checked is still committed, then the error is reported.
@@ -144,15 +169,20 @@ export const datasourcesCollector: Collector = {
           causes: causesOf(open, { gatewayIds: d.gatewayId ? [d.gatewayId] : [] }),
         });
       }
-      const now_: Remembered = { name: d.name, gatewayId: d.gatewayId, failure, ...(waitsForGateway ? { waitsForGateway } : {}) };
+      const current: RememberedDatasource = { name: d.name, gatewayId: d.gatewayId, failure, ...(waitsForGateway ? { waitsForGateway } : {}) };
       if (!prev || prev.name !== d.name || prev.gatewayId !== d.gatewayId || JSON.stringify(prev.failure) !== JSON.stringify(failure) || (prev.waitsForGateway === true) !== waitsForGateway) {
-        changes.push({ key: KEY_PREFIX + d.id, value: now_ });
+        changes.push({ key: KEY_PREFIX + d.id, value: current });
       }
     }
     for (const [key, value] of state) {
       if (!key.startsWith(KEY_PREFIX) || listed.has(key.slice(KEY_PREFIX.length))) continue;
-      signals.push(...goneSignals(key, value as Remembered, now));
+      signals.push(...goneSignals(key, value as RememberedDatasource, now));
       changes.push({ key, value: null });
+    }
+    reportProgress(progressOf(datasources, isHot, (d) => results.has(d.id)));
+    if (relisted || listed.size !== datasources.length || owed !== (cached?.owed ?? 0)) {
+      const listing: DatasourceListing = { listedAt: relisted ? now.toISOString() : cached!.listedAt, datasources: datasources.filter((d) => listed.has(d.id)), owed };
+      changes.push({ key: LISTING_KEY, value: listing });
     }
     // A run stopped early has not taken its turn: the cursor stays where it was.
     if (stopped === null) changes.push({ key: ROTATION_KEY, value: pick.next });
@@ -160,7 +190,7 @@ export const datasourcesCollector: Collector = {
     if (stopped !== null) throw stopped;
   },
   releaseAll(state, now) {
-    return [...state].flatMap(([key, value]) => (key.startsWith(KEY_PREFIX) ? goneSignals(key, value as Remembered, now) : []));
+    return [...state].flatMap(([key, value]) => (key.startsWith(KEY_PREFIX) ? goneSignals(key, value as RememberedDatasource, now) : []));
   },
 };
 
@@ -174,7 +204,7 @@ function recovery(base: Omit<SignalInput, 'kind' | 'title' | 'message' | 'notifi
 }
 
 /** A data source no longer listed: its incident, if it had one, resolves. */
-function goneSignals(key: string, prev: Remembered, now: Date): SignalInput[] {
+function goneSignals(key: string, prev: RememberedDatasource, now: Date): SignalInput[] {
   if (!prev.failure) return [];
   const sourceId = key.slice(KEY_PREFIX.length);
   return [

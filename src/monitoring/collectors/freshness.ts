@@ -14,7 +14,6 @@
  */
 import type { SignalInput } from '../../alerts/signals.js';
 import type { Collector } from '../collector.js';
-import { COLLECTOR_DEFAULTS } from '../collector-names.js';
 import { HOURLY_CAPS } from '../budget.js';
 import { type MaxAgeOf, maxAgeResolver, readFreshnessSettings } from '../freshness-settings.js';
 import { readLineage, type LineageChanges } from '../lineage.js';
@@ -22,7 +21,9 @@ import type { StateChange } from '../output.js';
 import { isResourceRefusal, type PlatformClient } from '../platform-client.js';
 import { lastSlotAtOrBefore, type RefreshSchedule } from '../refresh-schedule.js';
 import { causesOf, openRootCauses } from '../root-causes.js';
-import { pickForRun, ROTATION_KEY, runBudget, type RotationState } from '../rotation.js';
+import { pickForRun, ROTATION_KEY, type RotationState } from '../rotation.js';
+import { CallBudget, runBudget } from '../run-budget.js';
+import type { RunProgress } from '../collector-behind.js';
 import type { TenantRow } from '../tenants.js';
 import { readWorkspaces } from './reads.js';
 
@@ -83,7 +84,6 @@ const modelKey = (id: string) => `model:${id}`;
 const mirrorKey = (id: string) => `mirror:${id}`;
 const tableId = (dbId: string, table: string) => `${dbId}/${table.toLowerCase()}`;
 
-/** A workspace the principal cannot read (not a member, gone): skipped, not a failed run. */
 function minutesText(ms: number): string {
   const m = Math.round(ms / 60_000);
   if (m < 120) return `${m} min`;
@@ -110,174 +110,50 @@ async function readCatalog(client: PlatformClient, tenant: TenantRow) {
   return { models, mirrors };
 }
 
+/** What one run works on: the remembered models and mirrors, what changed, and its output. */
+interface FreshnessRun {
+  now: Date;
+  models: Map<string, ModelState>;
+  mirrors: Map<string, MirrorState>;
+  changedModels: Set<string>;
+  changedMirrors: Set<string>;
+  signals: SignalInput[];
+  changes: StateChange[];
+}
+
+type CausesFor = (id: string, capacityId: string | null) => { sourceType: string; sourceId: string }[];
+
 export const freshnessCollector: Collector = {
   name: 'freshness',
-  async run({ ctx, tenant, client, state, commit }) {
-    const now = ctx.clock.now();
-    const nowMs = now.getTime();
+  async run({ ctx, tenant, client, state, intervalSeconds, reportProgress, commit }) {
     const settings = await readFreshnessSettings(ctx.db, tenant.id);
     const maxAgeOf = maxAgeResolver(settings);
-    const signals: SignalInput[] = [];
-    const changes: StateChange[] = [];
+    const run: FreshnessRun = { now: ctx.clock.now(), models: new Map(), mirrors: new Map(), changedModels: new Set(), changedMirrors: new Set(), signals: [], changes: [] };
+    // Where each item runs, for root-cause correlation: committed with the run (lineage).
     const placed: LineageChanges = {};
-    const models = new Map<string, ModelState>();
-    const mirrors = new Map<string, MirrorState>();
     for (const [key, value] of state) {
-      if (key.startsWith('model:')) models.set(key.slice(6), value as ModelState);
-      else if (key.startsWith('mirror:')) mirrors.set(key.slice(7), value as MirrorState);
+      if (key.startsWith('model:')) run.models.set(key.slice(6), value as ModelState);
+      else if (key.startsWith('mirror:')) run.mirrors.set(key.slice(7), value as MirrorState);
     }
-    const changedModels = new Set<string>();
-    const changedMirrors = new Set<string>();
 
-    // 1. The catalog, on a slow cadence: new items are remembered, gone ones release their incidents.
     const catalog = state.get(CATALOG_KEY) as { readAt: string } | undefined;
-    if (!catalog || nowMs - Date.parse(catalog.readAt) >= CATALOG_EVERY_MS) {
-      const read = await readCatalog(client, tenant);
-      const seenModels = new Set(read.models.map((m) => m.id));
-      const seenMirrors = new Set(read.mirrors.map((m) => m.id));
-      for (const m of read.models) {
-        const prev = models.get(m.id);
-        const next: ModelState = prev
-          ? { ...prev, name: m.name, workspaceId: m.workspaceId, workspaceName: m.workspaceName, capacityId: m.capacityId }
-          : { name: m.name, workspaceId: m.workspaceId, workspaceName: m.workspaceName, capacityId: m.capacityId, schedule: null, scheduleReadAt: null, lastCompletedAt: null, judgedSlot: null, missedSlot: null, stale: false };
-        models.set(m.id, next);
-        changedModels.add(m.id);
-      }
-      for (const m of read.mirrors) {
-        const prev = mirrors.get(m.id);
-        mirrors.set(m.id, { name: m.name, workspaceId: m.workspaceId, workspaceName: m.workspaceName, capacityId: m.capacityId, staleTables: prev?.staleTables ?? [] });
-        changedMirrors.add(m.id);
-      }
-      for (const [id, prev] of models) {
-        if (seenModels.has(id)) continue;
-        signals.push(...modelGoneSignals(id, prev, now));
-        models.delete(id);
-        changes.push({ key: modelKey(id), value: null });
-      }
-      for (const [id, prev] of mirrors) {
-        if (seenMirrors.has(id)) continue;
-        signals.push(...mirrorGoneSignals(id, prev, now));
-        mirrors.delete(id);
-        changes.push({ key: mirrorKey(id), value: null });
-      }
-      changes.push({ key: CATALOG_KEY, value: { readAt: now.toISOString() } });
-      // Where each item runs, for root-cause correlation (the lineage keeps data sources apart).
-      placed.placements = [
-        ...read.models.map((m) => ({ itemId: m.id, itemType: 'SemanticModel', itemName: m.name, workspaceId: m.workspaceId, capacityId: m.capacityId })),
-        ...read.mirrors.map((m) => ({ itemId: m.id, itemType: 'MirroredDatabase', itemName: m.name, workspaceId: m.workspaceId, capacityId: m.capacityId })),
-      ];
+    if (!catalog || run.now.getTime() - Date.parse(catalog.readAt) >= CATALOG_EVERY_MS) {
+      await refreshCatalog(run, client, tenant, (placements) => {
+        placed.placements = placements;
+      });
     }
+    await readDueSchedules(run, client, state.get(ROTATION_KEY) as RotationState | undefined, intervalSeconds);
 
-    // 2. Schedules: those never read or read long ago, within this run's share of the cap.
-    // The hourly shares are spread over the runs of an hour at this tenant's own interval.
-    const { rows: schedule } = await ctx.db.query<{ interval_seconds: number }>(`SELECT interval_seconds FROM collector_schedules WHERE tenant_ref = $1 AND collector = 'freshness'`, [tenant.id]);
-    const interval = schedule[0]?.interval_seconds ?? COLLECTOR_DEFAULTS.freshness;
-    const dueSchedules = [...models].filter(([, m]) => m.scheduleReadAt === null || nowMs - Date.parse(m.scheduleReadAt) >= SCHEDULE_EVERY_MS);
-    const pick = pickForRun(dueSchedules, {
-      key: ([id]) => id,
-      isHot: ([, m]) => m.scheduleReadAt === null,
-      budget: runBudget(HOURLY_CAPS.powerbi, SCHEDULE_SHARE, interval),
-      state: state.get(ROTATION_KEY) as RotationState | undefined,
-      now,
-    });
-    for (const [id, m] of pick.poll) {
-      let schedule: RefreshSchedule | null = null;
-      try {
-        const s = await client.json<Partial<RefreshSchedule>>({ family: 'powerbi', audience: 'powerbi', url: client.powerBi(`/groups/${encodeURIComponent(m.workspaceId)}/datasets/${encodeURIComponent(id)}/refreshSchedule`) });
-        if (s?.enabled && Array.isArray(s.days) && Array.isArray(s.times)) schedule = { days: s.days, times: s.times, enabled: true, localTimeZoneId: s.localTimeZoneId ?? 'UTC' };
-      } catch (err) {
-        if (!isResourceRefusal(err)) throw err;
-      }
-      models.set(id, { ...m, schedule, scheduleReadAt: now.toISOString() });
-      changedModels.add(id);
-    }
-    changes.push({ key: ROTATION_KEY, value: pick.next });
-
-    // 3. Models: judge a due slot, follow an open miss, check the age where a maximum applies.
     const roots = await openRootCauses(ctx.db, tenant.org_id);
     const lineage = await readLineage(ctx.db, tenant.id);
-    const causesFor = (id: string, capacityId: string | null) => causesOf(roots, { gatewayIds: lineage.get(id)?.gatewayIds ?? [], capacityId });
-    const work = [...models].map(([id, m]) => ({ id, m, ...modelNeeds(m, id, settings.graceMinutes, maxAgeOf, now) })).filter((w) => w.read || w.releaseStale || w.releaseMissed);
-    // A slot to judge or a missed slot comes first; age checks take what is left of the budget.
-    work.sort((a, b) => Number(b.slotWork) - Number(a.slotWork) || (a.id < b.id ? -1 : 1));
-    let refreshBudget = runBudget(HOURLY_CAPS.powerbi, REFRESH_SHARE, interval);
-    for (const w of work) {
-      let m = w.m;
-      if (w.releaseMissed) {
-        signals.push({ ...base(w.id, m, REFRESH_MISSED, now), kind: 'recovery', title: `Semantic model ${m.name} is no longer scheduled`, message: `Semantic model ${m.name} has no enabled refresh schedule any more; the missed slot of ${m.missedSlot} is no longer followed.` });
-        m = { ...m, missedSlot: null };
-      }
-      // Past the budget a read waits for the next run (slots were sorted first).
-      if (w.read && refreshBudget > 0) {
-        refreshBudget--;
-        let rows: RefreshRow[] | null = null;
-        try {
-          const a = await client.json<{ value?: RefreshRow[] }>({ family: 'powerbi', audience: 'powerbi', url: `${client.powerBi(`/groups/${encodeURIComponent(m.workspaceId)}/datasets/${encodeURIComponent(w.id)}/refreshes`)}?$top=${REFRESHES_TOP}` });
-          rows = a?.value ?? [];
-        } catch (err) {
-          if (!isResourceRefusal(err)) throw err;
-        }
-        if (rows) m = judgeModel(w.id, m, rows, w.slot, w.maxAge, settings.graceMinutes, now, causesFor(w.id, m.capacityId), signals);
-      }
-      // No maximum age applies any more: an open DataStale is released.
-      if (w.releaseStale && m.stale) {
-        m = { ...m, stale: false };
-        signals.push(staleModelSignal(w.id, m, 'recovery', now, null, []));
-      }
-      if (m !== w.m) {
-        models.set(w.id, m);
-        changedModels.add(w.id);
-      }
-    }
+    const causesFor: CausesFor = (id, capacityId) => causesOf(roots, { gatewayIds: lineage.get(id)?.gatewayIds ?? [], capacityId });
+    const models = await checkModels(run, client, settings.graceMinutes, maxAgeOf, causesFor, new CallBudget(runBudget(HOURLY_CAPS.powerbi, REFRESH_SHARE, intervalSeconds)));
+    const mirrors = await checkMirrors(run, client, maxAgeOf, causesFor, new CallBudget(runBudget(HOURLY_CAPS.fabric, MIRROR_SHARE, intervalSeconds)));
+    reportProgress({ polled: models.polled + mirrors.polled, deferred: models.deferred + mirrors.deferred });
 
-    // 4. Mirrored tables, where a maximum age applies (or an incident is open).
-    let mirrorBudget = runBudget(HOURLY_CAPS.fabric, MIRROR_SHARE, interval);
-    for (const [id, db] of mirrors) {
-      const maxAge = maxAgeOf(id, db.workspaceId);
-      if (maxAge === null) {
-        if (db.staleTables.length === 0) continue;
-        for (const t of db.staleTables) signals.push(staleTableSignal(id, db, t, 'recovery', now, null, []));
-        mirrors.set(id, { ...db, staleTables: [] });
-        changedMirrors.add(id);
-        continue;
-      }
-      if (mirrorBudget <= 0) continue;
-      const tables: TableRow[] = [];
-      try {
-        const spec = { family: 'fabric' as const, audience: 'fabric' as const, method: 'POST' as const, url: client.fabric(`/workspaces/${encodeURIComponent(db.workspaceId)}/mirroredDatabases/${encodeURIComponent(id)}/getTablesMirroringStatus`) };
-        for await (const page of client.fabricPages<TableRow>(spec, 'data')) {
-          mirrorBudget--;
-          tables.push(...page);
-        }
-      } catch (err) {
-        if (!isResourceRefusal(err)) throw err;
-        continue;
-      }
-      const stale = new Set<string>();
-      const seen = new Set<string>();
-      for (const t of tables) {
-        const name = `${t.sourceSchemaName ?? 'dbo'}.${t.sourceTableName ?? ''}`;
-        seen.add(name);
-        const synced = Date.parse(t.metrics?.lastSyncDateTime ?? '');
-        const age = Number.isFinite(synced) ? nowMs - synced : null;
-        const isStale = age === null || age > maxAge * 60_000;
-        const was = db.staleTables.includes(name);
-        if (isStale) stale.add(name);
-        if (isStale && !was) signals.push(staleTableSignal(id, db, name, 'failure', now, { age, maxAge }, causesFor(id, db.capacityId)));
-        else if (!isStale && was) signals.push(staleTableSignal(id, db, name, 'recovery', now, { age, maxAge }, []));
-      }
-      // A table no longer listed is no longer watched: its incident recovers.
-      for (const name of db.staleTables) if (!seen.has(name)) signals.push(staleTableSignal(id, db, name, 'recovery', now, null, []));
-      const next = [...stale].sort();
-      if (next.join('\n') !== db.staleTables.join('\n')) {
-        mirrors.set(id, { ...db, staleTables: next });
-        changedMirrors.add(id);
-      }
-    }
-
-    for (const id of changedModels) if (models.has(id)) changes.push({ key: modelKey(id), value: models.get(id) });
-    for (const id of changedMirrors) if (mirrors.has(id)) changes.push({ key: mirrorKey(id), value: mirrors.get(id) });
-    await commit(signals, changes, placed);
+    for (const id of run.changedModels) if (run.models.has(id)) run.changes.push({ key: modelKey(id), value: run.models.get(id) });
+    for (const id of run.changedMirrors) if (run.mirrors.has(id)) run.changes.push({ key: mirrorKey(id), value: run.mirrors.get(id) });
+    await commit(run.signals, run.changes, placed);
   },
   releaseAll(state, now) {
     return [...state].flatMap(([key, value]) => {
@@ -287,6 +163,172 @@ export const freshnessCollector: Collector = {
     });
   },
 };
+
+type Placement = { itemId: string; itemType: string; itemName: string; workspaceId: string; capacityId: string | null };
+
+/** 1. The catalog, on a slow cadence: new items are remembered, gone ones release their incidents. */
+async function refreshCatalog(run: FreshnessRun, client: PlatformClient, tenant: TenantRow, keepPlaced: (placed: Placement[]) => void): Promise<void> {
+  const { now, models, mirrors } = run;
+  const read = await readCatalog(client, tenant);
+  const seenModels = new Set(read.models.map((m) => m.id));
+  const seenMirrors = new Set(read.mirrors.map((m) => m.id));
+  for (const m of read.models) {
+    const prev = models.get(m.id);
+    const next: ModelState = prev
+      ? { ...prev, name: m.name, workspaceId: m.workspaceId, workspaceName: m.workspaceName, capacityId: m.capacityId }
+      : { name: m.name, workspaceId: m.workspaceId, workspaceName: m.workspaceName, capacityId: m.capacityId, schedule: null, scheduleReadAt: null, lastCompletedAt: null, judgedSlot: null, missedSlot: null, stale: false };
+    models.set(m.id, next);
+    run.changedModels.add(m.id);
+  }
+  for (const m of read.mirrors) {
+    const prev = mirrors.get(m.id);
+    mirrors.set(m.id, { name: m.name, workspaceId: m.workspaceId, workspaceName: m.workspaceName, capacityId: m.capacityId, staleTables: prev?.staleTables ?? [] });
+    run.changedMirrors.add(m.id);
+  }
+  for (const [id, prev] of models) {
+    if (seenModels.has(id)) continue;
+    run.signals.push(...modelGoneSignals(id, prev, now));
+    models.delete(id);
+    run.changes.push({ key: modelKey(id), value: null });
+  }
+  for (const [id, prev] of mirrors) {
+    if (seenMirrors.has(id)) continue;
+    run.signals.push(...mirrorGoneSignals(id, prev, now));
+    mirrors.delete(id);
+    run.changes.push({ key: mirrorKey(id), value: null });
+  }
+  run.changes.push({ key: CATALOG_KEY, value: { readAt: now.toISOString() } });
+  // Where each item runs, for root-cause correlation (the lineage keeps data sources apart).
+  keepPlaced([
+    ...read.models.map((m) => ({ itemId: m.id, itemType: 'SemanticModel', itemName: m.name, workspaceId: m.workspaceId, capacityId: m.capacityId })),
+    ...read.mirrors.map((m) => ({ itemId: m.id, itemType: 'MirroredDatabase', itemName: m.name, workspaceId: m.workspaceId, capacityId: m.capacityId })),
+  ]);
+}
+
+/** 2. Schedules: those never read or read long ago, within this run's share of the cap (in turns). */
+async function readDueSchedules(run: FreshnessRun, client: PlatformClient, rotation: RotationState | undefined, intervalSeconds: number): Promise<void> {
+  const nowMs = run.now.getTime();
+  const due = [...run.models].filter(([, m]) => m.scheduleReadAt === null || nowMs - Date.parse(m.scheduleReadAt) >= SCHEDULE_EVERY_MS);
+  const pick = pickForRun(due, {
+    key: ([id]) => id,
+    isHot: ([, m]) => m.scheduleReadAt === null,
+    budget: runBudget(HOURLY_CAPS.powerbi, SCHEDULE_SHARE, intervalSeconds),
+    state: rotation,
+    now: run.now,
+  });
+  for (const [id, m] of pick.poll) {
+    let schedule: RefreshSchedule | null = null;
+    try {
+      const s = await client.json<Partial<RefreshSchedule>>({ family: 'powerbi', audience: 'powerbi', url: client.powerBi(`/groups/${encodeURIComponent(m.workspaceId)}/datasets/${encodeURIComponent(id)}/refreshSchedule`) });
+      if (s?.enabled && Array.isArray(s.days) && Array.isArray(s.times)) schedule = { days: s.days, times: s.times, enabled: true, localTimeZoneId: s.localTimeZoneId ?? 'UTC' };
+    } catch (err) {
+      if (!isResourceRefusal(err)) throw err;
+    }
+    run.models.set(id, { ...m, schedule, scheduleReadAt: run.now.toISOString() });
+    run.changedModels.add(id);
+  }
+  run.changes.push({ key: ROTATION_KEY, value: pick.next });
+}
+
+/**
+ * 3. Models: judge a due slot, follow an open miss, check the age where a maximum applies. A slot
+ * to judge or a missed slot comes first; age checks take what is left of the budget, and a read
+ * past it waits for the next run (counted as deferred).
+ */
+async function checkModels(run: FreshnessRun, client: PlatformClient, graceMinutes: number, maxAgeOf: MaxAgeOf, causesFor: CausesFor, calls: CallBudget): Promise<RunProgress> {
+  const { now } = run;
+  const work = [...run.models].map(([id, m]) => ({ id, m, ...modelNeeds(m, id, graceMinutes, maxAgeOf, now) })).filter((w) => w.read || w.releaseStale || w.releaseMissed);
+  work.sort((a, b) => Number(b.slotWork) - Number(a.slotWork) || (a.id < b.id ? -1 : 1));
+  const progress = { polled: 0, deferred: 0 };
+  for (const w of work) {
+    let m = w.m;
+    if (w.releaseMissed) {
+      run.signals.push({ ...base(w.id, m, REFRESH_MISSED, now), kind: 'recovery', title: `Semantic model ${m.name} is no longer scheduled`, message: `Semantic model ${m.name} has no enabled refresh schedule any more; the missed slot of ${m.missedSlot} is no longer followed.` });
+      m = { ...m, missedSlot: null };
+    }
+    if (w.read && !calls.tryTake(1)) progress.deferred++;
+    else if (w.read) {
+      progress.polled++;
+      let rows: RefreshRow[] | null = null;
+      try {
+        const a = await client.json<{ value?: RefreshRow[] }>({ family: 'powerbi', audience: 'powerbi', url: `${client.powerBi(`/groups/${encodeURIComponent(m.workspaceId)}/datasets/${encodeURIComponent(w.id)}/refreshes`)}?$top=${REFRESHES_TOP}` });
+        rows = a?.value ?? [];
+      } catch (err) {
+        if (!isResourceRefusal(err)) throw err;
+      }
+      if (rows) m = judgeModel(w.id, m, rows, w.slot, w.maxAge, graceMinutes, now, causesFor(w.id, m.capacityId), run.signals);
+    }
+    // No maximum age applies any more: an open DataStale is released.
+    if (w.releaseStale && m.stale) {
+      m = { ...m, stale: false };
+      run.signals.push(staleModelSignal(w.id, m, 'recovery', now, null, []));
+    }
+    if (m !== w.m) {
+      run.models.set(w.id, m);
+      run.changedModels.add(w.id);
+    }
+  }
+  return progress;
+}
+
+/** 4. Mirrored tables, where a maximum age applies (or an incident is open); each page of tables is one call of the budget. */
+async function checkMirrors(run: FreshnessRun, client: PlatformClient, maxAgeOf: MaxAgeOf, causesFor: CausesFor, calls: CallBudget): Promise<RunProgress> {
+  const { now } = run;
+  const progress = { polled: 0, deferred: 0 };
+  for (const [id, db] of run.mirrors) {
+    const maxAge = maxAgeOf(id, db.workspaceId);
+    if (maxAge === null) {
+      if (db.staleTables.length === 0) continue;
+      for (const table of db.staleTables) run.signals.push(staleTableSignal(id, db, table, 'recovery', now, null, []));
+      run.mirrors.set(id, { ...db, staleTables: [] });
+      run.changedMirrors.add(id);
+      continue;
+    }
+    if (calls.left <= 0) {
+      progress.deferred++;
+      continue;
+    }
+    progress.polled++;
+    const tables: TableRow[] = [];
+    try {
+      const spec = { family: 'fabric' as const, audience: 'fabric' as const, method: 'POST' as const, url: client.fabric(`/workspaces/${encodeURIComponent(db.workspaceId)}/mirroredDatabases/${encodeURIComponent(id)}/getTablesMirroringStatus`) };
+      for await (const page of client.fabricPages<TableRow>(spec, 'data')) {
+        calls.charge(1);
+        tables.push(...page);
+      }
+    } catch (err) {
+      if (!isResourceRefusal(err)) throw err;
+      continue;
+    }
+    const next = judgeTables(run, id, db, tables, maxAge, causesFor);
+    if (next.join('\n') !== db.staleTables.join('\n')) {
+      run.mirrors.set(id, { ...db, staleTables: next });
+      run.changedMirrors.add(id);
+    }
+  }
+  return progress;
+}
+
+/** Signals of one mirrored database's tables against its maximum age; returns the stale tables, sorted. */
+function judgeTables(run: FreshnessRun, id: string, db: MirrorState, tables: TableRow[], maxAge: number, causesFor: CausesFor): string[] {
+  const { now } = run;
+  const stale = new Set<string>();
+  const seen = new Set<string>();
+  for (const t of tables) {
+    const name = `${t.sourceSchemaName ?? 'dbo'}.${t.sourceTableName ?? ''}`;
+    seen.add(name);
+    const synced = Date.parse(t.metrics?.lastSyncDateTime ?? '');
+    const age = Number.isFinite(synced) ? now.getTime() - synced : null;
+    const isStale = age === null || age > maxAge * 60_000;
+    const was = db.staleTables.includes(name);
+    if (isStale) stale.add(name);
+    if (isStale && !was) run.signals.push(staleTableSignal(id, db, name, 'failure', now, { age, maxAge }, causesFor(id, db.capacityId)));
+    else if (!isStale && was) run.signals.push(staleTableSignal(id, db, name, 'recovery', now, { age, maxAge }, []));
+  }
+  // A table no longer listed is no longer watched: its incident recovers.
+  for (const name of db.staleTables) if (!seen.has(name)) run.signals.push(staleTableSignal(id, db, name, 'recovery', now, null, []));
+  return [...stale].sort();
+}
 
 /** What a model needs this run: a read of its refreshes (and why), or only a stale release. */
 function modelNeeds(m: ModelState, id: string, graceMinutes: number, maxAgeOf: MaxAgeOf, now: Date) {

@@ -21,7 +21,7 @@ interface StatusAnswer {
   errorDetails?: { errorCode?: string; message?: string }[];
 }
 
-interface Remembered {
+interface RememberedGateway {
   name: string;
   offline: boolean;
   upgrade?: boolean;
@@ -49,9 +49,9 @@ export const gatewayCollector: Collector = {
     const signals: SignalInput[] = [];
     const changes: StateChange[] = [];
     const seen = new Set<string>();
-    const transition = (prev: Remembered | undefined, now_: Remembered, signal: Omit<SignalInput, 'kind' | 'title' | 'message'>, down: { title: string; message: string }, up: { title: string; message: string }, flag: 'offline' | 'upgrade') => {
+    const transition = (prev: RememberedGateway | undefined, current: RememberedGateway, signal: Omit<SignalInput, 'kind' | 'title' | 'message'>, down: { title: string; message: string }, up: { title: string; message: string }, flag: 'offline' | 'upgrade') => {
       const was = prev?.[flag] ?? false;
-      const is = now_[flag] ?? false;
+      const is = current[flag] ?? false;
       if (is && !was) signals.push({ ...signal, kind: 'failure', ...down });
       else if (!is && was) signals.push({ ...signal, kind: 'recovery', ...up });
     };
@@ -64,16 +64,16 @@ export const gatewayCollector: Collector = {
       const upgrade = status?.gatewayUpgradeState === 'UpgradeRequired';
       const key = `gateway:${id}`;
       seen.add(key);
-      const prev = state.get(key) as Remembered | undefined;
-      const now_: Remembered = { name, offline, upgrade };
+      const prev = state.get(key) as RememberedGateway | undefined;
+      const current: RememberedGateway = { name, offline, upgrade };
       const base = { sourceType: 'Gateway', sourceId: id, sourceName: name, occurredAt: now };
-      transition(prev, now_, { ...base, notificationKind: 'GatewayOffline', severity: 'error' },
+      transition(prev, current, { ...base, notificationKind: 'GatewayOffline', severity: 'error' },
         { title: `Gateway ${name} is offline`, message: `Gateway ${name} is offline: ${details(status)}` },
         { title: `Gateway ${name} is online`, message: `Gateway ${name} answers its status check again.` }, 'offline');
-      transition(prev, now_, { ...base, notificationKind: 'GatewayUpgradeRequired', severity: 'info' },
+      transition(prev, current, { ...base, notificationKind: 'GatewayUpgradeRequired', severity: 'info' },
         { title: `Gateway ${name} needs an upgrade`, message: `Gateway ${name} (version ${status?.gatewayVersion ?? 'unknown'}) must be upgraded.` },
         { title: `Gateway ${name} is up to date`, message: `Gateway ${name} no longer needs an upgrade.` }, 'upgrade');
-      if (!prev || prev.offline !== offline || prev.upgrade !== upgrade || prev.name !== name) changes.push({ key, value: now_ });
+      if (!prev || prev.offline !== offline || prev.upgrade !== upgrade || prev.name !== name) changes.push({ key, value: current });
 
       if (g.type !== 'OnPremises') return;
       const members: { id: string; displayName?: string; enabled?: boolean }[] = [];
@@ -86,9 +86,9 @@ export const gatewayCollector: Collector = {
         const mstatus = m.enabled === false ? null : await checkStatus(client, `/gateways/${encodeURIComponent(g.id)}/members/${encodeURIComponent(m.id)}/checkStatus`);
         const mkey = `member:${mid}`;
         seen.add(mkey);
-        const mprev = state.get(mkey) as Remembered | undefined;
+        const mprev = state.get(mkey) as RememberedGateway | undefined;
         // A disabled member is not expected to answer: it is not an outage.
-        const mnow: Remembered = { name: mname, offline: m.enabled !== false && mstatus?.status !== 'Online', gatewayId: id };
+        const mnow: RememberedGateway = { name: mname, offline: m.enabled !== false && mstatus?.status !== 'Online', gatewayId: id };
         transition(mprev, mnow,
           { sourceType: 'Gateway', sourceId: mid, sourceName: mname, occurredAt: now, notificationKind: 'GatewayMemberOffline', severity: 'error', causes: offline ? [{ sourceType: 'Gateway', sourceId: id }] : [] },
           { title: `Gateway member ${mname} is offline`, message: `Gateway member ${mname} is offline: ${details(mstatus)}` },
@@ -99,7 +99,7 @@ export const gatewayCollector: Collector = {
 
     for (const [key, value] of state) {
       if (seen.has(key)) continue;
-      signals.push(...goneSignals(key, value as Remembered, now));
+      signals.push(...goneSignals(key, value as RememberedGateway, now));
       changes.push({ key, value: null });
     }
     // Gateways first: a member's failure then finds its gateway's incident as its cause.
@@ -107,12 +107,12 @@ export const gatewayCollector: Collector = {
     await commit(signals, changes);
   },
   releaseAll(state, now) {
-    return [...state].flatMap(([key, value]) => goneSignals(key, value as Remembered, now));
+    return [...state].flatMap(([key, value]) => goneSignals(key, value as RememberedGateway, now));
   },
 };
 
 /** A gateway or member no longer watched: its incidents, if it had any, recover. */
-function goneSignals(key: string, prev: Remembered, now: Date): SignalInput[] {
+function goneSignals(key: string, prev: RememberedGateway, now: Date): SignalInput[] {
   const member = key.startsWith('member:');
   const sourceId = key.slice(key.indexOf(':') + 1);
   const gone = { title: `${member ? 'Gateway member' : 'Gateway'} ${prev.name} is gone`, message: `${prev.name} is no longer watched.` };

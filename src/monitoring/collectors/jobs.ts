@@ -18,9 +18,10 @@ import { HOURLY_CAPS } from '../budget.js';
 import type { Collector } from '../collector.js';
 import type { LineageChanges } from '../lineage.js';
 import type { StateChange } from '../output.js';
-import { VendorHttpError, type PlatformClient } from '../platform-client.js';
+import { isResourceRefusal, type PlatformClient } from '../platform-client.js';
 import { causesOf, openRootCauses, type OpenRootCauses } from '../root-causes.js';
-import { pickForRun, ROTATION_KEY, runBudget, type RotationState } from '../rotation.js';
+import { pickForRun, progressOf, ROTATION_KEY, type RotationState } from '../rotation.js';
+import { CallBudget, runBudget } from '../run-budget.js';
 import { type JobCursor, type JobInstance, lastStart, newResults } from './job-results.js';
 import { listRunnableItems, type RunnableItem } from './runnable-items.js';
 import { inPool } from '../pool.js';
@@ -89,30 +90,26 @@ function jobTypeOf(m: ItemMemory): string {
   return m.jobType || DEFAULT_JOB_TYPE[m.type] || 'DefaultJob';
 }
 
-function isAccessRefusal(err: unknown): boolean {
-  return err instanceof VendorHttpError && (err.status === 403 || err.status === 404);
-}
-
 function itemPath(id: string, m: ItemMemory): string {
   return `/workspaces/${encodeURIComponent(m.workspaceId)}/items/${encodeURIComponent(id)}`;
 }
 
 /** Whether the item has an enabled schedule of its job type; pages read are added to `spent`. */
-async function readScheduled(client: PlatformClient, id: string, m: ItemMemory, spent: { calls: number }): Promise<boolean> {
+async function readScheduled(client: PlatformClient, id: string, m: ItemMemory, spent: CallBudget): Promise<boolean> {
   const url = client.fabric(`${itemPath(id, m)}/jobs/${encodeURIComponent(jobTypeOf(m))}/schedules`);
   let enabled = false;
   for await (const page of client.fabricPages<{ enabled?: boolean }>({ family: 'fabric', audience: 'fabric', url })) {
-    spent.calls++;
+    spent.charge(1);
     if (page.some((s) => s.enabled === true)) enabled = true;
   }
   return enabled;
 }
 
-async function readInstances(client: PlatformClient, id: string, m: ItemMemory, spent: { calls: number }): Promise<JobInstance[]> {
+async function readInstances(client: PlatformClient, id: string, m: ItemMemory, spent: CallBudget): Promise<JobInstance[]> {
   const out: JobInstance[] = [];
   let pages = 0;
   for await (const page of client.fabricPages<JobInstance>({ family: 'fabric', audience: 'fabric', url: client.fabric(`${itemPath(id, m)}/jobs/instances`) })) {
-    spent.calls++;
+    spent.charge(1);
     out.push(...page.filter((i) => typeof i?.id === 'string' && i.id !== ''));
     // ~100 runs are kept; a few pages cover them, and the newest come first.
     if (++pages >= MAX_INSTANCE_PAGES) break;
@@ -175,10 +172,10 @@ function goneSignals(id: string, m: ItemMemory, now: Date): SignalInput[] {
 
 export const jobsCollector: Collector = {
   name: 'jobs',
-  async run({ ctx, tenant, client, state, commit, intervalSeconds }) {
+  async run({ ctx, tenant, client, state, commit, intervalSeconds, reportProgress }) {
     const now = ctx.clock.now();
     const budget = runBudget(HOURLY_CAPS.fabric, JOBS_SHARE, intervalSeconds);
-    const spent = { calls: 0 };
+    const spent = new CallBudget(budget);
     const items = remembered(state);
     const before = new Map([...items].map(([id, m]) => [id, JSON.stringify(m)]));
     const signals: SignalInput[] = [];
@@ -189,7 +186,7 @@ export const jobsCollector: Collector = {
     const listed = state.get(LISTED_KEY) as { at: string } | undefined;
     if (!listed || now.getTime() - Date.parse(listed.at) >= LIST_EVERY_MS) {
       const listing = await listRunnableItems(client, tenant);
-      spent.calls += listing.fabricCalls;
+      spent.charge(listing.fabricCalls);
       const seen = new Set<string>();
       for (const { id, ...placement } of listing.items) {
         seen.add(id);
@@ -214,13 +211,13 @@ export const jobsCollector: Collector = {
     const scheduleDue = watched
       .filter(([, m]) => !m.scheduleCheckedAt || now.getTime() - Date.parse(m.scheduleCheckedAt) >= SCHEDULE_EVERY_MS)
       .sort(([a, x], [b, y]) => (x.scheduleCheckedAt ?? '').localeCompare(y.scheduleCheckedAt ?? '') || a.localeCompare(b))
-      .slice(0, Math.min(Math.max(1, Math.floor(budget * SCHEDULE_SHARE)), Math.max(0, budget - spent.calls)));
+      .slice(0, Math.min(Math.max(1, Math.floor(budget * SCHEDULE_SHARE)), spent.left));
     await inPool(scheduleDue, async ([id, m]) => {
       try {
         m.scheduled = await readScheduled(client, id, m, spent);
       } catch (err) {
-        if (!isAccessRefusal(err)) throw err;
-        spent.calls++;
+        if (!isResourceRefusal(err)) throw err;
+        spent.charge(1);
         m.scheduled = false;
         m.denied = true;
       }
@@ -229,20 +226,24 @@ export const jobsCollector: Collector = {
 
     // 3. Job instances: the hot items every run, the others in turns (and the hot ones too when
     // they alone exceed the budget: rotation.ts keeps a floor for the others).
+    const pollable = watched.filter(([, m]) => !m.denied);
     const pick = pickForRun(
-      watched.filter(([, m]) => !m.denied),
-      { key: ([id]) => id, isHot: ([, m]) => isHot(m, now), budget: Math.max(0, budget - spent.calls), state: state.get(ROTATION_KEY) as RotationState | undefined, now },
+      pollable,
+      { key: ([id]) => id, isHot: ([, m]) => isHot(m, now), budget: spent.left, state: state.get(ROTATION_KEY) as RotationState | undefined, now },
     );
     const polled: { id: string; m: ItemMemory; results: JobInstance[] }[] = [];
+    const reached = new Set<string>();
     await inPool(pick.poll, async ([id, m]) => {
       let instances: JobInstance[];
       try {
         instances = await readInstances(client, id, m, spent);
       } catch (err) {
-        if (!isAccessRefusal(err)) throw err;
+        if (!isResourceRefusal(err)) throw err;
         m.denied = true;
+        reached.add(id);
         return;
       }
+      reached.add(id);
       const { results, cursor } = newResults(instances, m.cursor);
       m.cursor = cursor;
       m.lastRunAt = lastStart(instances) ?? m.lastRunAt ?? null;
@@ -255,6 +256,7 @@ export const jobsCollector: Collector = {
 
     for (const [id, m] of items) if (before.get(id) !== JSON.stringify(m)) changes.push({ key: ITEM_PREFIX + id, value: m });
     changes.push({ key: ROTATION_KEY, value: pick.next });
+    reportProgress(progressOf(pollable, ([, m]) => isHot(m, now), ([id]) => reached.has(id)));
     await commit(signals, changes, lineage);
   },
   releaseAll(state, now) {

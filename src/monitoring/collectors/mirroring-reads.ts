@@ -5,8 +5,8 @@
  * array under `data`).
  */
 import type { PlatformClient } from '../platform-client.js';
-import type { TenantRow } from '../tenants.js';
 import type { WorkspaceFact } from './reads.js';
+import { textOf } from './values.js';
 
 export interface MirroredDatabaseFact {
   /** Lower case, as every platform id the collectors keep. */
@@ -40,40 +40,42 @@ interface PlatformError {
   message?: unknown;
 }
 
-const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 function errorOf(e: PlatformError | undefined): { errorCode: string | null; errorMessage: string | null } {
   if (!e || typeof e !== 'object') return { errorCode: null, errorMessage: null };
-  return { errorCode: text(e.errorCode) || 'UnknownError', errorMessage: text(e.message) || null };
+  return { errorCode: textOf(e.errorCode) || 'UnknownError', errorMessage: textOf(e.message) || null };
 }
 
 function dbPath(db: Pick<MirroredDatabaseFact, 'id' | 'workspaceId'>, tail: string): string {
   return `/workspaces/${encodeURIComponent(db.workspaceId)}/mirroredDatabases/${encodeURIComponent(db.id)}/${tail}`;
 }
 
-export async function listMirroredDatabases(client: PlatformClient, tenant: TenantRow, workspaces: WorkspaceFact[]): Promise<MirroredDatabaseFact[]> {
+/** Admin mode: every mirrored database of the watched workspaces, from the tenant's admin items list (fabric-admin). */
+export async function listMirroredDatabasesAsAdmin(client: PlatformClient, workspaces: WorkspaceFact[]): Promise<MirroredDatabaseFact[]> {
   const byWorkspace = new Map(workspaces.map((w) => [w.id, w]));
   const out: MirroredDatabaseFact[] = [];
-  const add = (id: string, name: string, workspaceId: string, capacityId: string | null) => {
-    const w = byWorkspace.get(workspaceId);
-    // Only databases of the watched workspaces (a connection may list some).
-    if (!w || !id) return;
-    out.push({ id: id.toLowerCase(), name: name || id.toLowerCase(), workspaceId, workspaceName: w.name, capacityId: capacityId ?? w.capacityId });
-  };
-  if (tenant.mode === 'admin') {
-    const url = `${client.fabric('/admin/items')}?type=MirroredDatabase`;
-    for await (const page of client.fabricPages<Record<string, unknown>>({ family: 'fabric-admin', audience: 'fabric', url }, 'itemEntities')) {
-      for (const i of page) {
-        if (i.type !== undefined && i.type !== 'MirroredDatabase') continue;
-        add(text(i.id), text(i.name) || text(i.displayName), text(i.workspaceId).toLowerCase(), text(i.capacityId).toLowerCase() || null);
-      }
+  const url = `${client.fabric('/admin/items')}?type=MirroredDatabase`;
+  for await (const page of client.fabricPages<Record<string, unknown>>({ family: 'fabric-admin', audience: 'fabric', url }, 'itemEntities')) {
+    for (const i of page) {
+      if (i.type !== undefined && i.type !== 'MirroredDatabase') continue;
+      const id = textOf(i.id);
+      const w = byWorkspace.get(textOf(i.workspaceId).toLowerCase());
+      // Only databases of the watched workspaces (a connection may list some).
+      if (!w || !id) continue;
+      out.push({ id: id.toLowerCase(), name: textOf(i.name) || textOf(i.displayName) || id.toLowerCase(), workspaceId: w.id, workspaceName: w.name, capacityId: textOf(i.capacityId).toLowerCase() || w.capacityId });
     }
-  } else {
-    for (const w of workspaces) {
-      const url = client.fabric(`/workspaces/${encodeURIComponent(w.id)}/mirroredDatabases`);
-      for await (const page of client.fabricPages<Record<string, unknown>>({ family: 'fabric', audience: 'fabric', url })) {
-        for (const i of page) add(text(i.id), text(i.displayName), w.id, null);
-      }
+  }
+  return out;
+}
+
+/** Member mode: the mirrored databases of one workspace, [id (lower case), name]. */
+export async function listWorkspaceDatabases(client: PlatformClient, workspaceId: string): Promise<[string, string][]> {
+  const out: [string, string][] = [];
+  const url = client.fabric(`/workspaces/${encodeURIComponent(workspaceId)}/mirroredDatabases`);
+  for await (const page of client.fabricPages<Record<string, unknown>>({ family: 'fabric', audience: 'fabric', url })) {
+    for (const i of page) {
+      const id = textOf(i.id);
+      if (id) out.push([id.toLowerCase(), textOf(i.displayName) || id.toLowerCase()]);
     }
   }
   return out;
@@ -81,7 +83,7 @@ export async function listMirroredDatabases(client: PlatformClient, tenant: Tena
 
 export async function readMirroringStatus(client: PlatformClient, db: MirroredDatabaseFact): Promise<DatabaseStatus> {
   const answer = await client.json<{ status?: unknown; error?: PlatformError }>({ family: 'fabric', audience: 'fabric', method: 'POST', url: client.fabric(dbPath(db, 'getMirroringStatus')) });
-  return { status: text(answer?.status) || 'Unknown', ...errorOf(answer?.error) };
+  return { status: textOf(answer?.status) || 'Unknown', ...errorOf(answer?.error) };
 }
 
 export async function readTables(client: PlatformClient, db: MirroredDatabaseFact): Promise<TableFact[]> {
@@ -89,15 +91,15 @@ export async function readTables(client: PlatformClient, db: MirroredDatabaseFac
   const spec = { family: 'fabric' as const, audience: 'fabric' as const, method: 'POST' as const, url: client.fabric(dbPath(db, 'getTablesMirroringStatus')) };
   for await (const page of client.fabricPages<Record<string, unknown>>(spec, 'data')) {
     for (const t of page) {
-      const table = text(t.sourceTableName);
+      const table = textOf(t.sourceTableName);
       if (!table) continue;
-      const schema = text(t.sourceSchemaName);
+      const schema = textOf(t.sourceSchemaName);
       const name = schema ? `${schema}.${table}` : table;
       const latency = (t.metrics as Record<string, unknown> | undefined)?.lastSyncLatencyInSeconds;
       out.push({
         key: name.toLowerCase(),
         name,
-        status: text(t.status) || 'Unknown',
+        status: textOf(t.status) || 'Unknown',
         latencySeconds: typeof latency === 'number' && Number.isFinite(latency) ? latency : null,
         ...errorOf(t.error as PlatformError | undefined),
       });

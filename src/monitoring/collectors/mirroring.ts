@@ -13,8 +13,10 @@
  *
  * Causes: a database on a capacity that is not active names the capacity; while a database is
  * down its tables' failures and lags name the database (their lag grows because it stopped).
- * Databases are polled under a run budget (rotation.ts): those with an open problem every run,
- * the others in turns.
+ * Every Fabric call of a run is planned in its budget (run-budget.ts): the workspaces list, in
+ * member mode the workspaces' database lists (new workspaces first, the others re-listed in turns
+ * with what the polls leave), and the polls — databases with an open problem every run, the
+ * others in turns (rotation.ts).
  */
 import type { SignalCause, SignalInput } from '../../alerts/signals.js';
 import { HOURLY_CAPS } from '../budget.js';
@@ -22,13 +24,14 @@ import type { Collector, } from '../collector.js';
 import type { LineageChanges } from '../lineage.js';
 import type { MirroringLag } from '../mirroring-lag.js';
 import type { StateChange } from '../output.js';
-import { VendorHttpError } from '../platform-client.js';
+import { isResourceRefusal, type PlatformClient } from '../platform-client.js';
 import { causesOf, openRootCauses, type OpenRootCauses } from '../root-causes.js';
-import { ROTATION_KEY, pickForRun, runBudget, type RotationState } from '../rotation.js';
+import { ROTATION_KEY, pickForRun, progressOf, type RotationState } from '../rotation.js';
+import { CallBudget, listingIsDue, runBudget } from '../run-budget.js';
 import { mirroringLagOf } from '../tenants.js';
-import { listMirroredDatabases, readMirroringStatus, readTables, type DatabaseStatus, type MirroredDatabaseFact, type TableFact } from './mirroring-reads.js';
+import { listMirroredDatabasesAsAdmin, listWorkspaceDatabases, readMirroringStatus, readTables, type DatabaseStatus, type MirroredDatabaseFact, type TableFact } from './mirroring-reads.js';
 import { databaseIsDown, lagLevel, tableIsFailed, type LagLevel } from './mirroring-verdicts.js';
-import { readWorkspaces } from './reads.js';
+import { readWorkspaces, type WorkspaceFact } from './reads.js';
 import { inPool } from '../pool.js';
 
 export const MIRRORING_SOURCE = 'Mirroring';
@@ -40,7 +43,11 @@ export const MIRRORING_LAG_SEVERE = 'MirroringLagSevere';
 /** Share of the Fabric hourly cap this collector may spend; a database costs two calls (status, one tables page). */
 const FABRIC_SHARE = 0.2;
 const CALLS_PER_DATABASE = 2;
+/** Member mode: at most this share of a run's budget lists workspaces' databases. */
+const LIST_SHARE = 0.25;
 const DB_PREFIX = 'db:';
+const WS_PREFIX = 'ws:';
+const LISTING_KEY = 'listing';
 
 interface TableMemo {
   name: string;
@@ -86,24 +93,24 @@ function judgeDatabase(
   const memo: DatabaseMemo = { name: db.name, workspaceName: db.workspaceName, down, tables: {} };
   for (const t of tables) {
     const before = prev?.tables[t.key];
-    const now_: TableMemo = { name: t.name, failed: tableIsFailed(t.status), lag: lagLevel(t.latencySeconds, thresholds, before?.lag ?? 'none') };
-    memo.tables[t.key] = now_;
+    const current: TableMemo = { name: t.name, failed: tableIsFailed(t.status), lag: lagLevel(t.latencySeconds, thresholds, before?.lag ?? 'none') };
+    memo.tables[t.key] = current;
     const base = { sourceType: MIRRORING_SOURCE, sourceId: `${db.id}/${t.key}`, sourceName: `${db.name} / ${t.name}`, workspaceName: db.workspaceName, occurredAt: now };
     const label = `${db.name} / ${t.name}`;
-    if (now_.failed && !before?.failed) {
+    if (current.failed && !before?.failed) {
       const code = t.errorCode ?? 'UnknownError';
       out.tables.push({ ...base, notificationKind: MIRRORING_TABLE_FAILED, severity: 'error', kind: 'failure', causes: tableCauses,
         title: `Mirrored table ${label} failed`, message: `Mirrored table ${label} failed to replicate: ${code}${t.errorMessage ? ` (${t.errorMessage})` : ''}.` });
-    } else if (!now_.failed && before?.failed) {
+    } else if (!current.failed && before?.failed) {
       out.tables.push({ ...base, notificationKind: MIRRORING_TABLE_FAILED, severity: 'error', kind: 'recovery', title: `Mirrored table ${label} is ${t.status}`, message: `Mirrored table ${label} is ${t.status} again.` });
     }
     const was = before?.lag ?? 'none';
-    if (was !== now_.lag) {
+    if (was !== current.lag) {
       const lagText = `${t.latencySeconds} s`;
       if (was !== 'none') out.tables.push(lagSignal(base, was, 'recovery', `Mirrored table ${label} lag is ${lagText}`, `Replication lag of ${label} is ${lagText}, no longer over ${was === 'error' ? thresholds.errorSeconds : thresholds.infoSeconds} s.`, []));
-      if (now_.lag !== 'none') {
-        const limit = now_.lag === 'error' ? thresholds.errorSeconds : thresholds.infoSeconds;
-        out.tables.push(lagSignal(base, now_.lag, 'failure', `Mirrored table ${label} lags ${lagText} behind`, `Replication lag of ${label} is ${lagText}, over the tenant's threshold of ${limit} s.`, tableCauses));
+      if (current.lag !== 'none') {
+        const limit = current.lag === 'error' ? thresholds.errorSeconds : thresholds.infoSeconds;
+        out.tables.push(lagSignal(base, current.lag, 'failure', `Mirrored table ${label} lags ${lagText} behind`, `Replication lag of ${label} is ${lagText}, over the tenant's threshold of ${limit} s.`, tableCauses));
       }
     }
   }
@@ -146,9 +153,83 @@ function fitted(s: SignalInput): SignalInput {
   return { ...s, sourceName: cut(s.sourceName, 500), title: cut(s.title, 500) };
 }
 
-/** 403/404 on one database (removed since the list, or access taken away): skip it this run, keep what is known. */
-function skippable(err: unknown): boolean {
-  return err instanceof VendorHttpError && (err.status === 403 || err.status === 404);
+/** The watched workspaces as last listed and, in admin mode, the tenant's mirrored databases. */
+interface MirroringListing {
+  listedAt: string;
+  workspaces: WorkspaceFact[];
+  databases?: MirroredDatabaseFact[];
+}
+
+/** Member mode: the mirrored databases of a workspace as last listed (re-listed in turns, see watchedDatabases). */
+interface WorkspaceListing {
+  listedAt: string;
+  /** [database id (lower case), name] */
+  databases: [string, string][];
+}
+
+/**
+ * Member mode: the databases of the watched workspaces, each workspace's list read within the
+ * run's budget — never-listed workspaces first (up to LIST_SHARE of the budget), then, after the
+ * databases were polled, those listed longest ago with what is left (`relist`). A small tenant is
+ * re-listed every run; a large one in turns, so a run never lists every workspace.
+ */
+async function watchedDatabases(
+  client: PlatformClient,
+  workspaces: WorkspaceFact[],
+  state: Map<string, unknown>,
+  budget: CallBudget,
+  now: Date,
+  changes: StateChange[],
+): Promise<{ databases: MirroredDatabaseFact[]; relist: () => Promise<void> }> {
+  const listings = new Map<string, WorkspaceListing>();
+  for (const w of workspaces) {
+    const known = state.get(WS_PREFIX + w.id) as WorkspaceListing | undefined;
+    if (known) listings.set(w.id, known);
+  }
+  const watched = new Set(workspaces.map((w) => WS_PREFIX + w.id));
+  for (const key of state.keys()) if (key.startsWith(WS_PREFIX) && !watched.has(key)) changes.push({ key, value: null });
+  const share = Math.max(1, Math.floor(budget.total * LIST_SHARE));
+  const list = async (due: WorkspaceFact[]) => {
+    await inPool(due, async (w) => {
+      let databases: [string, string][];
+      try {
+        databases = await listWorkspaceDatabases(client, w.id);
+      } catch (err) {
+        // The principal left the workspace between the two lists: nothing of it is watched.
+        if (!isResourceRefusal(err)) throw err;
+        databases = [];
+      }
+      const listing = { listedAt: now.toISOString(), databases };
+      listings.set(w.id, listing);
+      changes.push({ key: WS_PREFIX + w.id, value: listing });
+    });
+  };
+  const fresh = workspaces.filter((w) => !listings.has(w.id)).slice(0, share);
+  await charged(client, budget, fresh.length, () => list(fresh));
+  const databases = workspaces.flatMap((w) =>
+    (listings.get(w.id)?.databases ?? []).map(([id, name]) => ({ id, name, workspaceId: w.id, workspaceName: w.name, capacityId: w.capacityId })),
+  );
+  const relist = async () => {
+    const room = Math.min(budget.left, share - fresh.length);
+    const oldest = workspaces
+      .filter((w) => listings.has(w.id) && !fresh.includes(w))
+      .sort((a, b) => listings.get(a.id)!.listedAt.localeCompare(listings.get(b.id)!.listedAt) || a.id.localeCompare(b.id))
+      .slice(0, Math.max(0, room));
+    await charged(client, budget, oldest.length, () => list(oldest));
+  };
+  return { databases, relist };
+}
+
+/** Takes `planned` calls from the run's budget, makes them, and charges what they took beyond (further pages). */
+async function charged(client: PlatformClient, budget: CallBudget, planned: number, calls: () => Promise<void>): Promise<void> {
+  if (planned <= 0) return;
+  budget.charge(planned);
+  const before = client.callsMade;
+  try {
+    await calls();
+  } finally {
+    budget.charge(client.callsMade - before - planned);
+  }
 }
 
 export const mirroringCollector: Collector = {
@@ -157,8 +238,27 @@ export const mirroringCollector: Collector = {
     const { ctx, tenant, client, state, commit } = run;
     const now = ctx.clock.now();
     const thresholds = mirroringLagOf(tenant);
-    const workspaces = await readWorkspaces(client, tenant);
-    const databases = await listMirroredDatabases(client, tenant, workspaces);
+    const changes: StateChange[] = [];
+    // Every Fabric call of the run comes out of this budget: the listings and the polls.
+    const budget = new CallBudget(runBudget(HOURLY_CAPS.fabric, FABRIC_SHARE, run.intervalSeconds));
+    const member = tenant.mode !== 'admin';
+    // The workspace list (and in admin mode the tenant's database list, fabric-admin) is kept
+    // between runs and read again after LISTING_REFRESH_MS; member mode pays it from this budget.
+    const cached = state.get(LISTING_KEY) as MirroringListing | undefined;
+    let listing: MirroringListing;
+    if (!cached || listingIsDue(cached.listedAt, now) || (!member && !cached.databases)) {
+      let workspaces: WorkspaceFact[] = [];
+      await charged(client, member ? budget : new CallBudget(Number.MAX_SAFE_INTEGER), 1, async () => {
+        workspaces = await readWorkspaces(client, tenant);
+      });
+      listing = { listedAt: now.toISOString(), workspaces, ...(member ? {} : { databases: await listMirroredDatabasesAsAdmin(client, workspaces) }) };
+      changes.push({ key: LISTING_KEY, value: listing });
+    } else {
+      listing = cached;
+    }
+    const { databases, relist } = member
+      ? await watchedDatabases(client, listing.workspaces, state, budget, now, changes)
+      : { databases: listing.databases ?? [], relist: async () => {} };
     const listed = new Set(databases.map((d) => d.id));
     const gone = [...state.keys()].filter((k) => k.startsWith(DB_PREFIX) && !listed.has(k.slice(DB_PREFIX.length)));
 
@@ -168,37 +268,43 @@ export const mirroringCollector: Collector = {
     };
     const open = await openRootCauses(ctx.db, tenant.org_id);
 
-    const budget = Math.floor(runBudget(HOURLY_CAPS.fabric, FABRIC_SHARE, run.intervalSeconds) / CALLS_PER_DATABASE);
+    const isHot = (d: MirroredDatabaseFact) => hasProblem(state.get(DB_PREFIX + d.id) as DatabaseMemo | undefined);
     const pick = pickForRun(databases, {
       key: (d) => d.id,
-      isHot: (d) => hasProblem(state.get(DB_PREFIX + d.id) as DatabaseMemo | undefined),
-      budget: Math.max(1, budget),
+      isHot,
+      budget: Math.floor(budget.left / CALLS_PER_DATABASE),
       state: state.get(ROTATION_KEY) as RotationState | undefined,
       now,
     });
 
     const out = { database: [] as SignalInput[], tables: [] as SignalInput[] };
-    const changes: StateChange[] = [];
-    await inPool(pick.poll, async (db) => {
-      let status: DatabaseStatus;
-      let tables: TableFact[];
-      try {
-        status = await readMirroringStatus(client, db);
-        tables = await readTables(client, db);
-      } catch (err) {
-        if (skippable(err)) return;
-        throw err;
-      }
-      const key = DB_PREFIX + db.id;
-      const prev = state.get(key) as DatabaseMemo | undefined;
-      const memo = judgeDatabase(db, status, tables, prev, thresholds, open, now, out);
-      if (JSON.stringify(memo) !== JSON.stringify(prev)) changes.push({ key, value: memo });
-    });
+    const read = new Set<string>();
+    await charged(client, budget, pick.poll.length * CALLS_PER_DATABASE, () =>
+      inPool(pick.poll, async (db) => {
+        let status: DatabaseStatus;
+        let tables: TableFact[];
+        try {
+          status = await readMirroringStatus(client, db);
+          tables = await readTables(client, db);
+        } catch (err) {
+          if (!isResourceRefusal(err)) throw err;
+          read.add(db.id); // removed since the list, or access taken away: keep what is known
+          return;
+        }
+        read.add(db.id);
+        const key = DB_PREFIX + db.id;
+        const prev = state.get(key) as DatabaseMemo | undefined;
+        const memo = judgeDatabase(db, status, tables, prev, thresholds, open, now, out);
+        if (JSON.stringify(memo) !== JSON.stringify(prev)) changes.push({ key, value: memo });
+      }),
+    );
+    await relist();
     for (const key of gone) {
       out.database.push(...databaseGone(key.slice(DB_PREFIX.length), state.get(key) as DatabaseMemo, now));
       changes.push({ key, value: null });
     }
     changes.push({ key: ROTATION_KEY, value: pick.next });
+    run.reportProgress(progressOf(databases, isHot, (d) => read.has(d.id)));
     // Databases first: a table's failure then finds its database's incident as its cause.
     await commit([...out.database, ...out.tables].map(fitted), changes, lineage);
   },

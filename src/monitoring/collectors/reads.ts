@@ -6,6 +6,7 @@
 import { VendorAnswerError, type PlatformClient } from '../platform-client.js';
 import { subscriptionOf } from '../tenant-input.js';
 import type { TenantRow } from '../tenants.js';
+import { textOf } from './values.js';
 
 export interface CapacityFact {
   id: string;
@@ -25,9 +26,6 @@ export interface WorkspaceFact {
 
 const ARM_API_VERSION = '2023-11-01';
 
-function text(v: unknown): string {
-  return typeof v === 'string' ? v : '';
-}
 
 function required(item: Record<string, unknown>, field: string, what: string): string {
   const v = item[field];
@@ -51,7 +49,7 @@ export async function readCapacities(client: PlatformClient, tenant: TenantRow):
   for await (const page of client.fabricPages<Record<string, unknown>>({ family: 'fabric', audience: 'fabric', url: client.fabric('/capacities') })) {
     for (const c of page) {
       const id = required(c, 'id', 'GET /v1/capacities').toLowerCase();
-      byId.set(id, { id, name: text(c.displayName) || id, sku: text(c.sku) || 'unknown', region: text(c.region) || 'unknown', state: text(c.state) || 'Unknown' });
+      byId.set(id, { id, name: textOf(c.displayName) || id, sku: textOf(c.sku) || 'unknown', region: textOf(c.region) || 'unknown', state: textOf(c.state) || 'Unknown' });
     }
   }
   if (tenant.mode === 'admin') {
@@ -61,10 +59,10 @@ export async function readCapacities(client: PlatformClient, tenant: TenantRow):
       const known = byId.get(id);
       byId.set(id, {
         id,
-        name: text(c.displayName) || known?.name || id,
-        sku: text(c.sku) || known?.sku || 'unknown',
-        region: text(c.region) || known?.region || 'unknown',
-        state: text(c.state) || known?.state || 'Unknown',
+        name: textOf(c.displayName) || known?.name || id,
+        sku: textOf(c.sku) || known?.sku || 'unknown',
+        region: textOf(c.region) || known?.region || 'unknown',
+        state: textOf(c.state) || known?.state || 'Unknown',
       });
     }
   }
@@ -75,11 +73,11 @@ export async function readCapacities(client: PlatformClient, tenant: TenantRow):
       for await (const page of client.nextLinkPages<Record<string, unknown>>({ family: 'arm', audience: 'arm', url })) {
         for (const r of page) {
           const props = (r.properties ?? {}) as Record<string, unknown>;
-          const known = byName.get(text(r.name).toLowerCase());
-          const state = text(props.state);
+          const known = byName.get(textOf(r.name).toLowerCase());
+          const state = textOf(props.state);
           if (known && state) {
             known.state = state;
-            known.armId = text(r.id);
+            known.armId = textOf(r.id);
           }
         }
       }
@@ -94,13 +92,13 @@ export async function readWorkspaces(client: PlatformClient, tenant: TenantRow):
     const spec = { family: 'fabric-admin' as const, audience: 'fabric' as const, url: `${client.fabric('/admin/workspaces')}?state=Active` };
     for await (const page of client.fabricPages<Record<string, unknown>>(spec, 'workspaces')) {
       for (const w of page) {
-        out.push({ id: required(w, 'id', 'GET /v1/admin/workspaces').toLowerCase(), name: text(w.name) || text(w.id), capacityId: text(w.capacityId).toLowerCase() || null });
+        out.push({ id: required(w, 'id', 'GET /v1/admin/workspaces').toLowerCase(), name: textOf(w.name) || textOf(w.id), capacityId: textOf(w.capacityId).toLowerCase() || null });
       }
     }
   } else {
     for await (const page of client.fabricPages<Record<string, unknown>>({ family: 'fabric', audience: 'fabric', url: client.fabric('/workspaces') })) {
       for (const w of page) {
-        out.push({ id: required(w, 'id', 'GET /v1/workspaces').toLowerCase(), name: text(w.displayName) || text(w.id), capacityId: text(w.capacityId).toLowerCase() || null });
+        out.push({ id: required(w, 'id', 'GET /v1/workspaces').toLowerCase(), name: textOf(w.displayName) || textOf(w.id), capacityId: textOf(w.capacityId).toLowerCase() || null });
       }
     }
   }

@@ -9,8 +9,9 @@
  */
 import type { TenantRow } from '../tenants.js';
 import type { PlatformClient } from '../platform-client.js';
-import { type CallBudget, metaIsStale, type Observation, readMeta, RunBudgetSpent } from './refresh-reads.js';
-import type { ModelBook } from './refresh-state.js';
+import { metaIsStale, type Observation, readMeta } from './refresh-reads.js';
+import { type CallBudget, RunBudgetSpent } from '../run-budget.js';
+import type { RefreshMemory } from './refresh-state.js';
 import type { RefreshEntry } from './refresh-history.js';
 import { isResourceRefusal } from '../platform-client.js';
 
@@ -29,16 +30,16 @@ interface Refreshable {
 export async function readAdmin(
   client: PlatformClient,
   tenant: TenantRow,
-  book: ModelBook,
+  memory: RefreshMemory,
   budgets: { pages: CallBudget; powerbi: CallBudget; /** Time one page of the share stands for: 3,600 s / (cap × share). */ pageSpacingMs: number },
   now: Date,
   observe: (o: Observation) => void,
 ): Promise<void> {
   // A short interval would take at least one page a run, more than the share of the hourly cap:
   // pages are spaced so that on average they stay within it.
-  if (book.adminNextAt && now.getTime() < Date.parse(book.adminNextAt)) return;
+  if (memory.adminNextAt && now.getTime() < Date.parse(memory.adminNextAt)) return;
   const listed = tenant.workspaces ? new Set(tenant.workspaces.map((w) => w.toLowerCase())) : null;
-  const startedAt = book.adminSkip;
+  const startedAt = memory.adminSkip;
   let pagesRead = 0;
   const seen = new Set<string>();
   const lastStatus = new Map<string, string>();
@@ -47,7 +48,7 @@ export async function readAdmin(
     for (let skip = startedAt; ; skip += REFRESHABLES_PAGE) {
       budgets.pages.take();
       pagesRead++;
-      book.adminNextAt = new Date(now.getTime() + pagesRead * budgets.pageSpacingMs).toISOString();
+      memory.adminNextAt = new Date(now.getTime() + pagesRead * budgets.pageSpacingMs).toISOString();
       const url = `${client.powerBi('/admin/capacities/refreshables')}?$expand=capacities,groups&$top=${REFRESHABLES_PAGE}&$skip=${skip}`;
       const page = await client.json<{ value?: Refreshable[] }>({ family: 'powerbi-admin', audience: 'powerbi', url });
       const items = page?.value ?? [];
@@ -56,15 +57,15 @@ export async function readAdmin(
         if (typeof r.id !== 'string' || !workspaceId || (listed && !listed.has(workspaceId))) continue;
         const id = r.id.toLowerCase();
         seen.add(id);
-        book.place(id, r.name || id, workspaceId, r.capacity?.id?.toLowerCase() ?? null);
+        memory.place(id, r.name || id, workspaceId, r.capacity?.id?.toLowerCase() ?? null);
         const history = r.lastRefresh && typeof r.lastRefresh.requestId === 'string' ? [r.lastRefresh] : [];
         if (history[0]) lastStatus.set(id, history[0].status);
         observe({ modelId: id, history, workspaceName: r.group?.name ?? null, capacityName: r.capacity?.displayName ?? null });
       }
-      book.adminSkip = skip + REFRESHABLES_PAGE;
+      memory.adminSkip = skip + REFRESHABLES_PAGE;
       if (items.length < REFRESHABLES_PAGE) {
         complete = true;
-        book.adminSkip = 0;
+        memory.adminSkip = 0;
         break;
       }
     }
@@ -73,19 +74,19 @@ export async function readAdmin(
     if (!(err instanceof RunBudgetSpent)) throw err;
   }
   // The whole list was read in this run: a model it no longer lists is gone.
-  if (complete && startedAt === 0) for (const id of [...book.models.keys()]) if (!seen.has(id)) book.forget(id);
+  if (complete && startedAt === 0) for (const id of [...memory.models.keys()]) if (!seen.has(id)) memory.forget(id);
 
   // Data sources: failing ones first (their causes matter now), then never read, then oldest.
-  const rank = (id: string) => (lastStatus.get(id) === 'Failed' || book.models.get(id)?.failing ? 0 : book.models.get(id)?.meta ? 2 : 1);
+  const rank = (id: string) => (lastStatus.get(id) === 'Failed' || memory.models.get(id)?.failing ? 0 : memory.models.get(id)?.meta ? 2 : 1);
   const due = [...seen]
-    .filter((id) => metaIsStale(book.models.get(id)?.meta ?? null, now))
-    .sort((a, b) => rank(a) - rank(b) || (book.models.get(a)?.meta?.readAt ?? '').localeCompare(book.models.get(b)?.meta?.readAt ?? '') || a.localeCompare(b))
+    .filter((id) => metaIsStale(memory.models.get(id)?.meta ?? null, now))
+    .sort((a, b) => rank(a) - rank(b) || (memory.models.get(a)?.meta?.readAt ?? '').localeCompare(memory.models.get(b)?.meta?.readAt ?? '') || a.localeCompare(b))
     .slice(0, Math.max(1, Math.floor(budgets.powerbi.total * META_SHARE)));
   for (const id of due) {
-    const m = book.models.get(id)!;
+    const m = memory.models.get(id)!;
     try {
-      book.update(id, { ...m, meta: await readMeta(client, budgets.powerbi, m.workspaceId, id, false, now) });
-      book.metaRead.add(id);
+      memory.update(id, { ...m, meta: await readMeta(client, budgets.powerbi, m.workspaceId, id, false, now) });
+      memory.metaRead.add(id);
     } catch (err) {
       if (err instanceof RunBudgetSpent) break;
       if (!isResourceRefusal(err)) throw err;

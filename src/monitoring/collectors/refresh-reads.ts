@@ -1,34 +1,11 @@
 /**
- * Pieces shared by the two ways the refreshes collector reads the platform: the run's call
- * budget (a share of the family's hourly cap), what one read of a model yields, and the slow
+ * Pieces shared by the two ways the refreshes collector reads the platform: what one read of a model yields, and the slow
  * reads of a model's data sources (→ gateways, for root causes) and refresh schedule.
  */
 import { isResourceRefusal, type PlatformClient } from '../platform-client.js';
+import type { CallBudget } from '../run-budget.js';
 import type { ModelMeta } from './refresh-state.js';
 import type { RefreshEntry } from './refresh-history.js';
-
-/** The run spent the calls it may make; what was read so far is still applied. */
-export class RunBudgetSpent extends Error {
-  constructor() {
-    super('the run spent its share of the hourly budget');
-    this.name = 'RunBudgetSpent';
-  }
-}
-
-export class CallBudget {
-  private spent = 0;
-  constructor(readonly total: number) {}
-
-  get left(): number {
-    return Math.max(0, this.total - this.spent);
-  }
-
-  /** Takes one call, or throws RunBudgetSpent. */
-  take(): void {
-    if (this.spent >= this.total) throw new RunBudgetSpent();
-    this.spent++;
-  }
-}
 
 /** One model's refreshes as read this run (newest first), with where it lives. */
 export interface Observation {

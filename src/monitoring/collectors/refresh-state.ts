@@ -1,6 +1,6 @@
 /**
  * What the refreshes collector remembers between runs (collector_state, one key per model and
- * per workspace, plus the rotation and the admin paging cursor), and the per-run book that
+ * per workspace, plus the rotation and the admin paging cursor), and the per-run memory that
  * tracks what changed so only those keys are written back.
  */
 import type { StateChange } from '../output.js';
@@ -34,15 +34,30 @@ export interface WorkspaceState {
   listedAt: string;
 }
 
+/**
+ * Member mode: the principal's workspaces (unfiltered) and the capacities' names as last listed.
+ * They rarely change, so a run re-lists them only after LISTING_REFRESH_MS (run-budget.ts)
+ * and a short interval's small budget goes to the models.
+ */
+export interface MemberListing {
+  listedAt: string;
+  /** [id (lower case), name, capacity id (lower case) or null] */
+  groups: [string, string, string | null][];
+  /** [capacity id (lower case), display name] */
+  capacities: [string, string][];
+}
+
 const MODEL = 'model:';
+const LISTING = 'listing';
 const WORKSPACE = 'ws:';
 const ADMIN_SKIP = 'admin:skip';
 const ADMIN_NEXT = 'admin:next';
 
-export class ModelBook {
+export class RefreshMemory {
   readonly models = new Map<string, ModelState>();
   readonly workspaces = new Map<string, WorkspaceState>();
   rotation: RotationState | undefined;
+  listing: MemberListing | null;
   adminSkip: number;
   /** Admin mode: no refreshables page before this time (ISO), so short intervals keep the hourly share. */
   adminNextAt: string | null;
@@ -54,6 +69,7 @@ export class ModelBook {
   readonly forgotten = new Map<string, ModelState>();
   private readonly before = new Map<string, string>();
   private readonly rotationBefore: string;
+  private readonly listingBefore: MemberListing | null;
   private readonly adminSkipBefore: number;
   private readonly adminNextBefore: string | null;
 
@@ -66,6 +82,8 @@ export class ModelBook {
     }
     this.rotation = state.get(ROTATION_KEY) as RotationState | undefined;
     this.rotationBefore = JSON.stringify(this.rotation ?? null);
+    this.listing = (state.get(LISTING) as MemberListing | undefined) ?? null;
+    this.listingBefore = this.listing;
     this.adminSkip = typeof state.get(ADMIN_SKIP) === 'number' ? (state.get(ADMIN_SKIP) as number) : 0;
     this.adminSkipBefore = this.adminSkip;
     this.adminNextAt = typeof state.get(ADMIN_NEXT) === 'string' ? (state.get(ADMIN_NEXT) as string) : null;
@@ -109,6 +127,7 @@ export class ModelBook {
     for (const [id, w] of this.workspaces) put(WORKSPACE + id, w);
     for (const key of this.before.keys()) if (!seen.has(key)) out.push({ key, value: null });
     if (JSON.stringify(this.rotation ?? null) !== this.rotationBefore && this.rotation) out.push({ key: ROTATION_KEY, value: this.rotation });
+    if (this.listing !== this.listingBefore && this.listing) out.push({ key: LISTING, value: this.listing });
     if (this.adminSkip !== this.adminSkipBefore) out.push({ key: ADMIN_SKIP, value: this.adminSkip });
     if (this.adminNextAt !== this.adminNextBefore && this.adminNextAt) out.push({ key: ADMIN_NEXT, value: this.adminNextAt });
     return out;

@@ -13,17 +13,17 @@
  */
 import type { SignalInput } from '../../alerts/signals.js';
 import { BudgetExhaustedError, HOURLY_CAPS } from '../budget.js';
-import type { Collector, CollectorRun } from '../collector.js';
-import { COLLECTOR_DEFAULTS } from '../collector-names.js';
+import type { Collector } from '../collector.js';
 import type { LineageChanges } from '../lineage.js';
 import { causesOf, openRootCauses, type OpenRootCauses } from '../root-causes.js';
-import { runBudget } from '../rotation.js';
+import { progressOf } from '../rotation.js';
 import { readAdmin } from './refresh-admin.js';
 import { explainRefreshError, refreshFailureMessage } from './refresh-errors.js';
 import { newResults } from './refresh-history.js';
-import { readMember } from './refresh-member.js';
-import { CallBudget, type Observation, RunBudgetSpent } from './refresh-reads.js';
-import { ModelBook, type ModelState, rememberedModels } from './refresh-state.js';
+import { isHotModel, readMember } from './refresh-member.js';
+import type { Observation } from './refresh-reads.js';
+import { CallBudget, RunBudgetSpent, runBudget } from '../run-budget.js';
+import { RefreshMemory, type ModelState, rememberedModels } from './refresh-state.js';
 
 export const REFRESH_FAILED_KIND = 'RefreshFailed';
 
@@ -38,37 +38,45 @@ export const ADMIN_SHARE = 0.4;
 
 export const refreshesCollector: Collector = {
   name: 'refreshes',
-  async run({ ctx, tenant, client, state, commit }) {
+  async run({ ctx, tenant, client, state, intervalSeconds: interval, reportProgress, commit }) {
     const now = ctx.clock.now();
-    const interval = await intervalOf(ctx.db, tenant.id);
-    const book = new ModelBook(state);
+    const memory = new RefreshMemory(state);
     const observations: Observation[] = [];
     const observe = (o: Observation) => observations.push(o);
+    let hourSpent = false;
     const powerbi = new CallBudget(runBudget(HOURLY_CAPS.powerbi, POWERBI_SHARE, interval));
     try {
       if (tenant.mode === 'admin') {
         const pages = new CallBudget(runBudget(HOURLY_CAPS['powerbi-admin'], ADMIN_SHARE, interval));
-        await readAdmin(client, tenant, book, { pages, powerbi, pageSpacingMs: 3_600_000 / (HOURLY_CAPS['powerbi-admin'] * ADMIN_SHARE) }, now, observe);
+        await readAdmin(client, tenant, memory, { pages, powerbi, pageSpacingMs: 3_600_000 / (HOURLY_CAPS['powerbi-admin'] * ADMIN_SHARE) }, now, observe);
       }
-      else await readMember(client, tenant, book, powerbi, now, observe);
+      else await readMember(client, tenant, memory, powerbi, now, observe);
     } catch (err) {
       // A spent budget ends the run quietly: what was read is applied, the rest waits for the next run.
       if (!(err instanceof RunBudgetSpent || err instanceof BudgetExhaustedError)) throw err;
       ctx.log.info({ tenant: tenant.id, collector: 'refreshes', err: err.message }, 'refreshes: budget spent; continuing next run');
+      hourSpent = err instanceof BudgetExhaustedError;
+    }
+    const read = new Set(observations.map((o) => o.modelId));
+    if (tenant.mode === 'admin') {
+      // The refreshables list is paced by design; only a spent hourly budget leaves listed models unread.
+      reportProgress({ polled: read.size, deferred: hourSpent ? [...memory.models.keys()].filter((id) => !read.has(id)).length : 0 });
+    } else {
+      reportProgress(progressOf(memory.models, ([, m]) => isHotModel(m, now), ([id]) => read.has(id)));
     }
 
     const roots = await openRootCauses(ctx.db, tenant.org_id);
     const signals: SignalInput[] = [];
     for (const o of observations) {
-      const prev = book.models.get(o.modelId);
+      const prev = memory.models.get(o.modelId);
       if (!prev) continue;
       const { next, signals: out } = applyResults(o.modelId, prev, o, roots, now);
-      book.update(o.modelId, next);
+      memory.update(o.modelId, next);
       signals.push(...out);
     }
-    for (const [id, prev] of book.forgotten) signals.push(...goneSignals(id, prev, now));
+    for (const [id, prev] of memory.forgotten) signals.push(...goneSignals(id, prev, now));
 
-    await commit(signals, book.changes(), lineageOf(book));
+    await commit(signals, memory.changes(), lineageOf(memory));
   },
   releaseAll(state, now) {
     return rememberedModels(state).flatMap(([id, m]) => goneSignals(id, m, now));
@@ -123,19 +131,14 @@ function goneSignals(id: string, prev: ModelState, now: Date): SignalInput[] {
 }
 
 /** The lineage this run read, committed with its signals (placements, data sources, what is gone). */
-function lineageOf(book: ModelBook): LineageChanges {
-  const placements = [...book.placed].map((id) => {
-    const m = book.models.get(id)!;
+function lineageOf(memory: RefreshMemory): LineageChanges {
+  const placements = [...memory.placed].map((id) => {
+    const m = memory.models.get(id)!;
     return { itemId: id, itemType: 'SemanticModel', itemName: m.name, workspaceId: m.workspaceId, capacityId: m.capacityId };
   });
-  const datasources = [...book.metaRead].flatMap((id) => {
-    const meta = book.models.get(id)?.meta;
+  const datasources = [...memory.metaRead].flatMap((id) => {
+    const meta = memory.models.get(id)?.meta;
     return meta ? [{ itemId: id, gatewayIds: meta.gatewayIds, datasourceIds: meta.datasourceIds }] : [];
   });
-  return { placements, datasources, forget: [...book.forgotten.keys()] };
-}
-
-async function intervalOf(db: CollectorRun['ctx']['db'], tenantRef: string): Promise<number> {
-  const { rows } = await db.query<{ interval_seconds: number }>("SELECT interval_seconds FROM collector_schedules WHERE tenant_ref = $1 AND collector = 'refreshes'", [tenantRef]);
-  return rows[0]?.interval_seconds ?? COLLECTOR_DEFAULTS.refreshes;
+  return { placements, datasources, forget: [...memory.forgotten.keys()] };
 }

@@ -4,9 +4,10 @@
  * for the whole tenant), each workspace's items in member mode; narrowed to the tenant's listed
  * workspaces when given. Capacity names come from Fabric's capacity list.
  */
-import { VendorHttpError, type PlatformClient } from '../platform-client.js';
+import { isResourceRefusal, type PlatformClient } from '../platform-client.js';
 import type { TenantRow } from '../tenants.js';
 import { readWorkspaces } from './reads.js';
+import { textOf } from './values.js';
 
 export const RUNNABLE_TYPES: ReadonlySet<string> = new Set(['DataPipeline', 'Notebook', 'SparkJobDefinition', 'Dataflow', 'CopyJob']);
 
@@ -27,9 +28,6 @@ export interface RunnableListing {
   fabricCalls: number;
 }
 
-function text(v: unknown): string {
-  return typeof v === 'string' ? v : '';
-}
 
 export async function listRunnableItems(client: PlatformClient, tenant: TenantRow): Promise<RunnableListing> {
   let fabricCalls = tenant.mode === 'admin' ? 0 : 1;
@@ -37,16 +35,16 @@ export async function listRunnableItems(client: PlatformClient, tenant: TenantRo
   const capacityNames = new Map<string, string>();
   for await (const page of client.fabricPages<Record<string, unknown>>({ family: 'fabric', audience: 'fabric', url: client.fabric('/capacities') })) {
     fabricCalls++;
-    for (const c of page) if (text(c.id)) capacityNames.set(text(c.id).toLowerCase(), text(c.displayName) || text(c.id));
+    for (const c of page) if (textOf(c.id)) capacityNames.set(textOf(c.id).toLowerCase(), textOf(c.displayName) || textOf(c.id));
   }
   const items: RunnableItem[] = [];
   const add = (raw: Record<string, unknown>, name: string, workspaceId: string) => {
     const w = workspaces.get(workspaceId.toLowerCase());
-    const id = text(raw.id).toLowerCase();
-    if (!w || !id || !RUNNABLE_TYPES.has(text(raw.type))) return;
+    const id = textOf(raw.id).toLowerCase();
+    if (!w || !id || !RUNNABLE_TYPES.has(textOf(raw.type))) return;
     items.push({
       id,
-      type: text(raw.type),
+      type: textOf(raw.type),
       name: name || id,
       workspaceId: w.id,
       workspaceName: w.name,
@@ -57,18 +55,18 @@ export async function listRunnableItems(client: PlatformClient, tenant: TenantRo
   if (tenant.mode === 'admin') {
     const spec = { family: 'fabric-admin' as const, audience: 'fabric' as const, url: client.fabric('/admin/items') };
     for await (const page of client.fabricPages<Record<string, unknown>>(spec, 'itemEntities')) {
-      for (const i of page) add(i, text(i.name), text(i.workspaceId));
+      for (const i of page) add(i, textOf(i.name), textOf(i.workspaceId));
     }
   } else {
     for (const w of workspaces.values()) {
       try {
         for await (const page of client.fabricPages<Record<string, unknown>>({ family: 'fabric', audience: 'fabric', url: client.fabric(`/workspaces/${encodeURIComponent(w.id)}/items`) })) {
           fabricCalls++;
-          for (const i of page) add(i, text(i.displayName), w.id);
+          for (const i of page) add(i, textOf(i.displayName), w.id);
         }
       } catch (err) {
         // The principal left the workspace between the two lists: its items are not watched.
-        if (!(err instanceof VendorHttpError && (err.status === 403 || err.status === 404))) throw err;
+        if (!isResourceRefusal(err)) throw err;
         fabricCalls++;
       }
     }
