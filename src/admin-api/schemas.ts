@@ -8,6 +8,9 @@
 import { ALERT_EVENTS, DELIVERY_STATUSES } from '../outbox/index.js';
 import { DESTINATION_KINDS } from '../delivery/destinations.js';
 import { ROLES } from '../access/roles.js';
+import { inboundViewSchema } from './schemas-inbound.js';
+
+export { inboundSecretSchema, inboundViewSchema } from './schemas-inbound.js';
 
 const str = { type: 'string' } as const;
 const nullableStr = { type: ['string', 'null'] } as const;
@@ -69,6 +72,7 @@ const destinationProperties = {
   createdAt: instant,
   updatedAt: instant,
   health: destinationHealthSchema,
+  inbound: inboundViewSchema,
 } as const;
 const destinationRequired = Object.keys(destinationProperties);
 

@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
+import { disableInbound, enableInbound, storeToolSecret } from '../delivery/inbound/endpoints.js';
+import { adminResponses } from './openapi.js';
+import { inboundSecretSchema, inboundViewSchema } from './schemas.js';
+
+const idParams = {
+  type: 'object',
+  required: ['orgId', 'id'],
+  properties: { orgId: { type: 'string', maxLength: 100 }, id: { type: 'string', maxLength: 100 } },
+} as const;
+
+/**
+ * Admin routes: a connector destination's inbound address (docs/admin-api.md). Thin: secrets,
+ * sealing and SQL are in delivery/inbound/endpoints.ts.
+ */
+export async function inboundAdminRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
+  const { ctx } = opts;
+  type Id = { Params: { orgId: string; id: string } };
+
+  app.post<Id>(
+    '/orgs/:orgId/destinations/:id/inbound',
+    { config: { access: 'owner' }, schema: { params: idParams, response: adminResponses(inboundSecretSchema, 201) } },
+    async (req, reply) => reply.code(201).send(await enableInbound(ctx, req.params.orgId, req.params.id)),
+  );
+
+  app.put<Id & { Body: { secret: string } }>(
+    '/orgs/:orgId/destinations/:id/inbound',
+    {
+      config: { access: 'owner' },
+      schema: {
+        params: idParams,
+        body: { type: 'object', additionalProperties: false, required: ['secret'], properties: { secret: { type: 'string', minLength: 1, maxLength: 512 } } },
+        response: adminResponses({ ...inboundViewSchema, type: 'object' }),
+      },
+    },
+    (req) => storeToolSecret(ctx, req.params.orgId, req.params.id, req.body.secret),
+  );
+
+  app.delete<Id>('/orgs/:orgId/destinations/:id/inbound', { config: { access: 'owner' }, schema: { params: idParams } }, async (req, reply) => {
+    await disableInbound(ctx, req.params.orgId, req.params.id);
+    return reply.code(204).send();
+  });
+}
