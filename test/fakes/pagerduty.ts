@@ -18,6 +18,8 @@ export interface PdAlert {
   events: Array<{ action: string; summary?: string; severity?: string }>;
   /** Number of distinct alerts created under the key (a trigger after resolve opens a new one). */
   incarnations: number;
+  /** The incident the alert belongs to (its own, unless grouped into another with groupInto). */
+  incidentId: string;
 }
 
 const spec = loadPagerDuty();
@@ -27,9 +29,40 @@ export class PagerDutyFake extends FakeVendor {
   /** Routing keys of the integrations that exist. */
   readonly routingKeys = new Set<string>();
 
+  /** REST API keys accepted by GET /incidents/{id}/alerts. */
+  readonly restApiKeys = new Set<string>();
+  private incidents = 0;
+
   constructor(routingKey: string) {
     super();
     this.routingKeys.add(routingKey);
+  }
+
+  /** Alert grouping: the alert of `dedupKey` moves into `incidentId` (its incident_key no longer names it). */
+  groupInto(incidentId: string, dedupKey: string): void {
+    this.alerts.get(dedupKey)!.incidentId = incidentId;
+  }
+
+  /**
+   * REST `GET /incidents/{id}/alerts` as PagerDuty documents it: `Authorization: Token token=…`,
+   * `Accept: application/vnd.pagerduty+json;version=2`, answer `{ alerts: [{ id, type, alert_key,
+   * status, incident }], limit, offset, more }`.
+   */
+  private incidentAlerts(r: RecordedRequest, incidentId: string): FakeReply {
+    const key = /^Token token=(.+)$/.exec(String(r.headers.authorization ?? ''))?.[1];
+    if (!key || !this.restApiKeys.has(key)) return { status: 401, body: { error: { message: 'Unauthorized', code: 2006 } } };
+    if (r.headers.accept !== 'application/vnd.pagerduty+json;version=2') return this.violate(r, ['Accept must be application/vnd.pagerduty+json;version=2']);
+    const alerts = [...this.alerts.values()].filter((a) => a.incidentId === incidentId);
+    if (alerts.length === 0) return { status: 404, body: { error: { message: 'Not Found', code: 2100 } } };
+    return {
+      status: 200,
+      body: {
+        alerts: alerts.map((a, i) => ({ id: `A${i}${incidentId}`, type: 'alert', alert_key: a.dedupKey, status: a.status === 'resolved' ? 'resolved' : 'triggered', incident: { id: incidentId, type: 'incident_reference' } })),
+        limit: 100,
+        offset: 0,
+        more: false,
+      },
+    };
   }
 
   protected violationReply(errors: string[]): FakeReply {
@@ -37,6 +70,8 @@ export class PagerDutyFake extends FakeVendor {
   }
 
   protected handle(r: RecordedRequest): FakeReply {
+    const incident = r.method === 'GET' ? /^\/incidents\/([^/]+)\/alerts$/.exec(r.path) : null;
+    if (incident) return this.incidentAlerts(r, decodeURIComponent(incident[1]!));
     const m = matchOperation(spec, r.method, r.path);
     if (!m) return this.violate(r, [`no operation ${r.method} ${r.path}`]);
     if (!contentTypeIs(r, 'application/json')) return this.violate(r, ['Content-Type must be application/json']);
@@ -59,7 +94,15 @@ export class PagerDutyFake extends FakeVendor {
     switch (e.event_action) {
       case 'trigger': {
         if (!existing || existing.status === 'resolved') {
-          const a: PdAlert = { dedupKey: key, status: 'triggered', summary: e.payload.summary, severity: e.payload.severity, events: [], incarnations: (existing?.incarnations ?? 0) + 1 };
+          const a: PdAlert = {
+            dedupKey: key,
+            status: 'triggered',
+            summary: e.payload.summary,
+            severity: e.payload.severity,
+            events: [],
+            incarnations: (existing?.incarnations ?? 0) + 1,
+            incidentId: `Q${String(++this.incidents).padStart(6, '0')}`,
+          };
           this.alerts.set(key, a);
         } else {
           existing.summary = e.payload.summary;
