@@ -194,7 +194,7 @@ describe('inbound events from the ITSM tools', () => {
     const put = await t.admin('PUT', `/orgs/${org.id}/destinations/${pdId}/inbound`, { secret: PD_SUBSCRIPTION_SECRET });
     expect(put.statusCode, put.body).toBe(200);
     expect(put.body).not.toContain(PD_SUBSCRIPTION_SECRET);
-    const { rows: audit } = await t.ctx.db.query<{ action: string; changes: unknown }>("SELECT action, changes FROM audit_log WHERE org_id = $1 AND action LIKE 'destinations.inbound%' ORDER BY at, id", [org.id]);
+    const { rows: audit } = await t.ctx.db.query<{ action: string; changes: unknown }>("SELECT action, changes FROM audit_log WHERE org_id = $1 AND action LIKE 'destinations.inbound%' ORDER BY action", [org.id]);
     expect(audit.map((a) => a.action)).toEqual(['destinations.inbound', 'destinations.inbound.put']);
     expect(JSON.stringify(audit)).not.toContain(PD_SUBSCRIPTION_SECRET);
     const hook = await t.admin('POST', `/orgs/${org.id}/destinations`, { name: 'w', kind: 'webhook', url: 'https://127.0.0.1:9/' });
