@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { disableInbound, enableInbound, storeToolSecret } from '../delivery/inbound/endpoints.js';
 import { adminResponses } from './openapi.js';
-import { inboundSecretSchema, inboundViewSchema } from './schemas.js';
+import { inboundSecretSchema, inboundStateSchema } from './schemas.js';
 
 const idParams = {
   type: 'object',
@@ -31,7 +31,7 @@ export async function inboundAdminRoutes(app: FastifyInstance, opts: { ctx: AppC
       schema: {
         params: idParams,
         body: { type: 'object', additionalProperties: false, required: ['secret'], properties: { secret: { type: 'string', minLength: 1, maxLength: 512 } } },
-        response: adminResponses({ ...inboundViewSchema, type: 'object' }),
+        response: adminResponses(inboundStateSchema),
       },
     },
     (req) => storeToolSecret(ctx, req.params.orgId, req.params.id, req.body.secret),

@@ -28,3 +28,6 @@ export const inboundSecretSchema = {
     secret: { type: 'string', description: 'In this answer only; the previous secret keeps working for 24 hours.' },
   },
 } as const;
+
+/** The inbound block after PUT …/inbound (never null there). */
+export const inboundStateSchema = { ...inboundViewSchema, title: 'InboundState', type: 'object' } as const;
