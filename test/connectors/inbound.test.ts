@@ -13,7 +13,7 @@ import { ManualClock } from '../../src/clock.js';
 import { startDispatcher } from '../../src/delivery/dispatcher.js';
 import { clearAzureDevOpsStateCache } from '../../src/delivery/connectors/azure-devops.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
-import { createOrg, openAlert, resolveAlert } from '../helpers/fixtures.js';
+import { createApiKey, createOrg, openAlert, resolveAlert } from '../helpers/fixtures.js';
 import { until } from '../delivery/support.js';
 import { certFiles } from '../fakes/fake-server.js';
 import { PagerDutyFake } from '../fakes/pagerduty.js';
@@ -352,6 +352,11 @@ describe('inbound events from the ITSM tools', () => {
     const ackAt = ns(-50_000);
     expect((await send('Acknowledge', ackAt)).json).toEqual({ status: 'applied' });
     expect(await alert(org.id, alertId)).toMatchObject({ acknowledged: true, acknowledgedBy: 'Ana Lima', acknowledgedAt: iso(-50_000) });
+    // The public API's MTTA counts the tool's acknowledgement at the tool's time (opened at T0, acknowledged 70 s later).
+    const { key } = await createApiKey(t, org.id, ['ReadMetrics']);
+    const metrics = await t.app.inject({ method: 'GET', url: '/api/public/v1/alerts/metrics?from=2026-06-15&to=2026-06-15', headers: { 'x-api-key': key } });
+    expect(metrics.statusCode, metrics.body).toBe(200);
+    expect(metrics.json()).toMatchObject({ totals: { incidents: 1, acknowledged: 1 }, mtta: { medianSeconds: 70, samples: 1 } });
     expect((await send('UnAcknowledge', ns(-40_000))).json).toEqual({ status: 'applied' });
     expect((await alert(org.id, alertId)).acknowledged).toBe(false);
     expect((await send('Close', ns(-10_000))).json).toEqual({ status: 'applied' });
@@ -436,5 +441,22 @@ describe('inbound events from the ITSM tools', () => {
     await post(ogId, JSON.stringify({ action: 'Acknowledge', alert: { alertId: genie.id, alias: alertId, username: 'Ana Lima', updatedAt }, source: { type: 'web' } }), { 'x-vigia-token': secret });
     await resolveAlert(t, org.id, alertId);
     expect(await deliveriesOf(ogId, alertId)).toEqual(['alert.opened', 'alert.recovered']);
+  });
+  it('a flood of failed authentications from one address is limited (429), before any lookup', async () => {
+    const org = await createOrg(t);
+    const ogId = await ogDest(org.id);
+    const { secret } = await enableInbound(org.id, ogId);
+    clock.advance(7 * 24 * 60 * 60_000); // a minute window of its own
+    const body = JSON.stringify({ action: 'AddNote', alert: { alertId: 'x', alias: 'y', updatedAt: String(clock.now().getTime() * 1_000_000) } });
+    const answers: number[] = [];
+    for (let i = 0; i < 21; i++) answers.push((await post(ogId, body, { 'x-vigia-token': `wrong-${i}` })).status);
+    expect(answers.slice(0, 20).every((s) => s === 401)).toBe(true);
+    expect(answers[20]).toBe(429);
+    // The address is blocked for the rest of the minute, even with the right secret.
+    const blocked = await post(ogId, body, { 'x-vigia-token': secret });
+    expect(blocked.status).toBe(429);
+    expect(blocked.json.error.code).toBe('rate_limited');
+    const view = await inboundView(org.id, ogId);
+    expect(view.refused).toBe(20);
   });
 });
