@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { disableInbound, enableInbound, storeToolSecret } from '../delivery/inbound/endpoints.js';
+import { createPagerDutySubscription } from '../delivery/inbound/pagerduty-subscription.js';
 import { adminResponses } from './openapi.js';
-import { inboundSecretSchema, inboundStateSchema } from './schemas.js';
+import { inboundSecretSchema, inboundStateSchema, pagerDutySubscriptionSchema } from './schemas.js';
 
 const idParams = {
   type: 'object',
@@ -41,4 +42,18 @@ export async function inboundAdminRoutes(app: FastifyInstance, opts: { ctx: AppC
     await disableInbound(ctx, req.params.orgId, req.params.id);
     return reply.code(204).send();
   });
+
+  // PagerDuty: Vigia creates the webhook subscription itself with the destination's REST API key.
+  app.post<Id & { Body: { serviceId?: string } | undefined }>(
+    '/orgs/:orgId/destinations/:id/inbound/pagerduty-subscription',
+    {
+      config: { access: 'owner' },
+      schema: {
+        params: idParams,
+        body: { type: ['object', 'null'], additionalProperties: false, properties: { serviceId: { type: 'string', minLength: 1, maxLength: 50 } } },
+        response: adminResponses(pagerDutySubscriptionSchema, 201),
+      },
+    },
+    async (req, reply) => reply.code(201).send(await createPagerDutySubscription(ctx, req.params.orgId, req.params.id, req.body ?? {})),
+  );
 }

@@ -175,9 +175,9 @@ export async function applyToolChangeIn(
     return row ?? null;
   }
   const { rows } = await q.query<AlertRow>(
-    `UPDATE alerts SET acknowledged = false, acknowledged_at = NULL, acknowledged_by = NULL, updated_at = $4
-     WHERE id = $1 AND org_id = $2 AND status = 'open' AND acknowledged AND $3::timestamptz IS NOT NULL RETURNING ${alertColumns()}`,
-    args,
+    `UPDATE alerts SET acknowledged = false, acknowledged_at = NULL, acknowledged_by = NULL, updated_at = $3
+     WHERE id = $1 AND org_id = $2 AND status = 'open' AND acknowledged RETURNING ${alertColumns()}`,
+    [change.alertId, change.orgId, now],
   );
   return rows[0] ?? null;
 }

@@ -1604,6 +1604,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/destinations/{id}/inbound/pagerduty-subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    orgId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        serviceId?: string;
+                    } | null;
+                };
+            };
+            responses: {
+                /** @description OK */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PagerDutySubscription"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/destinations/{id}/recover": {
         parameters: {
             query?: never;
@@ -4094,6 +4165,11 @@ export interface components {
             orgId: string;
             /** @enum {string} */
             role: "viewer" | "operator" | "owner";
+        };
+        /** PagerDutySubscription */
+        PagerDutySubscription: {
+            subscriptionId: string;
+            url: string;
         };
         /** PersonalToken */
         PersonalToken: {
