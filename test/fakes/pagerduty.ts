@@ -83,7 +83,7 @@ export class PagerDutyFake extends FakeVendor {
     if (r.headers.accept !== 'application/vnd.pagerduty+json;version=2') errors.push('Accept must be application/vnd.pagerduty+json;version=2');
     if (!contentTypeIs(r, 'application/json')) errors.push('Content-Type must be application/json');
     const w = (r.json as any)?.webhook_subscription;
-    if (!w || w.type !== 'webhook_subscription') errors.push('webhook_subscription.type must be webhook_subscription');
+    if (w?.type !== 'webhook_subscription') errors.push('webhook_subscription.type must be webhook_subscription');
     if (w?.delivery_method?.type !== 'http_delivery_method' || typeof w?.delivery_method?.url !== 'string' || !w.delivery_method.url.startsWith('https://')) errors.push('delivery_method: http_delivery_method with an https url');
     if (!Array.isArray(w?.events) || w.events.length === 0 || new Set(w.events).size !== w.events.length) errors.push('events: a non-empty list of unique event types');
     const filterTypes = ['service_reference', 'team_reference', 'account_reference'];
