@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { disableInbound, enableInbound, storeToolSecret } from '../delivery/inbound/endpoints.js';
 import { createPagerDutySubscription } from '../delivery/inbound/pagerduty-subscription.js';
+import { createAzureDevOpsHook } from '../delivery/inbound/azure-devops-hook.js';
 import { adminResponses } from './openapi.js';
-import { inboundSecretSchema, inboundStateSchema, pagerDutySubscriptionSchema } from './schemas.js';
+import { inboundSecretSchema, inboundStateSchema, toolSubscriptionSchema } from './schemas.js';
 
 const idParams = {
   type: 'object',
@@ -51,9 +52,16 @@ export async function inboundAdminRoutes(app: FastifyInstance, opts: { ctx: AppC
       schema: {
         params: idParams,
         body: { type: ['object', 'null'], additionalProperties: false, properties: { serviceId: { type: 'string', minLength: 1, maxLength: 50 } } },
-        response: adminResponses(pagerDutySubscriptionSchema, 201),
+        response: adminResponses(toolSubscriptionSchema, 201),
       },
     },
     async (req, reply) => reply.code(201).send(await createPagerDutySubscription(ctx, req.params.orgId, req.params.id, req.body ?? {})),
+  );
+
+  // Azure DevOps: Vigia creates the service hook itself with the destination's PAT.
+  app.post<Id>(
+    '/orgs/:orgId/destinations/:id/inbound/azure-devops-hook',
+    { config: { access: 'owner' }, schema: { params: idParams, response: adminResponses(toolSubscriptionSchema, 201) } },
+    async (req, reply) => reply.code(201).send(await createAzureDevOpsHook(ctx, req.params.orgId, req.params.id)),
   );
 }

@@ -32,8 +32,8 @@ export const inboundSecretSchema = {
 /** The inbound block after PUT …/inbound (never null there). */
 export const inboundStateSchema = { ...inboundViewSchema, title: 'InboundState', type: 'object' } as const;
 
-export const pagerDutySubscriptionSchema = {
-  title: 'PagerDutySubscription',
+export const toolSubscriptionSchema = {
+  title: 'ToolSubscription',
   type: 'object',
   required: ['subscriptionId', 'url'],
   properties: { subscriptionId: str, url: str },

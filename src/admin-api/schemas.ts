@@ -10,7 +10,7 @@ import { DESTINATION_KINDS } from '../delivery/destinations.js';
 import { ROLES } from '../access/roles.js';
 import { inboundViewSchema } from './schemas-inbound.js';
 
-export { inboundSecretSchema, inboundStateSchema, inboundViewSchema, pagerDutySubscriptionSchema } from './schemas-inbound.js';
+export { inboundSecretSchema, inboundStateSchema, inboundViewSchema, toolSubscriptionSchema } from './schemas-inbound.js';
 
 const str = { type: 'string' } as const;
 const nullableStr = { type: ['string', 'null'] } as const;

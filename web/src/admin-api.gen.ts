@@ -1604,6 +1604,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/destinations/{id}/inbound/azure-devops-hook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    orgId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ToolSubscription"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/destinations/{id}/inbound/pagerduty-subscription": {
         parameters: {
             query?: never;
@@ -1637,7 +1702,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["PagerDutySubscription"];
+                        "application/json": components["schemas"]["ToolSubscription"];
                     };
                 };
                 /** @description invalid_request: the message names the field. */
@@ -4166,11 +4231,6 @@ export interface components {
             /** @enum {string} */
             role: "viewer" | "operator" | "owner";
         };
-        /** PagerDutySubscription */
-        PagerDutySubscription: {
-            subscriptionId: string;
-            url: string;
-        };
         /** PersonalToken */
         PersonalToken: {
             /** Format: date-time */
@@ -4367,6 +4427,11 @@ export interface components {
             error?: string;
             ok: boolean;
             statusCode?: number;
+        };
+        /** ToolSubscription */
+        ToolSubscription: {
+            subscriptionId: string;
+            url: string;
         };
         /** Upserted */
         Upserted: {
