@@ -17,13 +17,13 @@ export interface ClaimDeps {
 }
 
 /**
- * Claims until there is no room or nothing more is due, handing each batch to `startReady`.
- * `capped`: some organization hit its per-cycle cap; `backlog`: the last claim left due rows behind.
+ * Claims until there is no room or nothing more is due. After each claim, `claimed(more)` is told
+ * whether that claim left due rows behind (the loop's backlog, read by attempts finishing
+ * meanwhile) and starts the ready rows. Returns whether some organization hit its per-cycle cap.
  */
-export async function claimWhileRoom(deps: ClaimDeps, running: () => boolean, startReady: () => void): Promise<{ capped: boolean; backlog: boolean }> {
+export async function claimWhileRoom(deps: ClaimDeps, running: () => boolean, claimed: (more: boolean) => void): Promise<boolean> {
   const { ctx, held } = deps;
   let capped = false;
-  let backlog = false;
   while (running() && held.room > 0) {
     const limit = held.room;
     const now = ctx.clock.now();
@@ -40,16 +40,15 @@ export async function claimWhileRoom(deps: ClaimDeps, running: () => boolean, st
       orgCapPerCycle: ctx.config.orgCapPerCycle,
     });
     capped ||= claim.capped;
-    backlog = claim.more;
     const cycle = cycleStart(now, ctx.config.cycleSeconds);
     // The claim already paced rate-limited destinations and skipped disabled ones: every row it leased may be sent.
     for (const row of claim.rows) held.hold(row, cycle.getTime());
-    startReady();
+    claimed(claim.more);
     // Fewer rows than asked for: nothing more is claimable now; skip an empty claim (unless
     // the claim spent its candidates on skipping a disabled destination's rows).
     if (claim.rows.length < limit && claim.skipped === 0) break;
   }
-  return { capped, backlog };
+  return capped;
 }
 
 /** How long until the next claim pass (ms). */

@@ -216,9 +216,11 @@ class DispatchLoop implements Dispatcher {
 
   /** Returns whether some organization hit its cap. */
   private async claimWhileRoom(): Promise<boolean> {
-    const result = await claimWhileRoom({ ctx: this.ctx, db: this.db, held: this.held, workerId: this.workerId, leaseMs: this.runner.leaseMs }, () => this.mode === 'running', () => this.startReady());
-    this.backlog = result.backlog;
-    return result.capped;
+    const deps = { ctx: this.ctx, db: this.db, held: this.held, workerId: this.workerId, leaseMs: this.runner.leaseMs };
+    return claimWhileRoom(deps, () => this.mode === 'running', (more) => {
+      this.backlog = more;
+      this.startReady();
+    });
   }
 
   private async scheduleNextDue(capped: boolean): Promise<void> {
