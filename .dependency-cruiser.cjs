@@ -6,7 +6,7 @@
 const DOMAIN = '^src/(alerts|orgs|delivery|outbox|access|public-api/queries)/';
 /** Modules that speak HTTP: Fastify plugins, hooks, schemas, the envelope. */
 const HTTP = [
-  '^src/(http|admin-api)/',
+  '^src/(http|admin-api|inbound-api)/',
   '^src/public-api/(index|auth|docs|limits|paging|query-validator|schemas|windows)\\.ts$',
   '^src/public-api/routes/',
   '^src/app\\.ts$',

@@ -15,6 +15,7 @@ import { apiKeysRoutes } from './api-keys.js';
 import { inventoryRoutes } from './inventory.js';
 import { alertsRoutes } from './alerts.js';
 import { destinationsRoutes } from './destinations.js';
+import { inboundAdminRoutes } from './inbound.js';
 import { deliveriesRoutes } from './deliveries.js';
 import { alertViewsRoutes } from './alert-views.js';
 import { tenantsRoutes } from './tenants.js';
@@ -49,6 +50,7 @@ export async function adminApi(app: FastifyInstance, opts: { ctx: AppContext }):
   await app.register(inventoryRoutes, routeOpts);
   await app.register(alertsRoutes, routeOpts);
   await app.register(destinationsRoutes, routeOpts);
+  await app.register(inboundAdminRoutes, routeOpts);
   await app.register(deliveriesRoutes, routeOpts);
   await app.register(alertViewsRoutes, routeOpts);
   await app.register(tenantsRoutes, routeOpts);

@@ -9,7 +9,7 @@
  * here: delivery.ts (destinations, deliveries), alerts.ts (alerts, signals, silences),
  * org-data.ts (API keys, inventory writes), tenants.ts (tenant connections), people.ts (members,
  * personal tokens, audit log, session), overview.ts (the console's overview and inventory
- * views); common.ts holds the shared building blocks.
+ * views), inbound.ts (a connector destination's inbound address); common.ts holds the shared building blocks.
  */
 export * from './schemas/delivery.js';
 export * from './schemas/alerts.js';
@@ -17,3 +17,4 @@ export * from './schemas/org-data.js';
 export * from './schemas/tenants.js';
 export * from './schemas/people.js';
 export * from './schemas/overview.js';
+export * from './schemas/inbound.js';

@@ -12,6 +12,8 @@ export interface EventInput {
   occurredAt: Date;
   snapshot: AlertSnapshot;
   now: Date;
+  /** The destination the change came from (an ITSM tool's inbound event): it gets no delivery, so no echo. */
+  skipDestinationId?: string;
 }
 
 function pendingEvent(input: EventInput): PendingEvent {
@@ -36,7 +38,7 @@ export async function recordEvent(q: Queryable, input: EventInput): Promise<Reco
   // Deliveries are planned first (destinations, connector ordering state), then the event and
   // its deliveries are written by one statement: one round trip per event, plus the org's
   // destinations once per transaction.
-  const planned = await planFanOut(q, pending, input.now);
+  const planned = await planFanOut(q, pending, input.now, input.skipDestinationId);
   const seq = await appendEvent(q, pending, planned, input.now);
   return { ...pending, seq };
 }
@@ -52,7 +54,7 @@ export async function recordEvents(q: Queryable, inputs: EventInput[]): Promise<
   if (inputs.length === 1) return [await recordEvent(q, inputs[0]!)];
   const now = inputs[0]!.now;
   const pending = inputs.map(pendingEvent);
-  const planned = inputs.every((i) => i.now.getTime() === now.getTime()) ? await planFanOutBatch(q, pending, now) : null;
+  const planned = inputs.every((i) => i.now.getTime() === now.getTime() && i.skipDestinationId === undefined) ? await planFanOutBatch(q, pending, now) : null;
   if (!planned) {
     const out: RecordedEvent[] = [];
     for (const input of inputs) out.push(await recordEvent(q, input));

@@ -68,8 +68,8 @@ export function incidentLockKey(orgId: string, k: { sourceType: string; sourceId
 }
 
 /** alert.recovered (unless suppressed), then release incidents that were waiting on this cause. */
-async function afterResolved(q: Queryable, baseUrl: string, row: AlertRow, occurredAt: Date, now: Date): Promise<void> {
-  await emitUnlessSuppressed(q, row, 'alert.recovered', occurredAt, now, baseUrl);
+async function afterResolved(q: Queryable, baseUrl: string, row: AlertRow, occurredAt: Date, now: Date, skipDestinationId?: string): Promise<void> {
+  await emitUnlessSuppressed(q, row, 'alert.recovered', occurredAt, now, baseUrl, skipDestinationId);
   await releaseDependents(q, baseUrl, row.org_id, row.id, now);
 }
 
@@ -131,6 +131,55 @@ export async function resolveAlert(ctx: Ctx, orgId: string, alertId: string): Pr
     return updated;
   });
   return toAlertJson(row, ctx.config.baseUrl);
+}
+
+export type ToolChange = 'acknowledge' | 'resolve' | 'unacknowledge';
+
+/**
+ * A change made by a person in an ITSM tool (src/delivery/inbound), applied in the caller's
+ * transaction: acknowledge (at the tool's time, by the person's display name), resolve (at the
+ * tool's time), or undo an acknowledgement. The times are clamped between the alert's opening and
+ * now, so time-to-acknowledge and time-to-resolve are never negative. Returns the changed row, or
+ * null when the alert's state makes it no change (already acknowledged, already resolved — an
+ * acknowledgement arriving after the resolution changes nothing). The lifecycle event goes to
+ * every matching destination but `originDestinationId`, the one the change came from. Undoing an
+ * acknowledgement emits no event (there is no such event in the contract); escalation applies
+ * again to the alert.
+ */
+export async function applyToolChangeIn(
+  q: Queryable,
+  baseUrl: string,
+  change: { orgId: string; alertId: string; kind: ToolChange; at: Date; by: string | null; originDestinationId: string },
+  now: Date,
+): Promise<AlertRow | null> {
+  const at = new Date(Math.min(change.at.getTime(), now.getTime()));
+  const args = [change.alertId, change.orgId, at, now];
+  if (change.kind === 'acknowledge') {
+    const { rows } = await q.query<AlertRow>(
+      `UPDATE alerts SET acknowledged = true, acknowledged_at = GREATEST($3, created_at), acknowledged_by = $5, updated_at = $4
+       WHERE id = $1 AND org_id = $2 AND status = 'open' AND NOT acknowledged RETURNING ${alertColumns()}`,
+      [...args, change.by],
+    );
+    const row = rows[0];
+    if (row) await emitUnlessSuppressed(q, row, 'alert.acknowledged', row.acknowledged_at!, now, baseUrl, change.originDestinationId);
+    return row ?? null;
+  }
+  if (change.kind === 'resolve') {
+    const { rows } = await q.query<AlertRow>(
+      `UPDATE alerts SET status = 'resolved', resolved_at = GREATEST($3, created_at), updated_at = $4
+       WHERE id = $1 AND org_id = $2 AND status = 'open' RETURNING ${alertColumns()}`,
+      args,
+    );
+    const row = rows[0];
+    if (row) await afterResolved(q, baseUrl, row, row.resolved_at!, now, change.originDestinationId);
+    return row ?? null;
+  }
+  const { rows } = await q.query<AlertRow>(
+    `UPDATE alerts SET acknowledged = false, acknowledged_at = NULL, acknowledged_by = NULL, updated_at = $3
+     WHERE id = $1 AND org_id = $2 AND status = 'open' AND acknowledged RETURNING ${alertColumns()}`,
+    [change.alertId, change.orgId, now],
+  );
+  return rows[0] ?? null;
 }
 
 export interface AlertEventJson {

@@ -113,6 +113,7 @@ export async function emitUnlessSuppressed(
   occurredAt: Date,
   now: Date,
   baseUrl: string,
+  skipDestinationId?: string,
 ): Promise<RecordedEvent | null> {
   if (row.suppressed) return null;
   return recordEvent(q, {
@@ -122,6 +123,7 @@ export async function emitUnlessSuppressed(
     occurredAt,
     snapshot: toAlertSnapshot(row, baseUrl),
     now,
+    skipDestinationId,
   });
 }
 

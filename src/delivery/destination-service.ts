@@ -26,6 +26,7 @@ import { validateDestination } from './destination-input.js';
 import type { SignatureScheme } from './signing.js';
 import { runTestAction, type TestActionResult } from './test-send.js';
 import { auditTarget } from '../access/audit-context.js';
+import { readInboundViews, type InboundView } from './inbound/views.js';
 
 export interface DestinationInput {
   name: string;
@@ -41,12 +42,13 @@ export interface DestinationInput {
   rateLimitPerSecond?: number | null;
 }
 export type DestinationChange = Partial<Omit<DestinationInput, 'kind'>>;
-export type DestinationView = ReturnType<typeof toDestinationView> & { health: DestinationHealthView };
+export type DestinationView = ReturnType<typeof toDestinationView> & { health: DestinationHealthView; inbound: InboundView | null };
 
-/** Views of destination rows with their health (one read for all of them). */
+/** Views of destination rows with their health and inbound address (one read each for all of them). */
 async function withHealth(ctx: AppContext, orgId: string, rows: DestinationRow[]): Promise<DestinationView[]> {
   const health = await readDestinationHealth(ctx.db, orgId, rows.map((r) => r.id), ctx.clock.now());
-  return rows.map((r) => ({ ...toDestinationView(r), health: toHealthView(r.enabled, health.get(r.id)) }));
+  const inbound = await readInboundViews(ctx, orgId, rows.filter((r) => r.kind !== 'webhook').map((r) => r.id));
+  return rows.map((r) => ({ ...toDestinationView(r), health: toHealthView(r.enabled, health.get(r.id)), inbound: inbound.get(r.id) ?? null }));
 }
 
 export async function loadDestination(q: Queryable, orgId: string, id: string, forUpdate = false): Promise<DestinationRow> {

@@ -3,8 +3,8 @@
  *   HeldRows      (held-rows.ts)      — the rows this worker leased, ready or running, and its bounds;
  *   runHeldRow    (attempt-runner.ts) — one attempt through the guarded client;
  *   OutcomeWriter (outcome-writer.ts) — finished attempts written back through the outbox in batches.
- * The loop claims due rows (outbox claim: SKIP LOCKED, lease, per-organization budget shared by
- * all instances) while there is room, then sets a timer for the earliest due row. It wakes on
+ * The loop claims due rows (claim-pass.ts; outbox claim: SKIP LOCKED, lease, per-organization
+ * budget shared by all instances) while there is room, then sets a timer for the earliest due row. It wakes on
  * NOTIFY (new or released rows), on that timer, when enough slots free up, and on a slow safety
  * poll. Any number of workers may share a database: SKIP LOCKED and leases keep them apart; a
  * crashed worker's rows come back when its lease ends (at worst a second send with the same
@@ -13,7 +13,8 @@
 import type { AppContext } from '../context.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
-import { claimDue, cycleStart, nextDueTime, onDeliveriesDue, releaseLeases, type ClaimedRow } from '../outbox/index.js';
+import { cycleStart, onDeliveriesDue, releaseLeases, type ClaimedRow } from '../outbox/index.js';
+import { claimWhileRoom, nextWakeMs } from './claim-pass.js';
 import { runHeldRow, type AttemptRunnerDeps } from './attempt-runner.js';
 import { createGuardedSend, type GuardedSend } from './guarded-http.js';
 import { HeldRows } from './held-rows.js';
@@ -215,51 +216,15 @@ class DispatchLoop implements Dispatcher {
 
   /** Returns whether some organization hit its cap. */
   private async claimWhileRoom(): Promise<boolean> {
-    const { ctx, held } = this;
-    let capped = false;
-    while (this.mode === 'running' && held.room > 0) {
-      const limit = held.room;
-      const now = ctx.clock.now();
-      const { busy, partial } = held.destinationSlots();
-      const claim = await claimDue(this.db, {
-        workerId: this.workerId,
-        now,
-        limit,
-        leaseMs: this.runner.leaseMs,
-        busyDestinations: busy,
-        partialDestinations: partial,
-        perDestination: held.destHold,
-        cycleSeconds: ctx.config.cycleSeconds,
-        orgCapPerCycle: ctx.config.orgCapPerCycle,
-      });
-      capped ||= claim.capped;
-      this.backlog = claim.more;
-      const cycle = cycleStart(now, ctx.config.cycleSeconds);
-      // The claim already paced rate-limited destinations and skipped disabled ones: every row it leased may be sent.
-      for (const row of claim.rows) held.hold(row, cycle.getTime());
+    const deps = { ctx: this.ctx, db: this.db, held: this.held, workerId: this.workerId, leaseMs: this.runner.leaseMs };
+    return claimWhileRoom(deps, () => this.mode === 'running', (more) => {
+      this.backlog = more;
       this.startReady();
-      // Fewer rows than asked for: nothing more is claimable now; skip an empty claim (unless
-      // the claim spent its candidates on skipping a disabled destination's rows).
-      if (claim.rows.length < limit && claim.skipped === 0) break;
-    }
-    return capped;
+    });
   }
 
   private async scheduleNextDue(capped: boolean): Promise<void> {
-    // The claim just left due rows behind for want of a destination slot (no organization cap
-    // involved): the next-due query would answer "now", so skip its O(pending) scan.
-    if (this.backlog && !capped) return this.setTimer(BUSY_POLL_MS);
-    const { config } = this.ctx;
-    const nowDate = this.ctx.clock.now();
-    const cycle = cycleStart(nowDate, config.cycleSeconds);
-    const due = await nextDueTime(this.db, cycle, config.orgCapPerCycle);
-    const now = nowDate.getTime();
-    let nextAt = due.next ? due.next.getTime() : now + this.idlePollMs;
-    // An organization over its cap gets its turn back when the next cycle starts.
-    if (due.capped || capped) nextAt = Math.min(nextAt, cycle.getTime() + config.cycleSeconds * 1000);
-    // Due rows we could not take (their destination is at its bound): a completion wakes us;
-    // poll slowly in case they belong to another worker's busy destination.
-    this.setTimer(nextAt <= now ? BUSY_POLL_MS : nextAt - now + 5);
+    this.setTimer(await nextWakeMs(this.ctx, this.db, { backlog: this.backlog, capped, idlePollMs: this.idlePollMs, busyPollMs: BUSY_POLL_MS }));
   }
 
   private setTimer(ms: number): void {

@@ -65,10 +65,11 @@ function planned(event: PendingEvent, destinationId: string, now: Date, status: 
  * the opening delivery already failed for good and left no reference. Reading that state takes
  * the incident's lock at each such destination first (held until the transaction ends), so a
  * worker settling the incident's delivery meanwhile either ran before this read or sees this
- * event's held row (see src/outbox/incident-lock.ts).
+ * event's held row (see src/outbox/incident-lock.ts). `skipDestinationId`: the destination whose
+ * tool made the change (src/delivery/inbound) gets nothing back — no echo, no loop.
  */
-export async function planFanOut(q: Queryable, event: PendingEvent, now: Date): Promise<PlannedDelivery[]> {
-  const destinations = await matchingDestinations(q, event);
+export async function planFanOut(q: Queryable, event: PendingEvent, now: Date, skipDestinationId?: string): Promise<PlannedDelivery[]> {
+  const destinations = (await matchingDestinations(q, event)).filter((d) => d.id !== skipDestinationId);
   if (destinations.length === 0) return [];
   const connectorIds = event.event === 'alert.opened' ? [] : destinations.filter((d) => d.enabled && d.kind !== 'webhook').map((d) => d.id);
   // One after the other: inside a transaction the Queryable is a single connection. The lock

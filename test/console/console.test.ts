@@ -322,6 +322,20 @@ describe('web console in Chromium', () => {
     const incident = serviceNow.incidents.at(-1)!;
     expect(incident.state).toBe('1');
     await expect(page.getByText(incident.number, { exact: false }).first().isVisible()).resolves.toBe(true);
+
+    // The inbound address: off at first, turned on with a secret shown once, then counted.
+    const inbound = page.getByRole('region', { name: 'Retorno da ferramenta' });
+    await inbound.getByText('Desligado').waitFor();
+    await inbound.getByRole('button', { name: 'Ligar o retorno' }).click();
+    const once = page.getByTestId('shown-once');
+    await once.waitFor();
+    const secret = await once.getByLabel('Segredo do retorno').inputValue();
+    expect(secret).toMatch(/^vgin_/);
+    await page.getByRole('button', { name: 'Já copiei' }).click();
+    await inbound.getByText('Ligado', { exact: true }).waitFor();
+    const destinationId = new URL(page.url()).pathname.split('/').pop()!;
+    await expect(inbound.getByText(`/api/inbound/v1/destinations/${destinationId}`, { exact: false }).isVisible()).resolves.toBe(true);
+    expect(await page.content()).not.toContain(secret);
   });
 
   it('creates an API key shown once, and revoking it makes the public API refuse it', async () => {

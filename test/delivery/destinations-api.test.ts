@@ -50,6 +50,8 @@ describe('destinations admin API', () => {
         disabledAt: null,
         disabledReason: null,
       },
+      // Webhooks have no inbound address (connector kinds do: test/connectors/inbound.test.ts).
+      inbound: null,
       signingSecret: expect.stringMatching(/^whsec_[0-9A-Za-z]{32,}$/),
     });
     const secret = d.signingSecret as string;

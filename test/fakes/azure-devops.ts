@@ -73,6 +73,8 @@ function vssError(status: number, typeKey: string, message: string): FakeReply {
 
 export class AzureDevOpsFake extends FakeVendor {
   readonly workItems: AdoWorkItem[] = [];
+  /** Service hook subscriptions created through `POST {org}/_apis/hooks/subscriptions`. */
+  readonly hooks: Array<{ id: string; publisherInputs: Record<string, string>; consumerInputs: Record<string, string> }> = [];
   /** Refuse moves into the Completed category (a process rule), answering 400 TF401320. */
   refuseCompletion = false;
   badPatStatus: 203 | 401 = 203;
@@ -101,6 +103,8 @@ export class AzureDevOpsFake extends FakeVendor {
     if (cred.password !== this.pat) {
       return this.badPatStatus === 203 ? { status: 203, headers: { 'content-type': 'text/html; charset=utf-8' }, body: SIGN_IN_PAGE } : { status: 401, body: '' };
     }
+    const hooks = this.hooksApi(r);
+    if (hooks) return hooks;
     const m = matchOperation(spec, r.method, r.path);
     if (!m) return this.violate(r, [`no operation ${r.method} ${r.path}`]);
     if (m.pathParams.organization !== this.organization) return vssError(404, 'OrganizationNotFound', `TF400813: organization ${m.pathParams.organization} not found`);
@@ -168,6 +172,42 @@ export class AzureDevOpsFake extends FakeVendor {
       default:
         return vssError(404, 'NotImplemented', `fake does not implement ${op}`);
     }
+  }
+
+  /** The project's id (Core API `GET {org}/_apis/projects/{name}` answers it). */
+  projectId(name: string): string {
+    return `6ce954b1-ce1f-45d1-b94d-${Buffer.from(name).toString('hex').padEnd(12, '0').slice(0, 12)}`;
+  }
+
+  /**
+   * Core `GET {org}/_apis/projects/{project}` and Service Hooks `POST {org}/_apis/hooks/subscriptions`
+   * (serviceHooks 7.1: publisher `tfs`, consumer `webHooks` / `httpRequest`, a project id, an https
+   * url, basic-auth inputs of 1–256 non-space characters); null for any other request.
+   */
+  private hooksApi(r: RecordedRequest): FakeReply | null {
+    const prefix = `/${this.organization}/_apis/`;
+    if (!r.path.startsWith(prefix)) return null;
+    const rest = r.path.slice(prefix.length);
+    const project = r.method === 'GET' ? /^projects\/([^/]+)$/.exec(rest) : null;
+    if (!project && !(r.method === 'POST' && rest === 'hooks/subscriptions')) return null;
+    if (r.query.get('api-version') !== '7.1') return this.violate(r, ['api-version=7.1 required']);
+    if (project) {
+      const name = decodeURIComponent(project[1]!);
+      return { status: 200, body: { id: this.projectId(name), name, state: 'wellFormed', visibility: 'private' } };
+    }
+    const b = r.json as any;
+    const errors: string[] = [];
+    if (!contentTypeIs(r, 'application/json')) errors.push('Content-Type must be application/json');
+    if (b?.publisherId !== 'tfs' || b?.consumerId !== 'webHooks' || b?.consumerActionId !== 'httpRequest') errors.push('publisherId tfs, consumerId webHooks, consumerActionId httpRequest');
+    if (b?.eventType !== 'workitem.updated') errors.push('eventType workitem.updated');
+    if (typeof b?.publisherInputs?.projectId !== 'string' || !b.publisherInputs.projectId.startsWith('6ce954b1-')) errors.push('publisherInputs.projectId: the id of a project of this organization');
+    const ci = b?.consumerInputs ?? {};
+    if (typeof ci.url !== 'string' || !ci.url.startsWith('https://')) errors.push('consumerInputs.url: an https url');
+    for (const f of ['basicAuthUsername', 'basicAuthPassword']) if (ci[f] !== undefined && !/^\S{1,256}$/.test(ci[f])) errors.push(`consumerInputs.${f}: 1–256 non-space characters`);
+    if (errors.length) return this.violate(r, errors);
+    const id = `fd672255-8b6b-4769-9260-${String(this.hooks.length + 1).padStart(12, '0')}`;
+    this.hooks.push({ id, publisherInputs: b.publisherInputs, consumerInputs: ci });
+    return { status: 200, body: { id, url: `${this.organizationUrl}/_apis/hooks/subscriptions/${id}`, publisherId: 'tfs', eventType: b.eventType, resourceVersion: b.resourceVersion, consumerId: 'webHooks', consumerActionId: 'httpRequest', publisherInputs: { ...b.publisherInputs, tfsSubscriptionId: id }, consumerInputs: { url: ci.url } } };
   }
 
   private find(project: string, id: string): AdoWorkItem | undefined {

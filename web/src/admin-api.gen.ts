@@ -1533,6 +1533,282 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/destinations/{id}/inbound": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    orgId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        secret: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InboundState"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    orgId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InboundSecret"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    orgId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/destinations/{id}/inbound/azure-devops-hook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    orgId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ToolSubscription"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/destinations/{id}/inbound/pagerduty-subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    orgId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        serviceId?: string;
+                    } | null;
+                };
+            };
+            responses: {
+                /** @description OK */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ToolSubscription"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/destinations/{id}/recover": {
         parameters: {
             query?: never;
@@ -3702,6 +3978,21 @@ export interface components {
             } | null;
             health: components["schemas"]["DestinationHealth"];
             id: string;
+            /**
+             * DestinationInbound
+             * @description Connector destinations only (null for webhooks): the address the tool posts acknowledgements and resolutions to.
+             */
+            inbound: {
+                applied: number;
+                enabled: boolean;
+                ignored: number;
+                /** Format: date-time */
+                lastEventAt: string | null;
+                /** @description Why the last refused event was refused. */
+                lastRefusal: string | null;
+                refused: number;
+                url: string;
+            } | null;
             /** @enum {string} */
             kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm";
             name: string;
@@ -3818,6 +4109,21 @@ export interface components {
             } | null;
             health: components["schemas"]["DestinationHealth"];
             id: string;
+            /**
+             * DestinationInbound
+             * @description Connector destinations only (null for webhooks): the address the tool posts acknowledgements and resolutions to.
+             */
+            inbound: {
+                applied: number;
+                enabled: boolean;
+                ignored: number;
+                /** Format: date-time */
+                lastEventAt: string | null;
+                /** @description Why the last refused event was refused. */
+                lastRefusal: string | null;
+                refused: number;
+                url: string;
+            } | null;
             /** @enum {string} */
             kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm";
             name: string;
@@ -3883,6 +4189,27 @@ export interface components {
             /** @description The tenant connection that watches it. */
             tenantName: string;
             upgradeRequired: boolean;
+        };
+        /** InboundSecret */
+        InboundSecret: {
+            /** @description In this answer only; the previous secret keeps working for 24 hours. */
+            secret: string;
+            url: string;
+        };
+        /**
+         * InboundState
+         * @description Connector destinations only (null for webhooks): the address the tool posts acknowledgements and resolutions to.
+         */
+        InboundState: {
+            applied: number;
+            enabled: boolean;
+            ignored: number;
+            /** Format: date-time */
+            lastEventAt: string | null;
+            /** @description Why the last refused event was refused. */
+            lastRefusal: string | null;
+            refused: number;
+            url: string;
         };
         /** ItemMaxAge */
         ItemMaxAge: {
@@ -4179,6 +4506,11 @@ export interface components {
             error?: string;
             ok: boolean;
             statusCode?: number;
+        };
+        /** ToolSubscription */
+        ToolSubscription: {
+            subscriptionId: string;
+            url: string;
         };
         /** Upserted */
         Upserted: {

@@ -68,6 +68,7 @@ export type Health = S['DestinationHealth'];
 export type Destination = S['Destination'];
 export type CreatedDestination = S['CreatedDestination'];
 export type SigningSecret = S['SigningSecret'];
+export type InboundSecret = S['InboundSecret'];
 export type RecoverResult = S['RecoverResult'];
 export type DestinationKind = Destination['kind'];
 export type TestResult = S['TestResult'];

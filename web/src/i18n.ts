@@ -7,6 +7,7 @@ import { mirroringEn, mirroringPt } from './i18n-mirroring.js';
 import { tenantsEn, tenantsPt } from './i18n-tenants.js';
 import { freshnessEn, freshnessPt } from './i18n-freshness.js';
 import { inventoryEn, inventoryPt } from './i18n-inventory.js';
+import { inboundEn, inboundPt } from './i18n-inbound.js';
 
 const pt = {
   ...overviewPt,
@@ -14,6 +15,7 @@ const pt = {
   ...mirroringPt,
   ...freshnessPt,
   ...inventoryPt,
+  ...inboundPt,
   appName: 'Vigia',
   skipToContent: 'Pular para o conteúdo',
   language: 'Idioma',
@@ -297,6 +299,7 @@ const en: Texts = {
   ...mirroringEn,
   ...freshnessEn,
   ...inventoryEn,
+  ...inboundEn,
   appName: 'Vigia',
   skipToContent: 'Skip to content',
   language: 'Language',

@@ -2,6 +2,7 @@
 import { ALERT_EVENTS, DELIVERY_STATUSES } from '../../outbox/index.js';
 import { DESTINATION_KINDS } from '../../delivery/destinations.js';
 import { str, nullableStr, instant, nullableInstant, int, bool, strings, anyObject, page } from './common.js';
+import { inboundViewSchema } from './inbound.js';
 
 export const destinationHealthSchema = {
   title: 'DestinationHealth',
@@ -35,6 +36,7 @@ const destinationProperties = {
   createdAt: instant,
   updatedAt: instant,
   health: destinationHealthSchema,
+  inbound: inboundViewSchema,
 } as const;
 const destinationRequired = Object.keys(destinationProperties);
 

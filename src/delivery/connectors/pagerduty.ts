@@ -56,7 +56,7 @@ function plan(d: ConnectorDelivery): Record<string, unknown> {
 
 export const pagerduty: Connector = {
   kind: 'pagerduty',
-  configFields: ['region', 'apiBaseUrl'],
+  configFields: ['region', 'apiBaseUrl', 'restApiBaseUrl'],
 
   validate(config, credentials) {
     const regional = checkRegionalConfig(config);
@@ -64,11 +64,18 @@ export const pagerduty: Connector = {
     const key = credentials.routingKey;
     if (typeof key !== 'string' || key.trim() === '') return 'credentials.routingKey is required';
     if (key.length !== 32) return 'credentials.routingKey must be the 32-character integration key';
+    // Optional: a REST API key lets inbound events be matched through the incident's alerts.
+    if (credentials.restApiKey !== undefined && (typeof credentials.restApiKey !== 'string' || credentials.restApiKey.trim() === '')) {
+      return 'credentials.restApiKey must be a PagerDuty REST API key';
+    }
+    if (config.restApiBaseUrl !== undefined && (typeof config.restApiBaseUrl !== 'string' || !config.restApiBaseUrl.startsWith('https://'))) {
+      return 'config.restApiBaseUrl must be an https URL';
+    }
     return null;
   },
 
   urlFields(config) {
-    return config.apiBaseUrl !== undefined ? ['apiBaseUrl'] : [];
+    return ['apiBaseUrl', 'restApiBaseUrl'].filter((f) => config[f] !== undefined);
   },
 
   async deliver(d: ConnectorDelivery, send: Send): Promise<ConnectorResult> {

@@ -8,6 +8,7 @@ import { healthLabel, kindLabel, schemeLabel, serverText } from '../labels.js';
 import { Link, navigate } from '../router.js';
 import { successRate } from './destinations.js';
 import { DeliveryHistory } from './deliveries.js';
+import { InboundSection } from './destination-inbound.js';
 
 export function DestinationPage(props: { orgId: string; destinationId: string }) {
   const { t, call, lang } = useConsole();
@@ -111,6 +112,7 @@ export function DestinationPage(props: { orgId: string; destinationId: string })
       ) : (
         <p class="muted">{t('healthUnknown')}</p>
       )}
+      <InboundSection destination={d} path={path} onChange={() => dest.reload()} />
 
       {/* biome-ignore lint/a11y/useSemanticElements: a named row of action buttons, not form fields: a <fieldset> would add form-group semantics and its own border */}
       <div class="actions" role="group" aria-label={d.name}>

@@ -1,0 +1,158 @@
+/**
+ * One inbound event from an ITSM tool, start to end (docs/connectors.md, "Acknowledging in the
+ * tool"): authenticate before reading, read the tool's body, refuse a stale event, then in one
+ * transaction take the event id (each applied once), find the Vigia alerts by the keys the
+ * delivery stored, keep only changes newer than the last one applied to the alert, apply them
+ * through the alert lifecycle (events to the other destinations only), write the audit log with
+ * the tool as actor, and count the outcome on the destination.
+ */
+import type { AppContext } from '../../context.js';
+import type { Queryable } from '../../db/index.js';
+import { newId } from '../../ids.js';
+import { applyToolChangeIn } from '../../alerts/lifecycle.js';
+import { txWithRetry } from '../../alerts/retry.js';
+import { redactChanges } from '../../access/audit.js';
+import { createGuardedSend } from '../guarded-http.js';
+import { countInbound, loadInboundTarget, type InboundTarget, type Verdict } from './endpoints.js';
+import { incidentAlertKeys } from './pagerduty-alerts.js';
+import { parseToolEvent, TOOL_NAMES, type InboundEvent } from './tools.js';
+import { authenticate } from './verify.js';
+
+/** An event whose tool time is further than this from now is refused (replays, stale retries). */
+export const FRESHNESS_MS = 10 * 60_000;
+/** Event ids are remembered this long (well past the freshness window). */
+const SEEN_RETENTION_MS = 3 * 24 * 60 * 60_000;
+
+export type InboundOutcome =
+  | { kind: 'unauthenticated' }
+  | { kind: 'handled'; tool: string; verdict: Verdict; reason: string | null; alertIds: string[] };
+
+export interface InboundRequest {
+  destinationId: string;
+  headers: Record<string, string | undefined>;
+  rawBody: Buffer;
+  address: string;
+}
+
+export async function receiveInboundEvent(ctx: AppContext, req: InboundRequest): Promise<InboundOutcome> {
+  const now = ctx.clock.now();
+  const target = await loadInboundTarget(ctx, req.destinationId, now);
+  if (!authenticate(target?.kind ?? null, target?.secrets.map((s) => s.secret) ?? [], req.headers, req.rawBody) || !target) {
+    // A known destination learns why it sees nothing; the caller learns nothing.
+    if (target) await countInbound(ctx.db, target.destinationId, 'refused', now, 'authentication failed (signature or secret does not match)');
+    return { kind: 'unauthenticated' };
+  }
+  const done = async (verdict: Verdict, reason: string | null, alertIds: string[] = []): Promise<InboundOutcome> => {
+    await countInbound(ctx.db, target.destinationId, verdict, now, reason);
+    return { kind: 'handled', tool: target.kind, verdict, reason, alertIds };
+  };
+  let body: unknown;
+  try {
+    body = JSON.parse(req.rawBody.toString('utf8'));
+  } catch {
+    return done('refused', 'the body is not JSON');
+  }
+  const parsed = parseToolEvent(target.kind, body, req.headers);
+  if (!parsed.ok) return done('refused', parsed.reason);
+  const ev = parsed.event;
+  if (Math.abs(now.getTime() - ev.at.getTime()) > FRESHNESS_MS) {
+    return done('refused', `stale event: the tool's time ${ev.at.toISOString()} is more than ${FRESHNESS_MS / 60_000} minutes from now`);
+  }
+  if (!ev.change) return done('ignored', `event type not used: ${ev.type}`);
+  const alertIds = await candidateAlertIds(ctx, target, ev);
+  const result = await txWithRetry(ctx.db, (q) => applyEvent(q, ctx, target, ev, alertIds, req.address, now));
+  return done(result.applied.length > 0 ? 'applied' : 'ignored', result.reason, result.applied);
+}
+
+/** The alert ids the event names; for PagerDuty with a REST API key, confirmed by the incident's alerts. */
+async function candidateAlertIds(ctx: AppContext, target: InboundTarget, ev: InboundEvent): Promise<string[]> {
+  const apiKey = target.credentials.restApiKey;
+  if (target.kind !== 'pagerduty' || !apiKey || !ev.pagerDutyIncidentId) return ev.alertIds;
+  const send = createGuardedSend(ctx);
+  try {
+    return (await incidentAlertKeys(send, target.config, apiKey, ev.pagerDutyIncidentId)) ?? ev.alertIds;
+  } finally {
+    await send.close().catch(() => undefined);
+  }
+}
+
+async function applyEvent(
+  q: Queryable,
+  ctx: AppContext,
+  target: InboundTarget,
+  ev: InboundEvent,
+  alertIds: string[],
+  address: string,
+  now: Date,
+): Promise<{ applied: string[]; reason: string | null }> {
+  await q.query('DELETE FROM inbound_seen_events WHERE destination_id = $1 AND seen_at < $2', [target.destinationId, new Date(now.getTime() - SEEN_RETENTION_MS)]);
+  const { rows: taken } = await q.query(
+    'INSERT INTO inbound_seen_events (destination_id, event_key, seen_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING event_key',
+    [target.destinationId, ev.eventKey, now],
+  );
+  if (taken.length === 0) return { applied: [], reason: 'event already received' };
+  const matched = await matchAlerts(q, target, ev, alertIds);
+  if (matched.length === 0) return { applied: [], reason: 'no Vigia alert of this destination matches the event' };
+  const applied: string[] = [];
+  for (const alertId of matched) {
+    const { rows: newer } = await q.query(
+      `INSERT INTO inbound_alert_versions (destination_id, alert_id, last_at) VALUES ($1, $2, $3)
+       ON CONFLICT (destination_id, alert_id) DO UPDATE SET last_at = EXCLUDED.last_at WHERE inbound_alert_versions.last_at <= EXCLUDED.last_at
+       RETURNING alert_id`,
+      [target.destinationId, alertId, ev.at],
+    );
+    if (newer.length === 0) continue; // an older change arriving after a newer one
+    const tool = TOOL_NAMES[target.kind] ?? target.kind;
+    const row = await applyToolChangeIn(
+      q,
+      ctx.config.baseUrl,
+      { orgId: target.orgId, alertId, kind: ev.change!, at: ev.at, by: ev.actor ?? tool, originDestinationId: target.destinationId },
+      now,
+    );
+    if (!row) continue;
+    applied.push(alertId);
+    await recordToolAudit(q, { orgId: target.orgId, destinationId: target.destinationId, tool, actor: ev.actor, address, alertId, change: ev.change!, at: ev.at, eventKey: ev.eventKey, now });
+  }
+  return { applied, reason: applied.length > 0 ? null : 'no change: the alert is already in that state, or a newer change was applied' };
+}
+
+/**
+ * The alerts of this destination's organization the event names, among those this destination
+ * holds a delivery reference for — and, when the event carries the tool's own reference
+ * (ServiceNow sys_id, work item id), whose stored reference agrees. A work item without our tag
+ * is found by its id alone.
+ */
+async function matchAlerts(q: Queryable, target: InboundTarget, ev: InboundEvent, alertIds: string[]): Promise<string[]> {
+  const { rows } = await q.query<{ alert_id: string; ref: Record<string, unknown> }>(
+    `SELECT r.alert_id, r.ref FROM connector_refs r JOIN alerts a ON a.id = r.alert_id AND a.org_id = $2
+      WHERE r.destination_id = $1 AND (r.alert_id = ANY($3::text[]) OR ($4::text IS NOT NULL AND r.ref ->> $5 = $4::text))
+      ORDER BY r.alert_id LIMIT 50`,
+    [target.destinationId, target.orgId, alertIds, ev.ref?.value ?? null, ev.ref?.field ?? 'none'],
+  );
+  return rows
+    .filter((r) => !ev.ref || r.ref[ev.ref.field] === undefined || String(r.ref[ev.ref.field]) === ev.ref.value)
+    .filter((r) => alertIds.includes(r.alert_id) || target.kind === 'azure-devops')
+    .map((r) => r.alert_id);
+}
+
+/** The audit entry of a change made in a tool: the tool (and the person's name there) as actor. */
+async function recordToolAudit(
+  q: Queryable,
+  e: { orgId: string; destinationId: string; tool: string; actor: string | null; address: string; alertId: string; change: string; at: Date; eventKey: string; now: Date },
+): Promise<void> {
+  await q.query(
+    `INSERT INTO audit_log (id, org_id, at, actor_kind, actor_id, actor_label, address, action, target, changes)
+     VALUES ($1, $2, $3, 'integration', $4, $5, $6, $7, $8, $9::jsonb)`,
+    [
+      newId('aud', e.now),
+      e.orgId,
+      e.now,
+      e.destinationId,
+      e.actor ? `${e.tool}: ${e.actor}` : e.tool,
+      e.address,
+      `alerts.${e.change}`,
+      e.alertId,
+      JSON.stringify(redactChanges({ via: 'inbound', tool: e.tool, destinationId: e.destinationId, event: e.eventKey, at: e.at.toISOString() })),
+    ],
+  );
+}
