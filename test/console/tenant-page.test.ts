@@ -14,6 +14,7 @@ import type { TenantSim } from '../../src/tenant-sim/index.js';
 import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/context.js';
 import { insertOrg } from '../monitoring/support.js';
 import { startSim } from '../tenant-sim/helpers.js';
+import { clickNavLink } from '../helpers/console-nav.js';
 
 const ORG_NAME = 'Tenant page org';
 
@@ -49,7 +50,7 @@ describe('console Tenant page in Chromium', () => {
     await p.getByRole('button', { name: 'Entrar' }).click();
     await p.getByRole('button', { name: `Abrir: ${ORG_NAME}` }).click();
     await p.getByRole('heading', { level: 1 }).first().waitFor();
-    await p.getByRole('navigation').getByRole('link', { name: 'Tenant' }).click();
+    await clickNavLink(p, 'Tenant');
     await p.getByRole('heading', { level: 1, name: 'Conexões de tenant' }).waitFor();
     return p;
   }

@@ -21,6 +21,7 @@ import { CapacitiesPage, WorkspacesPage } from './pages/inventory.js';
 import { GatewaysPage, SemanticModelsPage } from './pages/monitored-inventory.js';
 import { TenantsPage } from './pages/tenants.js';
 import { useFocusOnNavigation } from './focus.js';
+import { MainNav } from './nav.js';
 
 function App() {
   const [lang, setLang] = useState<Lang>(loadLang());
@@ -100,37 +101,11 @@ function App() {
           {t('appName')}
         </Link>
         <OrgName />
-        <nav aria-label={t('mainNav')}>
-          <ul>
-            {(
-              [
-                ['/overview', 'navOverview'],
-                ['/capacities', 'navCapacities'],
-                ['/workspaces', 'navWorkspaces'],
-                ['/gateways', 'navGateways'],
-                ['/semantic-models', 'navSemanticModels'],
-                ['/tenants', 'navTenants'],
-                ['/destinations', 'navDestinations'],
-                ['/alerts', 'navAlerts'],
-                ['/silences', 'navSilences'],
-                ['/api-keys', 'navApiKeys'],
-                ['/members', 'navMembers'],
-                ['/tokens', 'navTokens'],
-                ['/audit', 'navAudit'],
-                ['/orgs', 'navOrgs'],
-              ] as const
-            )
-              // Personal tokens belong to people; the audit log to owners.
-              .filter(([href]) => (href === '/tokens' ? me.kind === 'person' : href === '/audit' ? ctx.can('owner') : true))
-              .map(([href, key]) => (
-              <li key={href}>
-                <Link href={href} aria-current={path.startsWith(href) ? 'page' : undefined}>
-                  {t(key)}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        </nav>
+        <MainNav
+          path={path}
+          // Personal tokens belong to people; the audit log to owners.
+          show={(href) => (href === '/tokens' ? me.kind === 'person' : href === '/audit' ? ctx.can('owner') : true)}
+        />
         {langSwitch}
         <button type="button" class="secondary" onClick={signOut}>
           {t('signOut')}
