@@ -44,11 +44,19 @@ export async function readState<T>(q: Queryable, tenantRef: string, collector: s
   return new Map(rows.map((r) => [r.key, r.value]));
 }
 
+/** Marks the run's incidents as its tenant's (the admin alert list filters by it). */
+async function tagTenant(q: Queryable, orgId: string, tenantRef: string, outcomes: SignalOutcome[]): Promise<void> {
+  const ids = outcomes.map((o) => o.alertId).filter((id): id is string => id !== null);
+  if (ids.length === 0) return;
+  await q.query('UPDATE alerts SET tenant_ref = $1 WHERE org_id = $2 AND id = ANY($3::text[]) AND tenant_ref IS DISTINCT FROM $1', [tenantRef, orgId, ids]);
+}
+
 /** Signals and state changes of one run, committed together (all incident keys locked first, in one order). */
 export async function commitRun(ctx: Ctx, orgId: string, tenantRef: string, collector: string, signals: SignalInput[], changes: StateChange[]): Promise<SignalOutcome[]> {
   const now = ctx.clock.now();
   return txWithRetry(ctx.db, async (q) => {
     const out = await applySignalsIn(q, ctx, orgId, signals, now);
+    await tagTenant(q, orgId, tenantRef, out);
     await writeState(q, tenantRef, collector, changes, now);
     return out;
   });

@@ -10,7 +10,8 @@ export async function clickNavLink(p: Page, name: string): Promise<void> {
   if (!(await link.isVisible())) {
     const menu = p.getByRole('button', { name: 'Menu' });
     if (await menu.isVisible()) await menu.click();
-    await nav.locator('details', { has: link }).locator('summary').click();
+    // `has` is matched inside each group, so it names the link from there, not from the page.
+    await nav.locator('details', { has: p.getByRole('link', { name, exact: true }) }).locator('summary').click();
   }
   await link.click();
 }

@@ -51,3 +51,17 @@ export const KNOWN_SOURCE_TYPES = Object.keys(SOURCE_TYPE_NAMES).sort();
 
 export const sourceTypeName = (lang: Lang, code: string): string => SOURCE_TYPE_NAMES[code]?.[lang] ?? code;
 export const notificationKindName = (lang: Lang, code: string): string => NOTIFICATION_KIND_NAMES[code]?.[lang] ?? code;
+
+/** The tenant collectors (docs/monitoring.md), by what they watch. */
+export const COLLECTOR_NAMES: Names = {
+  inventory: { 'pt-BR': 'Inventário', en: 'Inventory' },
+  capacity: { 'pt-BR': 'Capacidades', en: 'Capacities' },
+  gateway: { 'pt-BR': 'Gateways', en: 'Gateways' },
+  costs: { 'pt-BR': 'Custos', en: 'Costs' },
+  refreshes: { 'pt-BR': 'Atualizações', en: 'Refreshes' },
+  jobs: { 'pt-BR': 'Jobs do Fabric', en: 'Fabric jobs' },
+  mirroring: { 'pt-BR': 'Espelhamento', en: 'Mirroring' },
+  freshness: { 'pt-BR': 'Atualidade dos dados', en: 'Data freshness' },
+  datasources: { 'pt-BR': 'Fontes de dados', en: 'Data sources' },
+};
+export const collectorName = (lang: Lang, code: string): string => COLLECTOR_NAMES[code]?.[lang] ?? code;

@@ -4,7 +4,7 @@ import './style.css';
 import { ADMIN_BASE, adminClient, type Me, type Org, type SessionOptions } from './api.js';
 import { ConsoleContext, holds, useConsole, type Console } from './app-context.js';
 import { ErrorMessage, Field, useLoad } from './components.js';
-import { loadLang, saveLang, translator, type Lang } from './i18n.js';
+import { loadLang, saveLang, translator, type Lang, type TextKey } from './i18n.js';
 import { Link, useLocation } from './router.js';
 import { session } from './session.js';
 import { matchConsoleRoute } from '../../src/console/routes.js';
@@ -201,6 +201,7 @@ function SignIn(props: { onSignedIn: (me: Me) => void }) {
       <h1>{t('signInTitle')}</h1>
       <p>{t('signInHelp')}</p>
       <SsoLink />
+      <SsoError />
       <form onSubmit={submit} noValidate>
         <Field id="admin-token" label={t('adminToken')}>
           <input id="admin-token" type="password" autoComplete="off" value={value} onInput={(e) => setValue((e.target as HTMLInputElement).value)} />
@@ -216,6 +217,32 @@ function SignIn(props: { onSignedIn: (me: Me) => void }) {
         </button>
       </form>
     </section>
+  );
+}
+
+const SSO_ERRORS: Record<string, TextKey> = {
+  invalid_request: 'ssoErrInvalidRequest',
+  unauthorized: 'ssoErrUnauthorized',
+  forbidden: 'ssoErrForbidden',
+  rate_limited: 'ssoErrRateLimited',
+  unavailable: 'ssoErrUnavailable',
+  not_found: 'ssoErrNotFound',
+};
+
+/**
+ * Why a company sign-in was refused: the server sends the browser back here with its error code
+ * (`/?signInError=…`); the reason is said in the interface language, the code kept beside it.
+ */
+function SsoError() {
+  const { t } = useConsole();
+  const { query } = useLocation();
+  const code = query.get('signInError');
+  if (!code) return null;
+  const shown = /^[a-z_]{1,40}$/.test(code) ? code : 'unknown';
+  return (
+    <p class="error" role="alert" data-testid="sso-error">
+      {t(SSO_ERRORS[shown] ?? 'ssoErrOther')} <span class="muted">({t('ssoErrCode')}: <code>{shown}</code>)</span>
+    </p>
   );
 }
 

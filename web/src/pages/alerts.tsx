@@ -31,8 +31,9 @@ export function AlertsPage(props: { orgId: string }) {
   if (filters.sourceType.trim()) query.set('sourceType', filters.sourceType.trim());
   // The inventory pages link here with the capacity or workspace whose incidents to list.
   const { query: where } = useLocation();
-  const scope = (['capacityName', 'workspaceName'] as const).find((k) => where.get(k));
+  const scope = (['capacityName', 'workspaceName', 'tenant'] as const).find((k) => where.get(k));
   if (scope) query.set(scope, where.get(scope)!);
+  const scopeWhat = { capacityName: 'capacity', workspaceName: 'workspace', tenant: 'tenant' } as const;
   // …or with one monitored source (a gateway, a semantic model): its type and id.
   const source = where.get('sourceId') && where.get('sourceType') ? { type: where.get('sourceType')!, id: where.get('sourceId')!, name: where.get('sourceName') ?? where.get('sourceId')! } : null;
   if (source) {
@@ -92,7 +93,7 @@ export function AlertsPage(props: { orgId: string }) {
       {(scope || source) && (
         <p class="notice" data-testid="alerts-scope">
           {scope
-            ? t('filteredBy', { what: scope === 'capacityName' ? t('capacity') : t('workspace'), name: where.get(scope)! })
+            ? t('filteredBy', { what: t(scopeWhat[scope]), name: scope === 'tenant' ? (where.get('tenantName') ?? where.get(scope)!) : where.get(scope)! })
             : t('sourceFilter', { what: sourceTypeName(lang, source!.type), name: source!.name })}{' '}
           <button type="button" class="link" onClick={() => navigate('/alerts')}>
             {t('clearFilter')}
