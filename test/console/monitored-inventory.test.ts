@@ -167,8 +167,8 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
     await p.locator('#gateways tbody tr').first().waitFor();
     const rows = await p.$$eval('#gateways tbody tr', (trs) => trs.map((r) => [...r.querySelectorAll('th, td')].map((c) => c.textContent)));
     expect(rows).toEqual([
-      ['GW Filial', 'Contoso BI', 'online', 'necessária', '0'],
-      ['GW Matriz', 'Contoso BI', 'offline', 'em dia', '1'],
+      ['GW Filial', 'Contoso BI', 'conectado', 'necessária', '0'],
+      ['GW Matriz', 'Contoso BI', 'desconectado', 'em dia', '1'],
     ]);
     await shot(p, 'gateways');
     await p.getByRole('link', { name: 'Incidentes abertos de GW Matriz: 1' }).click();
