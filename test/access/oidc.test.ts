@@ -157,7 +157,9 @@ describe('OpenID Connect sign-in', () => {
     await page.goto(`${origin}/destinations`);
     await page.getByText('Nenhum destino. Crie um para receber os alertas.').waitFor();
     expect(await page.getByRole('button', { name: 'Criar' }).count()).toBe(0);
-    expect(await page.getByRole('link', { name: 'Auditoria' }).count()).toBe(0);
+    // The audit log is for owners: not even in a closed navigation group.
+    expect(await page.locator('nav a[href="/audit"]').count()).toBe(0);
+    expect(await page.locator('nav a[href="/members"]').count()).toBe(1);
     const status = await page.evaluate(async () => {
       const me = await (await fetch('/api/admin/v1/session')).json();
       const orgs = await (await fetch('/api/admin/v1/orgs')).json();

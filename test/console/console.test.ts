@@ -530,10 +530,10 @@ describe('web console in Chromium', () => {
     await createOrg('Idiomas SA');
     const page = await openConsole('Idiomas SA');
     await page.getByLabel('Idioma').selectOption('en');
-    await page.getByRole('link', { name: 'Destinations' }).waitFor({ state: 'attached' });
+    await page.locator('nav a[href="/destinations"]', { hasText: 'Destinations' }).waitFor({ state: 'attached' });
     await expect(page.getByRole('button', { name: 'Sign out' }).isVisible()).resolves.toBe(true);
     await page.reload();
-    await page.getByRole('link', { name: 'Destinations' }).waitFor({ state: 'attached' });
+    await page.locator('nav a[href="/destinations"]', { hasText: 'Destinations' }).waitFor({ state: 'attached' });
     expect(await page.evaluate(() => document.documentElement.lang)).toBe('en');
   });
 

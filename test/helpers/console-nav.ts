@@ -10,8 +10,10 @@ export async function clickNavLink(p: Page, name: string): Promise<void> {
   if (!(await link.isVisible())) {
     const menu = p.getByRole('button', { name: 'Menu' });
     if (await menu.isVisible()) await menu.click();
-    // `has` is matched inside each group, so it names the link from there, not from the page.
-    await nav.locator('details', { has: p.getByRole('link', { name, exact: true }) }).locator('summary').click();
+    // A link in a closed group is hidden, so role queries skip it: find its group by the link's
+    // text. (`has` is matched inside each group, so it starts from there, not from the nav.)
+    const exact = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+    await nav.locator('details', { has: p.locator('a').filter({ hasText: exact }) }).locator('summary').click();
   }
   await link.click();
 }

@@ -61,14 +61,14 @@ export function MainNav(props: { path: string; show: (href: string) => boolean }
     const outside = (e: Event) => {
       if (nav.current && !nav.current.contains(e.target as Node)) closeAll();
     };
-    const escape = (e: KeyboardEvent) => {
+    const onEscape = (e: KeyboardEvent) => {
       if (e.key === 'Escape') closeAll();
     };
     document.addEventListener('click', outside);
-    document.addEventListener('keydown', escape);
+    document.addEventListener('keydown', onEscape);
     return () => {
       document.removeEventListener('click', outside);
-      document.removeEventListener('keydown', escape);
+      document.removeEventListener('keydown', onEscape);
     };
   }, []);
   const current = (href: string) => props.path === href || props.path.startsWith(`${href}/`) || (href === '/overview' && props.path === '/');
