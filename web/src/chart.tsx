@@ -26,6 +26,8 @@ interface ChartProps {
   labels: string[];
   series: ChartSeries[];
   format: (v: number) => string;
+  /** The y axis' tick labels when they should be shorter than `format` (money ticks need no cents). */
+  axisFormat?: (v: number) => string;
   /**
    * The y axis' range when 0 to the largest value would hide the differences (availability:
    * 95.5 % and 100 % look alike on 0–100). Bars are drawn from its lower end.
@@ -111,7 +113,7 @@ export function Chart(props: ChartProps) {
           space: 56,
           incrs: [1, 2, 3, 7, 14, 30],
         },
-        { values: (_u, splits) => splits.map((v) => props.format(v)), size: 64 },
+        { values: (_u, splits) => splits.map((v) => (props.axisFormat ?? props.format)(v)), size: 64 },
       ],
       series: [
         {},

@@ -98,7 +98,15 @@ export function MainNav(props: { path: string; show: (href: string) => boolean }
                   <ul>
                     {items.map(([href, key]) => (
                       <li key={href}>
-                        <Link href={href} aria-current={current(href) ? 'page' : undefined}>
+                        <Link
+                          href={href}
+                          aria-current={current(href) ? 'page' : undefined}
+                          // A chosen page closes the group (and the phone menu), also when it is the page already shown.
+                          onClick={() => {
+                            closeAll();
+                            setMenuOpen(false);
+                          }}
+                        >
                           {t(key)}
                         </Link>
                       </li>

@@ -350,6 +350,7 @@ function Figures(props: { data: OverviewData; fmt: (v: number | null | undefined
           labels={costDays.map((d) => dayLabel(lang, d, 'short'))}
           series={costSeries}
           format={money}
+          axisFormat={num}
           dataLabel={dataLabel}
         >
           <table>
