@@ -206,6 +206,7 @@ describe('console overview and inventory in Chromium', () => {
     const lowest = Math.min(...(await p.locator('#availability tbody td:nth-of-type(1)').evaluateAll((c) => c.map((x) => Number((x as HTMLElement).dataset.value)))));
     const canvas = p.locator('#availability .chart-canvas');
     await canvas.locator('canvas').waitFor();
+    await p.locator('#availability .chart-canvas[data-y-min]').waitFor({ state: 'attached' });
     const yMin = Number(await canvas.getAttribute('data-y-min'));
     expect(yMin).toBeGreaterThan(0);
     expect(yMin).toBeLessThan(lowest);
@@ -230,6 +231,7 @@ describe('console overview and inventory in Chromium', () => {
     const p = await openConsole();
     // "Abrir" lands on the organization's home.
     await p.getByRole('heading', { level: 1, name: 'Visão geral' }).waitFor();
+    await p.locator('.chart-canvas canvas').first().waitFor();
     expect(new URL(p.url()).pathname).toBe('/overview');
     const header = (await p.locator('header.top').boundingBox())!;
     expect(header.height).toBeLessThan(64);
@@ -250,6 +252,7 @@ describe('console overview and inventory in Chromium', () => {
     await menu.click();
     expect(await menu.getAttribute('aria-expanded')).toBe('true');
     await nav.locator('summary', { hasText: 'Entrega' }).click();
+    if (SHOTS) await p.screenshot({ path: path.join(SHOTS, 'navigation-phone.png') });
     await nav.getByRole('link', { name: 'Alertas', exact: true }).click();
     await p.getByRole('heading', { level: 1, name: 'Alertas' }).waitFor();
     expect(await nav.isVisible()).toBe(false);

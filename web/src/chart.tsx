@@ -126,10 +126,16 @@ export function Chart(props: ChartProps) {
       ],
       plugins: [tooltipPlugin(props.labels, props.series, props.format)],
     };
-    const plot = new uPlot(opts, [x, ...order.map((i) => ys[i]!)] as uPlot.AlignedData, el);
     // The drawn y range, for tests and tools reading the page (the axis itself is canvas).
-    el.dataset.yMin = String(plot.scales.y?.min ?? '');
-    el.dataset.yMax = String(plot.scales.y?.max ?? '');
+    opts.hooks = {
+      draw: [
+        (u) => {
+          el.dataset.yMin = String(u.scales.y?.min ?? '');
+          el.dataset.yMax = String(u.scales.y?.max ?? '');
+        },
+      ],
+    };
+    const plot = new uPlot(opts, [x, ...order.map((i) => ys[i]!)] as uPlot.AlignedData, el);
     const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(240, el.clientWidth), height: 240 }));
     resize.observe(el);
     return () => {
