@@ -110,7 +110,8 @@ export function Chart(props: ChartProps) {
       axes: [
         {
           values: (_u, splits) => splits.map((i) => (Number.isInteger(i) ? (props.labels[i] ?? '') : '')),
-          space: 56,
+          // Room for the longest label, so long ones ("dez. de 2025") skip ticks instead of overlapping.
+          space: Math.max(56, Math.max(0, ...props.labels.map((l) => l.length)) * 7 + 8),
           incrs: [1, 2, 3, 7, 14, 30],
         },
         { values: (_u, splits) => splits.map((v) => (props.axisFormat ?? props.format)(v)), size: 64 },
