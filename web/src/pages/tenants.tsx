@@ -7,6 +7,7 @@ import { Link } from '../router.js';
 import { MirroringLagForm } from './tenant-mirroring-lag.js';
 import { FreshnessSection } from './tenant-freshness.js';
 import { collectorName } from '../i18n-sources.js';
+import { serverText } from '../labels.js';
 
 /** Collectors change state on the server's schedule: the page re-reads them this often. */
 const REFRESH_MS = 3000;
@@ -140,7 +141,7 @@ function TenantCard(props: { orgId: string; tenant: Tenant; onChanged: () => voi
                       })
                     : '—'}
                 </td>
-                <td>{c.lastError ?? '—'}</td>
+                <td>{c.lastError ? serverText(t, lang, c.lastError) : '—'}</td>
                 <td>
                   {can('operator') && c.enabled && (
                     <button
