@@ -182,6 +182,8 @@ describe('console Tenant page in Chromium', () => {
     const section = p.getByTestId('tenant-incidents');
     await section.getByRole('heading', { name: `Problemas do monitor com ${tenant.name}` }).waitFor();
     expect(await section.textContent()).toContain('Incidentes abertos do próprio Vigia sobre esta conexão');
+    // The heading shows before the list's read answers: wait for the list.
+    await section.locator('li').first().waitFor();
     expect(await section.locator('li').allTextContents()).toEqual([expect.stringMatching(/^The tenant keeps throttling Vigia|^O tenant está limitando/)]);
     const all = section.getByRole('link', { name: `Todos os incidentes abertos de ${tenant.name}: ${n}` });
     await all.waitFor();
