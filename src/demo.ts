@@ -61,15 +61,15 @@ interface Source {
 
 const SOURCES: Source[] = [
   { sourceType: 'Gateway', sourceId: 'gw-onprem-sp-01', sourceName: 'Gateway São Paulo 01', notificationKind: 'GatewayOffline', severity: 'error', title: 'Gateway offline', message: 'O gateway on-premises não responde há mais de 5 minutos.', workspaceName: null, capacityName: null },
-  { sourceType: 'Gateway', sourceId: 'gw-onprem-rj-02', sourceName: 'Gateway Rio 02', notificationKind: 'GatewayMemoryHigh', severity: 'info', title: 'Gateway memory high', message: 'Uso de memória acima de 90% no nó principal do cluster.', workspaceName: null, capacityName: null },
-  { sourceType: 'Capacity', sourceId: 'cap-prod-f64', sourceName: 'cap-prod-f64', notificationKind: 'CapacityOverloaded', severity: 'error', title: 'Capacity overloaded', message: 'Utilização de CU acima de 100% por 15 minutos; operações interativas estão sendo atrasadas.', workspaceName: null, capacityName: 'cap-prod-f64' },
-  { sourceType: 'Capacity', sourceId: 'cap-bi-p1', sourceName: 'cap-bi-p1', notificationKind: 'CapacityThrottling', severity: 'error', title: 'Capacity throttling', message: 'Operações em segundo plano rejeitadas por throttling.', workspaceName: null, capacityName: 'cap-bi-p1' },
-  { sourceType: 'Dataset', sourceId: 'ds-vendas-diarias', sourceName: 'Vendas Diárias', notificationKind: 'RefreshFailed', severity: 'error', title: 'Dataset refresh failed', message: 'A atualização agendada falhou: tempo limite excedido ao consultar a origem SQL.', workspaceName: 'Vendas', capacityName: 'cap-prod-f64' },
-  { sourceType: 'Dataset', sourceId: 'ds-dre-mensal', sourceName: 'DRE Mensal', notificationKind: 'RefreshFailed', severity: 'error', title: 'Dataset refresh failed', message: 'Credenciais da fonte de dados expiradas.', workspaceName: 'Financeiro', capacityName: 'cap-prod-f64' },
-  { sourceType: 'FabricJob', sourceId: 'job-etl-estoque', sourceName: 'ETL Estoque (notebook)', notificationKind: 'JobFailed', severity: 'error', title: 'Fabric job failed', message: 'O notebook terminou com erro: Spark session timeout.', workspaceName: 'Supply Chain', capacityName: 'cap-bi-p1' },
-  { sourceType: 'Mirroring', sourceId: 'mir-erp-oracle', sourceName: 'Espelhamento ERP Oracle', notificationKind: 'MirroringStopped', severity: 'error', title: 'Mirroring stopped', message: 'A replicação parou: a tabela de origem mudou de esquema.', workspaceName: 'Supply Chain', capacityName: 'cap-bi-p1' },
-  { sourceType: 'DataFreshness', sourceId: 'fresh-vendas-lakehouse', sourceName: 'Lakehouse Vendas', notificationKind: 'DataStale', severity: 'info', title: 'Data is stale', message: 'Os dados não são atualizados há mais de 6 horas.', workspaceName: 'Vendas', capacityName: 'cap-prod-f64' },
-  { sourceType: 'Connector', sourceId: 'conn-salesforce', sourceName: 'Conector Salesforce', notificationKind: 'ConnectorAuthFailed', severity: 'error', title: 'Connector authentication failed', message: 'O token OAuth do conector foi revogado.', workspaceName: 'Vendas', capacityName: null },
+  { sourceType: 'Gateway', sourceId: 'gw-onprem-rj-02', sourceName: 'Gateway Rio 02', notificationKind: 'GatewayMemoryHigh', severity: 'info', title: 'Memória do gateway alta', message: 'Uso de memória acima de 90% no nó principal do cluster.', workspaceName: null, capacityName: null },
+  { sourceType: 'Capacity', sourceId: 'cap-prod-f64', sourceName: 'cap-prod-f64', notificationKind: 'CapacityOverloaded', severity: 'error', title: 'Capacidade sobrecarregada', message: 'Utilização de CU acima de 100% por 15 minutos; operações interativas estão sendo atrasadas.', workspaceName: null, capacityName: 'cap-prod-f64' },
+  { sourceType: 'Capacity', sourceId: 'cap-bi-p1', sourceName: 'cap-bi-p1', notificationKind: 'CapacityThrottling', severity: 'error', title: 'Capacidade com limitação (throttling)', message: 'Operações em segundo plano rejeitadas por throttling.', workspaceName: null, capacityName: 'cap-bi-p1' },
+  { sourceType: 'Dataset', sourceId: 'ds-vendas-diarias', sourceName: 'Vendas Diárias', notificationKind: 'RefreshFailed', severity: 'error', title: 'Atualização do modelo semântico falhou', message: 'A atualização agendada falhou: tempo limite excedido ao consultar a origem SQL.', workspaceName: 'Vendas', capacityName: 'cap-prod-f64' },
+  { sourceType: 'Dataset', sourceId: 'ds-dre-mensal', sourceName: 'DRE Mensal', notificationKind: 'RefreshFailed', severity: 'error', title: 'Atualização do modelo semântico falhou', message: 'Credenciais da fonte de dados expiradas.', workspaceName: 'Financeiro', capacityName: 'cap-prod-f64' },
+  { sourceType: 'FabricJob', sourceId: 'job-etl-estoque', sourceName: 'ETL Estoque (notebook)', notificationKind: 'JobFailed', severity: 'error', title: 'Job do Fabric falhou', message: 'O notebook terminou com erro: Spark session timeout.', workspaceName: 'Supply Chain', capacityName: 'cap-bi-p1' },
+  { sourceType: 'Mirroring', sourceId: 'mir-erp-oracle', sourceName: 'Espelhamento ERP Oracle', notificationKind: 'MirroringStopped', severity: 'error', title: 'Espelhamento parado', message: 'A replicação parou: a tabela de origem mudou de esquema.', workspaceName: 'Supply Chain', capacityName: 'cap-bi-p1' },
+  { sourceType: 'DataFreshness', sourceId: 'fresh-vendas-lakehouse', sourceName: 'Lakehouse Vendas', notificationKind: 'DataStale', severity: 'info', title: 'Dados desatualizados', message: 'Os dados não são atualizados há mais de 6 horas.', workspaceName: 'Vendas', capacityName: 'cap-prod-f64' },
+  { sourceType: 'Connector', sourceId: 'conn-salesforce', sourceName: 'Conector Salesforce', notificationKind: 'ConnectorAuthFailed', severity: 'error', title: 'Conector recusa as credenciais', message: 'O token OAuth do conector foi revogado.', workspaceName: 'Vendas', capacityName: null },
 ];
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'config'>;
@@ -143,11 +143,11 @@ function demoTimeline(end: number, random: () => number): Step[] {
   // Correlation: the production capacity is overloaded right now and two datasets on it fail
   // because of it — they are held (correlated) until the capacity recovers.
   const cap = SOURCES.find((s) => s.notificationKind === 'CapacityOverloaded')!;
-  steps.push({ at: end - 20 * MIN, signal: toSignal(cap, 'failure', end - 20 * MIN, { notificationKind: 'CapacityMemoryPressure', title: 'Capacity memory pressure' }) });
+  steps.push({ at: end - 20 * MIN, signal: toSignal(cap, 'failure', end - 20 * MIN, { notificationKind: 'CapacityMemoryPressure', title: 'Pressão de memória na capacidade' }) });
   for (const ds of SOURCES.filter((s) => s.sourceType === 'Dataset')) {
     steps.push({
       at: end - 15 * MIN,
-      signal: toSignal(ds, 'failure', end - 15 * MIN, { notificationKind: 'RefreshSlow', title: 'Dataset refresh slow', causes: [{ sourceType: 'Capacity', sourceId: 'cap-prod-f64' }] }),
+      signal: toSignal(ds, 'failure', end - 15 * MIN, { notificationKind: 'RefreshSlow', title: 'Atualização do modelo semântico lenta', causes: [{ sourceType: 'Capacity', sourceId: 'cap-prod-f64' }] }),
     });
   }
   return steps.sort((a, b) => a.at - b.at);
@@ -158,7 +158,7 @@ function maintenance(end: number): { silence: { matchers: { sourceType: string; 
   const conn = SOURCES.find((s) => s.sourceType === 'Connector')!;
   return {
     silence: { matchers: { sourceType: 'Connector', sourceId: conn.sourceId }, endsAt: new Date(end + 2 * 3600_000), comment: 'Manutenção planejada do Salesforce' },
-    signal: toSignal(conn, 'failure', end - 5 * MIN, { notificationKind: 'ConnectorSyncDelayed', title: 'Connector sync delayed', severity: 'info' }),
+    signal: toSignal(conn, 'failure', end - 5 * MIN, { notificationKind: 'ConnectorSyncDelayed', title: 'Sincronização do conector atrasada', severity: 'info' }),
   };
 }
 

@@ -23,6 +23,7 @@ interface ListQuery {
   sourceId?: string;
   capacityName?: string;
   workspaceName?: string;
+  tenant?: string;
   from?: string;
   to?: string;
   page?: string;
@@ -47,6 +48,8 @@ export async function alertViewsRoutes(app: FastifyInstance, opts: { ctx: AppCon
             sourceId: { type: 'string', minLength: 1, maxLength: 500 },
             capacityName: { type: 'string', minLength: 1, maxLength: 200 },
             workspaceName: { type: 'string', minLength: 1, maxLength: 200 },
+            // A tenant connection's id: its collectors' incidents and the monitor's own about it.
+            tenant: { type: 'string', minLength: 1, maxLength: 100 },
             from: { type: 'string', maxLength: 40 },
             to: { type: 'string', maxLength: 40 },
             page: pageParam,
@@ -66,7 +69,7 @@ export async function alertViewsRoutes(app: FastifyInstance, opts: { ctx: AppCon
       const from = q.from === undefined ? undefined : parseIsoDateTime(q.from, 'from');
       const to = q.to === undefined ? undefined : parseIsoDateTime(q.to, 'to');
       if (from && to && from >= to) throw invalidRequest('from must be before to');
-      const filter = { status: q.status, severity: q.severity, sourceType: q.sourceType, sourceId: q.sourceId, capacityName: q.capacityName, workspaceName: q.workspaceName, from, to };
+      const filter = { status: q.status, severity: q.severity, sourceType: q.sourceType, sourceId: q.sourceId, capacityName: q.capacityName, workspaceName: q.workspaceName, tenant: q.tenant, from, to };
       const offset = (p.page - 1) * p.pageSize;
       const { value, totalCount } = await listOrgAlerts(ctx.db, ctx.config.baseUrl, orgId, filter, { offset, limit: p.pageSize });
       // nextLink repeats every parameter of the request, so following it never changes the result set.

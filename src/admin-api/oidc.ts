@@ -17,6 +17,7 @@ import {
   setOidcLoginCookie,
   setSessionCookie,
 } from './session-cookie.js';
+import { signInErrorToConsole } from './sign-in-error.js';
 
 /** How long a sign-in may take between leaving for the provider and coming back. */
 const LOGIN_TTL_MS = 10 * 60_000;
@@ -53,7 +54,7 @@ export async function oidcRoutes(app: FastifyInstance, opts: { ctx: AppContext; 
   const settings = ctx.config.oidc;
   const reachableConfiguration = providerConfiguration(ctx);
 
-  app.get('/session/oidc/login', { config: { access: 'public' } }, async (_req, reply) => {
+  app.get('/session/oidc/login', { config: { access: 'public' }, onSend: signInErrorToConsole }, async (_req, reply) => {
     const config = await reachableConfiguration();
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
@@ -76,7 +77,7 @@ export async function oidcRoutes(app: FastifyInstance, opts: { ctx: AppContext; 
     return reply.code(302).header('location', url.href).send();
   });
 
-  app.get<{ Querystring: Record<string, string> }>('/session/oidc/callback', { config: { access: 'public' } }, async (req, reply) => {
+  app.get<{ Querystring: Record<string, string> }>('/session/oidc/callback', { config: { access: 'public' }, onSend: signInErrorToConsole }, async (req, reply) => {
     const nowMs = ctx.clock.now().getTime();
     const gate = await limiter.addressBlocked(req.ip, nowMs);
     if (gate.blocked) throw tooManyAttempts(gate.retryAfter);

@@ -13,6 +13,11 @@ export interface AlertListFilter {
   /** The capacity or workspace the alert names (the inventory pages link here). */
   capacityName?: string;
   workspaceName?: string;
+  /**
+   * A tenant connection's id: the incidents its collectors raised, and the monitor's own
+   * incidents about it (source type Tenant, source id the connection's id).
+   */
+  tenant?: string;
   /** created_at in [from, to). */
   from?: Date;
   to?: Date;
@@ -46,6 +51,10 @@ export async function listOrgAlerts(
   }
   if (f.capacityName) add('capacity_name =', f.capacityName);
   if (f.workspaceName) add('workspace_name =', f.workspaceName);
+  if (f.tenant) {
+    params.push(f.tenant);
+    conditions.push(`(tenant_ref = $${params.length} OR (source_type = 'Tenant' AND source_id = $${params.length}))`);
+  }
   if (f.from) add('created_at >=', f.from);
   if (f.to) add('created_at <', f.to);
   const where = conditions.join(' AND ');

@@ -54,6 +54,18 @@ export async function listTenants(target: AdminTarget, orgId: string, out: Out, 
   }
 }
 
+/**
+ * How a rotating collector gets through the tenant, said in words: with nothing taking turns,
+ * every resource is polled every run (there is no rotation to time); otherwise the seconds of the
+ * last full rotation, or that the first one has not completed yet.
+ */
+export function rotationText(r: { lastFullRotationSeconds: number | null; hot: number; cold: number }): string {
+  const counts = `(${r.hot} hot, ${r.cold} cold)`;
+  if (r.cold === 0) return `rotation: every run ${counts}`;
+  if (r.lastFullRotationSeconds === null) return `rotation: first full rotation not completed yet ${counts}`;
+  return `rotation: full every ${r.lastFullRotationSeconds} s ${counts}`;
+}
+
 function describeCollector(c: CollectorView): string {
   if (!c.enabled) return `${c.name.padEnd(12)} off`;
   const parts = [
@@ -61,7 +73,7 @@ function describeCollector(c: CollectorView): string {
     c.running ? 'running' : `last run ${c.lastRunAt ?? 'never'}`,
     `next ${c.nextRunAt ?? '—'}`,
     ...(c.lastCalls === null ? [] : [`${c.lastCalls} calls`]),
-    ...(c.rotation ? [`rotation ${c.rotation.lastFullRotationSeconds ?? '—'} s (${c.rotation.hot} hot, ${c.rotation.cold} cold)`] : []),
+    ...(c.rotation ? [rotationText(c.rotation)] : []),
     ...(c.lastError ? [`error: ${c.lastError}`] : []),
   ];
   return `${c.name.padEnd(12)} ${parts.join(' · ')}`;

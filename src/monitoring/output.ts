@@ -55,6 +55,13 @@ export interface RunOutput {
   lineage?: LineageChanges;
 }
 
+/** Marks the run's incidents as its tenant's (the admin alert list filters by it). */
+async function tagTenant(q: Queryable, orgId: string, tenantRef: string, outcomes: SignalOutcome[]): Promise<void> {
+  const ids = outcomes.map((o) => o.alertId).filter((id): id is string => id !== null);
+  if (ids.length === 0) return;
+  await q.query('UPDATE alerts SET tenant_ref = $1 WHERE org_id = $2 AND id = ANY($3::text[]) AND tenant_ref IS DISTINCT FROM $1', [tenantRef, orgId, ids]);
+}
+
 /**
  * One run's output, committed together under its lease: the schedule row first (the fence;
  * throws LeaseLostError when the run no longer holds it), then all incident keys in one order.
@@ -64,6 +71,7 @@ export async function commitRun(ctx: Ctx, orgId: string, lease: Lease, output: R
   return txWithRetry(ctx.db, async (q) => {
     await holdLease(q, lease);
     const out = await applySignalsIn(q, ctx, orgId, output.signals, now);
+    await tagTenant(q, orgId, lease.tenantRef, out);
     await writeState(q, lease.tenantRef, lease.collector, output.changes, now);
     if (output.lineage) await writeLineage(q, lease.tenantRef, output.lineage, now);
     return out;

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Provider from 'oidc-provider';
-import type { Browser, BrowserContext, Cookie } from 'playwright-core';
+import type { Browser, BrowserContext, Cookie, Page } from 'playwright-core';
 import { launchChromium } from '../helpers/browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/clock.js';
@@ -123,6 +123,20 @@ describe('OpenID Connect sign-in', () => {
     return { context, page, callbackUrl };
   }
 
+  /**
+   * A refused sign-in lands on the console's sign-in page (not a raw JSON page): the reason in
+   * Portuguese, the platform's error code beside it, no English envelope.
+   */
+  async function refusedOnConsole(page: Page, code: string): Promise<void> {
+    const shown = page.getByTestId('sso-error');
+    await shown.waitFor({ timeout: 15_000 });
+    expect(new URL(page.url()).pathname).toBe('/');
+    expect(new URL(page.url()).searchParams.get('signInError')).toBe(code);
+    expect(await shown.textContent()).toContain(`(código: ${code})`);
+    expect(await page.getByRole('heading', { name: 'Entrar no console do Vigia' }).count()).toBe(1);
+    expect(await page.content()).not.toContain('"error":');
+  }
+
   it('signs a person in through the provider into a session cookie; a replayed callback is refused', async () => {
     const { context, page, callbackUrl } = await signInThroughProvider('alice');
     expect(callbackUrl).toContain('code=');
@@ -228,7 +242,9 @@ describe('OpenID Connect sign-in', () => {
     await page.goto(`${origin}/destinations`);
     await page.getByText('Nenhum destino. Crie um para receber os alertas.').waitFor();
     expect(await page.getByRole('button', { name: 'Criar' }).count()).toBe(0);
-    expect(await page.getByRole('link', { name: 'Auditoria' }).count()).toBe(0);
+    // The audit log is for owners: not even in a closed navigation group.
+    expect(await page.locator('nav a[href="/audit"]').count()).toBe(0);
+    expect(await page.locator('nav a[href="/members"]').count()).toBe(1);
     const status = await page.evaluate(async () => {
       const me = await (await fetch('/api/admin/v1/session')).json();
       const orgs = await (await fetch('/api/admin/v1/orgs')).json();
@@ -251,7 +267,7 @@ describe('OpenID Connect sign-in', () => {
     const wrongNonce = await signInThroughProvider('alice', async () => {
       await t.ctx.db.query(`UPDATE oidc_logins SET nonce = 'someone-elses-nonce'`);
     });
-    expect(await wrongNonce.page.content()).toContain('unauthorized');
+    await refusedOnConsole(wrongNonce.page, 'unauthorized');
     expect((await wrongNonce.context.cookies(origin)).find((c) => c.name === 'vigia_session')).toBeUndefined();
     await wrongNonce.context.close();
 
@@ -264,12 +280,15 @@ describe('OpenID Connect sign-in', () => {
     };
     const forged = await signInThroughProvider('mallory');
     alterTokenResponse = null;
-    expect(await forged.page.content()).toContain('unauthorized');
+    await refusedOnConsole(forged.page, 'unauthorized');
     expect((await forged.context.cookies(origin)).find((c) => c.name === 'vigia_session')).toBeUndefined();
     await forged.context.close();
 
     const stranger = await signInThroughProvider('mallory');
-    expect(await stranger.page.content()).toContain('forbidden');
+    await refusedOnConsole(stranger.page, 'forbidden');
+    expect(await stranger.page.getByTestId('sso-error').textContent()).toBe('Você ainda não tem papel no Vigia. Peça a um proprietário da sua organização que o adicione. (código: forbidden)');
+    await stranger.page.getByLabel('Idioma').selectOption('en');
+    await expect.poll(() => stranger.page.getByTestId('sso-error').textContent()).toBe('You have no role in Vigia yet. Ask an owner of your organization to add you. (code: forbidden)');
     expect((await stranger.context.cookies(origin)).find((c) => c.name === 'vigia_session')).toBeUndefined();
     await stranger.context.close();
   });
@@ -282,7 +301,7 @@ describe('OpenID Connect sign-in', () => {
       const late = await signInThroughProvider('alice', async () => {
         clock.aheadMs = (ID_TOKEN_TTL_S + 60) * 1000;
       });
-      expect(await late.page.content()).toContain('unauthorized');
+      await refusedOnConsole(late.page, 'unauthorized');
       expect((await late.context.cookies(origin)).find((c) => c.name === 'vigia_session')).toBeUndefined();
       expect(t.ctx.logs.lines.slice(logsBefore).join('\n')).toContain('OAUTH_JWT_TIMESTAMP_CHECK_FAILED');
       await late.context.close();

@@ -106,8 +106,9 @@ describe('web console in Chromium', () => {
     await p.goto(`${origin}/orgs`);
     await signIn(p);
     await p.getByRole('button', { name: `Abrir: ${orgName}` }).click();
-    await p.waitForURL(`${origin}/destinations`);
-    if (pathname !== '/destinations') await p.goto(`${origin}${pathname}`);
+    // An organization opens on its overview (its home); the test then goes where it works.
+    await p.waitForURL(`${origin}/overview`);
+    if (pathname !== '/overview') await p.goto(`${origin}${pathname}`);
     return p;
   }
 
@@ -204,11 +205,12 @@ describe('web console in Chromium', () => {
 
     await page.getByLabel('Nome da organização').fill('Contoso Analytics');
     await page.getByRole('button', { name: 'Criar' }).click();
-    await page.getByText('Nenhum destino. Crie um para receber os alertas.').waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Visão geral' }).waitFor();
     const orgs = (await t.admin('GET', '/orgs')).json() as { id: string; name: string }[];
     expect(orgs.map((o) => o.name)).toEqual(['Contoso Analytics']);
     expect(await page.evaluate(() => sessionStorage.getItem('vigia.orgId'))).toBe(orgs[0]!.id);
-    expect(new URL(page.url()).pathname).toBe('/destinations');
+    // A new organization opens on its home, the overview (docs/console.md).
+    expect(new URL(page.url()).pathname).toBe('/overview');
   });
 
   it('validates a destination before sending, then shows the signing secret once', async () => {
@@ -542,10 +544,10 @@ describe('web console in Chromium', () => {
     await createOrg('Idiomas SA');
     const page = await openConsole('Idiomas SA');
     await page.getByLabel('Idioma').selectOption('en');
-    await page.getByRole('link', { name: 'Destinations' }).waitFor();
+    await page.locator('nav a[href="/destinations"]', { hasText: 'Destinations' }).waitFor({ state: 'attached' });
     await expect(page.getByRole('button', { name: 'Sign out' }).isVisible()).resolves.toBe(true);
     await page.reload();
-    await page.getByRole('link', { name: 'Destinations' }).waitFor();
+    await page.locator('nav a[href="/destinations"]', { hasText: 'Destinations' }).waitFor({ state: 'attached' });
     expect(await page.evaluate(() => document.documentElement.lang)).toBe('en');
   });
 

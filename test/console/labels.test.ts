@@ -35,3 +35,35 @@ describe('server texts in the console', () => {
     expect(schemeLabel(pt, 'service+standard')).toBe('Vigia + Standard Webhooks');
   });
 });
+
+describe('monitor names in the console language', () => {
+  it('names source types, notification kinds and collectors in Portuguese and English, codes unknown to it as sent', async () => {
+    const { sourceTypeName, notificationKindName, collectorName, KNOWN_SOURCE_TYPES } = await import('../../web/src/i18n-sources.js');
+    expect(sourceTypeName('pt-BR', 'Dataset')).toBe('Modelo semântico');
+    expect(sourceTypeName('en', 'Dataset')).toBe('Semantic model');
+    expect(sourceTypeName('pt-BR', 'FabricJob')).toBe('Job do Fabric');
+    expect(notificationKindName('pt-BR', 'RefreshSlow')).toBe('Atualização lenta');
+    expect(notificationKindName('pt-BR', 'SomethingElse')).toBe('SomethingElse');
+    expect(collectorName('pt-BR', 'datasources')).toBe('Fontes de dados');
+    expect(KNOWN_SOURCE_TYPES).toEqual(['Capacity', 'Connector', 'DataFreshness', 'Dataset', 'FabricJob', 'Gateway', 'Mirroring', 'Tenant']);
+  });
+
+  it('every source type, notification kind and collector the monitor and the demo write has both names', async () => {
+    const { SOURCE_TYPE_NAMES, NOTIFICATION_KIND_NAMES, COLLECTOR_NAMES } = await import('../../web/src/i18n-sources.js');
+    const { COLLECTOR_NAMES: collectors } = await import('../../src/monitoring/collector-names.js');
+    const { readFileSync, readdirSync } = await import('node:fs');
+    const files = [...readdirSync('src/monitoring/collectors').map((f) => `src/monitoring/collectors/${f}`), 'src/monitoring/self-watch.ts', 'src/demo.ts', 'src/demo-tenant.ts'];
+    const text = files.map((f) => readFileSync(f, 'utf8')).join('\n');
+    const kinds = new Set([...text.matchAll(/(?:notificationKind: |_KIND = |KIND = )'([A-Z][A-Za-z]+)'/g)].map((m) => m[1]!));
+    for (const m of text.matchAll(/export const [A-Z_]+ = '([A-Z][A-Za-z]+)'/g)) kinds.add(m[1]!);
+    for (const k of kinds) expect(NOTIFICATION_KIND_NAMES[k] ?? SOURCE_TYPE_NAMES[k], k).toBeDefined();
+    for (const st of new Set([...text.matchAll(/sourceType: '([A-Z][A-Za-z]+)'/g)].map((m) => m[1]!))) expect(SOURCE_TYPE_NAMES[st], st).toBeDefined();
+    for (const c of collectors) expect(COLLECTOR_NAMES[c], c).toBeDefined();
+  });
+
+  it('a gateway named "Gateway 001" is not "Gateway Gateway 001" in its incident titles', async () => {
+    const { gatewayNamed } = await import('../../src/monitoring/collectors/gateway.js');
+    expect(gatewayNamed('Gateway 001')).toBe('Gateway 001');
+    expect(gatewayNamed('GW Matriz')).toBe('Gateway GW Matriz');
+  });
+});

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/context.js';
 import { insertOrg, tenantBody } from '../monitoring/support.js';
+import { clickNavLink } from '../helpers/console-nav.js';
 
 const ORG_NAME = 'Mirroring lag org';
 
@@ -47,7 +48,7 @@ describe('console Tenant page: replication lag thresholds', () => {
     await p.getByRole('button', { name: 'Entrar' }).click();
     await p.getByRole('button', { name: `Abrir: ${ORG_NAME}` }).click();
     await p.getByRole('heading', { level: 1 }).first().waitFor();
-    await p.getByRole('navigation').getByRole('link', { name: 'Tenant' }).click();
+    await clickNavLink(p, 'Tenant');
     const form = p.locator('article[data-tenant="Espelhos"]').getByTestId('mirroring-lag');
     await form.waitFor();
     const info = form.getByLabel('Limite informativo (segundos)');

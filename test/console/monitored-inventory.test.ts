@@ -18,6 +18,7 @@ import { savePlacements, saveDatasources } from '../../src/monitoring/lineage.js
 import { writeState } from '../../src/monitoring/output.js';
 import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/context.js';
 import { tenantBody } from '../monitoring/support.js';
+import { clickNavLink } from '../helpers/console-nav.js';
 
 const ORG_NAME = 'Inventário monitorado';
 const PHONE = { width: 390, height: 844 };
@@ -160,14 +161,14 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
 
   it('the gateways page shows each gateway and links its count to its incidents', async () => {
     const p = await openConsole();
-    await p.getByRole('navigation').getByRole('link', { name: 'Gateways' }).click();
+    await clickNavLink(p, 'Gateways');
     await p.getByRole('heading', { level: 1, name: 'Gateways' }).waitFor();
     await expect.poll(() => p.evaluate(() => document.activeElement?.tagName)).toBe('H1');
     await p.locator('#gateways tbody tr').first().waitFor();
     const rows = await p.$$eval('#gateways tbody tr', (trs) => trs.map((r) => [...r.querySelectorAll('th, td')].map((c) => c.textContent)));
     expect(rows).toEqual([
-      ['GW Filial', 'Contoso BI', 'online', 'necessária', '0'],
-      ['GW Matriz', 'Contoso BI', 'offline', 'em dia', '1'],
+      ['GW Filial', 'Contoso BI', 'conectado', 'necessária', '0'],
+      ['GW Matriz', 'Contoso BI', 'desconectado', 'em dia', '1'],
     ]);
     await shot(p, 'gateways');
     await p.getByRole('link', { name: 'Incidentes abertos de GW Matriz: 1' }).click();
@@ -179,7 +180,7 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
 
   it('the semantic models page shows workspace, capacity and gateways, and links to the model’s incidents', async () => {
     const p = await openConsole();
-    await p.getByRole('navigation').getByRole('link', { name: 'Modelos semânticos' }).click();
+    await clickNavLink(p, 'Modelos semânticos');
     await p.getByRole('heading', { level: 1, name: 'Modelos semânticos' }).waitFor();
     await p.locator('#semantic-models tbody tr').first().waitFor();
     const rows = await p.$$eval('#semantic-models tbody tr', (trs) => trs.map((r) => [...r.querySelectorAll('th, td')].map((c) => c.textContent)));
@@ -204,11 +205,11 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
   it('both pages speak English', async () => {
     const p = await openConsole();
     await p.getByLabel('Idioma').selectOption('en');
-    await p.getByRole('navigation').getByRole('link', { name: 'Semantic models' }).click();
+    await clickNavLink(p, 'Semantic models');
     await p.getByRole('heading', { level: 1, name: 'Semantic models' }).waitFor();
     await p.locator('#semantic-models tbody tr').first().waitFor();
     expect(await p.locator('#semantic-models thead').textContent()).toBe('Semantic modelWorkspaceCapacityGatewaysOpen incidents');
-    await p.getByRole('navigation').getByRole('link', { name: 'Gateways' }).click();
+    await clickNavLink(p, 'Gateways');
     await p.getByRole('heading', { level: 1, name: 'Gateways' }).waitFor();
     await p.locator('#gateways tbody tr[data-gateway="gw-b"]').waitFor();
     expect(await p.locator('#gateways tbody tr[data-gateway="gw-b"] td').allTextContents()).toEqual(['Contoso BI', 'online', 'required', '0']);

@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { seedDemo } from '../../src/demo.js';
 import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/context.js';
+import { clickNavLink } from '../helpers/console-nav.js';
 
 const SHOTS = process.env.VIGIA_TEST_ENGINE === 'pg' ? process.env.VIGIA_CONSOLE_SCREENSHOTS : undefined;
 const DESKTOP = { width: 1280, height: 860 };
@@ -50,7 +51,7 @@ describe('console overview and inventory in Chromium', () => {
   }
 
   async function go(p: Page, link: string, heading: string): Promise<void> {
-    await p.getByRole('navigation').getByRole('link', { name: link }).click();
+    await clickNavLink(p, link);
     await p.getByRole('heading', { level: 1, name: heading }).waitFor();
   }
 
@@ -64,6 +65,10 @@ describe('console overview and inventory in Chromium', () => {
         ]),
       ),
     );
+  }
+
+  async function orgIdOf(p: Page): Promise<string> {
+    return (await p.evaluate(() => sessionStorage.getItem('vigia.orgId')))!;
   }
 
   async function period(p: Page): Promise<{ from: string; to: string }> {
@@ -104,7 +109,7 @@ describe('console overview and inventory in Chromium', () => {
   it('every chart table of the overview shows the public API’s numbers for the period', async () => {
     const p = await openConsole();
     await go(p, 'Visão geral', 'Visão geral');
-    await p.locator('#incidents-per-day .table-wrap table').waitFor();
+    await p.locator('#incidents-per-day .table-wrap table').waitFor({ state: 'attached' });
     const { from, to } = await period(p);
     const metrics = await pub(`/alerts/metrics?from=${from}&to=${to}`);
     expect(Number(await p.getByTestId('incidents-total').getAttribute('data-value'))).toBe(metrics.totals.incidents);
@@ -130,7 +135,8 @@ describe('console overview and inventory in Chromium', () => {
     expect(Object.keys(sla)).toHaveLength(12);
     for (const month of Object.keys(sla).slice(-2)) {
       const r = await pub(`/sla?month=${month}`);
-      expect(sla[month]).toEqual([r.totals.incidents, r.totals.ackCompliancePercent, r.totals.resolutionCompliancePercent]);
+      // A month without incidents has no compliance to show (its cells say "sem dados").
+      expect(sla[month]).toEqual(r.totals.incidents > 0 ? [r.totals.incidents, r.totals.ackCompliancePercent, r.totals.resolutionCompliancePercent] : [0]);
     }
 
     // Availability of the period's month, per capacity.
@@ -163,10 +169,114 @@ describe('console overview and inventory in Chromium', () => {
     await shot(p, 'overview');
   });
 
+  it('each table is one click away; no-data months, zoomed availability and two-decimal money', async () => {
+    const p = await openConsole();
+    await go(p, 'Visão geral', 'Visão geral');
+    const table = p.locator('#incidents-per-day .table-wrap table');
+    await table.waitFor({ state: 'attached' });
+    await p.locator('.chart-canvas canvas').first().waitFor();
+    // The page holds its charts, not their tables: far under the 5,311 px of the tables shown.
+    const height = await p.evaluate(() => document.documentElement.scrollHeight);
+    expect(height).toBeLessThan(2400);
+    expect(await table.isVisible()).toBe(false);
+    const summary = p.locator('#incidents-per-day summary');
+    expect(await summary.textContent()).toBe('Ver dados (tabela)');
+    await summary.click();
+    expect(await table.isVisible()).toBe(true);
+    expect(await p.locator('#sla .table-wrap table').isVisible()).toBe(false);
+
+    // Money: always two decimals, in the viewer's locale (pt-BR: comma, dot for thousands).
+    await p.locator('#costs summary').click();
+    const cells = await p.locator('#costs tbody td').allTextContents();
+    expect(cells.length).toBeGreaterThan(0);
+    for (const c of cells) expect(c).toMatch(/^\d{1,3}(\.\d{3})*,\d{2}$/);
+
+    // SLA: a month without incidents is "no data", never 100 %.
+    await p.locator('#sla summary').click();
+    const history = (await t.admin('GET', `/orgs/${await orgIdOf(p)}/sla/history`)).json() as { months: { month: string; totals: { incidents: number } }[] };
+    const empty = history.months.filter((m) => m.totals.incidents === 0).map((m) => m.month);
+    expect(empty.length).toBeGreaterThan(0);
+    for (const month of empty) {
+      const row = p.locator(`#sla tbody tr[data-month="${month}"]`);
+      expect(await row.locator('td[data-no-data]').allTextContents()).toEqual(['sem dados', 'sem dados']);
+      expect(await row.locator('td[data-value]').count()).toBe(1);
+    }
+
+    // Availability is drawn on an axis from just under the lowest capacity, not from 0.
+    const lowest = Math.min(...(await p.locator('#availability tbody td:nth-of-type(1)').evaluateAll((c) => c.map((x) => Number((x as HTMLElement).dataset.value)))));
+    const canvas = p.locator('#availability .chart-canvas');
+    await canvas.locator('canvas').waitFor();
+    await p.locator('#availability .chart-canvas[data-y-min]').waitFor({ state: 'attached' });
+    const yMin = Number(await canvas.getAttribute('data-y-min'));
+    expect(yMin).toBeGreaterThan(0);
+    expect(yMin).toBeLessThan(lowest);
+    expect(Number(await canvas.getAttribute('data-y-max'))).toBe(100);
+  });
+
+  it('in English: the data toggle and money in English', async () => {
+    const p = await openConsole({ locale: 'en-US', timezoneId: 'UTC' });
+    await p.getByLabel('Idioma').selectOption('en');
+    await go(p, 'Overview', 'Overview');
+    await p.locator('#costs .table-wrap table').waitFor({ state: 'attached' });
+    expect(await p.locator('#costs summary').textContent()).toBe('Show data (table)');
+    await p.locator('#costs summary').click();
+    for (const c of await p.locator('#costs tbody td').allTextContents()) expect(c).toMatch(/^\d{1,3}(,\d{3})*\.\d{2}$/);
+    // Source types are named in English in the legend and table, not as codes.
+    const heads = await p.locator('#incidents-per-day thead th').allTextContents();
+    expect(heads).toContain('Semantic model');
+    expect(heads).not.toContain('Dataset');
+  });
+
+  it('navigation: one line at 1280 px, a menu on a phone; an organization opens on its overview; source types are a list', async () => {
+    const p = await openConsole();
+    // "Abrir" lands on the organization's home.
+    await p.getByRole('heading', { level: 1, name: 'Visão geral' }).waitFor();
+    await p.locator('.chart-canvas canvas').first().waitFor();
+    expect(new URL(p.url()).pathname).toBe('/overview');
+    const header = (await p.locator('header.top').boundingBox())!;
+    expect(header.height).toBeLessThan(64);
+    const tops = await p.locator('header.top nav summary').evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().top)));
+    expect(tops).toHaveLength(3);
+    expect(new Set(tops).size).toBe(1);
+    expect(await p.locator('header.top nav summary').allTextContents()).toEqual(['Monitor: Visão geral', 'Entrega', 'Acesso']);
+    await p.locator('header.top nav summary', { hasText: 'Entrega' }).click();
+    await shot(p, 'navigation');
+    await p.keyboard.press('Escape');
+
+    // A phone: the navigation folds behind the menu button.
+    await p.setViewportSize(PHONE);
+    const nav = p.getByRole('navigation', { name: 'Navegação principal' });
+    expect(await nav.isVisible()).toBe(false);
+    const menu = p.getByRole('button', { name: 'Menu' });
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    await menu.click();
+    expect(await menu.getAttribute('aria-expanded')).toBe('true');
+    await nav.locator('summary', { hasText: 'Entrega' }).click();
+    if (SHOTS) await p.screenshot({ path: path.join(SHOTS, 'navigation-phone.png') });
+    await nav.getByRole('link', { name: 'Alertas', exact: true }).click();
+    await p.getByRole('heading', { level: 1, name: 'Alertas' }).waitFor();
+    expect(await nav.isVisible()).toBe(false);
+    await p.setViewportSize(DESKTOP);
+
+    // The source type filter offers the known types, named in Portuguese.
+    const select = p.getByLabel('Tipo de origem');
+    expect(await select.evaluate((e) => e.tagName)).toBe('SELECT');
+    const options = await select.locator('option').allTextContents();
+    expect(options).toContain('Modelo semântico');
+    expect(options).toContain('Capacidade');
+    await select.selectOption('Dataset');
+    await p.getByRole('button', { name: 'Filtrar' }).click();
+    await expect.poll(async () => (await p.locator('li[data-alert-id] p.muted').allTextContents()).length, { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect.poll(async () => (await p.locator('li[data-alert-id] p.muted').allTextContents()).every((l) => l.startsWith('Modelo semântico · ')), { timeout: 15_000 }).toBe(true);
+    // No codes of the monitor in the Portuguese alert lines.
+    const lines = (await p.locator('li[data-alert-id] p.muted').allTextContents()).join(' ');
+    for (const code of ['Dataset', 'RefreshFailed', 'RefreshSlow', 'Capacity', 'DataFreshness', 'FabricJob']) expect(lines).not.toMatch(new RegExp(`\\b${code}\\b`));
+  });
+
   it('the period picker drives every figure: 7 days, then a month', async () => {
     const p = await openConsole();
     await go(p, 'Visão geral', 'Visão geral');
-    await p.locator('#incidents-per-day .table-wrap table').waitFor();
+    await p.locator('#incidents-per-day .table-wrap table').waitFor({ state: 'attached' });
     await p.getByLabel('Período').selectOption('7');
     await expect.poll(async () => Object.keys(await tableValues(p, '#incidents-per-day .table-wrap')).length, { timeout: 15_000 }).toBe(7);
     const seven = await period(p);
@@ -220,7 +330,7 @@ describe('console overview and inventory in Chromium', () => {
     const p = await openConsole({ locale: 'en-US', timezoneId: 'UTC' });
     await p.getByLabel('Idioma').selectOption('en');
     await go(p, 'Overview', 'Overview');
-    await p.locator('#sla .table-wrap table').waitFor();
+    await p.locator('#sla .table-wrap table').waitFor({ state: 'attached' });
     await expect(p.getByRole('heading', { name: 'SLA of the last 12 months' }).count()).resolves.toBe(1);
     const shown = await p.getByTestId('period-shown').textContent();
     expect(shown).toMatch(/^From \d{1,2}\/\d{1,2}\/\d{2} to/);

@@ -12,6 +12,7 @@ import { systemClock } from '../../src/clock.js';
 import { createTenant } from '../../src/monitoring/tenants.js';
 import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/context.js';
 import { insertOrg } from '../monitoring/support.js';
+import { clickNavLink } from '../helpers/console-nav.js';
 
 const ORG_NAME = 'Freshness page org';
 
@@ -56,7 +57,7 @@ describe('console Tenant page: data freshness section in Chromium', () => {
     await p.getByRole('button', { name: 'Entrar' }).click();
     await p.getByRole('button', { name: `Abrir: ${ORG_NAME}` }).click();
     await p.getByRole('heading', { level: 1 }).first().waitFor();
-    await p.getByRole('navigation').getByRole('link', { name: 'Tenant' }).click();
+    await clickNavLink(p, 'Tenant');
     const section = p.locator('article[data-tenant="Contoso"]').getByTestId('freshness');
     await section.getByRole('heading', { name: 'Atualização dos dados de Contoso' }).waitFor();
 

@@ -14,6 +14,26 @@ import type { TenantSim } from '../../src/tenant-sim/index.js';
 import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/context.js';
 import { insertOrg } from '../monitoring/support.js';
 import { startSim } from '../tenant-sim/helpers.js';
+import { clickNavLink } from '../helpers/console-nav.js';
+import { applySignalsIn, commitRun } from '../../src/monitoring/output.js';
+import { releaseLease } from '../../src/monitoring/lease.js';
+import { tenantSignal } from '../../src/monitoring/self-watch.js';
+import { txWithRetry } from '../../src/alerts/retry.js';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+
+/** With VIGIA_CONSOLE_SCREENSHOTS=<dir> the pg run saves the Tenant page at desktop and phone width there. */
+const SHOTS = process.env.VIGIA_TEST_ENGINE === 'pg' ? process.env.VIGIA_CONSOLE_SCREENSHOTS : undefined;
+
+async function shot(p: Page, name: string): Promise<void> {
+  if (!SHOTS) return;
+  mkdirSync(SHOTS, { recursive: true });
+  const size = p.viewportSize()!;
+  await p.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });
+  await p.setViewportSize({ width: 390, height: 844 });
+  await p.screenshot({ path: path.join(SHOTS, `${name}-phone.png`), fullPage: true });
+  await p.setViewportSize(size);
+}
 
 const ORG_NAME = 'Tenant page org';
 
@@ -49,7 +69,7 @@ describe('console Tenant page in Chromium', () => {
     await p.getByRole('button', { name: 'Entrar' }).click();
     await p.getByRole('button', { name: `Abrir: ${ORG_NAME}` }).click();
     await p.getByRole('heading', { level: 1 }).first().waitFor();
-    await p.getByRole('navigation').getByRole('link', { name: 'Tenant' }).click();
+    await clickNavLink(p, 'Tenant');
     await p.getByRole('heading', { level: 1, name: 'Conexões de tenant' }).waitFor();
     return p;
   }
@@ -122,8 +142,8 @@ describe('console Tenant page in Chromium', () => {
       expect(await runner.pass()).toBe(0);
       const row = card.locator('tr[data-collector="capacity"]');
       expect(await row.getByTestId('last-run').textContent()).toBe('nunca');
-      await row.getByRole('button', { name: 'Executar agora: capacity' }).click();
-      await card.getByText('Execução de capacity pedida; a página atualiza sozinha.').waitFor();
+      await row.getByRole('button', { name: 'Executar agora: Capacidades' }).click();
+      await card.getByText('Execução de Capacidades pedida; a página atualiza sozinha.').waitFor();
       expect(await runner.pass()).toBe(1);
     } finally {
       await runner.stop();
@@ -142,6 +162,62 @@ describe('console Tenant page in Chromium', () => {
       [tenant.id, JSON.stringify({ cursor: 0, passStartedAt: null, lastFullRotationSeconds: 1800, hot: 120, cold: 4880 })],
     );
     await card.locator('tr[data-collector="jobs"] [data-testid="rotation"]').filter({ hasText: '1.800 s (120 sempre, 4.880 em rodízio)' }).waitFor({ timeout: 15_000 });
+    // Nothing taking turns: every resource every run, not an empty "— s".
+    await t.ctx.db.query(`UPDATE collector_state SET value = $2::jsonb WHERE tenant_ref = $1 AND collector = 'jobs' AND key = 'rotation'`, [
+      tenant.id,
+      JSON.stringify({ cursor: 0, passStartedAt: null, lastFullRotationSeconds: null, hot: 14, cold: 0 }),
+    ]);
+    await card.locator('tr[data-collector="jobs"] [data-testid="rotation"]').filter({ hasText: 'tudo a cada execução (14 sempre, 0 em rodízio)' }).waitFor({ timeout: 15_000 });
+    // Collectors are named in the interface language, their code beside.
+    expect(await card.locator('tr[data-collector="datasources"] th').textContent()).toBe('Fontes de dados datasources');
+    await p.context().close();
+  });
+
+  it('says its incident list is the monitor’s own, and links to all the tenant’s open incidents', async () => {
+    const orgId = (await t.ctx.db.query<{ id: string }>('SELECT id FROM orgs WHERE name = $1', [ORG_NAME])).rows[0]!.id;
+    const tenant = (await t.admin('GET', `/orgs/${orgId}/tenants`)).json().value[0] as { id: string; name: string };
+    const signal = (sourceId: string, title: string) => ({
+      sourceType: 'Dataset', sourceId, sourceName: sourceId, kind: 'failure' as const, notificationKind: 'RefreshFailed', severity: 'error' as const, title, message: title, occurredAt: new Date(),
+    });
+    // Two incidents a collector of this tenant raised, the monitor's own about the tenant, and one
+    // that came through the signals API (no tenant).
+    // A run of the tenant's refreshes collector commits under its lease, as the engine's runs do.
+    const lease = { tenantRef: tenant.id, collector: 'refreshes', holder: 'tenant-page-test' };
+    await t.ctx.db.query("UPDATE collector_schedules SET locked_by = $3, locked_until = now() + interval '1 minute' WHERE tenant_ref = $1 AND collector = $2", [lease.tenantRef, lease.collector, lease.holder]);
+    await commitRun(t.ctx, orgId, lease, { signals: [signal('ds-a', 'Refresh A failed'), signal('ds-b', 'Refresh B failed')], changes: [] });
+    await releaseLease(t.ctx.db, lease);
+    await txWithRetry(t.ctx.db, (q) => applySignalsIn(q, t.ctx, orgId, [tenantSignal('failure', 'TenantThrottled', tenant, 'throttled', new Date())], new Date()));
+    expect((await t.admin('POST', `/orgs/${orgId}/signals`, signal('ds-elsewhere', 'Elsewhere failed'))).statusCode).toBe(200);
+
+    // The admin list filters by the connection: its collectors' incidents and the monitor's own.
+    const listed = (await t.admin('GET', `/orgs/${orgId}/alerts?status=open&tenant=${tenant.id}&pageSize=200`)).json();
+    const ids = listed.value.map((a: { sourceId: string }) => a.sourceId);
+    expect(ids).toEqual(expect.arrayContaining(['ds-a', 'ds-b', tenant.id]));
+    expect(ids).not.toContain('ds-elsewhere');
+    const n = listed.totalCount as number;
+    expect((await t.admin('GET', `/orgs/${orgId}/alerts?tenant=tn_unknown`)).json().totalCount).toBe(0);
+    expect((await t.admin('GET', `/orgs/${orgId}/alerts?tenant=${'x'.repeat(101)}`)).statusCode).toBe(400);
+
+    const p = await openTenantPage();
+    const section = p.getByTestId('tenant-incidents');
+    await section.getByRole('heading', { name: `Problemas do monitor com ${tenant.name}` }).waitFor();
+    expect(await section.textContent()).toContain('Incidentes abertos do próprio Vigia sobre esta conexão');
+    // The heading shows before the list's read answers: wait for the list.
+    await section.locator('li').first().waitFor();
+    expect(await section.locator('li').allTextContents()).toEqual([expect.stringMatching(/^The tenant keeps throttling Vigia|^O tenant está limitando/)]);
+    const all = section.getByRole('link', { name: `Todos os incidentes abertos de ${tenant.name}: ${n}` });
+    await all.waitFor();
+    await shot(p, 'tenant');
+    await all.click();
+    await p.getByTestId('alerts-scope').filter({ hasText: `Filtrado por Tenant: ${tenant.name}` }).waitFor();
+    await expect.poll(() => p.locator('li[data-alert-id]').count(), { timeout: 15_000 }).toBe(Math.min(n, 25));
+    expect(await p.locator('li[data-alert-id]').allTextContents()).not.toContain(expect.stringContaining('Elsewhere'));
+
+    // In English.
+    await clickNavLink(p, 'Tenant');
+    await p.locator('#lang-select').selectOption('en');
+    await section.getByRole('heading', { name: `Monitor problems with ${tenant.name}` }).waitFor();
+    await section.getByRole('link', { name: `All open incidents of ${tenant.name}: ${n}` }).waitFor();
     await p.context().close();
   });
 });

@@ -334,6 +334,7 @@ export interface paths {
                     sourceId?: string;
                     sourceType?: string;
                     status?: "open" | "resolved";
+                    tenant?: string;
                     to?: string;
                     workspaceName?: string;
                 };

@@ -26,6 +26,15 @@ interface ChartProps {
   labels: string[];
   series: ChartSeries[];
   format: (v: number) => string;
+  /** The y axis' tick labels when they should be shorter than `format` (money ticks need no cents). */
+  axisFormat?: (v: number) => string;
+  /**
+   * The y axis' range when 0 to the largest value would hide the differences (availability:
+   * 95.5 % and 100 % look alike on 0–100). Bars are drawn from its lower end.
+   */
+  yRange?: [number, number];
+  /** "Show data": the summary of the collapsed table, in the viewer's language. */
+  dataLabel: string;
   /** The text alternative: a table with the same numbers (screen readers, tests, copy-paste). */
   children: ComponentChildren;
 }
@@ -73,8 +82,10 @@ function tooltipPlugin(labels: string[], series: ChartSeries[], format: (v: numb
 }
 
 /**
- * A uPlot chart (canvas, hidden from screen readers) followed by its text alternative. The x
- * axis is categorical: the caller's labels, so dates read in the viewer's language.
+ * A uPlot chart (canvas, hidden from screen readers) followed by its text alternative, one click
+ * away: a <details> whose table stays in the document (screen readers reach it through the
+ * summary button; copy and exports read it) but takes no room until opened. The x axis is
+ * categorical: the caller's labels, so dates read in the viewer's language.
  */
 export function Chart(props: ChartProps) {
   const box = useRef<HTMLDivElement>(null);
@@ -88,30 +99,42 @@ export function Chart(props: ChartProps) {
     // Stacked: tallest running sum first, each later bar overdraws the part below it.
     if (stacked) order.reverse();
     const bars = props.kind !== 'lines' ? uPlot.paths.bars!({ size: [0.7, 48] }) : undefined;
+    const yRange = props.yRange;
+    const floor = yRange ? yRange[0] : 0;
     const opts: uPlot.Options = {
       width: Math.max(240, el.clientWidth),
       height: 240,
       legend: { show: true, live: false },
       cursor: { drag: { x: false, y: false }, points: { show: props.kind === 'lines' } },
-      scales: { x: { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+      scales: { x: { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] }, y: { range: (_u, _min, max) => yRange ?? [0, max > 0 ? max * 1.1 : 1] } },
       axes: [
         {
           values: (_u, splits) => splits.map((i) => (Number.isInteger(i) ? (props.labels[i] ?? '') : '')),
-          space: 56,
+          // Room for the longest label, so long ones ("dez. de 2025") skip ticks instead of overlapping.
+          space: Math.max(56, Math.max(0, ...props.labels.map((l) => l.length)) * 7 + 8),
           incrs: [1, 2, 3, 7, 14, 30],
         },
-        { values: (_u, splits) => splits.map((v) => props.format(v)), size: 64 },
+        { values: (_u, splits) => splits.map((v) => (props.axisFormat ?? props.format)(v)), size: 64 },
       ],
       series: [
         {},
         ...order.map((i) => {
           const color = PALETTE[i % PALETTE.length]!;
           return bars
-            ? { label: props.series[i]!.label, stroke: color, fill: color, width: 0, paths: bars, points: { show: false } }
+            ? { label: props.series[i]!.label, stroke: color, fill: color, width: 0, paths: bars, points: { show: false }, fillTo: floor }
             : { label: props.series[i]!.label, stroke: color, width: 2, dash: DASHES[i % DASHES.length], points: { size: 5 } };
         }),
       ],
       plugins: [tooltipPlugin(props.labels, props.series, props.format)],
+    };
+    // The drawn y range, for tests and tools reading the page (the axis itself is canvas).
+    opts.hooks = {
+      draw: [
+        (u) => {
+          el.dataset.yMin = String(u.scales.y?.min ?? '');
+          el.dataset.yMax = String(u.scales.y?.max ?? '');
+        },
+      ],
     };
     const plot = new uPlot(opts, [x, ...order.map((i) => ys[i]!)] as uPlot.AlignedData, el);
     const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(240, el.clientWidth), height: 240 }));
@@ -120,7 +143,7 @@ export function Chart(props: ChartProps) {
       resize.disconnect();
       plot.destroy();
     };
-  }, [props.kind, props.labels.join('\u0000'), JSON.stringify(props.series)]);
+  }, [props.kind, props.labels.join('\u0000'), JSON.stringify(props.series), JSON.stringify(props.yRange)]);
 
   return (
     <figure class="chart" id={props.id} aria-labelledby={`${props.id}-title`}>
@@ -128,7 +151,10 @@ export function Chart(props: ChartProps) {
         <h2>{props.title}</h2>
       </figcaption>
       <div class="chart-canvas" ref={box} aria-hidden="true" />
-      <div class="table-wrap">{props.children}</div>
+      <details class="chart-data">
+        <summary>{props.dataLabel}</summary>
+        <div class="table-wrap">{props.children}</div>
+      </details>
     </figure>
   );
 }

@@ -4,7 +4,7 @@ import './style.css';
 import { ADMIN_BASE, adminClient, type Me, type Org, type SessionOptions } from './api.js';
 import { ConsoleContext, holds, useConsole, type Console } from './app-context.js';
 import { ErrorMessage, Field, useLoad } from './components.js';
-import { loadLang, saveLang, translator, type Lang } from './i18n.js';
+import { loadLang, saveLang, translator, type Lang, type TextKey } from './i18n.js';
 import { Link, useLocation } from './router.js';
 import { session } from './session.js';
 import { matchConsoleRoute } from '../../src/console/routes.js';
@@ -21,6 +21,7 @@ import { CapacitiesPage, WorkspacesPage } from './pages/inventory.js';
 import { GatewaysPage, SemanticModelsPage } from './pages/monitored-inventory.js';
 import { TenantsPage } from './pages/tenants.js';
 import { useFocusOnNavigation } from './focus.js';
+import { MainNav } from './nav.js';
 
 function App() {
   const [lang, setLang] = useState<Lang>(loadLang());
@@ -100,37 +101,11 @@ function App() {
           {t('appName')}
         </Link>
         <OrgName />
-        <nav aria-label={t('mainNav')}>
-          <ul>
-            {(
-              [
-                ['/overview', 'navOverview'],
-                ['/capacities', 'navCapacities'],
-                ['/workspaces', 'navWorkspaces'],
-                ['/gateways', 'navGateways'],
-                ['/semantic-models', 'navSemanticModels'],
-                ['/tenants', 'navTenants'],
-                ['/destinations', 'navDestinations'],
-                ['/alerts', 'navAlerts'],
-                ['/silences', 'navSilences'],
-                ['/api-keys', 'navApiKeys'],
-                ['/members', 'navMembers'],
-                ['/tokens', 'navTokens'],
-                ['/audit', 'navAudit'],
-                ['/orgs', 'navOrgs'],
-              ] as const
-            )
-              // Personal tokens belong to people; the audit log to owners.
-              .filter(([href]) => (href === '/tokens' ? me.kind === 'person' : href === '/audit' ? ctx.can('owner') : true))
-              .map(([href, key]) => (
-              <li key={href}>
-                <Link href={href} aria-current={path.startsWith(href) ? 'page' : undefined}>
-                  {t(key)}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        </nav>
+        <MainNav
+          path={path}
+          // Personal tokens belong to people; the audit log to owners.
+          show={(href) => (href === '/tokens' ? me.kind === 'person' : href === '/audit' ? ctx.can('owner') : true)}
+        />
         {langSwitch}
         <button type="button" class="secondary" onClick={signOut}>
           {t('signOut')}
@@ -226,6 +201,7 @@ function SignIn(props: { onSignedIn: (me: Me) => void }) {
       <h1>{t('signInTitle')}</h1>
       <p>{t('signInHelp')}</p>
       <SsoLink />
+      <SsoError />
       <form onSubmit={submit} noValidate>
         <Field id="admin-token" label={t('adminToken')}>
           <input id="admin-token" type="password" autoComplete="off" value={value} onInput={(e) => setValue((e.target as HTMLInputElement).value)} />
@@ -241,6 +217,32 @@ function SignIn(props: { onSignedIn: (me: Me) => void }) {
         </button>
       </form>
     </section>
+  );
+}
+
+const SSO_ERRORS: Record<string, TextKey> = {
+  invalid_request: 'ssoErrInvalidRequest',
+  unauthorized: 'ssoErrUnauthorized',
+  forbidden: 'ssoErrForbidden',
+  rate_limited: 'ssoErrRateLimited',
+  unavailable: 'ssoErrUnavailable',
+  not_found: 'ssoErrNotFound',
+};
+
+/**
+ * Why a company sign-in was refused: the server sends the browser back here with its error code
+ * (`/?signInError=…`); the reason is said in the interface language, the code kept beside it.
+ */
+function SsoError() {
+  const { t } = useConsole();
+  const { query } = useLocation();
+  const code = query.get('signInError');
+  if (!code) return null;
+  const shown = /^[a-z_]{1,40}$/.test(code) ? code : 'unknown';
+  return (
+    <p class="error" role="alert" data-testid="sso-error">
+      {t(SSO_ERRORS[shown] ?? 'ssoErrOther')} <span class="muted">({t('ssoErrCode')}: <code>{shown}</code>)</span>
+    </p>
   );
 }
 

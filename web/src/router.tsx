@@ -25,12 +25,14 @@ export function useLocation(): { path: string; query: URLSearchParams } {
 }
 
 export function Link(props: { href: string; children: ComponentChildren } & Omit<JSX.HTMLAttributes<HTMLAnchorElement>, 'href'>) {
-  const { href, children, ...rest } = props;
+  const { href, children, onClick, ...rest } = props;
   return (
     <a
       {...rest}
       href={href}
       onClick={(e) => {
+        // The caller's handler first (a menu closing itself), then the in-page navigation.
+        (onClick as ((event: MouseEvent) => void) | undefined)?.(e);
         if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
         e.preventDefault();
         navigate(href);

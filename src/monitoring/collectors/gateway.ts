@@ -68,11 +68,11 @@ export const gatewayCollector: Collector = {
       const current: RememberedGateway = { name, offline, upgrade };
       const base = { sourceType: 'Gateway', sourceId: id, sourceName: name, occurredAt: now };
       transition(prev, current, { ...base, notificationKind: 'GatewayOffline', severity: 'error' },
-        { title: `Gateway ${name} is offline`, message: `Gateway ${name} is offline: ${details(status)}` },
-        { title: `Gateway ${name} is online`, message: `Gateway ${name} answers its status check again.` }, 'offline');
+        { title: `${gatewayNamed(name)} is offline`, message: `${gatewayNamed(name)} is offline: ${details(status)}` },
+        { title: `${gatewayNamed(name)} is online`, message: `${gatewayNamed(name)} answers its status check again.` }, 'offline');
       transition(prev, current, { ...base, notificationKind: 'GatewayUpgradeRequired', severity: 'info' },
-        { title: `Gateway ${name} needs an upgrade`, message: `Gateway ${name} (version ${status?.gatewayVersion ?? 'unknown'}) must be upgraded.` },
-        { title: `Gateway ${name} is up to date`, message: `Gateway ${name} no longer needs an upgrade.` }, 'upgrade');
+        { title: `${gatewayNamed(name)} needs an upgrade`, message: `${gatewayNamed(name)} (version ${status?.gatewayVersion ?? 'unknown'}) must be upgraded.` },
+        { title: `${gatewayNamed(name)} is up to date`, message: `${gatewayNamed(name)} no longer needs an upgrade.` }, 'upgrade');
       if (!prev || prev.offline !== offline || prev.upgrade !== upgrade || prev.name !== name) changes.push({ key, value: current });
 
       if (g.type !== 'OnPremises') return;
@@ -111,11 +111,14 @@ export const gatewayCollector: Collector = {
   },
 };
 
+/** "Gateway X", but a gateway already named "Gateway 001" is not "Gateway Gateway 001". */
+export const gatewayNamed = (name: string): string => (/^gateway\b/i.test(name) ? name : `Gateway ${name}`);
+
 /** A gateway or member no longer watched: its incidents, if it had any, recover. */
 function goneSignals(key: string, prev: RememberedGateway, now: Date): SignalInput[] {
   const member = key.startsWith('member:');
   const sourceId = key.slice(key.indexOf(':') + 1);
-  const gone = { title: `${member ? 'Gateway member' : 'Gateway'} ${prev.name} is gone`, message: `${prev.name} is no longer watched.` };
+  const gone = { title: `${member ? `Gateway member ${prev.name}` : gatewayNamed(prev.name)} is gone`, message: `${prev.name} is no longer watched.` };
   const base = { sourceType: 'Gateway', sourceId, sourceName: prev.name, occurredAt: now, kind: 'recovery' as const, ...gone };
   const out: SignalInput[] = [];
   if (prev.offline) out.push({ ...base, notificationKind: member ? 'GatewayMemberOffline' : 'GatewayOffline' });

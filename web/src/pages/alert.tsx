@@ -7,6 +7,7 @@ import { eventLabel } from '../labels.js';
 import { Link } from '../router.js';
 import { AlertActions, AlertBadges } from './alert-actions.js';
 import { DeliveryItem } from './deliveries.js';
+import { notificationKindName, sourceTypeName } from '../i18n-sources.js';
 
 interface Found {
   orgId: string;
@@ -73,10 +74,12 @@ export function AlertPage(props: { alertId: string }) {
       <dl class="facts">
         <dt>{t('source')}</dt>
         <dd>
-          {a.sourceType} · {a.sourceName} <code>{a.sourceId}</code>
+          {sourceTypeName(lang, a.sourceType)} · {a.sourceName} <code>{a.sourceId}</code>
         </dd>
         <dt>{t('notificationKind')}</dt>
-        <dd>{a.notificationKind}</dd>
+        <dd>
+          {notificationKindName(lang, a.notificationKind)} <code>{a.notificationKind}</code>
+        </dd>
         <dt>{t('message')}</dt>
         <dd class="break">{a.message}</dd>
         {a.workspaceName && (

@@ -6,6 +6,7 @@ import { DateField, readDateField } from '../date-field.js';
 import { formatDate } from '../format.js';
 import { Link, navigate, useLocation } from '../router.js';
 import { AlertActions, AlertBadges } from './alert-actions.js';
+import { KNOWN_SOURCE_TYPES, notificationKindName, sourceTypeName } from '../i18n-sources.js';
 
 const PAGE_SIZE = 25;
 
@@ -30,8 +31,9 @@ export function AlertsPage(props: { orgId: string }) {
   if (filters.sourceType.trim()) query.set('sourceType', filters.sourceType.trim());
   // The inventory pages link here with the capacity or workspace whose incidents to list.
   const { query: where } = useLocation();
-  const scope = (['capacityName', 'workspaceName'] as const).find((k) => where.get(k));
+  const scope = (['capacityName', 'workspaceName', 'tenant'] as const).find((k) => where.get(k));
   if (scope) query.set(scope, where.get(scope)!);
+  const scopeWhat = { capacityName: 'capacity', workspaceName: 'workspace', tenant: 'tenant' } as const;
   // …or with one monitored source (a gateway, a semantic model): its type and id.
   const source = where.get('sourceId') && where.get('sourceType') ? { type: where.get('sourceType')!, id: where.get('sourceId')!, name: where.get('sourceName') ?? where.get('sourceId')! } : null;
   if (source) {
@@ -74,7 +76,14 @@ export function AlertsPage(props: { orgId: string }) {
         </div>
         <div class="field">
           <label for="alerts-source-type">{t('sourceType')}</label>
-          <input id="alerts-source-type" value={draft.sourceType} maxLength={100} onInput={(e) => setDraft({ ...draft, sourceType: (e.target as HTMLInputElement).value })} />
+          <select id="alerts-source-type" value={draft.sourceType} onChange={(e) => setDraft({ ...draft, sourceType: (e.target as HTMLSelectElement).value })}>
+            <option value="">{t('allSourceTypes')}</option>
+            {KNOWN_SOURCE_TYPES.map((code) => (
+              <option key={code} value={code}>
+                {sourceTypeName(lang, code)}
+              </option>
+            ))}
+          </select>
         </div>
         <DateField id="alerts-from" label={t('from')} withTime value={draft.from} onValue={(v) => setDraft({ ...draft, from: v })} error={fields.errors.from} />
         <button type="submit" class="secondary">
@@ -84,8 +93,8 @@ export function AlertsPage(props: { orgId: string }) {
       {(scope || source) && (
         <p class="notice" data-testid="alerts-scope">
           {scope
-            ? t('filteredBy', { what: scope === 'capacityName' ? t('capacity') : t('workspace'), name: where.get(scope)! })
-            : t('sourceFilter', { what: source!.type, name: source!.name })}{' '}
+            ? t('filteredBy', { what: t(scopeWhat[scope]), name: scope === 'tenant' ? (where.get('tenantName') ?? where.get(scope)!) : where.get(scope)! })
+            : t('sourceFilter', { what: sourceTypeName(lang, source!.type), name: source!.name })}{' '}
           <button type="button" class="link" onClick={() => navigate('/alerts')}>
             {t('clearFilter')}
           </button>
@@ -105,7 +114,7 @@ export function AlertsPage(props: { orgId: string }) {
                 </Link>
               </div>
               <p class="muted">
-                {a.sourceType} · {a.sourceName} · {a.notificationKind} · {t('occurrences')}: {a.failureCount} · {t('createdAt')}: {formatDate(lang, a.createdAt)}
+                {sourceTypeName(lang, a.sourceType)} · {a.sourceName} · {notificationKindName(lang, a.notificationKind)} · {t('occurrences')}: {a.failureCount} · {t('createdAt')}: {formatDate(lang, a.createdAt)}
               </p>
               <AlertActions orgId={props.orgId} alert={a} onChanged={list.reload} />
             </li>

@@ -15,7 +15,8 @@ export function OrgsPage() {
 
   const open = (id: string) => {
     chooseOrg(id);
-    navigate('/destinations');
+    // The overview is an organization's home (docs/console.md).
+    navigate('/overview');
   };
 
   return (

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import type { components } from '../admin-api.gen.js';
 import { orgPath, useConsole } from '../app-context.js';
@@ -5,6 +6,7 @@ import { Chart } from '../chart.js';
 import { Empty, ErrorMessage, Loading, useLoad, usePageTitle } from '../components.js';
 import { dayLabel, monthLabel, lastMonths, periodDays, type Period } from '../period.js';
 import { Link } from '../router.js';
+import { sourceTypeName } from '../i18n-sources.js';
 
 type S = components['schemas'];
 
@@ -46,6 +48,9 @@ export function OverviewPage(props: { orgId: string }) {
   );
   const num = new Intl.NumberFormat(lang, { maximumFractionDigits: 2 });
   const fmt = (v: number | null | undefined) => (v === null || v === undefined ? '—' : num.format(v));
+  // Money always with two decimals, in the viewer's locale ("1.270,00", not "1.270" beside "1.324,1").
+  const moneyFormat = new Intl.NumberFormat(lang, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  const money = (v: number) => moneyFormat.format(v);
 
   return (
     <section class="overview">
@@ -56,7 +61,7 @@ export function OverviewPage(props: { orgId: string }) {
       </p>
       {load.loading && <Loading />}
       <ErrorMessage error={load.error} onRetry={load.reload} />
-      {load.data && <Figures data={load.data} fmt={fmt} />}
+      {load.data && <Figures data={load.data} fmt={fmt} money={money} />}
     </section>
   );
 }
@@ -102,15 +107,35 @@ function PeriodPicker(props: { period: Period; onChange: (p: Period) => void }) 
   );
 }
 
-function Figures(props: { data: OverviewData; fmt: (v: number | null | undefined) => string }) {
+/** A titled card of the overview (the figures that are a number or a table, not a chart). */
+function Card(props: { id: string; title: string; children: ComponentChildren }) {
+  return (
+    <section class="card" aria-labelledby={`${props.id}-title`} id={props.id}>
+      <h2 id={`${props.id}-title`}>{props.title}</h2>
+      {props.children}
+    </section>
+  );
+}
+
+/**
+ * The availability axis: from just under the lowest capacity to 100, so 95.5 % and 100 % look
+ * different (on 0–100 they are the same bar). Never below 0.
+ */
+export function availabilityRange(values: number[]): [number, number] {
+  const low = Math.min(100, ...values);
+  return [Math.max(0, Math.floor(low - Math.max(1, (100 - low) * 0.25))), 100];
+}
+
+function Figures(props: { data: OverviewData; fmt: (v: number | null | undefined) => string; money: (v: number) => string }) {
   const { t, lang } = useConsole();
   const { open, metrics, daily, weekly, sla, month, costs } = props.data;
-  const fmt = props.fmt;
+  const { fmt, money } = props;
   const num = (v: number) => fmt(v);
+  const dataLabel = t('ovShowData');
 
   const sourceTypes = [...new Set(daily.buckets.flatMap((b) => b.bySourceType.map((s) => s.sourceType)))].sort();
   const perDay = sourceTypes.map((st) => ({
-    label: st,
+    label: sourceTypeName(lang, st),
     values: daily.buckets.map((b) => b.bySourceType.find((s) => s.sourceType === st)?.incidents ?? 0),
   }));
   const dayLabels = daily.buckets.map((b) => dayLabel(lang, b.from, 'short'));
@@ -124,9 +149,12 @@ function Figures(props: { data: OverviewData; fmt: (v: number | null | undefined
   ];
 
   const slaLabels = sla.months.map((m) => monthLabel(lang, m.month));
+  // A month without incidents has no sample: the API's 100 % is "nothing missed", not a measured
+  // compliance, so the chart leaves a gap and the table says "no data".
+  const sampled = (m: (typeof sla.months)[number], v: number) => (m.totals.incidents > 0 ? v : null);
   const slaSeries = [
-    { label: t('ovAckCompliance'), values: sla.months.map((m) => m.totals.ackCompliancePercent) },
-    { label: t('ovResolveCompliance'), values: sla.months.map((m) => m.totals.resolutionCompliancePercent) },
+    { label: t('ovAckCompliance'), values: sla.months.map((m) => sampled(m, m.totals.ackCompliancePercent)) },
+    { label: t('ovResolveCompliance'), values: sla.months.map((m) => sampled(m, m.totals.resolutionCompliancePercent)) },
   ];
   const targets = sla.months.at(-1)?.targets;
 
@@ -139,8 +167,7 @@ function Figures(props: { data: OverviewData; fmt: (v: number | null | undefined
 
   return (
     <div class="figures">
-      <section class="card" aria-labelledby="open-now-title" id="open-now">
-        <h2 id="open-now-title">{t('ovOpenNow')}</h2>
+      <Card id="open-now" title={t('ovOpenNow')}>
         <p class="big" data-value={open.total}>
           <Link href="/alerts">{t('ovOpenTotal', { n: open.total })}</Link>
         </p>
@@ -158,7 +185,7 @@ function Figures(props: { data: OverviewData; fmt: (v: number | null | undefined
                 {open.groups.map((g) => (
                   <tr key={`${g.severity}/${g.sourceType}`}>
                     <td>{g.severity === 'error' ? t('sevError') : t('sevInfo')}</td>
-                    <td>{g.sourceType}</td>
+                    <td>{sourceTypeName(lang, g.sourceType)}</td>
                     <td data-value={g.incidents}>{num(g.incidents)}</td>
                   </tr>
                 ))}
@@ -166,16 +193,16 @@ function Figures(props: { data: OverviewData; fmt: (v: number | null | undefined
             </table>
           </div>
         )}
-      </section>
+      </Card>
 
-      <Chart id="incidents-per-day" title={t('ovIncidentsPerDay')} kind="stacked-bars" labels={dayLabels} series={perDay} format={num}>
+      <Chart id="incidents-per-day" title={t('ovIncidentsPerDay')} kind="stacked-bars" labels={dayLabels} series={perDay} format={num} dataLabel={dataLabel}>
         <table>
           <thead>
             <tr>
               <th scope="col">{t('ovDay')}</th>
               {sourceTypes.map((st) => (
                 <th scope="col" key={st}>
-                  {st}
+                  {sourceTypeName(lang, st)}
                 </th>
               ))}
               <th scope="col">{t('ovTotal')}</th>
@@ -213,7 +240,7 @@ function Figures(props: { data: OverviewData; fmt: (v: number | null | undefined
         </table>
       </Chart>
 
-      <Chart id="mtta-mttr" title={t('ovWeekly')} kind="lines" labels={weekLabels} series={weekSeries} format={num}>
+      <Chart id="mtta-mttr" title={t('ovWeekly')} kind="lines" labels={weekLabels} series={weekSeries} format={num} dataLabel={dataLabel}>
         <table>
           <thead>
             <tr>
@@ -242,7 +269,7 @@ function Figures(props: { data: OverviewData; fmt: (v: number | null | undefined
         </table>
       </Chart>
 
-      <Chart id="sla" title={t('ovSla')} kind="lines" labels={slaLabels} series={slaSeries} format={num}>
+      <Chart id="sla" title={t('ovSla')} kind="lines" labels={slaLabels} series={slaSeries} format={num} dataLabel={dataLabel}>
         {targets && <p class="muted">{t('ovTargets', { mtta: targets.mttaMinutes, mttr: targets.mttrMinutes, avail: fmt(targets.availabilityPercent) })}</p>}
         <table>
           <thead>
@@ -257,12 +284,22 @@ function Figures(props: { data: OverviewData; fmt: (v: number | null | undefined
             </tr>
           </thead>
           <tbody>
-            {sla.months.map((m) => (
+            {sla.months.map((m, i) => (
               <tr key={m.month} data-month={m.month}>
                 <th scope="row">{monthLabel(lang, m.month)}</th>
                 <td data-value={m.totals.incidents}>{num(m.totals.incidents)}</td>
-                <td data-value={m.totals.ackCompliancePercent}>{num(m.totals.ackCompliancePercent)}</td>
-                <td data-value={m.totals.resolutionCompliancePercent}>{num(m.totals.resolutionCompliancePercent)}</td>
+                {slaSeries.map((s) => {
+                  const v = s.values[i];
+                  return v === null || v === undefined ? (
+                    <td key={s.label} data-no-data="true">
+                      {t('ovNoSample')}
+                    </td>
+                  ) : (
+                    <td key={s.label} data-value={v}>
+                      {num(v)}
+                    </td>
+                  );
+                })}
               </tr>
             ))}
           </tbody>
@@ -276,6 +313,8 @@ function Figures(props: { data: OverviewData; fmt: (v: number | null | undefined
         labels={month.availability.map((a) => a.capacityName)}
         series={[{ label: t('ovAvailabilityCol'), values: month.availability.map((a) => a.availabilityPercent) }]}
         format={num}
+        yRange={availabilityRange(month.availability.map((a) => a.availabilityPercent))}
+        dataLabel={dataLabel}
       >
         <table>
           <thead>
@@ -300,10 +339,9 @@ function Figures(props: { data: OverviewData; fmt: (v: number | null | undefined
       </Chart>
 
       {costs.items.length === 0 ? (
-        <section class="card">
-          <h2>{t('ovCosts', { currency: '—' })}</h2>
+        <Card id="costs" title={t('ovCosts', { currency: '—' })}>
           <Empty>{t('ovNoCosts')}</Empty>
-        </section>
+        </Card>
       ) : (
         <Chart
           id="costs"
@@ -311,7 +349,9 @@ function Figures(props: { data: OverviewData; fmt: (v: number | null | undefined
           kind="stacked-bars"
           labels={costDays.map((d) => dayLabel(lang, d, 'short'))}
           series={costSeries}
-          format={num}
+          format={money}
+          axisFormat={num}
+          dataLabel={dataLabel}
         >
           <table>
             <thead>
@@ -332,11 +372,11 @@ function Figures(props: { data: OverviewData; fmt: (v: number | null | undefined
                   <th scope="row">{dayLabel(lang, d, 'long')}</th>
                   {costSeries.map((s) => (
                     <td key={s.label} data-value={s.values[i]}>
-                      {num(s.values[i]!)}
+                      {money(s.values[i]!)}
                     </td>
                   ))}
-                  <td data-value={dayTotal(d, 'cost')}>{num(dayTotal(d, 'cost'))}</td>
-                  <td data-value={dayTotal(d, 'amortizedCost')}>{num(dayTotal(d, 'amortizedCost'))}</td>
+                  <td data-value={dayTotal(d, 'cost')}>{money(dayTotal(d, 'cost'))}</td>
+                  <td data-value={dayTotal(d, 'amortizedCost')}>{money(dayTotal(d, 'amortizedCost'))}</td>
                 </tr>
               ))}
             </tbody>
@@ -344,8 +384,7 @@ function Figures(props: { data: OverviewData; fmt: (v: number | null | undefined
         </Chart>
       )}
 
-      <section class="card" aria-labelledby="noisiest-title" id="noisiest">
-        <h2 id="noisiest-title">{t('ovNoisiest')}</h2>
+      <Card id="noisiest" title={t('ovNoisiest')}>
         {metrics.noisiestSources.length === 0 ? (
           <Empty>{t('ovNoData')}</Empty>
         ) : (
@@ -363,7 +402,7 @@ function Figures(props: { data: OverviewData; fmt: (v: number | null | undefined
                 {metrics.noisiestSources.map((s) => (
                   <tr key={`${s.sourceType}/${s.sourceName}`}>
                     <th scope="row">{s.sourceName}</th>
-                    <td>{s.sourceType}</td>
+                    <td>{sourceTypeName(lang, s.sourceType)}</td>
                     <td data-value={s.incidents}>{num(s.incidents)}</td>
                     <td data-value={s.occurrences}>{num(s.occurrences)}</td>
                   </tr>
@@ -372,7 +411,7 @@ function Figures(props: { data: OverviewData; fmt: (v: number | null | undefined
             </table>
           </div>
         )}
-      </section>
+      </Card>
     </div>
   );
 }

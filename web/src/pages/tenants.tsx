@@ -6,6 +6,8 @@ import { formatDate } from '../format.js';
 import { Link } from '../router.js';
 import { MirroringLagForm } from './tenant-mirroring-lag.js';
 import { FreshnessSection } from './tenant-freshness.js';
+import { collectorName } from '../i18n-sources.js';
+import { serverText } from '../labels.js';
 
 /** Collectors change state on the server's schedule: the page re-reads them this often. */
 const REFRESH_MS = 3000;
@@ -120,7 +122,9 @@ function TenantCard(props: { orgId: string; tenant: Tenant; onChanged: () => voi
           <tbody>
             {tn.collectors.map((c) => (
               <tr key={c.name} data-collector={c.name}>
-                <th scope="row">{c.name}</th>
+                <th scope="row">
+                  {collectorName(lang, c.name)} <code class="muted">{c.name}</code>
+                </th>
                 <td>{c.enabled ? t('tnYes') : t('tnNo')}</td>
                 <td data-testid="last-run" data-value={c.lastRunAt ?? ''}>
                   {c.running ? t('tnRunning') : formatDate(lang, c.lastRunAt, t('never'))}
@@ -132,25 +136,31 @@ function TenantCard(props: { orgId: string; tenant: Tenant; onChanged: () => voi
                 <td data-testid="rotation">
                   {c.rotation
                     ? t('tnRotationValue', {
-                        time: c.rotation.lastFullRotationSeconds === null ? '—' : `${num.format(c.rotation.lastFullRotationSeconds)} s`,
+                        // Nothing taking turns: every resource every run; else the last full rotation, once one completed.
+                        time:
+                          c.rotation.cold === 0
+                            ? t('tnRotationEveryRun')
+                            : c.rotation.lastFullRotationSeconds === null
+                              ? t('tnRotationPending')
+                              : `${num.format(c.rotation.lastFullRotationSeconds)} s`,
                         hot: num.format(c.rotation.hot),
                         cold: num.format(c.rotation.cold),
                       })
                     : '—'}
                 </td>
-                <td>{c.lastError ?? '—'}</td>
+                <td>{c.lastError ? serverText(t, lang, c.lastError) : '—'}</td>
                 <td>
                   {can('operator') && c.enabled && (
                     <button
                       type="button"
                       class="secondary"
                       disabled={run.busy}
-                      aria-label={t('tnRunNowOf', { collector: c.name })}
+                      aria-label={t('tnRunNowOf', { collector: collectorName(lang, c.name) })}
                       onClick={() =>
                         run.run(async () => {
                           await call('POST', `${path}/collectors/${encodeURIComponent(c.name)}/run`);
                           props.onChanged();
-                          return t('tnRunQueued', { collector: c.name });
+                          return t('tnRunQueued', { collector: collectorName(lang, c.name) });
                         })
                       }
                     >
@@ -165,34 +175,54 @@ function TenantCard(props: { orgId: string; tenant: Tenant; onChanged: () => voi
       </div>
       {can('owner') && <MirroringLagForm path={path} tenantId={tn.id} tenantName={tn.name} lag={tn.mirroringLag} onSaved={props.onChanged} />}
       <FreshnessSection path={path} tenantName={tn.name} />
-      <TenantIncidents orgId={props.orgId} tenantName={tn.name} />
+      <TenantIncidents orgId={props.orgId} tenantId={tn.id} tenantName={tn.name} />
     </article>
   );
 }
 
-/** The tenant's open incidents (the monitoring core raises them with source type "Tenant"). */
-function TenantIncidents(props: { orgId: string; tenantName: string }) {
+/**
+ * The monitor's own incidents about this connection (source type "Tenant", source id the
+ * connection's id), said to be exactly that, and a link to every open incident of the tenant
+ * (the alerts list filtered by the connection), with their count.
+ */
+function TenantIncidents(props: { orgId: string; tenantId: string; tenantName: string }) {
   const { t, call, lang } = useConsole();
-  const query = new URLSearchParams({ status: 'open', sourceType: 'Tenant', pageSize: '100' });
-  const list = useLoad((signal) => call<AlertPage>('GET', orgPath(props.orgId, `/alerts?${query}`), undefined, signal), [props.orgId]);
-  const mine = list.data?.value.filter((a) => a.sourceName === props.tenantName) ?? [];
+  const own = new URLSearchParams({ status: 'open', sourceType: 'Tenant', sourceId: props.tenantId, pageSize: '100' });
+  const all = new URLSearchParams({ status: 'open', tenant: props.tenantId, pageSize: '1' });
+  const list = useLoad(
+    async (signal) => {
+      const [mine, every] = await Promise.all([
+        call<AlertPage>('GET', orgPath(props.orgId, `/alerts?${own}`), undefined, signal),
+        call<AlertPage>('GET', orgPath(props.orgId, `/alerts?${all}`), undefined, signal),
+      ]);
+      return { mine: mine.value, total: every.totalCount };
+    },
+    [props.orgId, props.tenantId],
+  );
+  const mine = list.data?.mine ?? [];
+  const href = `/alerts?${new URLSearchParams({ tenant: props.tenantId, tenantName: props.tenantName })}`;
   return (
-    <section aria-label={t('tnIncidents', { name: props.tenantName })}>
+    <section aria-label={t('tnIncidents', { name: props.tenantName })} data-testid="tenant-incidents">
       <h3>{t('tnIncidents', { name: props.tenantName })}</h3>
+      <p class="muted">{t('tnIncidentsHelp')}</p>
       <ErrorMessage error={list.error} onRetry={list.reload} />
       {list.data && mine.length === 0 && <p class="muted">{t('tnNoIncidents')}</p>}
       {mine.length > 0 && (
         <ul>
           {mine.map((a) => (
             <li key={a.id}>
-              <Link href={`/alerts/${encodeURIComponent(a.id)}`}>{a.title}</Link> · {a.severity} · {formatDate(lang, a.createdAt)}
+              <Link href={`/alerts/${encodeURIComponent(a.id)}`}>{a.title}</Link> · {a.severity === 'error' ? t('sevError') : t('sevInfo')} · {formatDate(lang, a.createdAt)}
             </li>
           ))}
         </ul>
       )}
-      <p>
-        <Link href="/alerts">{t('tnAllIncidents')}</Link>
-      </p>
+      {list.data && (
+        <p>
+          <Link href={href} data-testid="tenant-all-incidents">
+            {t('tnAllIncidents', { name: props.tenantName, n: list.data.total })}
+          </Link>
+        </p>
+      )}
     </section>
   );
 }
