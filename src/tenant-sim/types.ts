@@ -1,8 +1,9 @@
 /** Plain-data shapes of the tenant simulator: its options, its generated state, what it records. */
+import type { SimCapacityLoad } from './capacity-load.js';
 
 /** API families, as the monitoring core budgets them. */
-export type ApiFamily = 'token' | 'powerbi' | 'powerbi-admin' | 'fabric' | 'fabric-admin' | 'arm' | 'cost';
-export const API_FAMILIES: readonly ApiFamily[] = ['token', 'powerbi', 'powerbi-admin', 'fabric', 'fabric-admin', 'arm', 'cost'];
+export type ApiFamily = 'token' | 'powerbi' | 'powerbi-admin' | 'fabric' | 'fabric-admin' | 'arm' | 'cost' | 'kusto';
+export const API_FAMILIES: readonly ApiFamily[] = ['token', 'powerbi', 'powerbi-admin', 'fabric', 'fabric-admin', 'arm', 'cost', 'kusto'];
 
 export interface SimSizes {
   capacities?: number;
@@ -258,6 +259,10 @@ export interface SimState {
   connections: SimConnection[];
   costs: SimCostRow[];
   settings: SimSettings;
+  /** The Eventhouse whose table an Eventstream fills with the capacities' events (src/tenant-sim/kusto.ts). */
+  eventhouse?: { database: string; table: string; forbidden?: boolean };
+  /** Each capacity's load model and the events computed from it (src/tenant-sim/capacity-load.ts). */
+  loads?: Record<string, SimCapacityLoad>;
 }
 
 export interface RecordedRequest {
