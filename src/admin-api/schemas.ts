@@ -8,6 +8,7 @@
 import { ALERT_EVENTS, DELIVERY_STATUSES } from '../outbox/index.js';
 import { DESTINATION_KINDS } from '../delivery/destinations.js';
 import { ROLES } from '../access/roles.js';
+import { utilizationSchema } from './schemas-utilization.js';
 
 const str = { type: 'string' } as const;
 const nullableStr = { type: ['string', 'null'] } as const;
@@ -295,7 +296,7 @@ const collectorViewSchema = {
 export const tenantSchema = {
   title: 'Tenant',
   type: 'object',
-  required: ['id', 'name', 'tenantId', 'clientId', 'credentialType', 'credentialsSet', 'mode', 'workspaces', 'costScopes', 'endpoints', 'mirroringLag', 'createdAt', 'updatedAt', 'collectors'],
+  required: ['id', 'name', 'tenantId', 'clientId', 'credentialType', 'credentialsSet', 'mode', 'workspaces', 'costScopes', 'endpoints', 'mirroringLag', 'utilization', 'createdAt', 'updatedAt', 'collectors'],
   properties: {
     id: str,
     name: str,
@@ -319,6 +320,7 @@ export const tenantSchema = {
       required: ['infoSeconds', 'errorSeconds'],
       properties: { infoSeconds: int, errorSeconds: int },
     },
+    utilization: utilizationSchema,
     createdAt: instant,
     updatedAt: instant,
     collectors: { type: 'array', items: collectorViewSchema },

@@ -13,6 +13,8 @@ import { endpointsOf, loadTenant, openCredentials, type TenantRow } from './tena
 import { TenantTokens, TokenRefusedError } from './tokens.js';
 import { createTransport } from './transport.js';
 import { takeCall } from './budget.js';
+import { utilizationChecks } from './utilization-check.js';
+import { utilizationOf } from './utilization-settings.js';
 
 type Texts = { 'pt-BR': string; en: string };
 
@@ -32,7 +34,7 @@ export interface CheckResult {
   checks: CheckItem[];
 }
 
-const AUDIENCE_NAMES: Record<Audience, string> = { powerbi: 'Power BI', fabric: 'Fabric', arm: 'Azure Resource Manager' };
+const AUDIENCE_NAMES: Record<Audience, string> = { powerbi: 'Power BI', fabric: 'Fabric', arm: 'Azure Resource Manager', kusto: 'Eventhouse (Kusto)' };
 
 const FIX_TOKEN: Texts = {
   'pt-BR':
@@ -171,5 +173,6 @@ async function runChecks(ctx: AppContext, tenant: TenantRow, transport: ReturnTy
       'arm',
     );
   }
+  checks.push(...(await utilizationChecks(client, tokens, utilizationOf(tenant.utilization), ctx.clock.now())));
   return { ok: checks.every((c) => c.ok), checks };
 }

@@ -12,6 +12,7 @@ import { COLLECTOR_DEFAULTS, COLLECTOR_NAMES, type CollectorName } from './colle
 import { IMPLEMENTED_COLLECTORS } from './implemented.js';
 import { PUBLIC_CLOUD, type TenantEndpoints } from './endpoints.js';
 import { checkMirroringLag, type MirroringLag } from './mirroring-lag.js';
+import { checkUtilization, utilizationOf, type UtilizationSettings } from './utilization-settings.js';
 import { readRotations, rotationKeyOf, type RotationView } from './rotation-status.js';
 import {
   checkCollectors,
@@ -41,6 +42,7 @@ export interface TenantRow {
   endpoints: Partial<TenantEndpoints>;
   mirroring_lag_info_seconds: number;
   mirroring_lag_error_seconds: number;
+  utilization: Partial<UtilizationSettings>;
   created_at: Date;
   updated_at: Date;
 }
@@ -89,13 +91,14 @@ export interface TenantView {
   costScopes: string[];
   endpoints: TenantEndpoints;
   mirroringLag: MirroringLag;
+  utilization: UtilizationSettings;
   createdAt: string;
   updatedAt: string;
   collectors: CollectorView[];
 }
 
 export const TENANT_COLUMNS =
-  'id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints, mirroring_lag_info_seconds, mirroring_lag_error_seconds, created_at, updated_at';
+  'id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints, mirroring_lag_info_seconds, mirroring_lag_error_seconds, utilization, created_at, updated_at';
 const SCHEDULE_COLUMNS =
   'tenant_ref, collector, enabled, interval_seconds, next_run_at, locked_until, last_run_at, last_success_at, last_duration_ms, last_calls, last_throttled_calls, last_error';
 
@@ -123,6 +126,7 @@ function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string,
     costScopes: row.cost_scopes,
     endpoints: endpointsOf(row),
     mirroringLag: mirroringLagOf(row),
+    utilization: utilizationOf(row.utilization),
     createdAt: iso(row.created_at)!,
     updatedAt: iso(row.updated_at)!,
     collectors: COLLECTOR_NAMES.map((name) => {
@@ -203,17 +207,18 @@ export async function createTenant(ctx: AppContext, orgId: string, input: Tenant
   const collectors = checkCollectors(input.collectors);
   const endpoints = await checkEndpoints(ctx, input.endpoints);
   const lag = checkMirroringLag(input.mirroringLag);
+  const utilization = await checkUtilization(ctx, input.utilization);
   const now = ctx.clock.now();
   const id = newId('tnt', now);
   const row = await ctx.db.tx(async (q) => {
     const { rows } = await q.query<TenantRow>(
       `INSERT INTO tenants (id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints,
-         mirroring_lag_info_seconds, mirroring_lag_error_seconds, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $13, $14, $12, $12) RETURNING ${TENANT_COLUMNS}`,
+         mirroring_lag_info_seconds, mirroring_lag_error_seconds, utilization, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $13, $14, $15::jsonb, $12, $12) RETURNING ${TENANT_COLUMNS}`,
       [
         id, orgId, input.name, tenantId, clientId, credentials.type, ctx.sealer.sealJson(credentials.value), input.mode,
         workspaces ? JSON.stringify(workspaces) : null, JSON.stringify(costScopes), JSON.stringify(endpoints), now,
-        lag.infoSeconds, lag.errorSeconds,
+        lag.infoSeconds, lag.errorSeconds, JSON.stringify(utilization),
       ],
     );
     await createSchedules(q, id, orgId, collectors, now);
@@ -242,6 +247,7 @@ export async function updateTenant(ctx: AppContext, orgId: string, id: string, b
   const costScopes = b.costScopes !== undefined ? checkCostScopes(b.costScopes) : current.cost_scopes;
   const collectors = checkCollectors(b.collectors);
   const lag = checkMirroringLag(b.mirroringLag, mirroringLagOf(current));
+  const utilization = await checkUtilization(ctx, b.utilization, utilizationOf(current.utilization));
   let endpoints = current.endpoints;
   if (b.endpoints !== undefined) {
     const given = b.endpoints ?? {};
@@ -255,13 +261,13 @@ export async function updateTenant(ctx: AppContext, orgId: string, id: string, b
       `UPDATE tenants SET name = COALESCE($3, name), tenant_id = $4, client_id = $5,
          credential_type = COALESCE($6, credential_type), credentials_sealed = COALESCE($7, credentials_sealed),
          mode = COALESCE($8, mode), workspaces = $9::jsonb, cost_scopes = $10::jsonb, endpoints = $11::jsonb, updated_at = $12,
-         mirroring_lag_info_seconds = $13, mirroring_lag_error_seconds = $14
+         mirroring_lag_info_seconds = $13, mirroring_lag_error_seconds = $14, utilization = $15::jsonb
        WHERE org_id = $1 AND id = $2 RETURNING ${TENANT_COLUMNS}`,
       [
         orgId, id, b.name ?? null, tenantId, clientId, credentials?.type ?? null,
         credentials ? ctx.sealer.sealJson(credentials.value) : null, b.mode ?? null,
         workspaces ? JSON.stringify(workspaces) : null, JSON.stringify(costScopes), JSON.stringify(endpoints), now,
-        lag.infoSeconds, lag.errorSeconds,
+        lag.infoSeconds, lag.errorSeconds, JSON.stringify(utilization),
       ],
     );
     if (!rows[0]) throw notFoundError('tenant');

@@ -12,7 +12,9 @@
  * interactive delay), 120 (1 h, interactive rejection), 2,880 (24 h, background rejection).
  */
 import { randomUUID } from 'node:crypto';
-import type { SimCapacity, SimItem, SimState } from './types.js';
+import type { EventRow, LoadSegment, LoadStage, SimCapacity, SimCapacityLoad, SimItem, SimState } from './types.js';
+
+export type { EventRow, LoadStage, SimCapacityLoad } from './types.js';
 
 export const WINDOW_MS = 30_000;
 /** An event is in the Eventhouse this long after its window ends. */
@@ -22,7 +24,6 @@ const DUPLICATE_DELAY_MS = 40_000;
 /** History the model has before its first use. */
 const HISTORY_WINDOWS = 120;
 
-export type LoadStage = 'normal' | 'high' | 'interactiveDelay' | 'interactiveRejection' | 'backgroundRejection';
 export const LOAD_STAGES: readonly LoadStage[] = ['normal', 'high', 'interactiveDelay', 'interactiveRejection', 'backgroundRejection'];
 
 export const EVENT_TYPES = {
@@ -31,42 +32,6 @@ export const EVENT_TYPES = {
   operation: 'Microsoft.Fabric.CapacityOperationEvents.Operation',
 } as const;
 
-/** One row of the raw event table (the CloudEvent as the Eventstream lands it) and when it was ingested. */
-export interface EventRow {
-  ingestedAt: number;
-  specversion: number;
-  source: string;
-  time: string;
-  id: string;
-  subject: string;
-  dataschemaversion: number;
-  type: string;
-  data: Record<string, unknown>;
-}
-
-interface Segment {
-  from: number;
-  stage: LoadStage;
-  heavyItemId: string | null;
-  /** Carry-forward set at the segment's start (window budgets), or null to keep it. */
-  setCarry: number | null;
-}
-
-export interface SimCapacityLoad {
-  origin: number;
-  baseline: number;
-  segments: Segment[];
-  /** Window indices whose events are lost / delivered twice. */
-  dropped: number[];
-  duplicated: number[];
-  /** State changes a test made (pause, resume), by time. */
-  transitions: Array<{ at: number; active: boolean; state: string; reason: string }>;
-  /** Computed windows, from `origin`, and what the model carries between them. */
-  rows: EventRow[];
-  next: number;
-  carry: number;
-  overloaded: string | null;
-}
 
 const WORKLOAD_OF: Record<SimItem['type'], string> = {
   SemanticModel: 'AS',
@@ -164,8 +129,8 @@ export function recordTransition(state: SimState, capacity: SimCapacity, now: nu
   load.transitions.push({ at: now, active, state: active ? 'Active' : 'Suspended', reason: active ? 'ManuallyResumed' : 'ManuallyPaused' });
 }
 
-function segmentAt(load: SimCapacityLoad, i: number): Segment | null {
-  let found: Segment | null = null;
+function segmentAt(load: SimCapacityLoad, i: number): LoadSegment | null {
+  let found: LoadSegment | null = null;
   for (const s of load.segments) if (s.from <= i) found = s;
   return found;
 }

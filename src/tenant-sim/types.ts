@@ -1,5 +1,4 @@
 /** Plain-data shapes of the tenant simulator: its options, its generated state, what it records. */
-import type { SimCapacityLoad } from './capacity-load.js';
 
 /** API families, as the monitoring core budgets them. */
 export type ApiFamily = 'token' | 'powerbi' | 'powerbi-admin' | 'fabric' | 'fabric-admin' | 'arm' | 'cost' | 'kusto';
@@ -290,3 +289,45 @@ export interface CallFilter {
   status?: number;
   since?: number;
 }
+
+// ---------- capacity load (src/tenant-sim/capacity-load.ts) ----------
+
+export type LoadStage = 'normal' | 'high' | 'interactiveDelay' | 'interactiveRejection' | 'backgroundRejection';
+
+/** One row of the raw event table (the CloudEvent as the Eventstream lands it) and when it was ingested. */
+export interface EventRow {
+  ingestedAt: number;
+  specversion: number;
+  source: string;
+  time: string;
+  id: string;
+  subject: string;
+  dataschemaversion: number;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+export interface LoadSegment {
+  from: number;
+  stage: LoadStage;
+  heavyItemId: string | null;
+  /** Carry-forward set at the segment's start (window budgets), or null to keep it. */
+  setCarry: number | null;
+}
+
+export interface SimCapacityLoad {
+  origin: number;
+  baseline: number;
+  segments: LoadSegment[];
+  /** Window indices whose events are lost / delivered twice. */
+  dropped: number[];
+  duplicated: number[];
+  /** State changes a test made (pause, resume), by time. */
+  transitions: Array<{ at: number; active: boolean; state: string; reason: string }>;
+  /** Computed windows, from `origin`, and what the model carries between them. */
+  rows: EventRow[];
+  next: number;
+  carry: number;
+  overloaded: string | null;
+}
+
