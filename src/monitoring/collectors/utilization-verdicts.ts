@@ -74,6 +74,17 @@ function base(id: string, name: string) {
   return { sourceType: 'Capacity', sourceId: id, sourceName: name, capacityName: name };
 }
 
+/**
+ * The high-utilization warning is a source of its own beside the capacity: a failure correlated
+ * to the capacity (root-causes.ts) waits on every open incident of its source, and a warning at
+ * 80 % must not hold a refresh failure back once the throttling that caused it is over.
+ */
+export const highUtilizationSourceId = (capacityId: string) => `${capacityId}/load`;
+
+function highBase(id: string, name: string) {
+  return { ...base(highUtilizationSourceId(id), name) };
+}
+
 export function throttledMessage(w: WindowFigures, stage: Stage, culprits: string): string {
   const s = STAGE_PT[stage];
   const figure = stage === 'backgroundRejection' ? w.backgroundRejectionPct : stage === 'interactiveRejection' ? w.interactiveRejectionPct : w.delayPct;
@@ -111,7 +122,7 @@ export function judgeCapacity(id: string, prev: CapacityMemory, windows: WindowF
       if (s.state === 'Suspended' || s.state === 'Deleted' || s.state === 'Paused') {
         const at = s.at;
         if (m.stage) signals.push({ ...base(id, m.name), notificationKind: THROTTLED_KIND, severity: 'error', kind: 'recovery', occurredAt: at, title: `Capacidade ${m.name} pausada`, message: `Capacidade ${m.name} foi pausada (${s.reason}): o carry-forward foi cobrado e a limitação terminou.` });
-        if (m.high) signals.push({ ...base(id, m.name), notificationKind: HIGH_UTILIZATION_KIND, severity: 'info', kind: 'recovery', occurredAt: at, title: `Capacidade ${m.name} pausada`, message: `Capacidade ${m.name} foi pausada (${s.reason}).` });
+        if (m.high) signals.push({ ...highBase(id, m.name), notificationKind: HIGH_UTILIZATION_KIND, severity: 'info', kind: 'recovery', occurredAt: at, title: `Capacidade ${m.name} pausada`, message: `Capacidade ${m.name} foi pausada (${s.reason}).` });
         Object.assign(m, { stage: null, high: false, calmThrottled: 0, calmHigh: 0 });
       }
       continue;
@@ -142,12 +153,12 @@ export function judgeCapacity(id: string, prev: CapacityMemory, windows: WindowF
       m.calmHigh = 0;
       if (!m.high) {
         m.high = true;
-        signals.push({ ...base(id, w.capacityName), notificationKind: HIGH_UTILIZATION_KIND, severity: 'info', kind: 'failure', occurredAt: at, title: `Capacidade ${w.capacityName} acima de ${t.warnPercent} %`, message: `Capacidade ${w.capacityName} (${w.sku}): uso já comprometido dos próximos 10 min em ${pct(w.delayPct)}, acima do aviso de ${t.warnPercent} %; a limitação começa em 100 %.` });
+        signals.push({ ...highBase(id, w.capacityName), notificationKind: HIGH_UTILIZATION_KIND, severity: 'info', kind: 'failure', occurredAt: at, title: `Capacidade ${w.capacityName} acima de ${t.warnPercent} %`, message: `Capacidade ${w.capacityName} (${w.sku}): uso já comprometido dos próximos 10 min em ${pct(w.delayPct)}, acima do aviso de ${t.warnPercent} %; a limitação começa em 100 %.` });
       }
     } else if (m.high) {
       m.calmHigh++;
       if (m.calmHigh >= t.recoverWindows) {
-        signals.push({ ...base(id, w.capacityName), notificationKind: HIGH_UTILIZATION_KIND, severity: 'info', kind: 'recovery', occurredAt: at, title: `Capacidade ${w.capacityName} abaixo de ${t.warnPercent} %`, message: `Capacidade ${w.capacityName}: ${t.recoverWindows} janelas de 30 s seguidas abaixo de ${t.warnPercent} % (10 min: ${pct(w.delayPct)}).` });
+        signals.push({ ...highBase(id, w.capacityName), notificationKind: HIGH_UTILIZATION_KIND, severity: 'info', kind: 'recovery', occurredAt: at, title: `Capacidade ${w.capacityName} abaixo de ${t.warnPercent} %`, message: `Capacidade ${w.capacityName}: ${t.recoverWindows} janelas de 30 s seguidas abaixo de ${t.warnPercent} % (10 min: ${pct(w.delayPct)}).` });
         m.high = false;
         m.calmHigh = 0;
       }
@@ -161,6 +172,6 @@ export function releaseSignals(id: string, m: CapacityMemory, now: Date): Signal
   const out: SignalInput[] = [];
   const msg = `Capacidade ${m.name} não é mais observada.`;
   if (m.stage) out.push({ ...base(id, m.name), notificationKind: THROTTLED_KIND, severity: 'error', kind: 'recovery', occurredAt: now, title: msg, message: msg });
-  if (m.high) out.push({ ...base(id, m.name), notificationKind: HIGH_UTILIZATION_KIND, severity: 'info', kind: 'recovery', occurredAt: now, title: msg, message: msg });
+  if (m.high) out.push({ ...highBase(id, m.name), notificationKind: HIGH_UTILIZATION_KIND, severity: 'info', kind: 'recovery', occurredAt: now, title: msg, message: msg });
   return out;
 }
