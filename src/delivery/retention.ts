@@ -7,7 +7,6 @@ import { type BackgroundJob, startPeriodicJob } from '../background-job.js';
 import type { AppContext } from '../context.js';
 import { purgeAlertEvents, purgeHistory } from '../outbox/index.js';
 import { purgeAccessRecords } from '../access/retention.js';
-import { purgeUtilizationHistory } from '../monitoring/capacity-history.js';
 
 export const RETENTION_EVERY_MS = 3_600_000;
 /** The first purge runs shortly after start, not an hour later. */
@@ -37,9 +36,6 @@ export function startRetentionJob(ctx: AppContext, everyMs = RETENTION_EVERY_MS)
       // The same hourly pass keeps the audit log to 400 days and drops expired sessions.
       const access = await purgeAccessRecords(ctx.db, ctx.clock.now());
       if (access.audit > 0) log.info({ purged: access.audit }, 'purged audit entries older than 400 days');
-      // Capacity load history: 30-second figures 14 days, hourly roll-ups 400 days.
-      const load = await purgeUtilizationHistory(ctx.db, ctx.clock.now());
-      if (load.windows > 0 || load.hours > 0) log.info(load, 'purged capacity utilization history');
     },
     onError: (err) => log.warn({ err: (err as Error).message }, 'history purge failed'),
   });
