@@ -133,8 +133,3 @@ export function thresholdsFor(s: UtilizationSettings, capacityName: string): Cap
   const o = key ? s.overrides[key]! : {};
   return { warnPercent: o.warnPercent ?? s.warnPercent, recoverWindows: o.recoverWindows ?? s.recoverWindows };
 }
-
-/** Whether any source is configured (the collector has nothing to read otherwise). */
-export function hasUtilizationSource(s: UtilizationSettings): boolean {
-  return s.eventhouse !== null || s.metricsApp !== null || s.armScopes.length > 0;
-}

@@ -7,6 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { utilizationCollector } from '../../src/monitoring/collectors/utilization.js';
+import { removeTenant } from '../../src/monitoring/tenant-removal.js';
 import { alerts, createHarness, type Harness, schedule } from './harness.js';
 
 describe('collector: utilization (capacity load from the Eventhouse)', () => {
@@ -228,6 +229,20 @@ describe('collector: utilization (capacity load from the Eventhouse)', () => {
     await step(runner, 10 * 60_000);
     expect((await windowsOf(tenant.id, cap.id)).length).toBe(count);
     expect((await alerts(h, orgId, 'Capacity')).length).toBe(2);
+    expect(sim.violations).toEqual([]);
+  });
+
+  it('a connection without a source makes no call; deleting a connection resolves its capacities\' incidents', async () => {
+    const { sim, orgId, tenant, cap } = await setup();
+    const quiet = await h.tenant(orgId, sim, { name: 'No source', collectors: { utilization: { intervalSeconds: 30 } } });
+    const runner = h.scheduler({ collectors: [utilizationCollector] });
+    expect(await runner.pass()).toBe(2);
+    expect((await schedule(h, quiet.id, 'utilization')).last_calls).toBe(0);
+    sim.control.capacityLoad({ capacityId: cap.id, stage: 'interactiveDelay' });
+    await step(runner);
+    expect((await alerts(h, orgId, 'Capacity')).map((a) => a.status)).toEqual(['open', 'open']);
+    await removeTenant(h.ctx, orgId, tenant.id);
+    expect((await alerts(h, orgId, 'Capacity')).map((a) => a.status)).toEqual(['resolved', 'resolved']);
     expect(sim.violations).toEqual([]);
   });
 });

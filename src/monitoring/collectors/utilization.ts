@@ -59,10 +59,8 @@ export const utilizationCollector: Collector = {
   async run({ ctx, tenant, client, state, commit }) {
     const settings = utilizationOf(tenant.utilization);
     const source = settings.eventhouse;
-    if (!source) {
-      await commit([], []);
-      return;
-    }
+    // No source (or only sources this version does not read): no call, nothing to commit.
+    if (!source) return;
     const now = ctx.clock.now();
     const cursorValue = state.get(CURSOR_KEY) as { through?: string } | undefined;
     const cursor = cursorValue?.through ? new Date(cursorValue.through) : null;
