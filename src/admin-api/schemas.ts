@@ -9,7 +9,8 @@
  * here: delivery.ts (destinations, deliveries), alerts.ts (alerts, signals, silences),
  * org-data.ts (API keys, inventory writes), tenants.ts (tenant connections), people.ts (members,
  * personal tokens, audit log, session), overview.ts (the console's overview and inventory
- * views), inbound.ts (a connector destination's inbound address); common.ts holds the shared building blocks.
+ * views), inbound.ts (a connector destination's inbound address),
+ * utilization.ts (a tenant connection's capacity-load settings); common.ts holds the shared building blocks.
  */
 export * from './schemas/delivery.js';
 export * from './schemas/alerts.js';
@@ -18,3 +19,4 @@ export * from './schemas/tenants.js';
 export * from './schemas/people.js';
 export * from './schemas/overview.js';
 export * from './schemas/inbound.js';
+export * from './schemas/utilization.js';

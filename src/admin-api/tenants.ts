@@ -9,6 +9,7 @@ import { MAX_MIRRORING_LAG_SECONDS } from '../monitoring/mirroring-lag.js';
 import type { TenantChange, TenantInput } from '../monitoring/tenant-input.js';
 import { nonEmptyText, orgIdParams } from '../orgs/schemas.js';
 import { adminResponses } from './openapi.js';
+import { utilizationInputSchema } from './schemas.js';
 import { checkResultSchema, runRequestedSchema, tenantListSchema, tenantSchema } from './schemas.js';
 
 /** Admin routes: tenant connections of the monitoring core. Thin: rules and SQL are in src/monitoring. */
@@ -62,6 +63,7 @@ const properties = {
   },
   // info < error is checked in src/monitoring/mirroring-lag.ts (a change may give one of them).
   mirroringLag: { type: 'object', additionalProperties: false, minProperties: 1, properties: { infoSeconds: lagSeconds, errorSeconds: lagSeconds } },
+  utilization: utilizationInputSchema,
 } as const;
 
 export async function tenantsRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {

@@ -9,7 +9,7 @@
  */
 import type { Queryable } from '../db/index.js';
 
-export type ApiFamily = 'token' | 'powerbi' | 'powerbi-admin' | 'fabric' | 'fabric-admin' | 'arm' | 'cost';
+export type ApiFamily = 'token' | 'powerbi' | 'powerbi-admin' | 'fabric' | 'fabric-admin' | 'arm' | 'cost' | 'kusto';
 
 /**
  * Calls per hour we allow ourselves per family. The admin families keep the tightest documented
@@ -24,6 +24,9 @@ export const HOURLY_CAPS: Record<ApiFamily, number> = {
   'fabric-admin': 200,
   arm: 3_600,
   cost: 120,
+  // Eventhouse queries of the utilization collector: a few per run; the customer's own limit is
+  // per cluster (cores x 10 concurrent), this stops a runaway loop.
+  kusto: 1_800,
 };
 
 /** The hourly cap of a family was reached; `retryAt` is when the oldest counted call leaves the window. */

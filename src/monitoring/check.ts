@@ -18,6 +18,8 @@ import { TokenRefusedError, TokenUnavailableError } from './token-errors.js';
 import { endpointsOf, loadTenant, openCredentials, type TenantRow } from './tenants.js';
 import { TenantTokens } from './tokens.js';
 import { VendorCallError, createTransport, type Transport } from './transport.js';
+import { utilizationChecks } from './utilization-check.js';
+import { utilizationOf } from './utilization-settings.js';
 
 export interface CheckItem {
   id: string;
@@ -39,7 +41,7 @@ export interface CheckResult {
 
 type ItemHead = Omit<CheckItem, 'ok' | 'fix' | 'detail' | 'cause'>;
 
-const AUDIENCE_NAMES: Record<Audience, string> = { powerbi: 'Power BI', fabric: 'Fabric', arm: 'Azure Resource Manager' };
+const AUDIENCE_NAMES: Record<Audience, string> = { powerbi: 'Power BI', fabric: 'Fabric', arm: 'Azure Resource Manager', kusto: 'Eventhouse (Kusto)' };
 
 const FIX_ADMIN: Texts = {
   'pt-BR':
@@ -110,6 +112,7 @@ async function runChecks(ctx: AppContext, tenant: TenantRow, transport: Transpor
       checks.push(failed(probe.head, err, probe.fix));
     }
   }
+  checks.push(...(await utilizationChecks(client, tokens, utilizationOf(tenant.utilization), ctx.clock.now())));
   return { ok: checks.every((c) => c.ok), checks };
 }
 

@@ -23,5 +23,7 @@ export const AUDIENCES = {
   powerbi: 'https://analysis.windows.net/powerbi/api/.default',
   fabric: 'https://api.fabric.microsoft.com/.default',
   arm: 'https://management.azure.com/.default',
+  /** Eventhouse / KQL database query endpoints (Kusto REST API): their own audience, not Fabric's. */
+  kusto: 'https://kusto.kusto.windows.net/.default',
 } as const;
 export type Audience = keyof typeof AUDIENCES;

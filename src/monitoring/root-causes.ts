@@ -1,19 +1,21 @@
 /**
  * The incidents a workload failure may be caused by: an offline gateway (its data sources cannot
- * be reached) or a capacity that is not active (nothing on it runs). A collector names such an
+ * be reached), a capacity that is not active (nothing on it runs) or one that is throttled (the
+ * platform rejects or delays new work on it: CapacityThrottled of the utilization collector). A collector names such an
  * incident's source among a failure's `causes` only while it is open, because the lifecycle
  * matches a cause against ANY open incident of the source (a gateway that merely needs an
  * upgrade must not swallow a refresh failure's page).
  */
 import type { Queryable } from '../db/index.js';
 import { CAPACITY_KIND } from './collectors/capacity.js';
+import { THROTTLED_KIND } from './collectors/utilization-verdicts.js';
 
 export const GATEWAY_OFFLINE_KIND = 'GatewayOffline';
 
 export interface OpenRootCauses {
   /** Lower-case ids of gateways with an open GatewayOffline incident. */
   gateways: ReadonlySet<string>;
-  /** Lower-case ids of capacities with an open CapacityNotActive incident. */
+  /** Lower-case ids of capacities with an open CapacityNotActive or CapacityThrottled incident. */
   capacities: ReadonlySet<string>;
 }
 
@@ -21,8 +23,8 @@ export async function openRootCauses(q: Queryable, orgId: string): Promise<OpenR
   const { rows } = await q.query<{ source_type: string; source_id: string }>(
     `SELECT source_type, source_id FROM alerts
       WHERE org_id = $1 AND status = 'open'
-        AND ((source_type = 'Gateway' AND notification_kind = $2) OR (source_type = 'Capacity' AND notification_kind = $3))`,
-    [orgId, GATEWAY_OFFLINE_KIND, CAPACITY_KIND],
+        AND ((source_type = 'Gateway' AND notification_kind = $2) OR (source_type = 'Capacity' AND notification_kind = ANY($3::text[])))`,
+    [orgId, GATEWAY_OFFLINE_KIND, [CAPACITY_KIND, THROTTLED_KIND]],
   );
   const gateways = new Set<string>();
   const capacities = new Set<string>();

@@ -13,6 +13,7 @@ import { isCollectorName } from './collector-names.js';
 import { ENDPOINT_FIELDS, type TenantEndpoints } from './endpoints.js';
 import { checkEndpointHost } from './endpoint-hosts.js';
 import type { MirroringLag } from './mirroring-lag.js';
+import type { UtilizationInput } from './utilization-settings.js';
 
 export type TenantMode = 'admin' | 'member';
 
@@ -35,6 +36,8 @@ export interface TenantInput {
   endpoints?: Partial<TenantEndpoints> | null;
   /** Replication lag thresholds of the mirroring collector (defaults 900 / 3600 s). */
   mirroringLag?: Partial<MirroringLag>;
+  /** Capacity load sources and thresholds (src/monitoring/utilization-settings.ts). */
+  utilization?: UtilizationInput;
 }
 
 export type TenantChange = Partial<TenantInput>;

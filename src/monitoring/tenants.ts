@@ -13,6 +13,7 @@ import { IMPLEMENTED_COLLECTORS } from './implemented.js';
 import { PUBLIC_CLOUD, type TenantEndpoints } from './endpoints.js';
 import { endpointsChanged } from './endpoint-hosts.js';
 import { checkMirroringLag, type MirroringLag } from './mirroring-lag.js';
+import { checkUtilization, utilizationOf, type UtilizationSettings } from './utilization-settings.js';
 import { readRotations, rotationKeyOf, type RotationView } from './rotation-status.js';
 import {
   checkCollectors,
@@ -43,6 +44,7 @@ export interface TenantRow {
   endpoints: Partial<TenantEndpoints>;
   mirroring_lag_info_seconds: number;
   mirroring_lag_error_seconds: number;
+  utilization: Partial<UtilizationSettings>;
   created_at: Date;
   updated_at: Date;
 }
@@ -98,13 +100,14 @@ export interface TenantView {
   costScopes: string[];
   endpoints: TenantEndpoints;
   mirroringLag: MirroringLag;
+  utilization: UtilizationSettings;
   createdAt: string;
   updatedAt: string;
   collectors: CollectorView[];
 }
 
 export const TENANT_COLUMNS =
-  'id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints, mirroring_lag_info_seconds, mirroring_lag_error_seconds, created_at, updated_at';
+  'id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints, mirroring_lag_info_seconds, mirroring_lag_error_seconds, utilization, created_at, updated_at';
 const SCHEDULE_COLUMNS =
   'tenant_ref, collector, enabled, interval_seconds, next_run_at, coalesce(locked_until > now(), false) AS running, last_run_at, last_success_at, last_duration_ms, last_calls, last_throttled_calls, last_error, last_polled, last_deferred';
 
@@ -132,6 +135,7 @@ function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string,
     costScopes: row.cost_scopes,
     endpoints: endpointsOf(row),
     mirroringLag: mirroringLagOf(row),
+    utilization: utilizationOf(row.utilization),
     createdAt: iso(row.created_at)!,
     updatedAt: iso(row.updated_at)!,
     collectors: COLLECTOR_NAMES.map((name) => {
@@ -213,18 +217,19 @@ export async function createTenant(ctx: AppContext, orgId: string, input: Tenant
   const collectors = checkCollectors(input.collectors);
   const endpoints = await checkEndpoints(ctx, input.endpoints);
   const lag = checkMirroringLag(input.mirroringLag);
+  const utilization = await checkUtilization(ctx, input.utilization);
   const now = ctx.clock.now();
   const id = newId('tnt', now);
   auditTarget(id);
   const row = await ctx.db.tx(async (q) => {
     const { rows } = await q.query<TenantRow>(
       `INSERT INTO tenants (id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints,
-         mirroring_lag_info_seconds, mirroring_lag_error_seconds, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $13, $14, $12, $12) RETURNING ${TENANT_COLUMNS}`,
+         mirroring_lag_info_seconds, mirroring_lag_error_seconds, utilization, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $13, $14, $15::jsonb, $12, $12) RETURNING ${TENANT_COLUMNS}`,
       [
         id, orgId, input.name, tenantId, clientId, credentials.type, ctx.sealer.sealJson(credentials.value), input.mode,
         workspaces ? JSON.stringify(workspaces) : null, JSON.stringify(costScopes), JSON.stringify(endpoints), now,
-        lag.infoSeconds, lag.errorSeconds,
+        lag.infoSeconds, lag.errorSeconds, JSON.stringify(utilization),
       ],
     );
     await createSchedules(q, id, orgId, collectors, now);
@@ -265,6 +270,7 @@ export async function updateTenant(ctx: AppContext, orgId: string, id: string, b
     const current = locked[0];
     if (!current) throw notFoundError('tenant');
     const lag = checkMirroringLag(b.mirroringLag, mirroringLagOf(current));
+    const utilization = await checkUtilization(ctx, b.utilization, utilizationOf(current.utilization));
     let endpoints = current.endpoints;
     if (b.endpoints !== undefined) {
       const kept = Object.fromEntries(Object.entries(current.endpoints).filter(([k]) => b.endpoints !== null && !(k in given)));
@@ -279,13 +285,13 @@ export async function updateTenant(ctx: AppContext, orgId: string, id: string, b
       `UPDATE tenants SET name = COALESCE($3, name), tenant_id = $4, client_id = $5,
          credential_type = COALESCE($6, credential_type), credentials_sealed = COALESCE($7, credentials_sealed),
          mode = COALESCE($8, mode), workspaces = $9::jsonb, cost_scopes = $10::jsonb, endpoints = $11::jsonb, updated_at = $12,
-         mirroring_lag_info_seconds = $13, mirroring_lag_error_seconds = $14
+         mirroring_lag_info_seconds = $13, mirroring_lag_error_seconds = $14, utilization = $15::jsonb
        WHERE org_id = $1 AND id = $2 RETURNING ${TENANT_COLUMNS}`,
       [
         orgId, id, b.name ?? null, tenantId ?? current.tenant_id, clientId ?? current.client_id, credentials?.type ?? null,
         credentials ? ctx.sealer.sealJson(credentials.value) : null, b.mode ?? null,
         nextWorkspaces ? JSON.stringify(nextWorkspaces) : null, JSON.stringify(costScopes ?? current.cost_scopes), JSON.stringify(endpoints), now,
-        lag.infoSeconds, lag.errorSeconds,
+        lag.infoSeconds, lag.errorSeconds, JSON.stringify(utilization),
       ],
     );
     await changeSchedules(q, id, collectors, now);

@@ -11,6 +11,7 @@ import { strictQueryCompiler } from './query-validator.js';
 import { createRateLimiter } from './limits.js';
 import { alertsRoutes } from './routes/alerts.js';
 import { costsRoutes } from './routes/costs.js';
+import { capacityUtilizationRoutes } from './routes/capacity-utilization.js';
 import { inventoryRoutes } from './routes/inventory.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { slaRoutes } from './routes/sla.js';
@@ -98,6 +99,7 @@ export async function publicApi(app: FastifyInstance, opts: { ctx: AppContext })
     await secured.register(metricsRoutes, { ctx: reads });
     await secured.register(inventoryRoutes, { ctx: lists });
     await secured.register(costsRoutes, { ctx: lists });
+    await secured.register(capacityUtilizationRoutes, { ctx: lists });
     await secured.register(slaRoutes, { ctx: reads });
   });
 }

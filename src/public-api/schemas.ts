@@ -1,6 +1,7 @@
 /** JSON schemas shared by the public routes: they validate, serialize and document (OpenAPI). */
 import { DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE } from './paging.js';
 import { COST_FIELDS } from './queries/costs.js';
+import { UTILIZATION_FIELDS } from './queries/capacity-utilization.js';
 
 export const errorSchema = {
   title: 'Error',
@@ -151,5 +152,31 @@ export const dailyCostItem = {
     cost: { type: 'number' },
     amortizedCost: { type: 'number' },
     overageCost: { type: 'number' },
+  },
+} as const;
+
+const figure = (d: string) => ({ type: 'number', description: d }) as const;
+
+export const capacityUtilizationItem = {
+  title: 'CapacityUtilization',
+  type: 'object',
+  required: [...UTILIZATION_FIELDS],
+  properties: {
+    time: { type: 'string', format: 'date-time', description: 'Start of the 30-second window or of the hour (UTC).' },
+    capacityName: { type: 'string' },
+    granularity: { type: 'string', enum: ['30s', 'hour'] },
+    windows: { type: 'integer', description: '30-second windows the item covers (an hour has up to 120).' },
+    utilizationMax: figure('CU used, % of the capacity (max over the item).'),
+    utilizationMean: figure('CU used, % of the capacity (mean).'),
+    interactiveDelayMax: figure('Use of the next 10 minutes already committed, % (over 100: interactive delay).'),
+    interactiveDelayMean: figure('Same, mean.'),
+    interactiveRejectionMax: figure('Use of the next hour already committed, % (over 100: interactive rejection).'),
+    interactiveRejectionMean: figure('Same, mean.'),
+    backgroundRejectionMax: figure('Use of the next 24 hours already committed, % (over 100: background rejection).'),
+    backgroundRejectionMean: figure('Same, mean.'),
+    carryForwardMaxCuSeconds: figure('Largest carry-forward (overage still to burn down), CU seconds.'),
+    interactiveDelayMinutes: figure('Minutes with interactive delay in force.'),
+    interactiveRejectionMinutes: figure('Minutes with interactive rejection in force.'),
+    backgroundRejectionMinutes: figure('Minutes with background rejection in force.'),
   },
 } as const;

@@ -2,6 +2,7 @@
  * Changes the simulated tenant's state — the same operations in process (`sim.control`) and over
  * HTTP (`POST /_sim/{operation}` with the arguments as a JSON object).
  */
+import { disturbEvents, LOAD_STAGES, pushStage, recordTransition, type LoadStage } from './capacity-load.js';
 import { failureReason, jobTypeOf } from './jobs.js';
 import { TOKEN_REFUSALS, type TokenRefusalKind } from './token-refusals.js';
 import type { Limits } from './limits.js';
@@ -87,6 +88,18 @@ export interface SimControl {
   lateScheduledRefresh(a: { datasetId: string; minutes: number }): void;
   /** Sets a mirrored table's `lastSyncDateTime` (ISO; default now). */
   mirroredTableSync(a: { itemId: string; table: string; lastSyncDateTime?: string }): void;
+  /**
+   * From the current 30-second window on, the capacity's load puts it in `stage`: `high` (about
+   * 90 % of its CU), `interactiveDelay` (the next 10 minutes over 100 %), `interactiveRejection`
+   * (the next hour), `backgroundRejection` (the next 24 hours) — its carry-forward set to match
+   * and held — or back to `normal`, where the carry-forward burns down (`clearCarryForward`:
+   * at once). `heavyItemId`: the item that uses most of the CU (default: the first on it).
+   */
+  capacityLoad(a: { capacityId: string; stage: LoadStage; heavyItemId?: string; clearCarryForward?: boolean }): void;
+  /** The next `drop` windows' events of a capacity are lost; the next `duplicate` windows' delivered twice. */
+  capacityEvents(a: { capacityId: string; drop?: number; duplicate?: number }): void;
+  /** The service principal may not read the Eventhouse's database (queries answer 403). */
+  eventhouseForbidden(a: { on: boolean }): void;
   /** Back to the generated state; limits, storms and faults cleared. */
   reset(): void;
 }
@@ -116,6 +129,11 @@ export function createControl(deps: { state: () => SimState; limits: Limits; fau
     if (i.type !== 'SemanticModel') throw new SimControlError(`${id} is not a semantic model`);
     return i;
   };
+  const capacity = (id: string) => {
+    const c = s().capacities.find((x) => x.id.toLowerCase() === String(id).toLowerCase() || x.armName === id);
+    if (!c) throw new SimControlError(`no capacity ${id}`);
+    return c;
+  };
   const bool = (v: unknown, dflt: boolean) => (v === undefined ? dflt : v === true);
   /** A gateway data source, or else a cloud connection, by id. */
   const dataSource = (id: string): { reachable?: boolean; credentialsExpired?: boolean } => {
@@ -138,9 +156,23 @@ export function createControl(deps: { state: () => SimState; limits: Limits; fau
     },
     capacityState({ capacityId, state }) {
       if (!CAPACITY_STATES.includes(state)) throw new SimControlError(`state must be one of ${CAPACITY_STATES.join(', ')}`);
-      const c = s().capacities.find((x) => x.id.toLowerCase() === String(capacityId).toLowerCase() || x.armName === capacityId);
-      if (!c) throw new SimControlError(`no capacity ${capacityId}`);
+      const c = capacity(capacityId);
+      recordTransition(s(), c, deps.now(), c.state === 'Active', state === 'Active');
       c.state = state;
+    },
+    capacityLoad({ capacityId, stage, heavyItemId, clearCarryForward }) {
+      if (!LOAD_STAGES.includes(stage)) throw new SimControlError(`stage must be one of ${LOAD_STAGES.join(', ')}`);
+      if (heavyItemId !== undefined) item(heavyItemId);
+      pushStage(s(), capacity(capacityId), deps.now(), stage, heavyItemId ?? null, clearCarryForward === true);
+    },
+    capacityEvents({ capacityId, drop, duplicate }) {
+      for (const n of [drop, duplicate]) if (n !== undefined && (!Number.isInteger(n) || n < 0 || n > 10_000)) throw new SimControlError('drop and duplicate must be whole numbers of windows (0–10000)');
+      disturbEvents(s(), capacity(capacityId), deps.now(), drop ?? 0, duplicate ?? 0);
+    },
+    eventhouseForbidden({ on }) {
+      const eh = s().eventhouse;
+      if (!eh) throw new SimControlError('the tenant has no Eventhouse');
+      eh.forbidden = on === true;
     },
     refuseTokens({ on, kind }) {
       if (kind !== undefined && !Object.hasOwn(TOKEN_REFUSALS, kind)) throw new SimControlError(`kind must be one of ${Object.keys(TOKEN_REFUSALS).join(', ')}`);
@@ -333,5 +365,8 @@ export const CONTROL_OPERATIONS = [
   'skipScheduledRefresh',
   'lateScheduledRefresh',
   'mirroredTableSync',
+  'capacityLoad',
+  'capacityEvents',
+  'eventhouseForbidden',
   'reset',
 ] as const satisfies ReadonlyArray<keyof SimControl>;

@@ -12,12 +12,15 @@ export const AUDIENCES = {
   powerbi: 'https://analysis.windows.net/powerbi/api',
   fabric: 'https://api.fabric.microsoft.com',
   arm: 'https://management.azure.com',
+  /** Eventhouse (Kusto) query endpoints: not the Fabric API's audience. */
+  kusto: 'https://kusto.kusto.windows.net',
 } as const;
 
 export function audienceOf(family: ApiFamily): string | null {
   if (family === 'powerbi' || family === 'powerbi-admin') return AUDIENCES.powerbi;
   if (family === 'fabric' || family === 'fabric-admin') return AUDIENCES.fabric;
   if (family === 'arm' || family === 'cost') return AUDIENCES.arm;
+  if (family === 'kusto') return AUDIENCES.kusto;
   return null;
 }
 

@@ -205,6 +205,8 @@ export function generateTenant(opts: { seed: number; sizes: Required<SimSizes>; 
     gateways,
     connections,
     costs,
+    eventhouse: { database: 'CapacityMonitoring', table: 'CapacityEvents' },
+    loads: {},
     settings: {
       adminApisForbidden: false,
       refuseTokens: null,

@@ -18,6 +18,7 @@ import { errorFor, kindOf, throttled, unauthorized, type ApiKind } from './refus
 import { fabricError, type Handler, powerBiError, type Reply, type RequestContext } from './reply.js';
 import type { SimRuntime } from './runtime.js';
 import { tokenRequest } from './token-http.js';
+import { kustoError, kustoQuery } from './kusto.js';
 import type { RecordedRequest } from './types.js';
 
 const MAX_REQUEST_BYTES = 1 << 20;
@@ -44,6 +45,7 @@ export function familyOf(path: string): RecordedRequest['family'] {
   if (p.startsWith('/v1/')) return 'fabric';
   if (p.includes('/providers/microsoft.costmanagement/')) return 'cost';
   if (p.startsWith('/subscriptions/')) return 'arm';
+  if (p.startsWith('/v1/rest/') || p.startsWith('/v2/rest/')) return 'kusto';
   if (/^\/[^/]+\/(oauth2\/v2\.0\/token|v2\.0\/\.well-known\/openid-configuration|discovery\/v2\.0\/keys)$/.test(p) || p === '/common/discovery/instance') return 'token';
   return 'unknown';
 }
@@ -123,6 +125,7 @@ export async function handleRequest(rt: SimRuntime, req: IncomingMessage, res: S
 
   if (family === 'control') return send(res, rec, controlRequest(rt, method, path, text));
   if (family === 'token') return send(res, rec, tokenRequest(rt, method, path, text, contentType, violate));
+  if (family === 'kusto') return send(res, rec, eventhouseRequest(rt, req, method, path, text, violate));
   if (family === 'unknown') {
     if (rt.strict) violate('no vendor operation');
     return send(res, rec, { status: 404, body: { error: { code: 'NotFound', message: `No route for ${method} ${path}.` } } });
@@ -210,4 +213,25 @@ export async function handleRequest(rt: SimRuntime, req: IncomingMessage, res: S
     }
   }
   send(res, rec, reply);
+}
+
+/** The simulated Eventhouse's query endpoint: bearer of the Kusto audience, storms, then the query. */
+function eventhouseRequest(rt: SimRuntime, req: IncomingMessage, method: string, path: string, text: string, violate: (m: string) => void): Reply {
+  let json: unknown;
+  try {
+    json = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    if (rt.strict) violate('body is not JSON');
+    return kustoError(400, 'General_BadRequest', 'The request body is not valid JSON.');
+  }
+  const reason = rt.entra.verifyBearer(req.headers.authorization, audienceOf('kusto')!);
+  // Kusto answers 401 without a body.
+  if (reason) return { status: 401, headers: { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${reason}"` } };
+  const refusal = rt.limits.admit('kusto', path);
+  if (refusal) {
+    const r = kustoError(429, 'TooManyRequests', 'The request was denied due to throttling. QueryThrottledException: retry after back-off.', false);
+    r.headers = { ...r.headers, 'Retry-After': String(refusal.retryAfterSeconds) };
+    return r;
+  }
+  return kustoQuery(rt.state(), path, method, json, { now: rt.now(), headers: req.headers as Record<string, unknown>, violate, strict: rt.strict });
 }

@@ -2,8 +2,8 @@
 import type { TokenRefusalKind } from './token-refusals.js';
 
 /** API families, as the monitoring core budgets them. */
-export type ApiFamily = 'token' | 'powerbi' | 'powerbi-admin' | 'fabric' | 'fabric-admin' | 'arm' | 'cost';
-export const API_FAMILIES: readonly ApiFamily[] = ['token', 'powerbi', 'powerbi-admin', 'fabric', 'fabric-admin', 'arm', 'cost'];
+export type ApiFamily = 'token' | 'powerbi' | 'powerbi-admin' | 'fabric' | 'fabric-admin' | 'arm' | 'cost' | 'kusto';
+export const API_FAMILIES: readonly ApiFamily[] = ['token', 'powerbi', 'powerbi-admin', 'fabric', 'fabric-admin', 'arm', 'cost', 'kusto'];
 
 export interface SimSizes {
   capacities?: number;
@@ -261,6 +261,10 @@ export interface SimState {
   connections: SimConnection[];
   costs: SimCostRow[];
   settings: SimSettings;
+  /** The Eventhouse whose table an Eventstream fills with the capacities' events (src/tenant-sim/kusto.ts). */
+  eventhouse?: { database: string; table: string; forbidden?: boolean };
+  /** Each capacity's load model and the events computed from it (src/tenant-sim/capacity-load.ts). */
+  loads?: Record<string, SimCapacityLoad>;
 }
 
 export interface RecordedRequest {
@@ -312,3 +316,45 @@ export interface ScannerBook {
   modifiedAt: Map<string, number>;
   startedAt: number;
 }
+
+// ---------- capacity load (src/tenant-sim/capacity-load.ts) ----------
+
+export type LoadStage = 'normal' | 'high' | 'interactiveDelay' | 'interactiveRejection' | 'backgroundRejection';
+
+/** One row of the raw event table (the CloudEvent as the Eventstream lands it) and when it was ingested. */
+export interface EventRow {
+  ingestedAt: number;
+  specversion: number;
+  source: string;
+  time: string;
+  id: string;
+  subject: string;
+  dataschemaversion: number;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+export interface LoadSegment {
+  from: number;
+  stage: LoadStage;
+  heavyItemId: string | null;
+  /** Carry-forward set at the segment's start (window budgets), or null to keep it. */
+  setCarry: number | null;
+}
+
+export interface SimCapacityLoad {
+  origin: number;
+  baseline: number;
+  segments: LoadSegment[];
+  /** Window indices whose events are lost / delivered twice. */
+  dropped: number[];
+  duplicated: number[];
+  /** State changes a test made (pause, resume), by time. */
+  transitions: Array<{ at: number; active: boolean; state: string; reason: string }>;
+  /** Computed windows, from `origin`, and what the model carries between them. */
+  rows: EventRow[];
+  next: number;
+  carry: number;
+  overloaded: string | null;
+}
+

@@ -15,6 +15,7 @@ const EXPECTED: Record<string, string[]> = {
   '/api/public/v1/workspaces': ['page', 'pageSize', 'format'],
   '/api/public/v1/costs/daily': ['from', 'to', 'currency', 'page', 'pageSize', 'format'],
   '/api/public/v1/sla': ['month'],
+  '/api/public/v1/capacities/utilization': ['capacityName', 'from', 'to', 'granularity', 'page', 'pageSize', 'format'],
 };
 
 const OPERATION_IDS: Record<string, string> = {
@@ -24,6 +25,7 @@ const OPERATION_IDS: Record<string, string> = {
   '/api/public/v1/workspaces': 'listWorkspaces',
   '/api/public/v1/costs/daily': 'listDailyCosts',
   '/api/public/v1/sla': 'getSlaReport',
+  '/api/public/v1/capacities/utilization': 'listCapacityUtilization',
 };
 
 /** The schema with every `#/components/schemas/X` reference replaced by X itself. */
@@ -179,6 +181,8 @@ describe('OpenAPI document and /docs', () => {
       'Capacity',
       'CapacityAvailability',
       'CapacityPage',
+      'CapacityUtilization',
+      'CapacityUtilizationPage',
       'DailyCost',
       'DailyCostPage',
       'DurationStats',

@@ -2619,6 +2619,10 @@ export interface paths {
                                 enabled?: boolean;
                                 intervalSeconds?: number;
                             };
+                            utilization?: {
+                                enabled?: boolean;
+                                intervalSeconds?: number;
+                            };
                         };
                         costScopes?: string[];
                         credentials: {
@@ -2641,6 +2645,26 @@ export interface paths {
                         mode: "admin" | "member";
                         name: string;
                         tenantId: string;
+                        utilization?: {
+                            armScopes?: string[];
+                            eventhouse?: {
+                                database: string;
+                                queryUri: string;
+                                table: string;
+                            } | null;
+                            metricsApp?: {
+                                datasetId: string;
+                                workspaceId: string;
+                            } | null;
+                            overrides?: {
+                                [key: string]: {
+                                    recoverWindows?: number;
+                                    warnPercent?: number;
+                                };
+                            } | null;
+                            recoverWindows?: number;
+                            warnPercent?: number;
+                        };
                         workspaces?: string[] | null;
                     };
                 };
@@ -2823,6 +2847,10 @@ export interface paths {
                                 enabled?: boolean;
                                 intervalSeconds?: number;
                             };
+                            utilization?: {
+                                enabled?: boolean;
+                                intervalSeconds?: number;
+                            };
                         };
                         costScopes?: string[];
                         credentials?: {
@@ -2845,6 +2873,26 @@ export interface paths {
                         mode?: "admin" | "member";
                         name?: string;
                         tenantId?: string;
+                        utilization?: {
+                            armScopes?: string[];
+                            eventhouse?: {
+                                database: string;
+                                queryUri: string;
+                                table: string;
+                            } | null;
+                            metricsApp?: {
+                                datasetId: string;
+                                workspaceId: string;
+                            } | null;
+                            overrides?: {
+                                [key: string]: {
+                                    recoverWindows?: number;
+                                    warnPercent?: number;
+                                };
+                            } | null;
+                            recoverWindows?: number;
+                            warnPercent?: number;
+                        };
                         workspaces?: string[] | null;
                     };
                 };
@@ -4463,6 +4511,7 @@ export interface components {
             tenantId: string;
             /** Format: date-time */
             updatedAt: string;
+            utilization: components["schemas"]["Utilization"];
             workspaces: string[] | null;
         };
         /** TenantCheck */
@@ -4516,6 +4565,44 @@ export interface components {
         /** Upserted */
         Upserted: {
             upserted: number;
+        };
+        /**
+         * Utilization
+         * @description Capacity load: where the `utilization` collector reads it and when it raises CapacityHighUtilization / CapacityThrottled.
+         */
+        Utilization: {
+            /** @description Subscriptions / resource groups holding Power BI Embedded A SKUs (Azure Monitor metrics). */
+            armScopes: string[];
+            eventhouse: components["schemas"]["UtilizationEventhouse"] | null;
+            metricsApp: components["schemas"]["UtilizationMetricsApp"] | null;
+            /** @description warnPercent / recoverWindows per capacity name. */
+            overrides: {
+                [key: string]: {
+                    recoverWindows?: number;
+                    warnPercent?: number;
+                };
+            };
+            /** @description Consecutive 30-second windows below every threshold before an incident recovers (default 4). */
+            recoverWindows: number;
+            /** @description The 10-minute figure above which CapacityHighUtilization opens (default 80). */
+            warnPercent: number;
+        };
+        /**
+         * UtilizationEventhouse
+         * @description The Eventhouse table an Eventstream fills with the capacity overview events; read through its query URI (Kusto REST API).
+         */
+        UtilizationEventhouse: {
+            database: string;
+            queryUri: string;
+            table: string;
+        };
+        /**
+         * UtilizationMetricsApp
+         * @description The Capacity Metrics app's semantic model (workspace and dataset IDs).
+         */
+        UtilizationMetricsApp: {
+            datasetId: string;
+            workspaceId: string;
         };
         /** Workspace */
         Workspace: {

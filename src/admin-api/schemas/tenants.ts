@@ -1,5 +1,6 @@
 /** Tenant connections: response schemas of the admin API (index and rules in ../schemas.ts). */
 import { str, nullableStr, instant, nullableInstant, int, bool, strings } from './common.js';
+import { utilizationSchema } from './utilization.js';
 
 const rotationSchema = {
   title: 'CollectorRotation',
@@ -39,7 +40,7 @@ const collectorViewSchema = {
 export const tenantSchema = {
   title: 'Tenant',
   type: 'object',
-  required: ['id', 'name', 'tenantId', 'clientId', 'credentialType', 'credentialsSet', 'mode', 'workspaces', 'costScopes', 'endpoints', 'mirroringLag', 'createdAt', 'updatedAt', 'collectors'],
+  required: ['id', 'name', 'tenantId', 'clientId', 'credentialType', 'credentialsSet', 'mode', 'workspaces', 'costScopes', 'endpoints', 'mirroringLag', 'utilization', 'createdAt', 'updatedAt', 'collectors'],
   properties: {
     id: str,
     name: str,
@@ -63,6 +64,7 @@ export const tenantSchema = {
       required: ['infoSeconds', 'errorSeconds'],
       properties: { infoSeconds: int, errorSeconds: int },
     },
+    utilization: utilizationSchema,
     createdAt: instant,
     updatedAt: instant,
     collectors: { type: 'array', items: collectorViewSchema },

@@ -1,0 +1,95 @@
+/**
+ * utilization — capacity load as incidents. Each run reads the capacity overview events ingested
+ * since its cursor from the Eventhouse table named in the connection's `utilization` field
+ * (utilization-events.ts), stores the 30-second figures and hourly roll-ups
+ * (capacity-history.ts), and judges each capacity's new windows (utilization-verdicts.ts):
+ * `CapacityThrottled` (error) and `CapacityHighUtilization` (info) on sourceType `Capacity`.
+ * A throttling incident names the items that used the most CU in the half hour before it, from
+ * the per-operation events when the table has them, else the workloads of the Summary events.
+ *
+ * The cursor and each capacity's verdict state are committed with the signals, so a restart
+ * neither re-judges nor skips a window. A connection without a source makes no call.
+ */
+import type { SignalInput } from '../../alerts/signals.js';
+import { storeWindows } from '../capacity-history.js';
+import type { Collector } from '../collector.js';
+import type { StateChange } from '../output.js';
+import type { PlatformClient } from '../platform-client.js';
+import { thresholdsFor, utilizationOf, type EventhouseSource } from '../utilization-settings.js';
+import { readCulprits, readNewEvents, type Culprit, type WindowFigures } from './utilization-events.js';
+import { freshMemory, judgeCapacity, releaseSignals, stageOf, throttledMessage, type CapacityMemory } from './utilization-verdicts.js';
+
+const CURSOR_KEY = 'cursor';
+const CAPACITY_PREFIX = 'cap:';
+/** The culprits are the heaviest items of this long before the window that throttled. */
+export const CULPRIT_SPAN_MS = 30 * 60_000;
+const CULPRITS = 5;
+
+const WORKLOAD_NAMES: Record<string, string> = {
+  AS: 'modelos semânticos', DI: 'integração de dados (pipelines)', DMS: 'warehouse/SQL', SparkCore: 'Spark (notebooks, jobs)', Dataflows: 'Dataflows Gen2',
+  Kusto: 'Eventhouse/KQL', ES: 'Eventstream', lake: 'OneLake', RsRdlEngine: 'relatórios paginados', CDSA: 'dataflows/gateway de VNet', Reflex: 'Activator', SQLDb: 'SQL database',
+};
+
+function culpritText(culprits: Culprit[]): string {
+  const total = culprits.reduce((n, c) => n + c.cu, 0);
+  if (total <= 0) return '';
+  const list = culprits.map((c) => `${c.itemName || c.itemId} (${c.itemKind}, workspace ${c.workspaceName || c.workspaceId}) ${Math.round((c.cu / total) * 100)} %`);
+  return `Itens com mais CU na última meia hora: ${list.join('; ')}.`;
+}
+
+/** Fallback when the source has no per-operation events: the workloads of the capacity's recent windows. */
+function workloadText(windows: WindowFigures[]): string {
+  const sums = new Map<string, number>();
+  for (const w of windows) for (const [code, cu] of Object.entries(w.workloads)) sums.set(code, (sums.get(code) ?? 0) + cu);
+  const total = [...sums.values()].reduce((a, b) => a + b, 0);
+  if (total <= 0) return '';
+  const top = [...sums].sort((a, b) => b[1] - a[1]).slice(0, 3);
+  return `Cargas de trabalho com mais CU (sem eventos por operação na tabela): ${top.map(([code, cu]) => `${WORKLOAD_NAMES[code] ?? code} ${Math.round((cu / total) * 100)} %`).join('; ')}.`;
+}
+
+async function describeCulprits(client: PlatformClient, source: EventhouseSource, w: WindowFigures, recent: WindowFigures[]): Promise<string> {
+  const end = new Date(w.windowStart.getTime() + 30_000);
+  const culprits = await readCulprits(client, source, w.capacityId, new Date(end.getTime() - CULPRIT_SPAN_MS), end, CULPRITS);
+  if (culprits.length > 0) return culpritText(culprits);
+  return workloadText(recent.filter((r) => r.capacityId === w.capacityId && r.windowStart <= w.windowStart && r.windowStart.getTime() > end.getTime() - CULPRIT_SPAN_MS));
+}
+
+export const utilizationCollector: Collector = {
+  name: 'utilization',
+  async run({ ctx, tenant, client, state, commit }) {
+    const settings = utilizationOf(tenant.utilization);
+    const source = settings.eventhouse;
+    // No source (or only sources this version does not read): no call, nothing to commit.
+    if (!source) return;
+    const now = ctx.clock.now();
+    const cursorValue = state.get(CURSOR_KEY) as { through?: string } | undefined;
+    const cursor = cursorValue?.through ? new Date(cursorValue.through) : null;
+    const batch = await readNewEvents(client, source, cursor, now);
+    await storeWindows(ctx.db, tenant.org_id, tenant.id, batch.windows.filter((w) => w.utilizationPct <= 500));
+
+    const ids = new Set([...batch.windows.map((w) => w.capacityId), ...batch.states.map((s) => s.capacityId)]);
+    const signals: SignalInput[] = [];
+    const changes: StateChange[] = [{ key: CURSOR_KEY, value: { through: batch.through.toISOString() } }];
+    for (const id of ids) {
+      const windows = batch.windows.filter((w) => w.capacityId === id);
+      const states = batch.states.filter((s) => s.capacityId === id);
+      const name = windows.at(-1)?.capacityName ?? states.at(-1)?.capacityName ?? id;
+      const prev = (state.get(CAPACITY_PREFIX + id) as CapacityMemory | undefined) ?? freshMemory(name);
+      const judged = judgeCapacity(id, prev, windows, states, thresholdsFor(settings, name));
+      // Each throttling signal gets the items behind it.
+      for (const s of judged.signals) {
+        if (s.kind !== 'failure' || s.notificationKind !== 'CapacityThrottled') continue;
+        const w = judged.throttledAt.shift()!;
+        s.message = throttledMessage(w, stageOf(w)!, await describeCulprits(client, source, w, batch.windows));
+      }
+      signals.push(...judged.signals);
+      changes.push({ key: CAPACITY_PREFIX + id, value: judged.memory });
+    }
+    await commit(signals, changes);
+  },
+  releaseAll(state, now) {
+    return [...state]
+      .filter(([k]) => k.startsWith(CAPACITY_PREFIX))
+      .flatMap(([k, v]) => releaseSignals(k.slice(CAPACITY_PREFIX.length), v as CapacityMemory, now));
+  },
+};

@@ -1,0 +1,78 @@
+/**
+ * The connection check's items for the `utilization` sources, each with its fix in pt-BR and
+ * English: a token of the Kusto audience, a read of the Eventhouse table (database, table,
+ * permission), and whether capacity events are flowing into it (a Summary per active capacity
+ * every 30 s — none in the last 10 minutes means the Eventstream is not delivering).
+ */
+import { VendorHttpError, type PlatformClient } from './platform-client.js';
+import type { TenantTokens } from './tokens.js';
+import { readNewEvents } from './collectors/utilization-events.js';
+import type { UtilizationSettings } from './utilization-settings.js';
+
+type Texts = { 'pt-BR': string; en: string };
+
+export interface UtilizationCheckItem {
+  id: string;
+  ok: boolean;
+  audience?: 'kusto';
+  title: Texts;
+  fix: Texts | null;
+  detail?: string;
+}
+
+const FIX_TOKEN: Texts = {
+  'pt-BR': 'O Microsoft Entra ID não emitiu um token para o Eventhouse (Kusto) com estas credenciais: confira o segredo ou certificado da conexão.',
+  en: 'Microsoft Entra ID issued no token for the Eventhouse (Kusto) with these credentials: check the connection\'s secret or certificate.',
+};
+const FIX_FORBIDDEN: Texts = {
+  'pt-BR': 'Dê à entidade de serviço acesso de leitura ao banco KQL: a função Visualizador no workspace do Eventhouse, ou ".add database <banco> viewers (\'aadapp=<id do aplicativo>;<id do locatário>\')" no banco.',
+  en: 'Give the service principal read access to the KQL database: the Viewer role on the Eventhouse\'s workspace, or ".add database <db> viewers (\'aadapp=<application id>;<tenant id>\')" on the database.',
+};
+const FIX_NAMES: Texts = {
+  'pt-BR': 'Confira o URI de consulta (queryServiceUri do Eventhouse), o nome do banco KQL e o da tabela: a tabela deve receber os eventos de capacidade como chegam do Eventstream (colunas type e data).',
+  en: 'Check the query URI (the Eventhouse\'s queryServiceUri), the KQL database name and the table name: the table must receive the capacity events as the Eventstream delivers them (columns type and data).',
+};
+const FIX_FLOW: Texts = {
+  'pt-BR': 'Nenhum evento de capacidade chegou nos últimos 10 minutos. No Real-Time hub (Eventos do Fabric → Status), confira se a assinatura de eventos de capacidade do Eventstream está ativa; seu dono precisa ser administrador da capacidade. Veja docs/monitoring.md, "Capacity load".',
+  en: 'No capacity event arrived in the last 10 minutes. In Real-Time hub (Fabric events → Status), check that the Eventstream\'s capacity-events subscription is active; its owner must be a capacity admin. See docs/monitoring.md, "Capacity load".',
+};
+const FIX_NOT_READ: Texts = {
+  'pt-BR': 'Esta versão do Vigia ainda não lê esta fonte; use a fonte de eventos de capacidade (Eventhouse).',
+  en: 'This version of Vigia does not read this source yet; use the capacity events source (Eventhouse).',
+};
+
+const FLOW_LOOKBACK_MS = 10 * 60_000;
+
+export async function utilizationChecks(client: PlatformClient, tokens: Pick<TenantTokens, 'get'>, s: UtilizationSettings, now: Date): Promise<UtilizationCheckItem[]> {
+  const out: UtilizationCheckItem[] = [];
+  const e = s.eventhouse;
+  if (e) {
+    const tokenTitle = { 'pt-BR': 'Token para o Eventhouse (Kusto)', en: 'Token for the Eventhouse (Kusto)' };
+    let token = true;
+    try {
+      await tokens.get('kusto');
+      out.push({ id: 'utilization.eventhouse.token', ok: true, audience: 'kusto', title: tokenTitle, fix: null });
+    } catch (err) {
+      token = false;
+      out.push({ id: 'utilization.eventhouse.token', ok: false, audience: 'kusto', title: tokenTitle, fix: FIX_TOKEN, detail: (err as Error).message });
+    }
+    const readTitle = { 'pt-BR': `Leitura da tabela ${e.table} em ${e.database}`, en: `Read of table ${e.table} in ${e.database}` };
+    const flowTitle = { 'pt-BR': 'Eventos de capacidade chegando', en: 'Capacity events arriving' };
+    if (!token) {
+      out.push({ id: 'utilization.eventhouse.read', ok: false, title: readTitle, fix: FIX_TOKEN, detail: 'no token for the Kusto audience' });
+      return out;
+    }
+    try {
+      const batch = await readNewEvents(client, e, new Date(now.getTime() - FLOW_LOOKBACK_MS), now);
+      out.push({ id: 'utilization.eventhouse.read', ok: true, title: readTitle, fix: null });
+      const flowing = batch.windows.length > 0 || batch.states.length > 0;
+      out.push({ id: 'utilization.eventhouse.flowing', ok: flowing, title: flowTitle, fix: flowing ? null : FIX_FLOW, ...(flowing ? { detail: `${batch.windows.length} windows` } : {}) });
+    } catch (err) {
+      const fix = err instanceof VendorHttpError && (err.status === 401 || err.status === 403) ? FIX_FORBIDDEN : FIX_NAMES;
+      out.push({ id: 'utilization.eventhouse.read', ok: false, title: readTitle, fix, detail: (err as Error).message });
+    }
+  }
+  if (s.metricsApp) out.push({ id: 'utilization.metricsApp', ok: false, title: { 'pt-BR': 'Modelo do app Capacity Metrics', en: 'Capacity Metrics app model' }, fix: FIX_NOT_READ });
+  if (s.armScopes.length > 0) out.push({ id: 'utilization.azureMonitor', ok: false, title: { 'pt-BR': 'Métricas do Azure Monitor (SKUs A)', en: 'Azure Monitor metrics (A SKUs)' }, fix: FIX_NOT_READ });
+  return out;
+}

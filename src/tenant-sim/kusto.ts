@@ -1,0 +1,174 @@
+/**
+ * A simulated Eventhouse's query endpoint (Kusto REST API v2: `POST /v2/rest/query`), holding
+ * the raw capacity-event table an Eventstream fills. It does not run KQL: it recognizes the two
+ * queries Vigia's `utilization` collector sends (new rows by ingestion time; CU per item over a
+ * time range from operation events) and answers them in the v2 frame shape. Strict mode records
+ * anything else — a missing header, a body without `db`/`csl`, parameters not given as KQL
+ * literals, an unknown query — as a violation, answered 400 in Kusto's OneApiErrors shape.
+ */
+import { randomUUID } from 'node:crypto';
+import { EVENT_TYPES, ingestedRows, materialize, loadOf, type EventRow } from './capacity-load.js';
+import type { Reply } from './reply.js';
+import type { SimState } from './types.js';
+
+export function kustoError(status: number, code: string, message: string, permanent = true, inner?: string): Reply {
+  const activityId = randomUUID();
+  return {
+    status,
+    headers: { 'x-ms-activity-id': activityId, 'x-ms-client-request-id': randomUUID() },
+    body: {
+      error: {
+        code,
+        message,
+        '@type': 'Kusto.Data.Exceptions.KustoBadRequestException',
+        '@message': message,
+        '@context': { timestamp: new Date().toISOString(), activityId },
+        '@permanent': permanent,
+        ...(inner ? { innererror: { code: inner, message } } : {}),
+      },
+    },
+  };
+}
+
+interface QueryBody {
+  db: string;
+  csl: string;
+  parameters: Record<string, string>;
+}
+
+function parseBody(json: unknown): QueryBody | string {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return 'the body must be a JSON object';
+  const b = json as Record<string, unknown>;
+  if (typeof b.db !== 'string' || b.db === '') return '"db" (the database name) is required';
+  if (typeof b.csl !== 'string' || b.csl === '') return '"csl" (the query) is required';
+  let props: unknown = b.properties ?? {};
+  if (typeof props === 'string') {
+    try {
+      props = JSON.parse(props);
+    } catch {
+      return '"properties" is a string that is not JSON';
+    }
+  }
+  if (typeof props !== 'object' || props === null) return '"properties" must be an object';
+  const params = (props as Record<string, unknown>).Parameters ?? {};
+  if (typeof params !== 'object' || params === null) return '"properties.Parameters" must be an object';
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(params)) {
+    if (typeof v !== 'string') return `parameter ${k} must be given as a string (a KQL literal for non-string values)`;
+    out[k] = v;
+  }
+  return { db: b.db, csl: b.csl, parameters: out };
+}
+
+/** `datetime(2026-06-15T12:00:00.000Z)` → epoch ms. */
+function datetimeParam(p: Record<string, string>, name: string): number | string {
+  const v = p[name];
+  const m = v === undefined ? null : /^datetime\((.+)\)$/.exec(v.trim());
+  const at = m ? Date.parse(m[1]!) : Number.NaN;
+  return Number.isFinite(at) ? at : `parameter ${name} must be a KQL datetime literal, datetime(…)`;
+}
+
+/** The table a query starts from (after the `declare query_parameters(…);` statement). */
+function tableOf(csl: string): string | null {
+  const body = csl.replace(/^\s*declare\s+query_parameters\s*\([^)]*\)\s*;/i, '').trim();
+  const m = /^(?:\['([^']+)'\]|\[\"([^"]+)\"\]|([A-Za-z_][\w]*))/.exec(body);
+  return m ? (m[1] ?? m[2] ?? m[3])! : null;
+}
+
+function frames(columns: Array<[string, string]>, rows: unknown[][]): unknown[] {
+  return [
+    { FrameType: 'DataSetHeader', IsProgressive: false, Version: 'v2.0', IsFragmented: false, ErrorReportingPlacement: 'EndOfTable' },
+    {
+      FrameType: 'DataTable',
+      TableId: 0,
+      TableKind: 'QueryProperties',
+      TableName: '@ExtendedProperties',
+      Columns: [{ ColumnName: 'TableId', ColumnType: 'int' }, { ColumnName: 'Key', ColumnType: 'string' }, { ColumnName: 'Value', ColumnType: 'dynamic' }],
+      Rows: [[1, 'Visualization', { Visualization: null }]],
+    },
+    { FrameType: 'DataTable', TableId: 1, TableKind: 'PrimaryResult', TableName: 'PrimaryResult', Columns: columns.map(([ColumnName, ColumnType]) => ({ ColumnName, ColumnType })), Rows: rows },
+    {
+      FrameType: 'DataTable',
+      TableId: 2,
+      TableKind: 'QueryCompletionInformation',
+      TableName: 'QueryCompletionInformation',
+      Columns: [{ ColumnName: 'Timestamp', ColumnType: 'datetime' }, { ColumnName: 'LevelName', ColumnType: 'string' }, { ColumnName: 'StatusDescription', ColumnType: 'string' }],
+      Rows: [[new Date().toISOString(), 'Info', 'Query completed successfully']],
+    },
+    { FrameType: 'DataSetCompletion', HasErrors: false, Cancelled: false },
+  ];
+}
+
+export interface KustoOptions {
+  now: number;
+  headers: Record<string, unknown>;
+  violate: (m: string) => void;
+  strict: boolean;
+}
+
+export function kustoQuery(state: SimState, path: string, method: string, json: unknown, o: KustoOptions): Reply {
+  const bad = (msg: string) => {
+    if (o.strict) o.violate(msg);
+    return kustoError(400, 'General_BadRequest', msg);
+  };
+  if (method !== 'POST' || path !== '/v2/rest/query') return bad(`no Kusto operation ${method} ${path} (queries are POST /v2/rest/query)`);
+  const ct = String(o.headers['content-type'] ?? '').toLowerCase();
+  if (!ct.startsWith('application/json')) return bad('Content-Type must be application/json; charset=utf-8');
+  if (!String(o.headers.accept ?? '').toLowerCase().includes('application/json')) return bad('Accept must be application/json');
+  const body = parseBody(json);
+  if (typeof body === 'string') return bad(body);
+  const eh = state.eventhouse;
+  if (!eh || body.db.toLowerCase() !== eh.database.toLowerCase()) {
+    return kustoError(400, 'General_BadRequest', `Request is invalid and cannot be executed. Entity ID '${body.db}' of kind 'Database' was not found.`);
+  }
+  if (eh.forbidden) return kustoError(403, 'Forbidden', `Principal is not authorized to read database '${eh.database}'.`);
+  const table = tableOf(body.csl);
+  if (!table || table !== eh.table) {
+    return kustoError(400, 'General_BadRequest', `Semantic error: '${table ?? '?'}' could not be resolved as a table.`, true, 'SEM0100');
+  }
+  if (/summarize\s+cu\s*=\s*sum\(/i.test(body.csl)) return culprits(state, body, o, bad);
+  if (/ingestion_time\(\)\s*>\s*since/i.test(body.csl)) return newRows(state, body, o, bad);
+  return bad('the simulated Eventhouse answers only the utilization collector\'s two queries');
+}
+
+function newRows(state: SimState, body: QueryBody, o: KustoOptions, bad: (m: string) => Reply): Reply {
+  const since = datetimeParam(body.parameters, 'since');
+  const until = datetimeParam(body.parameters, 'until');
+  if (typeof since === 'string') return bad(since);
+  if (typeof until === 'string') return bad(until);
+  const types = new Set([EVENT_TYPES.summary, EVENT_TYPES.state]);
+  const rows = ingestedRows(state, o.now, since, until).filter((r) => types.has(r.type as never));
+  return { status: 200, body: frames([['ingested', 'datetime'], ['type', 'string'], ['data', 'dynamic']], rows.map((r) => [new Date(r.ingestedAt).toISOString(), r.type, r.data])) };
+}
+
+function culprits(state: SimState, body: QueryBody, o: KustoOptions, bad: (m: string) => Reply): Reply {
+  const from = datetimeParam(body.parameters, 'from');
+  const to = datetimeParam(body.parameters, 'to');
+  if (typeof from === 'string') return bad(from);
+  if (typeof to === 'string') return bad(to);
+  const capacityId = body.parameters.capacityId;
+  if (typeof capacityId !== 'string' || capacityId === '') return bad('parameter capacityId is required');
+  const top = Number(/\|\s*top\s+(\d+)\s+by\s+cu/i.exec(body.csl)?.[1] ?? 10);
+  const sums = new Map<string, { row: EventRow; cu: number }>();
+  for (const c of state.capacities) {
+    if (c.id.toLowerCase() !== capacityId.toLowerCase()) continue;
+    materialize(state, c, o.now);
+    for (const r of loadOf(state, c, o.now).rows) {
+      if (r.type !== EVENT_TYPES.operation || r.ingestedAt > o.now) continue;
+      const at = Date.parse(String(r.data.windowStartTime));
+      if (at < from || at >= to) continue;
+      const key = String(r.data.itemId);
+      const s = sums.get(key) ?? { row: r, cu: 0 };
+      s.cu += Number(r.data.capacityUnitMs);
+      sums.set(key, s);
+    }
+  }
+  const ranked = [...sums.values()].sort((a, b) => b.cu - a.cu).slice(0, top);
+  return {
+    status: 200,
+    body: frames(
+      [['itemId', 'string'], ['itemName', 'string'], ['itemKind', 'string'], ['workspaceId', 'string'], ['workspaceName', 'string'], ['cu', 'real']],
+      ranked.map(({ row, cu }) => [row.data.itemId, row.data.itemName, row.data.itemKind, row.data.workspaceId, row.data.workspaceName, cu]),
+    ),
+  };
+}
