@@ -21,13 +21,15 @@ export interface AlertRow extends AlertRowForSnapshot {
   released_at: Date | null;
   escalated_at: Date | null;
   updated_at: Date;
+  /** The tenant connection whose collector raised it (migration 230); null for other sources. Absent on rows planned in memory. */
+  tenant_ref?: string | null;
 }
 
 const ALERT_ROW_COLUMNS = [
   'id', 'org_id', 'source_type', 'source_id', 'source_name', 'notification_kind', 'severity', 'title', 'message',
   'workspace_name', 'capacity_name', 'status', 'acknowledged', 'acknowledged_at', 'acknowledged_by', 'created_at',
   'resolved_at', 'failure_count', 'last_occurrence_at', 'silenced', 'silence_id', 'correlated', 'cause_alert_ids',
-  'suppressed', 'released_at', 'escalated_at', 'updated_at',
+  'suppressed', 'released_at', 'escalated_at', 'updated_at', 'tenant_ref',
 ] as const;
 
 const ALERT_ROW_SELECT = ALERT_ROW_COLUMNS.join(', ');

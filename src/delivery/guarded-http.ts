@@ -19,15 +19,20 @@ export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
 
 export const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
+/**
+ * Keyed by the context's configuration, the one object every copy of an application's context
+ * shares (the admin API hands its routes a copy with an audited database): a resolver set on the
+ * context holds for all of them.
+ */
 const resolvers = new WeakMap<object, Resolver>();
 
-/** Overrides the resolver used for one context (save-time checks and deliveries). Tests only. */
-export function setResolver(ctx: AppContext, resolver: Resolver): void {
-  resolvers.set(ctx, resolver);
+/** Overrides the resolver used for one application (save-time checks and deliveries). Tests only. */
+export function setResolver(ctx: Pick<AppContext, 'config'>, resolver: Resolver): void {
+  resolvers.set(ctx.config, resolver);
 }
 
-export function resolverFor(ctx: AppContext): Resolver {
-  return resolvers.get(ctx) ?? systemResolver;
+export function resolverFor(ctx: Pick<AppContext, 'config'>): Resolver {
+  return resolvers.get(ctx.config) ?? systemResolver;
 }
 
 /** Generic texts, by design: the receiver's network is none of our users' business. */

@@ -169,7 +169,9 @@ describe('OpenID Connect sign-in', () => {
       await ctx.clearCookies({ name: 'vigia_oidc_login' });
     });
     expect(callbackUrl).toContain('code=');
-    expect(await page.content()).toContain('not started in this browser');
+    // The browser lands on the console's sign-in page, which says why (in its language, pt-BR here).
+    expect(new URL(page.url()).searchParams.get('signInError')).toBe('invalid_request');
+    expect(await page.getByTestId('sso-error').textContent()).toContain('não foi iniciada neste navegador');
     expect((await context.cookies(origin)).find((c) => c.name === 'vigia_session')).toBeUndefined();
     expect(loginCookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/api/admin/v1/session/oidc/' });
     expect(loginCookie!.expires - Date.now() / 1000).toBeLessThanOrEqual(600);
@@ -209,7 +211,8 @@ describe('OpenID Connect sign-in', () => {
     expect((await t.admin('PUT', `/orgs/${orgId}/members`, { email: 'carol@example.test', role: 'owner' })).statusCode).toBe(200);
     // An account whose provider does not vouch for carol's address cannot take her owner invitation.
     const impostor = await signInThroughProvider('unverified-carol');
-    expect(await impostor.page.content()).toContain('verified');
+    expect(new URL(impostor.page.url()).searchParams.get('signInError')).toBe('forbidden');
+    expect(await impostor.page.getByTestId('sso-error').textContent()).toContain('marca como verificado');
     expect((await impostor.context.cookies(origin)).find((c) => c.name === 'vigia_session')).toBeUndefined();
     await impostor.context.close();
     const { rows } = await t.ctx.db.query(`SELECT oidc_subject FROM people WHERE email = 'carol@example.test'`);
@@ -286,9 +289,9 @@ describe('OpenID Connect sign-in', () => {
 
     const stranger = await signInThroughProvider('mallory');
     await refusedOnConsole(stranger.page, 'forbidden');
-    expect(await stranger.page.getByTestId('sso-error').textContent()).toBe('Você ainda não tem papel no Vigia. Peça a um proprietário da sua organização que o adicione. (código: forbidden)');
+    expect(await stranger.page.getByTestId('sso-error').textContent()).toBe('Você ainda não tem papel no Vigia (um convite só vale com um e-mail que o provedor de identidade marca como verificado). Peça a um proprietário da sua organização que o adicione. (código: forbidden)');
     await stranger.page.getByLabel('Idioma').selectOption('en');
-    await expect.poll(() => stranger.page.getByTestId('sso-error').textContent()).toBe('You have no role in Vigia yet. Ask an owner of your organization to add you. (code: forbidden)');
+    await expect.poll(() => stranger.page.getByTestId('sso-error').textContent()).toBe('You have no role in Vigia yet (an invitation is taken only with an e-mail address your identity provider marks as verified). Ask an owner of your organization to add you. (code: forbidden)');
     expect((await stranger.context.cookies(origin)).find((c) => c.name === 'vigia_session')).toBeUndefined();
     await stranger.context.close();
   });

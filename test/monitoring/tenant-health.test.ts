@@ -35,7 +35,7 @@ describe('tenant health: sign-in and connection failures', () => {
 
   beforeAll(async () => {
     clock = new ManualClock('2026-06-15T12:00:00Z');
-    t = await createTestApp({ clock, config: { destinationAllowlist: ['127.0.0.1'] } });
+    t = await createTestApp({ clock, config: { destinationAllowlist: ['127.0.0.1', 'mismatch.test', 'missing.test'] } });
     // Test names: one that resolves to loopback (the certificate does not name it), one that does not resolve.
     setResolver(t.ctx, async (host) => (host === 'mismatch.test' ? [{ address: '127.0.0.1', family: 4 }] : host === 'missing.test' ? [] : systemResolver(host)));
   });

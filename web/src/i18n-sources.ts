@@ -22,7 +22,10 @@ export const NOTIFICATION_KIND_NAMES: Names = {
   CapacityMemoryPressure: { 'pt-BR': 'Pressão de memória na capacidade', en: 'Capacity memory pressure' },
   CapacityNotActive: { 'pt-BR': 'Capacidade inativa', en: 'Capacity not active' },
   CapacityOverloaded: { 'pt-BR': 'Capacidade sobrecarregada', en: 'Capacity overloaded' },
+  CapacityHighUtilization: { 'pt-BR': 'Uso alto da capacidade', en: 'Capacity high utilization' },
+  CapacityThrottled: { 'pt-BR': 'Capacidade limitada (throttling)', en: 'Capacity throttled' },
   CapacityThrottling: { 'pt-BR': 'Capacidade com limitação', en: 'Capacity throttling' },
+  CollectorBehind: { 'pt-BR': 'Coletor atrasado', en: 'Collector behind' },
   ConnectorAuthFailed: { 'pt-BR': 'Conector recusa credenciais', en: 'Connector authentication failed' },
   ConnectorSyncDelayed: { 'pt-BR': 'Sincronização do conector atrasada', en: 'Connector sync delayed' },
   ConnectorUnreachable: { 'pt-BR': 'Conector inacessível', en: 'Connector unreachable' },
@@ -63,5 +66,6 @@ export const COLLECTOR_NAMES: Names = {
   mirroring: { 'pt-BR': 'Espelhamento', en: 'Mirroring' },
   freshness: { 'pt-BR': 'Atualidade dos dados', en: 'Data freshness' },
   datasources: { 'pt-BR': 'Fontes de dados', en: 'Data sources' },
+  utilization: { 'pt-BR': 'Carga das capacidades', en: 'Capacity load' },
 };
 export const collectorName = (lang: Lang, code: string): string => COLLECTOR_NAMES[code]?.[lang] ?? code;
