@@ -186,4 +186,40 @@ describe('findings at connection', () => {
     expect(bad.statusCode).toBe(400);
     expect(sim.violations).toEqual([]);
   });
+
+  it("the issue's tenant: the default simulator with every collector, 17 findings silenced, one delivery", async () => {
+    const sim = await startSim({ now: () => clock.now().getTime() });
+    sims.push(sim);
+    const orgId = await insertOrg(t.ctx);
+    await createDestination(t.ctx, orgId, { name: 'Hook', kind: 'webhook', url: 'https://hooks.example.com/vigia' });
+    const res = await t.admin('POST', `/orgs/${orgId}/tenants`, {
+      name: 'Sim',
+      tenantId: sim.tenantId,
+      clientId: sim.clientId,
+      credentials: { clientSecret: sim.clientSecret },
+      mode: 'admin',
+      endpoints: { authorityHost: sim.origin, powerBi: sim.origin, fabric: sim.origin, arm: sim.origin },
+    });
+    expect(res.statusCode).toBe(201);
+    // Every collector this version runs, including one with nothing configured (utilization): its successful run ends its first pass too.
+    const scheduler = new CollectorScheduler(t.ctx, { pollMs: 60_000, stopTimeoutMs: 2_000, maxConcurrent: 20 });
+    schedulers.push(scheduler);
+    for (let i = 0; i < 3; i++) {
+      await scheduler.pass();
+      clock.advance(5 * 60_000);
+    }
+    const { rows } = await t.ctx.db.query<{ collector: string; first_pass_done: boolean }>(
+      'SELECT collector, first_pass_done FROM collector_schedules WHERE tenant_ref = $1 AND enabled ORDER BY collector',
+      [res.json().id],
+    );
+    expect(rows.filter((r) => !r.first_pass_done)).toEqual([]);
+    const found = await tenantAlerts(orgId, res.json().id);
+    const findings = found.filter((x) => x.sourceType !== 'Tenant');
+    expect(findings.length).toBeGreaterThan(0);
+    for (const f of findings) expect(f).toMatchObject({ status: 'open', silenced: true, silenceReason: 'found at connection' });
+    expect(found.filter((x) => x.sourceType === 'Tenant').map((x) => x.notificationKind)).toEqual(['TenantConnected']);
+    expect(found.find((x) => x.notificationKind === 'TenantConnected')!.message).toContain(`found ${findings.length} problems`);
+    expect(await allDeliveries(orgId)).toEqual(['TenantConnected alert.opened']);
+    expect(sim.violations).toEqual([]);
+  });
 });
