@@ -160,6 +160,12 @@ describe('findings at connection', () => {
     expect(await deliveriesOf(again[0]!.id)).toEqual(['alert.opened']);
     // Still one TenantConnected, delivered once.
     expect((await allDeliveries(orgId)).filter((d) => d.startsWith('TenantConnected'))).toEqual(['TenantConnected alert.opened']);
+
+    // Deleting the connection resolves everything, the summary too; the quiet findings stay quiet.
+    expect((await t.admin('DELETE', `/orgs/${orgId}/tenants/${tenant.id}`)).statusCode).toBe(204);
+    expect((await tenantAlerts(orgId, tenant.id)).filter((x) => x.status === 'open')).toEqual([]);
+    expect(await deliveriesOf(failed.id)).toEqual([]);
+    expect((await allDeliveries(orgId)).filter((d) => d.startsWith('TenantConnected'))).toEqual(['TenantConnected alert.opened', 'TenantConnected alert.recovered']);
     expect(sim.violations).toEqual([]);
   });
 
