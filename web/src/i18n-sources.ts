@@ -19,9 +19,11 @@ export const SOURCE_TYPE_NAMES: Names = {
 };
 
 export const NOTIFICATION_KIND_NAMES: Names = {
+  CapacityHighUtilization: { 'pt-BR': 'Capacidade com uso alto', en: 'Capacity high utilization' },
   CapacityMemoryPressure: { 'pt-BR': 'Pressão de memória na capacidade', en: 'Capacity memory pressure' },
   CapacityNotActive: { 'pt-BR': 'Capacidade inativa', en: 'Capacity not active' },
   CapacityOverloaded: { 'pt-BR': 'Capacidade sobrecarregada', en: 'Capacity overloaded' },
+  CapacityThrottled: { 'pt-BR': 'Capacidade limitada', en: 'Capacity throttled' },
   CapacityThrottling: { 'pt-BR': 'Capacidade com limitação', en: 'Capacity throttling' },
   ConnectorAuthFailed: { 'pt-BR': 'Conector recusa credenciais', en: 'Connector authentication failed' },
   ConnectorSyncDelayed: { 'pt-BR': 'Sincronização do conector atrasada', en: 'Connector sync delayed' },
@@ -61,6 +63,7 @@ export const COLLECTOR_NAMES: Names = {
   refreshes: { 'pt-BR': 'Atualizações', en: 'Refreshes' },
   jobs: { 'pt-BR': 'Jobs do Fabric', en: 'Fabric jobs' },
   mirroring: { 'pt-BR': 'Espelhamento', en: 'Mirroring' },
+  utilization: { 'pt-BR': 'Uso das capacidades', en: 'Capacity utilization' },
   freshness: { 'pt-BR': 'Atualidade dos dados', en: 'Data freshness' },
   datasources: { 'pt-BR': 'Fontes de dados', en: 'Data sources' },
 };
