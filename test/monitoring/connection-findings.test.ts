@@ -193,6 +193,23 @@ describe('findings at connection', () => {
     expect(sim.violations).toEqual([]);
   });
 
+  it('two instances finishing first passes at the same moment: one TenantConnected counting both', async () => {
+    const { sim } = await brokenSim(293);
+    const { orgId, tenant } = await connect(sim);
+    const gateways = new CollectorScheduler(t.ctx, { pollMs: 60_000, stopTimeoutMs: 2_000, collectors: [gatewayCollector] });
+    const refreshes = new CollectorScheduler(t.ctx, { pollMs: 60_000, stopTimeoutMs: 2_000, collectors: [refreshesCollector] });
+    schedulers.push(gateways, refreshes);
+    await Promise.all([gateways.pass(), refreshes.pass()]);
+    const found = await tenantAlerts(orgId, tenant.id);
+    const findings = found.filter((x) => x.sourceType !== 'Tenant');
+    expect(findings.map((x) => x.notificationKind)).toEqual(expect.arrayContaining(['GatewayOffline', 'RefreshFailed']));
+    const connected = found.filter((x) => x.notificationKind === 'TenantConnected');
+    expect(connected).toHaveLength(1);
+    expect(connected[0]!.message).toContain(`found ${findings.length} problems`);
+    expect(await allDeliveries(orgId)).toEqual(['TenantConnected alert.opened']);
+    expect(sim.violations).toEqual([]);
+  });
+
   it("the issue's tenant: the default simulator with every collector, 17 findings silenced, one delivery", async () => {
     const sim = await startSim({ now: () => clock.now().getTime() });
     sims.push(sim);
