@@ -64,6 +64,7 @@ const properties = {
   // info < error is checked in src/monitoring/mirroring-lag.ts (a change may give one of them).
   mirroringLag: { type: 'object', additionalProperties: false, minProperties: 1, properties: { infoSeconds: lagSeconds, errorSeconds: lagSeconds } },
   utilization: utilizationInputSchema,
+  pageFindingsAtConnection: { type: 'boolean' },
 } as const;
 
 export async function tenantsRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {

@@ -72,7 +72,12 @@ const sourceOf = (sourceType: string, sourceId: string) => sourceType + SEP + so
 const signalKey = (s: Signal) => s.sourceType + SEP + s.sourceId + SEP + s.notificationKind;
 const later = (a: Date, b: Date) => (b.getTime() > a.getTime() ? b : a);
 
-export function planSignalBatch(orgId: string, signals: Signal[], state: BatchState, now: Date, baseUrl: string): BatchPlan {
+/**
+ * `quietReason`: every incident the batch opens is silenced with this reason (a tenant's first
+ * pass, "found at connection"). Such an incident is never released: it stays quiet until it
+ * resolves, and a later failure of its key opens a new incident that pages as usual.
+ */
+export function planSignalBatch(orgId: string, signals: Signal[], state: BatchState, now: Date, baseUrl: string, quietReason: string | null = null): BatchPlan {
   const tracked = new Map<string, Tracked>();
   const openByKey = new Map<string, Tracked>();
   /** Open incidents by (sourceType, sourceId): id → notification kind. Exact for every cause's source. */
@@ -150,6 +155,7 @@ export function planSignalBatch(orgId: string, signals: Signal[], state: BatchSt
       (t) =>
         t.row.status === 'open' &&
         t.row.suppressed &&
+        t.row.silence_reason === null &&
         matchSilence(state.silences, { sourceType: t.row.source_type, sourceId: t.row.source_id, notificationKind: t.row.notification_kind }) === null &&
         !t.row.cause_alert_ids.some(isOpen),
     );
@@ -204,11 +210,12 @@ export function planSignalBatch(orgId: string, signals: Signal[], state: BatchSt
         resolved_at: null,
         failure_count: 1,
         last_occurrence_at: s.occurredAt,
-        silenced: silence !== null,
+        silenced: silence !== null || quietReason !== null,
         silence_id: silence,
+        silence_reason: quietReason,
         correlated: causeIds.length > 0,
         cause_alert_ids: causeIds,
-        suppressed: silence !== null || causeIds.length > 0,
+        suppressed: silence !== null || quietReason !== null || causeIds.length > 0,
         released_at: null,
         escalated_at: null,
         updated_at: now,

@@ -110,15 +110,15 @@ export async function writeBatchPlan(q: Queryable, orgId: string, plan: BatchPla
     const { rowCount } = await q.query(
       `INSERT INTO alerts (id, org_id, source_type, source_id, source_name, notification_kind, severity, title, message,
           workspace_name, capacity_name, status, acknowledged, created_at, resolved_at, failure_count, last_occurrence_at,
-          silenced, silence_id, correlated, cause_alert_ids, suppressed, released_at, updated_at)
+          silenced, silence_id, silence_reason, correlated, cause_alert_ids, suppressed, released_at, updated_at)
        SELECT r.id, $1, r.st, r.sid, r.sname, r.nk, r.sev, r.title, r.msg, r.ws, r.cap, r.status, false, r.created,
-              r.resolved, r.failures, r.last_occ, r.silence IS NOT NULL, r.silence, r.causes <> '',
+              r.resolved, r.failures, r.last_occ, r.silence IS NOT NULL OR r.reason IS NOT NULL, r.silence, r.reason, r.causes <> '',
               ARRAY(SELECT x FROM unnest(string_to_array(r.causes, chr(31))) AS x ORDER BY x), r.suppressed, r.released, $2::timestamptz
          FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
                      $11::text[], $12::text[], $13::text[], $14::timestamptz[], $15::timestamptz[], $16::int[],
-                     $17::timestamptz[], $18::text[], $19::text[], $20::boolean[], $21::timestamptz[])
+                     $17::timestamptz[], $18::text[], $19::text[], $20::boolean[], $21::timestamptz[], $22::text[])
               WITH ORDINALITY AS r(id, st, sid, sname, nk, sev, title, msg, ws, cap, status, created, resolved, failures,
-                                   last_occ, silence, causes, suppressed, released, n)
+                                   last_occ, silence, causes, suppressed, released, reason, n)
         ORDER BY r.n
        ON CONFLICT (org_id, source_type, source_id, notification_kind) WHERE status = 'open' DO NOTHING`,
       [
@@ -128,7 +128,7 @@ export async function writeBatchPlan(q: Queryable, orgId: string, plan: BatchPla
         ins.map((r) => r.workspace_name), ins.map((r) => r.capacity_name), ins.map((r) => r.status),
         ins.map((r) => r.created_at.toISOString()), ins.map((r) => iso(r.resolved_at)), ins.map((r) => r.failure_count),
         ins.map((r) => r.last_occurrence_at.toISOString()), ins.map((r) => r.silence_id), ins.map((r) => r.cause_alert_ids.join(SEP)),
-        ins.map((r) => r.suppressed), ins.map((r) => iso(r.released_at)),
+        ins.map((r) => r.suppressed), ins.map((r) => iso(r.released_at)), ins.map((r) => r.silence_reason),
       ],
     );
     if (rowCount !== ins.length) throw staleBatchError();

@@ -36,13 +36,21 @@ export async function ingestSignals(ctx: Ctx, orgId: string, body: unknown): Pro
 /**
  * Applies validated signals inside the caller's transaction (the same set-based batch as
  * ingestSignals), so a caller can commit other rows with them — the monitoring collectors commit
- * their remembered state in the same transaction as the signals it produced.
+ * their remembered state in the same transaction as the signals it produced. `quietReason`: the
+ * incidents the batch opens are silenced with it and never released (batch-plan.ts).
  */
-export async function applySignalsIn(q: Queryable, ctx: Pick<Ctx, 'config'>, orgId: string, signals: Signal[], now: Date): Promise<SignalOutcome[]> {
+export async function applySignalsIn(
+  q: Queryable,
+  ctx: Pick<Ctx, 'config'>,
+  orgId: string,
+  signals: Signal[],
+  now: Date,
+  quietReason: string | null = null,
+): Promise<SignalOutcome[]> {
   if (signals.length === 0) return [];
   await lockIncidentKeys(q, orgId, signals);
   const state = await loadBatchState(q, orgId, signals, now);
-  const plan = planSignalBatch(orgId, signals, state, now, ctx.config.baseUrl);
+  const plan = planSignalBatch(orgId, signals, state, now, ctx.config.baseUrl, quietReason);
   await writeBatchPlan(q, orgId, plan, now);
   return plan.outcomes;
 }

@@ -2,14 +2,15 @@
  * Release of suppressed incidents (docs/alerts.md): a silenced or correlated incident that is still
  * open is released when no silence matches it any more and none of its causes is still open.
  * Released means: `suppressed` false, `released_at` set, and `alert.opened` emitted now — from
- * then on its events are delivered as usual.
+ * then on its events are delivered as usual. An incident silenced with a reason instead of a
+ * silence ("found at connection") is never released: it stays quiet until it resolves.
  */
 import type { Queryable } from '../db/index.js';
 import type { RecordedEvent } from './events.js';
 import { alertColumns, emitAllUnlessSuppressed, type AlertRow } from './rows.js';
 
 /** SQL condition (on alias `a`, $1 = now) that an incident no longer needs to be held. */
-const RELEASABLE = `a.status = 'open' AND a.suppressed
+const RELEASABLE = `a.status = 'open' AND a.suppressed AND a.silence_reason IS NULL
   AND NOT EXISTS (
     SELECT 1 FROM silences s
     WHERE s.org_id = a.org_id AND s.starts_at <= $1 AND s.ends_at > $1

@@ -15,6 +15,8 @@ export interface AlertRow extends AlertRowForSnapshot {
   last_occurrence_at: Date;
   silenced: boolean;
   silence_id: string | null;
+  /** Why it was silenced without a silence rule ("found at connection"); such an incident is never released. */
+  silence_reason: string | null;
   correlated: boolean;
   cause_alert_ids: string[];
   suppressed: boolean;
@@ -28,7 +30,7 @@ export interface AlertRow extends AlertRowForSnapshot {
 const ALERT_ROW_COLUMNS = [
   'id', 'org_id', 'source_type', 'source_id', 'source_name', 'notification_kind', 'severity', 'title', 'message',
   'workspace_name', 'capacity_name', 'status', 'acknowledged', 'acknowledged_at', 'acknowledged_by', 'created_at',
-  'resolved_at', 'failure_count', 'last_occurrence_at', 'silenced', 'silence_id', 'correlated', 'cause_alert_ids',
+  'resolved_at', 'failure_count', 'last_occurrence_at', 'silenced', 'silence_id', 'silence_reason', 'correlated', 'cause_alert_ids',
   'suppressed', 'released_at', 'escalated_at', 'updated_at', 'tenant_ref',
 ] as const;
 
@@ -61,6 +63,7 @@ export interface AlertJson {
   lastOccurrenceAt: string;
   silenced: boolean;
   silenceId: string | null;
+  silenceReason: string | null;
   correlated: boolean;
   causeAlertIds: string[];
   suppressed: boolean;
@@ -94,6 +97,7 @@ export function toAlertJson(r: AlertRow, baseUrl: string): AlertJson {
     lastOccurrenceAt: r.last_occurrence_at.toISOString(),
     silenced: r.silenced,
     silenceId: r.silence_id,
+    silenceReason: r.silence_reason,
     correlated: r.correlated,
     causeAlertIds: r.cause_alert_ids,
     suppressed: r.suppressed,

@@ -314,6 +314,11 @@ export class CollectorScheduler {
           await commitRun(this.ctx, orgId, lease, { signals, changes, lineage });
         },
       });
+      // A run that succeeded with nothing to commit (a collector with no source configured) ends its first pass too.
+      if (!committed && !row.first_pass_done) {
+        signal.throwIfAborted();
+        await commitRun(this.ctx, orgId, lease, { signals: [], changes: [] });
+      }
     } catch (err) {
       error = err;
     } finally {

@@ -36,6 +36,8 @@ export interface ClaimedRow {
   behind_since: Date | null;
   behind_runs: number;
   behind_reported: boolean;
+  /** The collector has done its first pass of the tenant (first-pass.ts). */
+  first_pass_done: boolean;
 }
 
 const LEASE_UNTIL = (param: string) => `now() + make_interval(secs => ${param}::double precision / 1000)`;
@@ -50,7 +52,7 @@ UPDATE collector_schedules s SET locked_until = ${LEASE_UNTIL('$2')}, locked_by 
          FOR UPDATE SKIP LOCKED) d
  WHERE s.tenant_ref = d.tenant_ref AND s.collector = d.collector
 RETURNING s.tenant_ref, s.collector, s.org_id, s.interval_seconds, s.next_run_at, s.problem_kind, s.problem_since, s.problem_reported,
-          s.behind_since, s.behind_runs, s.behind_reported`;
+          s.behind_since, s.behind_runs, s.behind_reported, s.first_pass_done`;
 
 /** Leases up to `limit` rows of these collectors that are due by `now` and not leased by anyone. */
 export async function claimDue(q: Queryable, holder: string, collectors: string[], now: Date, leaseMs: number, limit: number): Promise<ClaimedRow[]> {

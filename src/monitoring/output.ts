@@ -10,6 +10,7 @@ import type { Queryable } from '../db/index.js';
 import { applySignalsIn as applyLifecycleSignals, type SignalOutcome } from '../alerts/lifecycle.js';
 import { txWithRetry } from '../alerts/retry.js';
 import { validateSignal, type SignalInput } from '../alerts/signals.js';
+import { endFirstPass, FOUND_AT_CONNECTION, startFirstPass } from './first-pass.js';
 import { holdLease, type Lease } from './lease.js';
 import { writeLineage, type LineageChanges } from './lineage.js';
 
@@ -22,9 +23,9 @@ export interface StateChange {
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'config'>;
 
 /** Validates the collector's signals and applies them inside the caller's transaction (the lifecycle's batch). */
-export async function applySignalsIn(q: Queryable, ctx: Ctx, orgId: string, inputs: SignalInput[], now: Date): Promise<SignalOutcome[]> {
+export async function applySignalsIn(q: Queryable, ctx: Ctx, orgId: string, inputs: SignalInput[], now: Date, quietReason: string | null = null): Promise<SignalOutcome[]> {
   const signals = inputs.map((s, i) => validateSignal(s, `signals[${i}]`, now));
-  return applyLifecycleSignals(q, ctx, orgId, signals, now);
+  return applyLifecycleSignals(q, ctx, orgId, signals, now, quietReason);
 }
 
 export async function writeState(q: Queryable, tenantRef: string, collector: string, changes: StateChange[], now: Date): Promise<void> {
@@ -65,15 +66,22 @@ async function tagTenant(q: Queryable, orgId: string, tenantRef: string, outcome
 /**
  * One run's output, committed together under its lease: the schedule row first (the fence;
  * throws LeaseLostError when the run no longer holds it), then all incident keys in one order.
+ * A collector's first pass of a new tenant (first-pass.ts) locks the tenant row before the
+ * fence, opens its incidents silenced "found at connection", and ends the pass in this commit.
  */
 export async function commitRun(ctx: Ctx, orgId: string, lease: Lease, output: RunOutput): Promise<SignalOutcome[]> {
   const now = ctx.clock.now();
   return txWithRetry(ctx.db, async (q) => {
+    const first = await startFirstPass(q, lease);
     await holdLease(q, lease);
-    const out = await applySignalsIn(q, ctx, orgId, output.signals, now);
+    const out = await applySignalsIn(q, ctx, orgId, output.signals, now, first?.quiet ? FOUND_AT_CONNECTION : null);
     await tagTenant(q, orgId, lease.tenantRef, out);
     await writeState(q, lease.tenantRef, lease.collector, output.changes, now);
     if (output.lineage) await writeLineage(q, lease.tenantRef, output.lineage, now);
+    if (first) {
+      const connected = await endFirstPass(q, lease, out, now, ctx.config.baseUrl);
+      if (connected) await tagTenant(q, orgId, lease.tenantRef, await applySignalsIn(q, ctx, orgId, [connected], now));
+    }
     return out;
   });
 }

@@ -38,6 +38,8 @@ export interface TenantInput {
   mirroringLag?: Partial<MirroringLag>;
   /** Capacity load sources and thresholds (src/monitoring/utilization-settings.ts). */
   utilization?: UtilizationInput;
+  /** Page what the collectors' first passes find instead of opening it silenced "found at connection" (default false). */
+  pageFindingsAtConnection?: boolean;
 }
 
 export type TenantChange = Partial<TenantInput>;

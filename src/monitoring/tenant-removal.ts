@@ -11,6 +11,7 @@ import { DEFAULT_COLLECTORS } from './collectors/index.js';
 import { collectorBehindSignal } from './collector-behind.js';
 import { applySignalsIn } from './output.js';
 import { tenantSignal, type TenantProblem } from './self-watch.js';
+import { tenantConnectedSignal } from './first-pass.js';
 import { loadTenant } from './tenants.js';
 
 const PROBLEMS: TenantProblem[] = ['TenantAuthFailed', 'TenantAccessDenied', 'TenantThrottled', 'TenantUnreachable'];
@@ -33,6 +34,7 @@ export async function removeTenant(ctx: AppContext, orgId: string, id: string): 
     // Recoveries of incidents that are not open are ignored by the lifecycle.
     for (const problem of PROBLEMS) signals.push(tenantSignal('recovery', problem, tenant, 'the tenant connection was deleted', now));
     signals.push(collectorBehindSignal('recovery', 'every', tenant, 'the tenant connection was deleted', now));
+    signals.push({ ...tenantConnectedSignal(tenant, 0, false, ctx.config.baseUrl, now), kind: 'recovery', message: 'the tenant connection was deleted' });
     const { rowCount } = await q.query('DELETE FROM tenants WHERE org_id = $1 AND id = $2', [orgId, id]);
     if (rowCount === 0) throw notFoundError('tenant');
     await applySignalsIn(q, ctx, orgId, signals, now);

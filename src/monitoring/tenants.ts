@@ -45,6 +45,7 @@ export interface TenantRow {
   mirroring_lag_info_seconds: number;
   mirroring_lag_error_seconds: number;
   utilization: Partial<UtilizationSettings>;
+  page_findings_at_connection: boolean;
   created_at: Date;
   updated_at: Date;
 }
@@ -101,13 +102,14 @@ export interface TenantView {
   endpoints: TenantEndpoints;
   mirroringLag: MirroringLag;
   utilization: UtilizationSettings;
+  pageFindingsAtConnection: boolean;
   createdAt: string;
   updatedAt: string;
   collectors: CollectorView[];
 }
 
 export const TENANT_COLUMNS =
-  'id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints, mirroring_lag_info_seconds, mirroring_lag_error_seconds, utilization, created_at, updated_at';
+  'id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints, mirroring_lag_info_seconds, mirroring_lag_error_seconds, utilization, page_findings_at_connection, created_at, updated_at';
 const SCHEDULE_COLUMNS =
   'tenant_ref, collector, enabled, interval_seconds, next_run_at, coalesce(locked_until > now(), false) AS running, last_run_at, last_success_at, last_duration_ms, last_calls, last_throttled_calls, last_error, last_polled, last_deferred';
 
@@ -136,6 +138,7 @@ function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string,
     endpoints: endpointsOf(row),
     mirroringLag: mirroringLagOf(row),
     utilization: utilizationOf(row.utilization),
+    pageFindingsAtConnection: row.page_findings_at_connection,
     createdAt: iso(row.created_at)!,
     updatedAt: iso(row.updated_at)!,
     collectors: COLLECTOR_NAMES.map((name) => {
@@ -224,12 +227,12 @@ export async function createTenant(ctx: AppContext, orgId: string, input: Tenant
   const row = await ctx.db.tx(async (q) => {
     const { rows } = await q.query<TenantRow>(
       `INSERT INTO tenants (id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints,
-         mirroring_lag_info_seconds, mirroring_lag_error_seconds, utilization, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $13, $14, $15::jsonb, $12, $12) RETURNING ${TENANT_COLUMNS}`,
+         mirroring_lag_info_seconds, mirroring_lag_error_seconds, utilization, page_findings_at_connection, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $13, $14, $15::jsonb, $16, $12, $12) RETURNING ${TENANT_COLUMNS}`,
       [
         id, orgId, input.name, tenantId, clientId, credentials.type, ctx.sealer.sealJson(credentials.value), input.mode,
         workspaces ? JSON.stringify(workspaces) : null, JSON.stringify(costScopes), JSON.stringify(endpoints), now,
-        lag.infoSeconds, lag.errorSeconds, JSON.stringify(utilization),
+        lag.infoSeconds, lag.errorSeconds, JSON.stringify(utilization), input.pageFindingsAtConnection ?? false,
       ],
     );
     await createSchedules(q, id, orgId, collectors, now);
@@ -285,13 +288,14 @@ export async function updateTenant(ctx: AppContext, orgId: string, id: string, b
       `UPDATE tenants SET name = COALESCE($3, name), tenant_id = $4, client_id = $5,
          credential_type = COALESCE($6, credential_type), credentials_sealed = COALESCE($7, credentials_sealed),
          mode = COALESCE($8, mode), workspaces = $9::jsonb, cost_scopes = $10::jsonb, endpoints = $11::jsonb, updated_at = $12,
-         mirroring_lag_info_seconds = $13, mirroring_lag_error_seconds = $14, utilization = $15::jsonb
+         mirroring_lag_info_seconds = $13, mirroring_lag_error_seconds = $14, utilization = $15::jsonb,
+         page_findings_at_connection = COALESCE($16, page_findings_at_connection)
        WHERE org_id = $1 AND id = $2 RETURNING ${TENANT_COLUMNS}`,
       [
         orgId, id, b.name ?? null, tenantId ?? current.tenant_id, clientId ?? current.client_id, credentials?.type ?? null,
         credentials ? ctx.sealer.sealJson(credentials.value) : null, b.mode ?? null,
         nextWorkspaces ? JSON.stringify(nextWorkspaces) : null, JSON.stringify(costScopes ?? current.cost_scopes), JSON.stringify(endpoints), now,
-        lag.infoSeconds, lag.errorSeconds, JSON.stringify(utilization),
+        lag.infoSeconds, lag.errorSeconds, JSON.stringify(utilization), b.pageFindingsAtConnection ?? null,
       ],
     );
     await changeSchedules(q, id, collectors, now);

@@ -30,6 +30,11 @@ describe('server texts in the console', () => {
     expect(healthLabel(pt, { state: 'healthy' })).toBe('saudável');
   });
 
+  it('says why an incident found at connection is silenced', () => {
+    expect(pt('foundAtConnection')).toBe('silenciado: encontrado na conexão');
+    expect(en('foundAtConnection')).toBe('silenced: found at connection');
+  });
+
   it('names the signature scheme as the form does', () => {
     expect(schemeLabel(pt, 'service')).toBe('Vigia (padrão)');
     expect(schemeLabel(pt, 'service+standard')).toBe('Vigia + Standard Webhooks');
@@ -52,7 +57,7 @@ describe('monitor names in the console language', () => {
     const { SOURCE_TYPE_NAMES, NOTIFICATION_KIND_NAMES, COLLECTOR_NAMES } = await import('../../web/src/i18n-sources.js');
     const { COLLECTOR_NAMES: collectors } = await import('../../src/monitoring/collector-names.js');
     const { readFileSync, readdirSync } = await import('node:fs');
-    const files = [...readdirSync('src/monitoring/collectors').map((f) => `src/monitoring/collectors/${f}`), 'src/monitoring/self-watch.ts', 'src/demo.ts', 'src/demo-tenant.ts'];
+    const files = [...readdirSync('src/monitoring/collectors').map((f) => `src/monitoring/collectors/${f}`), 'src/monitoring/self-watch.ts', 'src/monitoring/first-pass.ts', 'src/demo.ts', 'src/demo-tenant.ts'];
     const text = files.map((f) => readFileSync(f, 'utf8')).join('\n');
     const kinds = new Set([...text.matchAll(/(?:notificationKind: |_KIND = |KIND = )'([A-Z][A-Za-z]+)'/g)].map((m) => m[1]!));
     for (const m of text.matchAll(/export const [A-Z_]+ = '([A-Z][A-Za-z]+)'/g)) kinds.add(m[1]!);

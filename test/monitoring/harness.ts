@@ -20,7 +20,12 @@ export interface Harness {
   sims: TenantSim[];
   sim(opts?: Partial<TenantSimOptions>): Promise<TenantSim>;
   org(name?: string): Promise<string>;
-  tenant(orgId: string, sim: TenantSim, over?: Partial<TenantInput>): Promise<TenantView>;
+  /**
+   * A tenant connection whose collectors have done their first pass (their findings page as
+   * usual), unless `connecting`: then it is a new connection, whose first passes open what
+   * they find silenced "found at connection" (src/monitoring/first-pass.ts).
+   */
+  tenant(orgId: string, sim: TenantSim, over?: Partial<TenantInput>, opts?: { connecting?: boolean }): Promise<TenantView>;
   scheduler(opts?: SchedulerOptions): CollectorScheduler;
   /** Switches off every collector created so far. */
   quiet(): Promise<void>;
@@ -41,8 +46,8 @@ export async function createHarness(): Promise<Harness> {
       return s;
     },
     org: (name) => insertOrg(ctx, name),
-    tenant(orgId, sim, over = {}) {
-      return createTenant(ctx, orgId, {
+    async tenant(orgId, sim, over = {}, opts = {}) {
+      const t = await createTenant(ctx, orgId, {
         name: 'Contoso BI',
         tenantId: sim.tenantId,
         clientId: sim.clientId,
@@ -51,6 +56,8 @@ export async function createHarness(): Promise<Harness> {
         endpoints: { authorityHost: sim.origin, powerBi: sim.origin, fabric: sim.origin, arm: sim.origin },
         ...over,
       });
+      if (!opts.connecting) await ctx.db.query('UPDATE collector_schedules SET first_pass_done = true WHERE tenant_ref = $1', [t.id]);
+      return t;
     },
     scheduler(opts = {}) {
       const s = new CollectorScheduler(ctx, { pollMs: 60_000, stopTimeoutMs: 2_000, ...opts });

@@ -2644,6 +2644,7 @@ export interface paths {
                         /** @enum {string} */
                         mode: "admin" | "member";
                         name: string;
+                        pageFindingsAtConnection?: boolean;
                         tenantId: string;
                         utilization?: {
                             armScopes?: string[];
@@ -2872,6 +2873,7 @@ export interface paths {
                         /** @enum {string} */
                         mode?: "admin" | "member";
                         name?: string;
+                        pageFindingsAtConnection?: boolean;
                         tenantId?: string;
                         utilization?: {
                             armScopes?: string[];
@@ -3761,6 +3763,8 @@ export interface components {
             severity: "error" | "info";
             silenced: boolean;
             silenceId: string | null;
+            /** @description Why it was silenced without a silence rule: "found at connection" (a tenant’s first pass). Such an incident stays quiet until it resolves. */
+            silenceReason: string | null;
             sourceId: string;
             sourceName: string;
             sourceType: string;
@@ -3862,6 +3866,8 @@ export interface components {
             severity: "error" | "info";
             silenced: boolean;
             silenceId: string | null;
+            /** @description Why it was silenced without a silence rule: "found at connection" (a tenant’s first pass). Such an incident stays quiet until it resolves. */
+            silenceReason: string | null;
             sourceId: string;
             sourceName: string;
             sourceType: string;
@@ -4508,6 +4514,8 @@ export interface components {
             /** @enum {string} */
             mode: "admin" | "member";
             name: string;
+            /** @description false (default): what the first pass of each collector finds at connection opens silenced ("found at connection") and one TenantConnected incident sums it up; true: those findings page like any failure. */
+            pageFindingsAtConnection: boolean;
             tenantId: string;
             /** Format: date-time */
             updatedAt: string;

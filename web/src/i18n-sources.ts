@@ -19,10 +19,10 @@ export const SOURCE_TYPE_NAMES: Names = {
 };
 
 export const NOTIFICATION_KIND_NAMES: Names = {
+  CapacityHighUtilization: { 'pt-BR': 'Capacidade com uso alto', en: 'Capacity high utilization' },
   CapacityMemoryPressure: { 'pt-BR': 'Pressão de memória na capacidade', en: 'Capacity memory pressure' },
   CapacityNotActive: { 'pt-BR': 'Capacidade inativa', en: 'Capacity not active' },
   CapacityOverloaded: { 'pt-BR': 'Capacidade sobrecarregada', en: 'Capacity overloaded' },
-  CapacityHighUtilization: { 'pt-BR': 'Uso alto da capacidade', en: 'Capacity high utilization' },
   CapacityThrottled: { 'pt-BR': 'Capacidade limitada (throttling)', en: 'Capacity throttled' },
   CapacityThrottling: { 'pt-BR': 'Capacidade com limitação', en: 'Capacity throttling' },
   CollectorBehind: { 'pt-BR': 'Coletor atrasado', en: 'Collector behind' },
@@ -64,8 +64,8 @@ export const COLLECTOR_NAMES: Names = {
   refreshes: { 'pt-BR': 'Atualizações', en: 'Refreshes' },
   jobs: { 'pt-BR': 'Jobs do Fabric', en: 'Fabric jobs' },
   mirroring: { 'pt-BR': 'Espelhamento', en: 'Mirroring' },
+  utilization: { 'pt-BR': 'Uso das capacidades', en: 'Capacity utilization' },
   freshness: { 'pt-BR': 'Atualidade dos dados', en: 'Data freshness' },
   datasources: { 'pt-BR': 'Fontes de dados', en: 'Data sources' },
-  utilization: { 'pt-BR': 'Carga das capacidades', en: 'Capacity load' },
 };
 export const collectorName = (lang: Lang, code: string): string => COLLECTOR_NAMES[code]?.[lang] ?? code;

@@ -22,6 +22,7 @@ const alertProperties = {
   lastOccurrenceAt: instant,
   silenced: bool,
   silenceId: nullableStr,
+  silenceReason: { type: ['string', 'null'], description: 'Why it was silenced without a silence rule: "found at connection" (a tenant’s first pass). Such an incident stays quiet until it resolves.' },
   correlated: bool,
   causeAlertIds: strings,
   suppressed: bool,

@@ -40,7 +40,7 @@ const collectorViewSchema = {
 export const tenantSchema = {
   title: 'Tenant',
   type: 'object',
-  required: ['id', 'name', 'tenantId', 'clientId', 'credentialType', 'credentialsSet', 'mode', 'workspaces', 'costScopes', 'endpoints', 'mirroringLag', 'utilization', 'createdAt', 'updatedAt', 'collectors'],
+  required: ['id', 'name', 'tenantId', 'clientId', 'credentialType', 'credentialsSet', 'mode', 'workspaces', 'costScopes', 'endpoints', 'mirroringLag', 'utilization', 'pageFindingsAtConnection', 'createdAt', 'updatedAt', 'collectors'],
   properties: {
     id: str,
     name: str,
@@ -65,6 +65,10 @@ export const tenantSchema = {
       properties: { infoSeconds: int, errorSeconds: int },
     },
     utilization: utilizationSchema,
+    pageFindingsAtConnection: {
+      type: 'boolean',
+      description: 'false (default): what the first pass of each collector finds at connection opens silenced ("found at connection") and one TenantConnected incident sums it up; true: those findings page like any failure.',
+    },
     createdAt: instant,
     updatedAt: instant,
     collectors: { type: 'array', items: collectorViewSchema },

@@ -58,7 +58,7 @@ export function AlertBadges(props: { alert: Alert }) {
     <>
       <span class={`badge ${a.status === 'open' ? 'bad' : 'ok'}`}>{a.status === 'open' ? t('open') : t('resolved')}</span>{' '}
       <span class={`badge sev-${a.severity}`}>{a.severity === 'error' ? t('sevError') : t('sevInfo')}</span>{' '}
-      {a.acknowledged && <span class="badge">{t('acknowledged')}</span>} {a.silenced && <span class="badge warn">{t('silenced')}</span>}{' '}
+      {a.acknowledged && <span class="badge">{t('acknowledged')}</span>} {a.silenced && <span class="badge warn">{a.silenceReason === 'found at connection' ? t('foundAtConnection') : t('silenced')}</span>}{' '}
       {a.correlated && <span class="badge warn">{t('correlated')}</span>}
     </>
   );
