@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createPgTestDatabaseUrl, ENGINE } from '../helpers/db.js';
 import { baseEnv, root, serve, stopAll, vigia } from './processes.js';
 
@@ -40,8 +40,20 @@ describe(`banner and version (${ENGINE})`, () => {
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     const exited = new Promise((r) => child.on('exit', r));
+    // A failed expectation must not leave the server holding the data directory for the next test.
+    onTestFinished(() => {
+      if (child.exitCode === null) {
+        try {
+          process.kill(-child.pid!, 'SIGTERM');
+        } catch {
+          // already gone
+        }
+      }
+    });
     await new Promise<void>((resolve, reject) => {
-      const check = () => (/Stop with Ctrl\+C/.test(out) ? resolve() : undefined);
+      // The banner (stdout) and the JSON "listening" line (the logger's own stream) arrive in either
+      // order: wait for both.
+      const check = () => (/Stop with Ctrl\+C/.test(out) && /"address":"http:\/\/127\.0\.0\.1:\d+"/.test(out) ? resolve() : undefined);
       child.stdout.on('data', check);
       void exited.then(() => reject(new Error(`exited before the banner:\n${out}`)));
     });

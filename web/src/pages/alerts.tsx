@@ -60,7 +60,10 @@ export function AlertsPage(props: { orgId: string }) {
       >
         <div class="field">
           <label for="alerts-status">{t('status')}</label>
-          <select id="alerts-status" value={draft.status} onChange={(e) => setDraft({ ...draft, status: (e.target as HTMLSelectElement).value })}>
+          <select id="alerts-status" value={draft.status} onChange={(e) => {
+            const value = (e.target as HTMLSelectElement).value;
+            setDraft((prev) => ({ ...prev, status: value }));
+          }}>
             <option value="open">{t('openAlerts')}</option>
             <option value="resolved">{t('resolvedAlerts')}</option>
             <option value="">{t('allAlerts')}</option>
@@ -68,7 +71,10 @@ export function AlertsPage(props: { orgId: string }) {
         </div>
         <div class="field">
           <label for="alerts-severity">{t('severity')}</label>
-          <select id="alerts-severity" value={draft.severity} onChange={(e) => setDraft({ ...draft, severity: (e.target as HTMLSelectElement).value })}>
+          <select id="alerts-severity" value={draft.severity} onChange={(e) => {
+            const value = (e.target as HTMLSelectElement).value;
+            setDraft((prev) => ({ ...prev, severity: value }));
+          }}>
             <option value="">{t('allSeverities')}</option>
             <option value="error">{t('sevError')}</option>
             <option value="info">{t('sevInfo')}</option>
@@ -76,7 +82,10 @@ export function AlertsPage(props: { orgId: string }) {
         </div>
         <div class="field">
           <label for="alerts-source-type">{t('sourceType')}</label>
-          <select id="alerts-source-type" value={draft.sourceType} onChange={(e) => setDraft({ ...draft, sourceType: (e.target as HTMLSelectElement).value })}>
+          <select id="alerts-source-type" value={draft.sourceType} onChange={(e) => {
+            const value = (e.target as HTMLSelectElement).value;
+            setDraft((prev) => ({ ...prev, sourceType: value }));
+          }}>
             <option value="">{t('allSourceTypes')}</option>
             {KNOWN_SOURCE_TYPES.map((code) => (
               <option key={code} value={code}>
@@ -85,7 +94,7 @@ export function AlertsPage(props: { orgId: string }) {
             ))}
           </select>
         </div>
-        <DateField id="alerts-from" label={t('from')} withTime value={draft.from} onValue={(v) => setDraft({ ...draft, from: v })} error={fields.errors.from} />
+        <DateField id="alerts-from" label={t('from')} withTime value={draft.from} onValue={(v) => setDraft((prev) => ({ ...prev, from: v }))} error={fields.errors.from} />
         <button type="submit" class="secondary">
           {t('filter')}
         </button>

@@ -50,7 +50,10 @@ export function DeliveryHistory(props: { orgId: string; destinationPath: string;
       >
         <div class="field">
           <label for="history-status">{t('status')}</label>
-          <select id="history-status" value={draft.status} onChange={(e) => setDraft({ ...draft, status: (e.target as HTMLSelectElement).value })}>
+          <select id="history-status" value={draft.status} onChange={(e) => {
+            const value = (e.target as HTMLSelectElement).value;
+            setDraft((prev) => ({ ...prev, status: value }));
+          }}>
             <option value="">{t('allStatuses')}</option>
             {DELIVERY_STATUSES.map((s) => (
               <option key={s} value={s}>
@@ -59,8 +62,8 @@ export function DeliveryHistory(props: { orgId: string; destinationPath: string;
             ))}
           </select>
         </div>
-        <DateField id="history-from" label={t('from')} withTime value={draft.from} onValue={(v) => setDraft({ ...draft, from: v })} error={fields.errors.from} />
-        <DateField id="history-to" label={t('to')} withTime value={draft.to} onValue={(v) => setDraft({ ...draft, to: v })} error={fields.errors.to} />
+        <DateField id="history-from" label={t('from')} withTime value={draft.from} onValue={(v) => setDraft((prev) => ({ ...prev, from: v }))} error={fields.errors.from} />
+        <DateField id="history-to" label={t('to')} withTime value={draft.to} onValue={(v) => setDraft((prev) => ({ ...prev, to: v }))} error={fields.errors.to} />
         <button type="submit" class="secondary">
           {t('filter')}
         </button>

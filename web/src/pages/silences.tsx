@@ -36,7 +36,11 @@ export function SilencesPage(props: { orgId: string }) {
   };
   const input = (key: keyof typeof form, label: string) => (
     <Field id={`silence-${key}`} label={label}>
-      <input id={`silence-${key}`} value={form[key]} onInput={(e) => setForm({ ...form, [key]: (e.target as HTMLInputElement).value })} />
+      <input id={`silence-${key}`} value={form[key]} onInput={(e) => {
+        const value = (e.target as HTMLInputElement).value;
+        // From the latest state, not this render's: two fields filled before a re-render both count.
+        setForm((f) => ({ ...f, [key]: value }));
+      }} />
     </Field>
   );
 
@@ -98,7 +102,7 @@ export function SilencesPage(props: { orgId: string }) {
           {input('sourceType', t('sourceType'))}
           {input('sourceId', t('sourceId'))}
           {input('notificationKind', t('notificationKind'))}
-          <DateField id="silence-endsAt" label={t('endsAt')} withTime value={form.endsAt} onValue={(v) => setForm({ ...form, endsAt: v })} error={fields.errors.endsAt} />
+          <DateField id="silence-endsAt" label={t('endsAt')} withTime value={form.endsAt} onValue={(v) => setForm((f) => ({ ...f, endsAt: v }))} error={fields.errors.endsAt} />
           {input('comment', t('comment'))}
         </div>
         <ErrorMessage error={create.error} />

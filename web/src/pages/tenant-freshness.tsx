@@ -36,7 +36,10 @@ export function FreshnessSection(props: { path: string; tenantName: string }) {
   }, [loaded.data]);
   const editable = can('owner');
   const idBase = `fs-${props.path.replace(/[^\w-]/g, '-')}`;
-  const set = (k: keyof typeof f) => (e: Event) => setF({ ...f, [k]: (e.target as HTMLInputElement).value });
+  const set = (k: keyof typeof f) => (e: Event) => {
+    const value = (e.target as HTMLInputElement).value;
+    setF((prev) => ({ ...prev, [k]: value }));
+  };
 
   const parseLines = (text: string, field: string, found: string[]) =>
     text

@@ -39,10 +39,16 @@ export function MirroringLagForm(props: { path: string; tenantId: string; tenant
       <p class="muted">{t('mlHelp')}</p>
       <div class="grid">
         <Field id={id('info')} label={t('mlInfo')}>
-          <input id={id('info')} inputMode="numeric" value={f.info} onInput={(e) => setF({ ...f, info: (e.target as HTMLInputElement).value })} />
+          <input id={id('info')} inputMode="numeric" value={f.info} onInput={(e) => {
+            const value = (e.target as HTMLInputElement).value;
+            setF((prev) => ({ ...prev, info: value }));
+          }} />
         </Field>
         <Field id={id('error')} label={t('mlError')}>
-          <input id={id('error')} inputMode="numeric" value={f.error} onInput={(e) => setF({ ...f, error: (e.target as HTMLInputElement).value })} />
+          <input id={id('error')} inputMode="numeric" value={f.error} onInput={(e) => {
+            const value = (e.target as HTMLInputElement).value;
+            setF((prev) => ({ ...prev, error: value }));
+          }} />
         </Field>
       </div>
       {problems.length > 0 && (

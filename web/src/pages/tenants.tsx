@@ -242,7 +242,10 @@ function ConnectForm(props: { path: string; onConnected: () => void }) {
   const [ep, setEp] = useState({ authorityHost: '', powerBi: '', fabric: '', arm: '' });
   const fields = useFieldErrors<keyof typeof FIELD_IDS>((k) => FIELD_IDS[k]);
   const create = useAction();
-  const set = (k: keyof typeof f) => (e: Event) => setF({ ...f, [k]: (e.target as HTMLInputElement).value });
+  const set = (k: keyof typeof f) => (e: Event) => {
+    const value = (e.target as HTMLInputElement).value;
+    setF((prev) => ({ ...prev, [k]: value }));
+  };
   const submit = (e: Event) => {
     e.preventDefault();
     const found: Partial<Record<keyof typeof FIELD_IDS, string>> = {};
@@ -337,7 +340,10 @@ function ConnectForm(props: { path: string; onConnected: () => void }) {
             ] as const
           ).map(([k, label]) => (
             <Field key={k} id={`tn-ep-${k}`} label={t(label)}>
-              <input id={`tn-ep-${k}`} type="url" value={ep[k]} maxLength={2048} onInput={(e) => setEp({ ...ep, [k]: (e.target as HTMLInputElement).value })} />
+              <input id={`tn-ep-${k}`} type="url" value={ep[k]} maxLength={2048} onInput={(e) => {
+            const value = (e.target as HTMLInputElement).value;
+            setEp((prev) => ({ ...prev, [k]: value }));
+          }} />
             </Field>
           ))}
         </div>
