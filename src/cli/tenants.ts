@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { adminCall, CliError, type AdminTarget } from './admin-target.js';
+import type { Texts } from '../monitoring/fixes.js';
 
 type Out = (line: string) => void;
 
@@ -34,7 +35,6 @@ interface TenantView {
   collectors: CollectorView[];
 }
 
-type Texts = { 'pt-BR': string; en: string };
 interface CheckResult {
   ok: boolean;
   checks: Array<{ id: string; ok: boolean; title: Texts; fix: Texts | null; detail?: string; cause?: string }>;

@@ -8,8 +8,8 @@ import { VendorHttpError, type PlatformClient } from './platform-client.js';
 import type { TenantTokens } from './tokens.js';
 import { readNewEvents } from './collectors/utilization-events.js';
 import type { UtilizationSettings } from './utilization-settings.js';
+import type { Texts } from './fixes.js';
 
-type Texts = { 'pt-BR': string; en: string };
 
 export interface UtilizationCheckItem {
   id: string;
