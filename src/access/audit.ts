@@ -35,11 +35,24 @@ export function redactChanges(value: unknown, depth = 0): unknown {
   return out;
 }
 
+/** An integration as the actor of an audit entry: its id (the destination) and how it is named. */
+export interface ToolActor {
+  id: string;
+  label: string;
+}
+
 export async function recordAudit(
   db: Queryable,
-  entry: { principal: Principal; orgId: string | null; address: string | null; action: string; target: string | null; changes: unknown; at: Date },
+  entry: { orgId: string | null; address: string | null; action: string; target: string | null; changes: unknown; at: Date } & (
+    | { principal: Principal }
+    /** A change made outside Vigia (an on-call tool acknowledging through its inbound address). */
+    | { actor: ToolActor }
+  ),
 ): Promise<void> {
   const changes = redactChanges(entry.changes);
+  const actor = 'actor' in entry
+    ? { kind: 'integration', id: entry.actor.id, label: entry.actor.label }
+    : { kind: actorKind(entry.principal), id: actorId(entry.principal), label: actorLabel(entry.principal) };
   await db.query(
     `INSERT INTO audit_log (id, org_id, at, actor_kind, actor_id, actor_label, address, action, target, changes)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb)`,
@@ -47,9 +60,9 @@ export async function recordAudit(
       newId('aud', entry.at),
       entry.orgId,
       entry.at,
-      actorKind(entry.principal),
-      actorId(entry.principal),
-      actorLabel(entry.principal),
+      actor.kind,
+      actor.id,
+      actor.label,
       entry.address,
       entry.action,
       entry.target,

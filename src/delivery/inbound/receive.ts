@@ -8,10 +8,9 @@
  */
 import type { AppContext } from '../../context.js';
 import type { Queryable } from '../../db/index.js';
-import { newId } from '../../ids.js';
 import { applyToolChangeIn } from '../../alerts/lifecycle.js';
 import { txWithRetry } from '../../alerts/retry.js';
-import { redactChanges } from '../../access/audit.js';
+import { recordAudit } from '../../access/audit.js';
 import { createGuardedSend } from '../guarded-http.js';
 import { countInbound, loadInboundTarget, type InboundTarget, type Verdict } from './endpoints.js';
 import { incidentAlertKeys } from './pagerduty-alerts.js';
@@ -140,19 +139,13 @@ async function recordToolAudit(
   q: Queryable,
   e: { orgId: string; destinationId: string; tool: string; actor: string | null; address: string; alertId: string; change: string; at: Date; eventKey: string; now: Date },
 ): Promise<void> {
-  await q.query(
-    `INSERT INTO audit_log (id, org_id, at, actor_kind, actor_id, actor_label, address, action, target, changes)
-     VALUES ($1, $2, $3, 'integration', $4, $5, $6, $7, $8, $9::jsonb)`,
-    [
-      newId('aud', e.now),
-      e.orgId,
-      e.now,
-      e.destinationId,
-      e.actor ? `${e.tool}: ${e.actor}` : e.tool,
-      e.address,
-      `alerts.${e.change}`,
-      e.alertId,
-      JSON.stringify(redactChanges({ via: 'inbound', tool: e.tool, destinationId: e.destinationId, event: e.eventKey, at: e.at.toISOString() })),
-    ],
-  );
+  await recordAudit(q, {
+    actor: { id: e.destinationId, label: e.actor ? `${e.tool}: ${e.actor}` : e.tool },
+    orgId: e.orgId,
+    address: e.address,
+    action: `alerts.${e.change}`,
+    target: e.alertId,
+    changes: { via: 'inbound', tool: e.tool, destinationId: e.destinationId, event: e.eventKey, at: e.at.toISOString() },
+    at: e.now,
+  });
 }
