@@ -3,6 +3,8 @@ import swagger from '@fastify/swagger';
 import type { AppContext } from '../context.js';
 import { hoistNamedSchemas } from '../public-api/openapi.js';
 import { errorSchema } from '../public-api/schemas.js';
+import { CSRF_HEADER } from './auth.js';
+import { SESSION_COOKIE } from './session-cookie.js';
 
 /**
  * The admin API's OpenAPI 3.1 document, generated from the route schemas of this scope (as the
@@ -22,8 +24,19 @@ export async function installAdminOpenApi(app: FastifyInstance, ctx: AppContext)
           'Send the instance admin token or a personal token as `Authorization: Bearer <token>` (or use the console session). Every error answers with the envelope `{"error":{"code","message"}}`.',
       },
       servers: [{ url: `${ctx.config.baseUrl}/api/admin/v1` }],
-      components: { securitySchemes: { adminToken: { type: 'http', scheme: 'bearer' } } },
-      security: [{ adminToken: [] }],
+      components: {
+        securitySchemes: {
+          adminToken: { type: 'http', scheme: 'bearer', description: 'The instance admin token or a personal token (`vpt_…`).' },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: SESSION_COOKIE,
+            description: `The console's session (sign-in with the admin token or the identity provider). Calls that change something also send the \`${CSRF_HEADER}\` header given at sign-in.`,
+          },
+        },
+      },
+      // Either one: a bearer token, or the console's session cookie.
+      security: [{ adminToken: [] }, { session: [] }],
     },
     transformObject: (document) => ('openapiObject' in document ? hoistNamedSchemas(document.openapiObject) : document.swaggerObject),
   });

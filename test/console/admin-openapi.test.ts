@@ -24,6 +24,9 @@ describe('admin OpenAPI document and the console types', () => {
     const doc = res.json();
     expect(doc.openapi).toMatch(/^3\.1\./);
     expect(doc.info.title).toBe('Vigia admin API');
+    // Both ways in are declared: a bearer token, or the console's session cookie.
+    expect(doc.security).toEqual([{ adminToken: [] }, { session: [] }]);
+    expect(doc.components.securitySchemes.session).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'vigia_session' });
     // The console's read views document their answers, errors included.
     for (const p of ['/orgs/{orgId}/metrics', '/orgs/{orgId}/metrics/series', '/orgs/{orgId}/sla/history', '/orgs/{orgId}/capacities', '/orgs/{orgId}/workspaces']) {
       const get = doc.paths[p].get;
