@@ -43,6 +43,8 @@ const POWERBI_OPERATIONS = [
   'Datasets_GetRefreshHistoryInGroup',
   'Datasets_GetRefreshScheduleInGroup',
   'Datasets_GetDatasourcesInGroup',
+  // The Capacity Metrics app's model, read by the utilization collector (DAX through executeQueries).
+  'Datasets_ExecuteQueriesInGroup',
   'WorkspaceInfo_GetModifiedWorkspaces',
   'WorkspaceInfo_PostWorkspaceInfo',
   'WorkspaceInfo_GetScanStatus',

@@ -7,7 +7,7 @@ import { failureReason, jobTypeOf } from './jobs.js';
 import { TOKEN_REFUSALS, type TokenRefusalKind } from './token-refusals.js';
 import type { Limits } from './limits.js';
 import { refreshException } from './refresh-errors.js';
-import { API_FAMILIES, type ApiFamily, type SimCapacityState, type SimItem, type SimState } from './types.js';
+import { API_FAMILIES, METRICS_APP_VERSIONS, type ApiFamily, type MetricsAppVersion, type SimCapacityState, type SimItem, type SimState } from './types.js';
 
 export class SimControlError extends Error {}
 
@@ -100,6 +100,8 @@ export interface SimControl {
   capacityEvents(a: { capacityId: string; drop?: number; duplicate?: number }): void;
   /** The service principal may not read the Eventhouse's database (queries answer 403). */
   eventhouseForbidden(a: { on: boolean }): void;
+  /** The Capacity Metrics app's model takes the names of this app version (METRICS_APP_VERSIONS; `v99` is unknown to every monitor). */
+  metricsAppVersion(a: { version: MetricsAppVersion }): void;
   /** Back to the generated state; limits, storms and faults cleared. */
   reset(): void;
 }
@@ -173,6 +175,12 @@ export function createControl(deps: { state: () => SimState; limits: Limits; fau
       const eh = s().eventhouse;
       if (!eh) throw new SimControlError('the tenant has no Eventhouse');
       eh.forbidden = on === true;
+    },
+    metricsAppVersion({ version }) {
+      const app = s().metricsApp;
+      if (!app) throw new SimControlError('the tenant has no Capacity Metrics app');
+      if (!METRICS_APP_VERSIONS.includes(version)) throw new SimControlError(`version must be one of ${METRICS_APP_VERSIONS.join(', ')}`);
+      app.version = version;
     },
     refuseTokens({ on, kind }) {
       if (kind !== undefined && !Object.hasOwn(TOKEN_REFUSALS, kind)) throw new SimControlError(`kind must be one of ${Object.keys(TOKEN_REFUSALS).join(', ')}`);
@@ -368,5 +376,6 @@ export const CONTROL_OPERATIONS = [
   'capacityLoad',
   'capacityEvents',
   'eventhouseForbidden',
+  'metricsAppVersion',
   'reset',
 ] as const satisfies ReadonlyArray<keyof SimControl>;

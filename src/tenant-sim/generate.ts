@@ -3,9 +3,10 @@
  * histories and costs. Dates are relative to `now` rounded down to the day, so a test that pins
  * the clock gets identical state too.
  */
+import { createHash } from 'node:crypto';
 import { addRunnableItems } from './jobs.js';
 import { refreshException } from './refresh-errors.js';
-import type { SimCapacity, SimConnection, SimCostRow, SimGateway, SimItem, SimSizes, SimState, SimWorkspace } from './types.js';
+import type { MetricsAppVersion, SimCapacity, SimConnection, SimCostRow, SimGateway, SimItem, SimMetricsApp, SimSizes, SimState, SimWorkspace } from './types.js';
 
 export const DEFAULT_SIZES: Required<SimSizes> = { capacities: 3, workspaces: 20, gateways: 4, membersPerGateway: 2, costDays: 90, cloudConnections: 0, mirroredTables: 3, runnableItems: 0, modelsPerWorkspace: 1, pipelinesPerWorkspace: 0 };
 
@@ -207,6 +208,7 @@ export function generateTenant(opts: { seed: number; sizes: Required<SimSizes>; 
     costs,
     eventhouse: { database: 'CapacityMonitoring', table: 'CapacityEvents' },
     loads: {},
+    metricsApp: metricsAppOf(opts.tenantId),
     settings: {
       adminApisForbidden: false,
       refuseTokens: null,
@@ -298,4 +300,19 @@ function addBulkItems(workspaces: SimWorkspace[], gateways: SimGateway[], sizes:
       });
     }
   }
+}
+
+/**
+ * The Capacity Metrics app installed in its own workspace. Its IDs and app version follow from the
+ * tenant ID (not the seeded random source, so adding it changed no other generated value); the
+ * control API's `metricsAppVersion` sets another version.
+ */
+function metricsAppOf(tenantId: string): SimMetricsApp {
+  const id = (label: string) => {
+    const h = createHash('sha256').update(`${tenantId}/${label}`).digest('hex');
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  };
+  const versions: MetricsAppVersion[] = ['v37', 'v47', 'v53', 'v65'];
+  const version = versions[Number.parseInt(id('version').slice(0, 2), 16) % versions.length]!;
+  return { workspaceId: id('metrics-app-workspace'), datasetId: id('metrics-app-model'), version };
 }

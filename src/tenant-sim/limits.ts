@@ -11,6 +11,8 @@ export interface HourlyCap {
   /** Matches the path after the origin (no query). */
   pattern: RegExp;
   perHour: number;
+  /** The cap's rolling period when it is not an hour (`perHour` is then per this period). */
+  periodMs?: number;
 }
 
 /** The vendors' documented hourly caps the simulator enforces. */
@@ -21,6 +23,8 @@ export const DOCUMENTED_CAPS: readonly HourlyCap[] = [
   { name: 'powerbi-admin-scanner-getinfo', family: 'powerbi-admin', pattern: /^\/v1\.0\/myorg\/admin\/workspaces\/getInfo$/i, perHour: 500 },
   { name: 'fabric-admin-workspaces', family: 'fabric-admin', pattern: /^\/v1\/admin\/workspaces$/i, perHour: 200 },
   { name: 'fabric-admin-items', family: 'fabric-admin', pattern: /^\/v1\/admin\/items$/i, perHour: 200 },
+  // executeQueries: 120 query requests a minute per user, whatever the model.
+  { name: 'powerbi-execute-queries', family: 'powerbi', pattern: /\/datasets\/[^/]+\/executeQueries$/i, perHour: 120, periodMs: 60_000 },
 ];
 
 export const ARM_BUCKET = { size: 250, refillPerSecond: 25 };
@@ -64,10 +68,11 @@ export class Limits {
     const t = this.now();
     for (const cap of DOCUMENTED_CAPS) {
       if (cap.family !== family || !cap.pattern.test(path)) continue;
-      const hits = (this.windows.get(cap.name) ?? []).filter((at) => at > t - 3_600_000);
+      const period = cap.periodMs ?? 3_600_000;
+      const hits = (this.windows.get(cap.name) ?? []).filter((at) => at > t - period);
       if (hits.length >= cap.perHour) {
         this.windows.set(cap.name, hits);
-        return { retryAfterSeconds: Math.max(1, Math.ceil((hits[0]! + 3_600_000 - t) / 1000)), reason: `cap:${cap.name}` };
+        return { retryAfterSeconds: Math.max(1, Math.ceil((hits[0]! + period - t) / 1000)), reason: `cap:${cap.name}` };
       }
       hits.push(t);
       this.windows.set(cap.name, hits);

@@ -1,6 +1,7 @@
 /** Power BI REST (`/v1.0/myorg/…`): groups, datasets, refreshes, gateways, capacities, admin lists. */
 import { randomUUID } from 'node:crypto';
 import { gatewayReachable } from './gateway-state.js';
+import { executeQueries } from './metrics-app.js';
 import { powerBiList } from './paging.js';
 import { runScheduledRefreshes } from './schedule.js';
 import { type Handler, ok, powerBiError, type RequestContext } from './reply.js';
@@ -52,6 +53,7 @@ function visibleGateway(ctx: RequestContext) {
 }
 
 export const POWERBI_HANDLERS: Record<string, Handler> = {
+  Datasets_ExecuteQueriesInGroup: executeQueries,
   Groups_GetGroups: (ctx) => powerBiList(ctx, ctx.state.workspaces.filter((w) => w.member), 'groups', group),
   Groups_GetGroupsAsAdmin: (ctx) =>
     powerBiList(ctx, ctx.state.workspaces, 'groups', (w) => ({ ...group(w), type: 'Workspace', state: 'Active', hasWorkspaceLevelSettings: false })),

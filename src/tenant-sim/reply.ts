@@ -25,6 +25,9 @@ export interface RequestContext {
   operations: Map<string, LongRunningOperation>;
   /** Power BI scanner (metadata scanning) scans and what the service leaves out of them. */
   scanner: ScannerBook;
+  /** Strict mode: a request outside what the vendor documents is recorded as a violation. */
+  strict?: boolean;
+  violate?: (message: string) => void;
 }
 
 export interface LongRunningOperation {

@@ -202,6 +202,8 @@ export async function handleRequest(rt: SimRuntime, req: IncomingMessage, res: S
     costPageRows: rt.costPageRows,
     operations: rt.operations,
     scanner: rt.scanner,
+    strict: rt.strict,
+    violate,
   };
   const handler = HANDLERS[kind][m.operation.operationId];
   const reply = handler ? handler(ctx) : errorFor(family, 501, 'NotImplemented', `The simulator does not serve ${m.operation.operationId}.`);

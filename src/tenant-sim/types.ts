@@ -265,6 +265,18 @@ export interface SimState {
   eventhouse?: { database: string; table: string; forbidden?: boolean };
   /** Each capacity's load model and the events computed from it (src/tenant-sim/capacity-load.ts). */
   loads?: Record<string, SimCapacityLoad>;
+  /** The Capacity Metrics app's semantic model, answering executeQueries (src/tenant-sim/metrics-app.ts). */
+  metricsApp?: SimMetricsApp;
+}
+
+/** App versions whose model names the simulator serves; `v99` is one no monitor knows (every name changed). */
+export const METRICS_APP_VERSIONS = ['v37', 'v40', 'v44', 'v47', 'v53', 'v65', 'v99'] as const;
+export type MetricsAppVersion = (typeof METRICS_APP_VERSIONS)[number];
+
+export interface SimMetricsApp {
+  workspaceId: string;
+  datasetId: string;
+  version: MetricsAppVersion;
 }
 
 export interface RecordedRequest {
