@@ -16,6 +16,7 @@ import type { Collector } from '../collector.js';
 import type { StateChange } from '../output.js';
 import type { PlatformClient } from '../platform-client.js';
 import { thresholdsFor, utilizationOf, type EventhouseSource } from '../utilization-settings.js';
+import { metricsAppReleaseSignals, runMetricsApp } from './utilization-metrics-app.js';
 import { readCulprits, readNewEvents, type Culprit, type WindowFigures } from './utilization-events.js';
 import { freshMemory, judgeCapacity, releaseSignals, stageOf, throttledMessage, type CapacityMemory } from './utilization-verdicts.js';
 
@@ -59,6 +60,8 @@ export const utilizationCollector: Collector = {
   async run({ ctx, tenant, client, state, commit }) {
     const settings = utilizationOf(tenant.utilization);
     const source = settings.eventhouse;
+    // The Capacity Metrics app's model when there is no event stream (utilization-metrics-app.ts).
+    if (!source && settings.metricsApp) return runMetricsApp({ ctx, tenant, client, state, commit }, settings, settings.metricsApp);
     // No source (or only sources this version does not read): no call, nothing to commit.
     if (!source) return;
     const now = ctx.clock.now();
@@ -90,6 +93,7 @@ export const utilizationCollector: Collector = {
   releaseAll(state, now) {
     return [...state]
       .filter(([k]) => k.startsWith(CAPACITY_PREFIX))
-      .flatMap(([k, v]) => releaseSignals(k.slice(CAPACITY_PREFIX.length), v as CapacityMemory, now));
+      .flatMap(([k, v]) => releaseSignals(k.slice(CAPACITY_PREFIX.length), v as CapacityMemory, now))
+      .concat(metricsAppReleaseSignals(state, now));
   },
 };
