@@ -2,13 +2,15 @@
  * The connection check's items for the `utilization` sources, each with its fix in pt-BR and
  * English: a token of the Kusto audience, a read of the Eventhouse table (database, table,
  * permission), and whether capacity events are flowing into it (a Summary per active capacity
- * every 30 s — none in the last 10 minutes means the Eventstream is not delivering).
+ * every 30 s — none in the last 10 minutes means the Eventstream is not delivering); the
+ * Capacity Metrics app's items are in utilization-metrics-app-check.ts.
  */
 import { VendorHttpError, type PlatformClient } from './platform-client.js';
 import type { TenantTokens } from './tokens.js';
 import { readNewEvents } from './collectors/utilization-events.js';
 import type { UtilizationSettings } from './utilization-settings.js';
 import type { Texts } from './fixes.js';
+import { metricsAppChecks } from './utilization-metrics-app-check.js';
 
 
 export interface UtilizationCheckItem {
@@ -72,7 +74,7 @@ export async function utilizationChecks(client: PlatformClient, tokens: Pick<Ten
       out.push({ id: 'utilization.eventhouse.read', ok: false, title: readTitle, fix, detail: (err as Error).message });
     }
   }
-  if (s.metricsApp) out.push({ id: 'utilization.metricsApp', ok: false, title: { 'pt-BR': 'Modelo do app Capacity Metrics', en: 'Capacity Metrics app model' }, fix: FIX_NOT_READ });
+  if (s.metricsApp) out.push(...(await metricsAppChecks(client, s.metricsApp, now)));
   if (s.armScopes.length > 0) out.push({ id: 'utilization.azureMonitor', ok: false, title: { 'pt-BR': 'Métricas do Azure Monitor (SKUs A)', en: 'Azure Monitor metrics (A SKUs)' }, fix: FIX_NOT_READ });
   return out;
 }

@@ -1,7 +1,7 @@
 /**
  * `POST …/tenants/{id}/check` for the utilization sources, against the simulator's Eventhouse:
  * a Kusto token, the table read, events flowing — each missing piece with its fix in pt-BR and
- * English — and the sources this version does not read said so, not silently accepted.
+ * English — and the Capacity Metrics app's model: the query, a known version, recent usage.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
@@ -75,8 +75,45 @@ describe('tenant check: utilization sources', () => {
     expect(flowing).toMatchObject({ ok: false });
     expect(flowing.fix['pt-BR']).toContain('Real-Time hub');
 
-    const other = await connect(orgId, { metricsApp: { workspaceId: '00000000-0000-0000-0000-000000000001', datasetId: '00000000-0000-0000-0000-000000000002' } });
-    expect((await check(orgId, other)).map((c: { id: string; ok: boolean }) => [c.id, c.ok])).toEqual([['utilization.metricsApp', false]]);
+    expect(sim.violations).toEqual([]);
+  });
+
+  it('names what is missing for the Capacity Metrics app source, with its fix in both languages', async () => {
+    const orgId = await insertOrg(t.ctx);
+    for (const c of sim.state.capacities) sim.control.capacityState({ capacityId: c.id, state: 'Active' });
+    clock.advance(15 * 60_000);
+    const app = sim.state.metricsApp!;
+    const good = await connect(orgId, { metricsApp: { workspaceId: app.workspaceId, datasetId: app.datasetId } });
+    const items = await check(orgId, good);
+    expect(items.map((c: { id: string; ok: boolean }) => [c.id, c.ok])).toEqual([
+      ['utilization.metricsApp.query', true],
+      ['utilization.metricsApp.version', true],
+      ['utilization.metricsApp.fresh', true],
+    ]);
+
+    const wrongIds = await connect(orgId, { metricsApp: { workspaceId: app.workspaceId, datasetId: '00000000-0000-0000-0000-000000000002' } });
+    const [query] = await check(orgId, wrongIds);
+    expect(query).toMatchObject({ id: 'utilization.metricsApp.query', ok: false });
+    expect(query.detail).toMatch(/404/);
+    expect(query.fix.en).toContain('datasetId');
+    expect(query.fix['pt-BR']).toContain('modelo semântico');
+
+    sim.control.metricsAppVersion({ version: 'v99' });
+    const unknown = await check(orgId, good);
+    expect(unknown.map((c: { id: string; ok: boolean }) => [c.id, c.ok])).toEqual([
+      ['utilization.metricsApp.query', true],
+      ['utilization.metricsApp.version', false],
+    ]);
+    expect(unknown[1].fix.en).toContain('v53–v65, v40–v47, v37');
+    expect(unknown[1].fix['pt-BR']).toContain('Atualize o Vigia');
+    sim.control.metricsAppVersion({ version: 'v37' });
+
+    // Every capacity paused for 31 minutes: the model has no recent usage.
+    for (const c of sim.state.capacities) sim.control.capacityState({ capacityId: c.id, state: 'Paused' });
+    clock.advance(31 * 60_000);
+    const fresh = (await check(orgId, good)).find((c: { id: string }) => c.id === 'utilization.metricsApp.fresh');
+    expect(fresh).toMatchObject({ ok: false });
+    expect(fresh.fix.en).toContain('10–15 minutes late');
     expect(sim.violations).toEqual([]);
   });
 });

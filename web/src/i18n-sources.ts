@@ -21,6 +21,7 @@ export const SOURCE_TYPE_NAMES: Names = {
 export const NOTIFICATION_KIND_NAMES: Names = {
   CapacityHighUtilization: { 'pt-BR': 'Capacidade com uso alto', en: 'Capacity high utilization' },
   CapacityMemoryPressure: { 'pt-BR': 'Pressão de memória na capacidade', en: 'Capacity memory pressure' },
+  CapacityMetricsUnreadable: { 'pt-BR': 'Modelo do app Capacity Metrics ilegível', en: 'Capacity Metrics app model unreadable' },
   CapacityNotActive: { 'pt-BR': 'Capacidade inativa', en: 'Capacity not active' },
   CapacityOverloaded: { 'pt-BR': 'Capacidade sobrecarregada', en: 'Capacity overloaded' },
   CapacityThrottled: { 'pt-BR': 'Capacidade limitada (throttling)', en: 'Capacity throttled' },
