@@ -8,7 +8,6 @@
 import { executeDax, MAPPINGS, probeMapping, timepointsQuery, type NameMapping } from './collectors/utilization-metrics-app.js';
 import type { Texts } from './fixes.js';
 import { VendorHttpError, type PlatformClient } from './platform-client.js';
-import type { UtilizationCheckItem } from './utilization-check.js';
 import type { MetricsAppSource } from './utilization-settings.js';
 
 const FIX_ACCESS: Texts = {
@@ -31,7 +30,16 @@ const FIX_STALE: Texts = {
 
 const FRESH_MS = 30 * 60_000;
 
-export async function metricsAppChecks(client: PlatformClient, app: MetricsAppSource, now: Date): Promise<UtilizationCheckItem[]> {
+/** One check item (the shape of utilization-check.ts's items, which include these). */
+export interface MetricsAppCheckItem {
+  id: string;
+  ok: boolean;
+  title: Texts;
+  fix: Texts | null;
+  detail?: string;
+}
+
+export async function metricsAppChecks(client: PlatformClient, app: MetricsAppSource, now: Date): Promise<MetricsAppCheckItem[]> {
   const queryTitle = { 'pt-BR': 'Consulta ao modelo do app Capacity Metrics (executeQueries)', en: 'Query of the Capacity Metrics app model (executeQueries)' };
   const versionTitle = { 'pt-BR': 'Versão do app Capacity Metrics conhecida', en: 'Capacity Metrics app version known' };
   const freshTitle = { 'pt-BR': 'Uso recente no modelo do app', en: 'Recent usage in the app model' };
@@ -42,7 +50,7 @@ export async function metricsAppChecks(client: PlatformClient, app: MetricsAppSo
     const fix = err instanceof VendorHttpError && err.status === 404 ? FIX_IDS : FIX_ACCESS;
     return [{ id: 'utilization.metricsApp.query', ok: false, title: queryTitle, fix, detail: (err as Error).message }];
   }
-  const out: UtilizationCheckItem[] = [{ id: 'utilization.metricsApp.query', ok: true, title: queryTitle, fix: null }];
+  const out: MetricsAppCheckItem[] = [{ id: 'utilization.metricsApp.query', ok: true, title: queryTitle, fix: null }];
   if (!mapping) {
     out.push({ id: 'utilization.metricsApp.version', ok: false, title: versionTitle, fix: FIX_VERSION, detail: 'no known version\'s measures in the model' });
     return out;
