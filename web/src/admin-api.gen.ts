@@ -4606,7 +4606,7 @@ export interface components {
         };
         /**
          * UtilizationMetricsApp
-         * @description The Capacity Metrics app's semantic model (workspace and dataset IDs).
+         * @description The Capacity Metrics app's semantic model (workspace and dataset IDs), read through executeQueries when eventhouse is null.
          */
         UtilizationMetricsApp: {
             datasetId: string;

@@ -19,7 +19,7 @@ const eventhouse = {
 const metricsApp = {
   title: 'UtilizationMetricsApp',
   type: 'object',
-  description: "The Capacity Metrics app's semantic model (workspace and dataset IDs).",
+  description: "The Capacity Metrics app's semantic model (workspace and dataset IDs), read through executeQueries when eventhouse is null.",
   required: ['workspaceId', 'datasetId'],
   properties: { workspaceId: str, datasetId: str },
 } as const;
