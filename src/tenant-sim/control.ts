@@ -102,6 +102,8 @@ export interface SimControl {
   eventhouseForbidden(a: { on: boolean }): void;
   /** The Capacity Metrics app's model takes the names of this app version (METRICS_APP_VERSIONS; `v99` is unknown to every monitor). */
   metricsAppVersion(a: { version: MetricsAppVersion }): void;
+  /** executeQueries on the app's model answers 401 (no Build permission, or the tenant setting off). */
+  metricsAppForbidden(a: { on: boolean }): void;
   /** Back to the generated state; limits, storms and faults cleared. */
   reset(): void;
 }
@@ -181,6 +183,11 @@ export function createControl(deps: { state: () => SimState; limits: Limits; fau
       if (!app) throw new SimControlError('the tenant has no Capacity Metrics app');
       if (!METRICS_APP_VERSIONS.includes(version)) throw new SimControlError(`version must be one of ${METRICS_APP_VERSIONS.join(', ')}`);
       app.version = version;
+    },
+    metricsAppForbidden({ on }) {
+      const app = s().metricsApp;
+      if (!app) throw new SimControlError('the tenant has no Capacity Metrics app');
+      app.forbidden = on === true;
     },
     refuseTokens({ on, kind }) {
       if (kind !== undefined && !Object.hasOwn(TOKEN_REFUSALS, kind)) throw new SimControlError(`kind must be one of ${Object.keys(TOKEN_REFUSALS).join(', ')}`);
@@ -377,5 +384,6 @@ export const CONTROL_OPERATIONS = [
   'capacityEvents',
   'eventhouseForbidden',
   'metricsAppVersion',
+  'metricsAppForbidden',
   'reset',
 ] as const satisfies ReadonlyArray<keyof SimControl>;

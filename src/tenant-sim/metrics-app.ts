@@ -233,6 +233,7 @@ export function executeQueries(ctx: RequestContext): Reply {
     return daxError(`Failed to resolve name '${'Capacities'}'. It is not a valid table, variable, or function name.`);
   }
   if (lower(app.datasetId) !== lower(datasetId ?? '')) return powerBiError(404, 'ItemNotFound', `Dataset ${datasetId} is not found! please verify datasetId is correct and user have sufficient permissions.`);
+  if (app.forbidden) return powerBiError(401, 'PowerBINotAuthorizedException', 'The caller may not run queries on this dataset (Read and Build permissions, tenant setting "Dataset Execute Queries REST API").');
   const body = ctx.json as { queries?: Array<{ query?: unknown }> };
   const queries = Array.isArray(body?.queries) ? body.queries : [];
   if (queries.length !== 1) return powerBiError(400, 'InvalidRequest', 'Only one query per request is supported.');

@@ -277,6 +277,8 @@ export interface SimMetricsApp {
   workspaceId: string;
   datasetId: string;
   version: MetricsAppVersion;
+  /** The principal lacks Build on the model or the tenant setting is off: queries answer 401. */
+  forbidden?: boolean;
 }
 
 export interface RecordedRequest {

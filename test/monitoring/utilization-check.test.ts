@@ -98,6 +98,14 @@ describe('tenant check: utilization sources', () => {
     expect(query.fix.en).toContain('datasetId');
     expect(query.fix['pt-BR']).toContain('modelo semântico');
 
+    sim.control.metricsAppForbidden({ on: true });
+    const [refused] = await check(orgId, good);
+    expect(refused).toMatchObject({ id: 'utilization.metricsApp.query', ok: false });
+    expect(refused.detail).toMatch(/401/);
+    expect(refused.fix.en).toContain('Dataset Execute Queries REST API');
+    expect(refused.fix['pt-BR']).toContain('Ler e Criar (Build)');
+    sim.control.metricsAppForbidden({ on: false });
+
     sim.control.metricsAppVersion({ version: 'v99' });
     const unknown = await check(orgId, good);
     expect(unknown.map((c: { id: string; ok: boolean }) => [c.id, c.ok])).toEqual([

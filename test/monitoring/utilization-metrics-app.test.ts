@@ -165,10 +165,15 @@ describe('collector: utilization (capacity load from the Capacity Metrics app)',
     expect(sim.violations).toEqual([]);
   });
 
-  it('token refused and a query throttled (429) are the run\'s error or waited out; nothing is skipped', async () => {
+  it('model refused (401), token refused and a query throttled (429) are the run\'s error or waited out; nothing is skipped', async () => {
     const { sim, tenant, cap } = await setup('v53');
     const runner = h.scheduler({ collectors: [utilizationCollector] });
     await runner.pass();
+    sim.control.metricsAppForbidden({ on: true });
+    await step(runner);
+    expect((await schedule(h, tenant.id, 'utilization')).last_error).toMatch(/executeQueries answered 401 PowerBINotAuthorizedException/);
+    expect((await schedule(h, tenant.id, 'utilization')).problem_kind).toBe('TenantAccessDenied');
+    sim.control.metricsAppForbidden({ on: false });
     sim.control.throttle({ family: 'powerbi', count: 2, retryAfterSeconds: 0 });
     await step(runner);
     let row = await schedule(h, tenant.id, 'utilization');
