@@ -14,7 +14,9 @@
  * Figures come from the capacities' Summary events (capacity-load.ts), so the throttling
  * controls drive the model too; a window's timepoint is in the model 10 minutes after it ends
  * (the app shows usage 10–15 minutes late); a window whose events a test dropped is missing here
- * too (a gap). Limits: one query per call (400 otherwise); over 100,000 rows or 1,000,000 values
+ * too (a gap). A timepoint not published yet still has a row, with only the model's constant
+ * measures (threshold, SKU CU) filled: its usage is blank, as a constant measure keeps a
+ * SUMMARIZECOLUMNS row alive. Limits: one query per call (400 otherwise); over 100,000 rows or 1,000,000 values
  * the answer is cut and carries an error with status 200; 120 queries a minute (limits.ts).
  */
 import { EVENT_TYPES, loadOf, materialize } from './capacity-load.js';
@@ -161,9 +163,11 @@ interface Timepoint {
   capacityId: string;
   start: number;
   data: Record<string, unknown>;
+  /** Not published yet: only the model's constant measures (threshold, SKU) have a value. */
+  pending: boolean;
 }
 
-/** The published timepoints of every capacity, from its Summary events (one per window). */
+/** The timepoints of every capacity, from its Summary events (one per window); `pending` until published. */
 function timepoints(state: SimState, now: number): Timepoint[] {
   const out: Timepoint[] = [];
   for (const c of state.capacities) {
@@ -172,15 +176,17 @@ function timepoints(state: SimState, now: number): Timepoint[] {
     for (const r of loadOf(state, c, now).rows) {
       if (r.type !== EVENT_TYPES.summary) continue;
       const start = Date.parse(`${String(r.data.windowStartTime).slice(0, 19).replace(' ', 'T')}Z`);
-      if (start + 30_000 + PUBLISH_DELAY_MS > now || seen.has(String(start))) continue;
+      if (seen.has(String(start))) continue;
       seen.add(String(start));
-      out.push({ capacityId: c.id.toUpperCase(), start, data: r.data });
+      out.push({ capacityId: c.id.toUpperCase(), start, data: r.data, pending: start + 30_000 + PUBLISH_DELAY_MS > now });
     }
   }
   return out.sort((a, b) => a.start - b.start);
 }
 
-function value(role: Role, d: Record<string, unknown>): number | null {
+function value(role: Role, t: Timepoint): number | null {
+  const d = t.data;
+  if (t.pending && role !== 'threshold' && role !== 'sku') return null;
   const n = (f: string) => Number(d[f]) || 0;
   const budget = n('baseCapacityUnits') * 30_000;
   switch (role) {
@@ -247,8 +253,8 @@ export function executeQueries(ctx: RequestContext): Reply {
   const probe = /^\s*EVALUATE\s+ROW\s*\(\s*"([^"]+)"\s*,\s*'All Measures'\[([^\]]+)\]\s*\)\s*$/i.exec(dax);
   if (probe) {
     const role = roleOf(set, probe[2]!);
-    const last = timepoints(ctx.state, ctx.now).at(-1);
-    return ok({ results: [{ tables: [{ rows: [{ [`[${probe[1]}]`]: last ? value(role, last.data) : null }] }] }] });
+    const last = timepoints(ctx.state, ctx.now).filter((t) => !t.pending).at(-1);
+    return ok({ results: [{ tables: [{ rows: [{ [`[${probe[1]}]`]: last ? value(role, last) : null }] }] }] });
   }
   if (/SUMMARIZECOLUMNS/i.test(dax) && /'?TimePoints'?\[TimePoint\]\s*,/i.test(dax) && !/TOPN/i.test(dax)) return timepointRows(ctx, set, dax, violate, strict);
   if (/^\s*EVALUATE\s+TOPN\s*\(/i.test(dax)) return itemRows(ctx, set, dax, violate, strict);
@@ -277,7 +283,7 @@ function timepointRows(ctx: RequestContext, set: NameSet, dax: string, violate: 
     .map((t) => ({
       [`Capacities[${set.capacityId}]`]: t.capacityId,
       'TimePoints[TimePoint]': serialize(t.start),
-      ...Object.fromEntries(aliases.map(([alias, measure]) => [`[${alias}]`, value(roleOf(set, measure), t.data)])),
+      ...Object.fromEntries(aliases.map(([alias, measure]) => [`[${alias}]`, value(roleOf(set, measure), t)])),
     }));
   return limited(rows, 2 + aliases.length);
 }

@@ -189,7 +189,7 @@ function column(row: Record<string, unknown>, name: string): unknown {
 
 const numberOf = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : null);
 
-/** The model's `2026-06-15T12:00:30` (UTC, no zone). */
+/** The model's `2026-06-15T12:00:30` (no zone; read as UTC — Unconfirmed, the app's reports show UTC timepoints). */
 function timepointOf(v: unknown): Date | null {
   if (typeof v !== 'string') return null;
   const s = /[zZ]|[+-]\d\d:\d\d$/.test(v) ? v : `${v}Z`;
@@ -227,10 +227,13 @@ function figuresOf(m: NameMapping, row: Record<string, unknown>, caps: Map<strin
   const at = timepointOf(column(row, 'TimePoint'));
   if (typeof id !== 'string' || !at) throw new Unreadable(`a timepoint row without ${typeof id !== 'string' ? m.capacityId : 'TimePoint'}`);
   const v = (k: Measure) => numberOf(column(row, k));
+  // A row whose CU is blank is a timepoint without usage data yet (constant measures such as the
+  // threshold keep SUMMARIZECOLUMNS rows alive): not a window, and the cursor does not pass it.
+  if (v('cu') === null) return null;
   const [thr, sku] = [v('thr'), v('sku')];
   // A timepoint without its 100 % line or its SKU cannot be scaled: unreadable, not guessed.
   if (thr === null || thr <= 0 || sku === null || sku <= 0) throw new Unreadable(`'${m.measures.thr}' or '${m.measures.sku}' is blank or zero at ${at.toISOString()}, so the figures cannot be scaled`);
-  const cu = v('cu') ?? 0;
+  const cu = v('cu')!;
   const capacityId = id.toLowerCase();
   const info = caps.get(capacityId);
   return {
