@@ -353,11 +353,11 @@ export async function runMetricsApp(run: MetricsAppRun, settings: UtilizationSet
     await commit(signals, [{ key: METRICS_APP_KEY, value: { ...prev, mapping: null, unreadable: { ...who, found } } satisfies AppMemory }]);
   };
 
-  const caps = await capacitiesOf(client);
   let mapping = MAPPINGS.find((m) => m.versions === prev.mapping) ?? null;
   const probed = !mapping;
   if (!mapping) mapping = await probeMapping(client, source);
   if (!mapping) return unreadable(NONE_FOUND);
+  const caps = await capacitiesOf(client);
 
   const start = prev.through ? new Date(prev.through) : new Date(now.getTime() - FIRST_LOOKBACK_MS);
   const cursor = new Date(Math.max(start.getTime(), now.getTime() - RETENTION_MS));
