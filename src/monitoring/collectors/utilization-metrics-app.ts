@@ -293,7 +293,14 @@ async function namesOf(db: Queryable, tenantRef: string, orgId: string, culprits
 }
 
 async function culpritText(run: MetricsAppRun, source: MetricsAppSource, m: NameMapping, w: WindowFigures): Promise<string> {
-  const rows = await executeDax(run.client, source, itemsQuery(m, w.capacityId.toUpperCase(), w.windowStart, CULPRITS));
+  let rows: Array<Record<string, unknown>>;
+  try {
+    rows = await executeDax(run.client, source, itemsQuery(m, w.capacityId.toUpperCase(), w.windowStart, CULPRITS));
+  } catch (err) {
+    // The throttling is known without its culprits: an item table with other names does not hold the incident back.
+    if (!isDaxRefusal(err)) throw err;
+    return `Itens com mais CU: a tabela de itens do app Capacity Metrics (${m.items.table}) recusou a consulta com os nomes da versão ${m.versions}.`;
+  }
   const culprits = rows
     .map((r) => ({ itemId: String(column(r, m.items.itemId) ?? '').toLowerCase(), workspaceId: String(column(r, m.items.workspaceId) ?? '').toLowerCase(), itemKind: String(column(r, m.items.itemKind) ?? ''), cu: numberOf(column(r, 'cu')) ?? 0 }))
     .filter((c) => c.itemId && c.cu > 0);
