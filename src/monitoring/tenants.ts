@@ -13,7 +13,7 @@ import { IMPLEMENTED_COLLECTORS } from './implemented.js';
 import { PUBLIC_CLOUD, type TenantEndpoints } from './endpoints.js';
 import { endpointsChanged } from './endpoint-hosts.js';
 import { checkMirroringLag, type MirroringLag } from './mirroring-lag.js';
-import { checkUtilization, utilizationOf, type UtilizationSettings } from './utilization-settings.js';
+import { applyUtilization, checkUtilization, DEFAULT_UTILIZATION, utilizationOf, type UtilizationSettings } from './utilization-settings.js';
 import { readRotations, rotationKeyOf, type RotationView } from './rotation-status.js';
 import {
   checkCollectors,
@@ -220,7 +220,7 @@ export async function createTenant(ctx: AppContext, orgId: string, input: Tenant
   const collectors = checkCollectors(input.collectors);
   const endpoints = await checkEndpoints(ctx, input.endpoints);
   const lag = checkMirroringLag(input.mirroringLag);
-  const utilization = await checkUtilization(ctx, input.utilization);
+  const utilization = applyUtilization(DEFAULT_UTILIZATION, await checkUtilization(ctx, input.utilization));
   const now = ctx.clock.now();
   const id = newId('tnt', now);
   auditTarget(id);
@@ -267,13 +267,14 @@ export async function updateTenant(ctx: AppContext, orgId: string, id: string, b
   const collectors = checkCollectors(b.collectors);
   const given = b.endpoints ?? {};
   const endpointsSet = b.endpoints !== undefined ? await checkEndpoints(ctx, Object.fromEntries(Object.entries(given).filter(([, v]) => v !== null))) : {};
+  const utilizationChange = await checkUtilization(ctx, b.utilization);
   const now = ctx.clock.now();
   const row = await ctx.db.tx(async (q) => {
     const { rows: locked } = await q.query<TenantRow>(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE org_id = $1 AND id = $2 FOR UPDATE`, [orgId, id]);
     const current = locked[0];
     if (!current) throw notFoundError('tenant');
     const lag = checkMirroringLag(b.mirroringLag, mirroringLagOf(current));
-    const utilization = await checkUtilization(ctx, b.utilization, utilizationOf(current.utilization));
+    const utilization = applyUtilization(utilizationOf(current.utilization), utilizationChange);
     let endpoints = current.endpoints;
     if (b.endpoints !== undefined) {
       const kept = Object.fromEntries(Object.entries(current.endpoints).filter(([k]) => b.endpoints !== null && !(k in given)));
