@@ -240,6 +240,8 @@ export interface SimSettings {
   refuseTokens: null | TokenRefusalKind;
   /** Scopes (lower case, no leading slash) where the principal lacks Cost Management read; '*' = all. */
   costScopesForbidden: string[];
+  /** Scopes (lower case, no leading slash) where the principal lacks ARM read (no Reader / Monitoring Reader); '*' = all. */
+  armReadForbidden?: string[];
   subscriptionId: string;
   resourceGroup: string;
   currency: string;
