@@ -133,11 +133,13 @@ export async function readMinutes(client: PlatformClient, capacityId: string, fr
   if (!body || !Array.isArray(body.value)) throw new VendorAnswerError(`${what}: an answer without a "value" array`);
   const byMinute = new Map<number, MinutePoint>();
   for (let t = from.getTime(); t < to.getTime(); t += MINUTE_MS) byMinute.set(t, { start: new Date(t), cpu: null, overload: null });
-  for (const metric of body.value as Array<Record<string, any>>) {
+  type Metric = { name?: { value?: unknown }; errorCode?: unknown; timeseries?: unknown };
+  type Series = { data?: unknown };
+  for (const metric of body.value as Metric[]) {
     const name = typeof metric?.name?.value === 'string' ? metric.name.value.toLowerCase() : '';
     if (name !== 'cpu_metric' && name !== 'overload_metric') continue;
     if (metric.errorCode && metric.errorCode !== 'Success') throw new VendorAnswerError(`${what}: ${name} answered errorCode ${String(metric.errorCode).slice(0, 60)}`);
-    for (const series of Array.isArray(metric.timeseries) ? metric.timeseries : []) {
+    for (const series of (Array.isArray(metric.timeseries) ? metric.timeseries : []) as Series[]) {
       for (const v of (Array.isArray(series?.data) ? series.data : []) as MetricValue[]) {
         const at = typeof v.timeStamp === 'string' ? Date.parse(v.timeStamp) : Number.NaN;
         const point = byMinute.get(at);
@@ -299,4 +301,13 @@ export async function readAzureMonitorSource(run: Pick<CollectorRun, 'ctx' | 'te
     changes.push({ key: CAPACITY_PREFIX + c.id, value: judged.memory });
   }
   return { signals, changes };
+}
+
+/** The source's run with its failure kept rather than thrown, so the collector commits the other source's progress first. */
+export async function settledAzureMonitorSource(run: Pick<CollectorRun, 'ctx' | 'tenant' | 'client' | 'state' | 'intervalSeconds'>, settings: UtilizationSettings): Promise<SourceResult & { error: unknown }> {
+  try {
+    return { ...(await readAzureMonitorSource(run, settings)), error: null };
+  } catch (error) {
+    return { signals: [], changes: [], error };
+  }
 }

@@ -16,7 +16,7 @@ import type { Collector } from '../collector.js';
 import type { StateChange } from '../output.js';
 import type { PlatformClient } from '../platform-client.js';
 import { thresholdsFor, utilizationOf, type EventhouseSource } from '../utilization-settings.js';
-import { readAzureMonitorSource } from './utilization-azure-monitor.js';
+import { settledAzureMonitorSource } from './utilization-azure-monitor.js';
 import { readCulprits, readNewEvents, type Culprit, type WindowFigures } from './utilization-events.js';
 import { freshMemory, judgeCapacity, releaseSignals, stageOf, throttledMessage, type CapacityMemory } from './utilization-verdicts.js';
 
@@ -62,13 +62,11 @@ export const utilizationCollector: Collector = {
     const settings = utilizationOf(tenant.utilization);
     // Azure Monitor metrics of Embedded A SKUs (utilization-azure-monitor.ts), beside the Eventhouse:
     // its failure is the run's error, raised after the other source's progress is committed.
-    let azureMonitor: Awaited<ReturnType<typeof readAzureMonitorSource>> | null = null;
-    let azureMonitorError: unknown = null;
-    if (settings.armScopes.length > 0) azureMonitor = await readAzureMonitorSource(run, settings).catch((err) => ((azureMonitorError = err), null));
+    const azureMonitor = settings.armScopes.length > 0 ? await settledAzureMonitorSource(run, settings) : null;
     const source = settings.eventhouse;
     if (!source) {
       if (azureMonitor) await commit(azureMonitor.signals, azureMonitor.changes);
-      if (azureMonitorError) throw azureMonitorError;
+      if (azureMonitor?.error) throw azureMonitor.error;
       // No source (or only sources this version does not read): no call, nothing to commit.
       return;
     }
@@ -97,7 +95,7 @@ export const utilizationCollector: Collector = {
       changes.push({ key: CAPACITY_PREFIX + id, value: judged.memory });
     }
     await commit([...signals, ...(azureMonitor?.signals ?? [])], [...changes, ...(azureMonitor?.changes ?? [])]);
-    if (azureMonitorError) throw azureMonitorError;
+    if (azureMonitor?.error) throw azureMonitor.error;
   },
   releaseAll(state, now) {
     return [...state]
