@@ -20,14 +20,14 @@ describe('collector: utilization (Azure Monitor metrics of Power BI Embedded A S
     await h.close();
   });
 
-  async function setup(utilization: Record<string, unknown> = {}, embedded = true) {
+  async function setup(utilization: Record<string, unknown> | ((origin: string) => Record<string, unknown>) = {}, embedded = true) {
     const sim = await h.sim({ seed: 26, sizes: { capacities: 2, workspaces: 4, gateways: 0 }, now: () => h.clock.now().getTime(), tokenLifetimeSeconds: 30 * 86_400 });
     for (const c of sim.state.capacities) sim.control.capacityState({ capacityId: c.id, state: 'Active' });
     const cap = sim.state.capacities[0]!;
     if (embedded) sim.control.capacitySku({ capacityId: cap.id, sku: 'A2' });
     const sub = sim.state.settings.subscriptionId;
     const orgId = await h.org();
-    const tenant = await h.tenant(orgId, sim, { collectors: { utilization: { intervalSeconds: 30 } }, utilization: { armScopes: [`/subscriptions/${sub}`], ...utilization } });
+    const tenant = await h.tenant(orgId, sim, { collectors: { utilization: { intervalSeconds: 30 } }, utilization: { armScopes: [`/subscriptions/${sub}`], ...(typeof utilization === 'function' ? utilization(sim.origin) : utilization) } });
     const armId = `/subscriptions/${sub}/resourcegroups/${cap.resourceGroup}/providers/microsoft.powerbidedicated/capacities/${cap.armName}`.toLowerCase();
     return { sim, orgId, tenant, cap, armId };
   }
@@ -164,6 +164,32 @@ describe('collector: utilization (Azure Monitor metrics of Power BI Embedded A S
     await step(runner, 10 * 60_000);
     expect(sim.countCalls({ operationId: 'Metrics_List' })).toBe(calls);
     expect((await windowsOf(tenant.id, armId)).length).toBeLessThanOrEqual(count + 4);
+    expect(sim.violations).toEqual([]);
+  });
+
+  it('beside the Eventhouse source: both read in one run, and an ARM refusal does not stop the events from being read', async () => {
+    const { sim, tenant, armId } = await setup((origin) => ({ eventhouse: { queryUri: origin, database: 'CapacityMonitoring', table: 'CapacityEvents' } }));
+    const fabricCap = sim.state.capacities[1]!.id.toLowerCase();
+    const runner = h.scheduler({ collectors: [utilizationCollector] });
+    await runner.pass();
+    expect((await windowsOf(tenant.id, armId)).length).toBeGreaterThan(0);
+    const events = (await windowsOf(tenant.id, fabricCap)).length;
+    expect(events).toBeGreaterThan(0);
+    const minutes = (await windowsOf(tenant.id, armId)).length;
+
+    sim.control.armReadForbidden({ scope: '*', on: true });
+    await step(runner, 2 * 60_000);
+    const row = await schedule(h, tenant.id, 'utilization');
+    expect(row.last_error).toMatch(/403/);
+    // The events of the F SKU were read and committed all the same; the A SKU's minutes wait.
+    expect((await windowsOf(tenant.id, fabricCap)).length).toBe(events + 4);
+    expect((await windowsOf(tenant.id, armId)).length).toBe(minutes);
+    sim.control.armReadForbidden({ scope: '*', on: false });
+    await step(runner);
+    expect((await schedule(h, tenant.id, 'utilization')).last_error).toBeNull();
+    const w = await windowsOf(tenant.id, armId);
+    expect(w.length).toBe((Date.parse(w.at(-1)!) - Date.parse(w[0]!)) / 30_000 + 1);
+    expect(w.length).toBeGreaterThan(minutes);
     expect(sim.violations).toEqual([]);
   });
 
