@@ -123,6 +123,11 @@ export function metricsList(ctx: RequestContext): Reply {
   if (m && m[1]!.toLowerCase() !== s.subscriptionId.toLowerCase()) return armError(404, 'SubscriptionNotFound', `The subscription '${m[1]}' could not be found.`);
   const refused = armReadRefusal(ctx);
   if (refused) return refused;
+  if ((s.metricsThrottled ?? 0) > 0) {
+    s.metricsThrottled! -= 1;
+    // The metrics back-end's own throttling: 529, not ARM's 429 (capacity-load/README.md §6.1).
+    return armError(529, 'TooManyRequests', 'The metrics service is throttling requests; retry with exponential back-off.');
+  }
   const c = m ? ctx.state.capacities.find((x) => isEmbedded(x) && x.armName.toLowerCase() === m[3]!.toLowerCase() && x.resourceGroup.toLowerCase() === m[2]!.toLowerCase()) : undefined;
   if (!c) return armError(404, 'ResourceNotFound', `The Resource '${uri}' was not found.`);
   const names = (ctx.query.get('metricnames') ?? 'cpu_metric').split(',').map((n) => n.trim());

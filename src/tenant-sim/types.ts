@@ -242,6 +242,8 @@ export interface SimSettings {
   costScopesForbidden: string[];
   /** Scopes (lower case, no leading slash) where the principal lacks ARM read (no Reader / Monitoring Reader); '*' = all. */
   armReadForbidden?: string[];
+  /** The next this many Azure Monitor metrics requests answer 529 (the metrics back-end throttling). */
+  metricsThrottled?: number;
   subscriptionId: string;
   resourceGroup: string;
   currency: string;

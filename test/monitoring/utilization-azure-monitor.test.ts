@@ -109,7 +109,7 @@ describe('collector: utilization (Azure Monitor metrics of Power BI Embedded A S
     expect(sim.violations).toEqual([]);
   });
 
-  it('token refused, ARM read refused (403) and throttling (429): the run\'s error or waited out; no minute skipped', async () => {
+  it('token refused, ARM read refused (403), ARM throttling (429) and the metrics back-end\'s (529): the run\'s error or waited out; no minute skipped', async () => {
     const { sim, tenant, armId } = await setup();
     const runner = h.scheduler({ collectors: [utilizationCollector] });
     await runner.pass();
@@ -119,6 +119,14 @@ describe('collector: utilization (Azure Monitor metrics of Power BI Embedded A S
     let row = await schedule(h, tenant.id, 'utilization');
     expect(row.last_error).toBeNull();
     expect(row.last_throttled_calls).toBe(2);
+
+    // The metrics back-end's throttling (529): retried like a 5xx; when it lasts, the run's error.
+    sim.control.metricsThrottled({ count: 1 });
+    await step(runner);
+    expect((await schedule(h, tenant.id, 'utilization')).last_error).toBeNull();
+    sim.control.metricsThrottled({ count: 3 });
+    await step(runner);
+    expect((await schedule(h, tenant.id, 'utilization')).last_error).toMatch(/529/);
 
     sim.control.armReadForbidden({ scope: `subscriptions/${sim.state.settings.subscriptionId}`, on: true });
     await step(runner);
