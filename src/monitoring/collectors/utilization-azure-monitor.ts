@@ -217,7 +217,12 @@ export async function readAzureMonitorSource(run: Pick<CollectorRun, 'ctx' | 'te
   const stateEvents = new Map<string, StateChangeEvent[]>();
   let listing = cached;
   if (!cached || listingIsDue(cached.listedAt, now)) {
-    listing = { listedAt: now.toISOString(), capacities: await listEmbeddedCapacities(client, settings.armScopes, budget) };
+    // The listing is always read when due (one call per path, a few more if paged) and charged to
+    // the run's share afterwards, so many scopes never starve it; the metrics reads get what is left.
+    const paths = embeddedListPaths(settings.armScopes).length;
+    const listBudget = new CallBudget(paths * 10);
+    listing = { listedAt: now.toISOString(), capacities: await listEmbeddedCapacities(client, settings.armScopes, listBudget) };
+    budget.charge(listBudget.total - listBudget.left);
     changes.push({ key: LIST_KEY, value: listing });
     const before = new Map((cached?.capacities ?? []).map((c) => [c.id, c]));
     for (const c of listing.capacities) {
