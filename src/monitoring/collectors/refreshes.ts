@@ -12,7 +12,7 @@
  * sources → gateways) is saved for the other collectors and the console.
  */
 import type { SignalInput } from '../../alerts/signals.js';
-import { BudgetExhaustedError, HOURLY_CAPS } from '../budget.js';
+import { BudgetExhaustedError, HOURLY_CAPS, sharedCap, tenantWideCap } from '../budget.js';
 import type { Collector } from '../collector.js';
 import type { LineageChanges } from '../lineage.js';
 import { causesOf, openRootCauses, type OpenRootCauses } from '../root-causes.js';
@@ -54,9 +54,12 @@ export const refreshesCollector: Collector = {
     try {
       if (tenant.mode === 'admin') {
         // Pages are paced on the endpoint's allowance: at a short interval a run may have no page to read.
-        const pages = new PacedBudget((await client.allowedPerHour(REFRESHABLES_KEY)) * ADMIN_SHARE, interval, memory.adminPace ?? undefined, now);
+        const allowed = await client.allowedPerHour(REFRESHABLES_KEY);
+        const pages = new PacedBudget(allowed * ADMIN_SHARE, interval, memory.adminPace ?? undefined, now);
+        // While a 429 holds the pace lowered, the models wait longer than planned: that is being behind.
+        const lowered = allowed < sharedCap(tenantWideCap(REFRESHABLES_KEY)!.perHour, client.capSharePercent);
         try {
-          hourSpent = (await readAdmin(client, tenant, memory, { pages, powerbi }, now, observe)).hourSpent;
+          hourSpent = (await readAdmin(client, tenant, memory, { pages, powerbi }, now, observe)).hourSpent || lowered;
         } finally {
           if (pages.left < pages.total || pages.overspent > 0 || !memory.adminPace) memory.adminPace = pages.pace();
         }
