@@ -7,11 +7,17 @@
  * data-source listing and checks stay inside their one paced CallBudget at a short interval.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BudgetExhaustedError, HOURLY_CAPS, sharedCap, takeKey } from '../../src/monitoring/budget.js';
+import { ManualClock } from '../../src/clock.js';
+import { BudgetExhaustedError, HOURLY_CAPS, sharedCap, takeCall, takeKey } from '../../src/monitoring/budget.js';
 import { DATASOURCES_SHARE, datasourcesCollector } from '../../src/monitoring/collectors/datasources.js';
 import { ADMIN_SHARE, REFRESHABLES_KEY, refreshesCollector } from '../../src/monitoring/collectors/refreshes.js';
 import { getTenant, updateTenant } from '../../src/monitoring/tenants.js';
+import { registerMonitoringMetrics } from '../../src/monitoring/metrics.js';
+import type { TenantSim } from '../../src/tenant-sim/index.js';
+import { createTestApp, type TestApp } from '../helpers/context.js';
+import { startSim } from '../tenant-sim/helpers.js';
 import { createHarness, schedule, type Harness } from './harness.js';
+import { insertOrg } from './support.js';
 
 const REFRESHABLES = { operationId: 'Admin_GetRefreshables' };
 
@@ -132,5 +138,60 @@ describe('share of the per-tenant caps', () => {
     expect(sim.countCalls({ operationId: 'Gateways_GetGateways' })).toBe(2);
     expect(sim.countCalls({ operationId: 'Gateways_GetDatasourceStatus' })).toBeGreaterThan(100);
     expect(sim.violations).toEqual([]);
+  });
+});
+
+describe('share of the per-tenant caps through the admin API and /metrics', () => {
+  let t: TestApp;
+  let sim: TenantSim;
+  beforeAll(async () => {
+    t = await createTestApp({ clock: new ManualClock('2026-06-15T12:00:00Z'), config: { destinationAllowlist: ['127.0.0.1'] } });
+    sim = await startSim({ seed: 264, sizes: { capacities: 1, workspaces: 1 } });
+    registerMonitoringMetrics(t.ctx);
+  });
+  afterAll(async () => {
+    await sim.stop();
+    await t.close();
+  });
+
+  it('capSharePercent is a whole percent from 1 to 100; the view and /metrics show calls per hour against each cap', async () => {
+    const orgId = await insertOrg(t.ctx);
+    const body = {
+      name: 'Large',
+      tenantId: sim.tenantId,
+      clientId: sim.clientId,
+      credentials: { clientSecret: sim.clientSecret },
+      mode: 'admin',
+      endpoints: { authorityHost: sim.origin, powerBi: sim.origin, fabric: sim.origin, arm: sim.origin },
+    };
+    for (const bad of [0, 101, 2.5, '50']) {
+      const res = await t.admin('POST', `/orgs/${orgId}/tenants`, { ...body, capSharePercent: bad });
+      expect(res.statusCode).toBe(400);
+      expect(res.body).toContain('capSharePercent');
+    }
+    const created = await t.admin('POST', `/orgs/${orgId}/tenants`, body);
+    expect(created.statusCode).toBe(201);
+    const tenant = created.json();
+    expect(tenant.capSharePercent).toBe(50);
+    const patched = await t.admin('PATCH', `/orgs/${orgId}/tenants/${tenant.id}`, { capSharePercent: 30 });
+    expect(patched.statusCode).toBe(200);
+    expect(patched.json().capSharePercent).toBe(30);
+    expect((await t.admin('PATCH', `/orgs/${orgId}/tenants/${tenant.id}`, { capSharePercent: 0 })).statusCode).toBe(400);
+
+    // Two admin groups calls counted for this directory (by any instance): 30 % of 50/h is 15.
+    for (let i = 0; i < 2; i++) await takeKey(t.ctx.db, sim.tenantId, 'powerbi-admin:groups', 'powerbi-admin', sharedCap(50, 30), t.ctx.clock.now());
+    await takeCall(t.ctx.db, sim.tenantId, 'powerbi-admin', t.ctx.clock.now());
+    const view = (await t.admin('GET', `/orgs/${orgId}/tenants/${tenant.id}`)).json();
+    expect(view.apiBudget).toContainEqual({
+      key: 'powerbi-admin:groups', family: 'powerbi-admin', endpoint: 'groups', callsLastHour: 2, cap: 15, documentedCap: 50, loweredUntil: null, lastThrottledAt: null,
+    });
+    expect(view.apiBudget).toContainEqual(expect.objectContaining({ key: 'powerbi-admin', callsLastHour: 1, cap: HOURLY_CAPS['powerbi-admin'], documentedCap: null }));
+
+    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const labels = `org="${orgId}",tenant="${tenant.id}",family="powerbi-admin"`;
+    expect(metrics).toContain(`vigia_tenant_api_budget_calls_last_hour{${labels},endpoint="groups"} 2`);
+    expect(metrics).toContain(`vigia_tenant_api_budget_cap{${labels},endpoint="groups"} 15`);
+    expect(metrics).toContain(`vigia_tenant_api_budget_calls_last_hour{${labels},endpoint=""} 1`);
+    expect(metrics).toContain(`vigia_tenant_api_budget_cap{${labels},endpoint=""} ${HOURLY_CAPS['powerbi-admin']}`);
   });
 });
