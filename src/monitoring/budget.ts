@@ -68,15 +68,19 @@ export const TENANT_WIDE_CAPS: readonly TenantWideCap[] = [
 /** Vigia's share of each per-tenant cap when the connection does not set one. */
 export const DEFAULT_CAP_SHARE_PERCENT = 50;
 
-/** The per-tenant capped endpoint a call goes to, if any. */
-export function tenantWideCapOf(family: ApiFamily, url: string): TenantWideCap | null {
+/**
+ * The per-tenant capped endpoint a call goes to, if any. Matched on the path alone, whatever
+ * family the caller counts the call in (a collector may keep a family of its own for an
+ * endpoint): the platform's cap is the endpoint's.
+ */
+export function tenantWideCapOf(_family: ApiFamily, url: string): TenantWideCap | null {
   let path: string;
   try {
     path = new URL(url).pathname.replace(/\/+$/, '');
   } catch {
     return null;
   }
-  return TENANT_WIDE_CAPS.find((c) => c.family === family && c.pattern.test(path)) ?? null;
+  return TENANT_WIDE_CAPS.find((c) => c.pattern.test(path)) ?? null;
 }
 
 /** The per-tenant capped endpoint of a budget key. */

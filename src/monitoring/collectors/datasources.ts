@@ -23,7 +23,7 @@ import type { Collector } from '../collector.js';
 import type { StateChange } from '../output.js';
 import { causesOf, openRootCauses } from '../root-causes.js';
 import { pickForRun, progressOf, ROTATION_KEY, type RotationPick, type RotationState } from '../rotation.js';
-import { CallBudget, LISTING_REFRESH_MS, PacedBudget, type PaceState } from '../run-budget.js';
+import { type CallBudget, LISTING_REFRESH_MS, PacedBudget, type PaceState } from '../run-budget.js';
 import { inPool } from '../pool.js';
 import {
   CHECK_COST,
