@@ -196,7 +196,9 @@ export class PlatformClient {
     const wide = tenantWideCapOf(spec.family, spec.url);
     const share = this.deps.capSharePercent ?? DEFAULT_CAP_SHARE_PERCENT;
     for (;;) {
-      // The endpoint's share first: it is the cap that refuses most often, and a refusal there takes nothing from the family.
+      // The endpoint's share first: it is the cap that refuses most often, and a refusal there
+      // takes nothing from the family. Two statements, not one: should the family refuse after,
+      // the endpoint has counted one call more than was made (the safe side).
       if (wide) await takeKey(this.deps.db, this.deps.directoryId, wide.key, spec.family, sharedCap(wide.perHour, share), this.deps.now());
       await takeCall(this.deps.db, this.deps.directoryId, spec.family, this.deps.now(), this.deps.caps ?? HOURLY_CAPS);
       const token = await this.deps.tokens.get(spec.audience);
