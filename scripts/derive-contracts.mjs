@@ -71,6 +71,135 @@ const FABRIC_PLATFORM_OPERATIONS = [
   'LongRunningOperations_GetOperationResult',
 ];
 
+/*
+ * Hand-written descriptions (Swagger 2.0 fragments) of the ARM operations the Azure Monitor
+ * source of the utilization collector calls, where vendor-specs has no published file:
+ * capacity-load/README.md §6.1 gives the call
+ * `GET {resourceId}/providers/microsoft.insights/metrics?api-version&metricnames&timespan&interval&aggregation`,
+ * the response `{ cost, timespan, interval, value: [ { id, type, name: { value, localizedValue }, unit,
+ * timeseries: [ { metadatavalues, data: [ { timeStamp, average } ] } ], errorCode } ], namespace, resourceregion }`
+ * and the resource type `Microsoft.PowerBIDedicated/capacities` (A/EM SKUs). Parameter names follow
+ * Azure/azure-rest-api-specs metrics_API.json 2023-10-01 and the PowerBIDedicated 2021-01-01 list
+ * example. Only what the simulator and the collector use; nothing here is guessed beyond those.
+ */
+const POWERBI_DEDICATED_DOC = {
+  swagger: '2.0',
+  info: { title: 'PowerBIDedicated (capacity listing only)', version: '2021-01-01' },
+  paths: {
+    '/subscriptions/{subscriptionId}/providers/Microsoft.PowerBIDedicated/capacities': {
+      get: {
+        operationId: 'Capacities_List',
+        parameters: [{ $ref: '#/parameters/SubscriptionIdParameter' }, { $ref: '#/parameters/ApiVersionParameter' }],
+        responses: { 200: { description: 'OK', schema: { $ref: '#/definitions/DedicatedCapacities' } } },
+        'x-ms-pageable': { nextLinkName: null },
+      },
+    },
+    '/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.PowerBIDedicated/capacities': {
+      get: {
+        operationId: 'Capacities_ListByResourceGroup',
+        parameters: [{ $ref: '#/parameters/SubscriptionIdParameter' }, { $ref: '#/parameters/ResourceGroupNameParameter' }, { $ref: '#/parameters/ApiVersionParameter' }],
+        responses: { 200: { description: 'OK', schema: { $ref: '#/definitions/DedicatedCapacities' } } },
+        'x-ms-pageable': { nextLinkName: null },
+      },
+    },
+  },
+  parameters: {
+    SubscriptionIdParameter: { name: 'subscriptionId', in: 'path', required: true, type: 'string' },
+    ResourceGroupNameParameter: { name: 'resourceGroupName', in: 'path', required: true, type: 'string' },
+    ApiVersionParameter: { name: 'api-version', in: 'query', required: true, type: 'string' },
+  },
+  definitions: {
+    DedicatedCapacities: { type: 'object', required: ['value'], properties: { value: { type: 'array', items: { $ref: '#/definitions/DedicatedCapacity' } } } },
+    DedicatedCapacity: {
+      type: 'object',
+      required: ['location', 'sku'],
+      properties: {
+        id: { type: 'string' },
+        name: { type: 'string' },
+        type: { type: 'string' },
+        location: { type: 'string' },
+        tags: { type: 'object', additionalProperties: { type: 'string' } },
+        sku: { $ref: '#/definitions/CapacitySku' },
+        properties: { $ref: '#/definitions/DedicatedCapacityProperties' },
+      },
+    },
+    CapacitySku: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, tier: { type: 'string' }, capacity: { type: 'integer' } } },
+    DedicatedCapacityProperties: {
+      type: 'object',
+      properties: {
+        administration: { type: 'object', properties: { members: { type: 'array', items: { type: 'string' } } } },
+        mode: { type: 'string' },
+        state: { type: 'string' },
+        provisioningState: { type: 'string' },
+      },
+    },
+  },
+};
+
+const AZURE_MONITOR_METRICS_DOC = {
+  swagger: '2.0',
+  info: { title: 'Azure Monitor Metrics Data API (Metrics_List only)', version: '2023-10-01' },
+  paths: {
+    '/{resourceUri}/providers/Microsoft.Insights/metrics': {
+      get: {
+        operationId: 'Metrics_List',
+        parameters: [
+          { name: 'resourceUri', in: 'path', required: true, type: 'string', 'x-ms-skip-url-encoding': true },
+          { name: 'timespan', in: 'query', required: false, type: 'string' },
+          { name: 'interval', in: 'query', required: false, type: 'string' },
+          { name: 'metricnames', in: 'query', required: false, type: 'string' },
+          { name: 'aggregation', in: 'query', required: false, type: 'string' },
+          { name: 'resultType', in: 'query', required: false, type: 'string', enum: ['Data', 'Metadata'] },
+          { name: 'api-version', in: 'query', required: true, type: 'string' },
+          { name: 'metricnamespace', in: 'query', required: false, type: 'string' },
+        ],
+        responses: { 200: { description: 'OK', schema: { $ref: '#/definitions/MetricsResponse' } } },
+      },
+    },
+  },
+  definitions: {
+    MetricsResponse: {
+      type: 'object',
+      required: ['timespan', 'value'],
+      properties: {
+        cost: { type: 'number', minimum: 0 },
+        timespan: { type: 'string' },
+        interval: { type: 'string' },
+        namespace: { type: 'string' },
+        resourceregion: { type: 'string' },
+        value: { type: 'array', items: { $ref: '#/definitions/Metric' } },
+      },
+    },
+    Metric: {
+      type: 'object',
+      required: ['id', 'type', 'name', 'unit', 'timeseries'],
+      properties: {
+        id: { type: 'string' },
+        type: { type: 'string' },
+        name: { $ref: '#/definitions/LocalizableString' },
+        displayDescription: { type: 'string' },
+        errorCode: { type: 'string' },
+        errorMessage: { type: 'string' },
+        unit: { type: 'string' },
+        timeseries: { type: 'array', items: { $ref: '#/definitions/TimeSeriesElement' } },
+      },
+    },
+    LocalizableString: { type: 'object', required: ['value'], properties: { value: { type: 'string' }, localizedValue: { type: 'string' } } },
+    TimeSeriesElement: {
+      type: 'object',
+      properties: {
+        metadatavalues: { type: 'array', items: { type: 'object', properties: { name: { $ref: '#/definitions/LocalizableString' }, value: { type: 'string' } } } },
+        data: { type: 'array', items: { $ref: '#/definitions/MetricValue' } },
+      },
+    },
+    MetricValue: {
+      type: 'object',
+      required: ['timeStamp'],
+      properties: { timeStamp: { type: 'string' }, average: { type: 'number' }, minimum: { type: 'number' }, maximum: { type: 'number' }, total: { type: 'number' }, count: { type: 'number' } },
+    },
+  },
+};
+
 /**
  * The contract files. `sources` name folders of the vendor-specs README table (provenance);
  * `docs` are the description files, `select` the operationIds kept ('*' = all), `prefix` what
@@ -133,8 +262,8 @@ export const CONTRACT_SET = [
   },
   {
     file: 'azure-resource-manager.json',
-    title: 'Azure Resource Manager: Microsoft.Fabric capacities 2023-11-01 and Cost Management Query 2025-03-01',
-    sources: ['azure-cost-management/'],
+    title: 'Azure Resource Manager: Microsoft.Fabric capacities 2023-11-01, Cost Management Query 2025-03-01, Microsoft.PowerBIDedicated capacities 2021-01-01 and Azure Monitor metrics 2023-10-01',
+    sources: ['azure-cost-management/', 'capacity-load/'],
     docs: [
       {
         path: 'azure-cost-management/fabric/resource-manager/Microsoft.Fabric/Fabric/stable/2023-11-01/fabric.json',
@@ -148,7 +277,22 @@ export const CONTRACT_SET = [
         responses: true,
         apiVersionFromInfo: true,
       },
+      // Not in vendor-specs: written from the facts of capacity-load/README.md §6.1 (see below).
+      { inline: 'capacity-load/README.md:Microsoft.PowerBIDedicated', doc: POWERBI_DEDICATED_DOC, select: ['Capacities_List', 'Capacities_ListByResourceGroup'], responses: true, apiVersionFromInfo: true },
+      { inline: 'capacity-load/README.md:Microsoft.Insights', doc: AZURE_MONITOR_METRICS_DOC, select: ['Metrics_List'], responses: true, apiVersionFromInfo: true },
     ],
+    handWritten: {
+      'capacity-load/': {
+        repository: 'Azure/azure-rest-api-specs',
+        license: 'MIT (the repository\'s license; no file of it is copied here)',
+        fileCommits: {
+          'specification/monitor/resource-manager/Microsoft.Insights/stable/2023-10-01/metrics_API.json': '029741f2a57be0df0c346983e76f08dc7a69058a',
+          'specification/powerbidedicated/resource-manager/Microsoft.PowerBIdedicated/PowerBIDedicated/stable/2021-01-01/examples/listCapacitiesInResourceGroup.json': 'f4de66ae91ef2838bda173e74641bc08234da2e3',
+        },
+        derivation:
+          'vendor-specs holds no Azure Monitor metrics nor Microsoft.PowerBIDedicated description. Metrics_List, Capacities_List and Capacities_ListByResourceGroup are written by hand in scripts/derive-contracts.mjs from capacity-load/README.md §6.1 (call, parameters, response shape, token scope); parameter names and the path template as in the two upstream files named in fileCommits, read through the stored index, not copied.',
+      },
+    },
   },
 ];
 
@@ -344,6 +488,12 @@ function provenanceFor(specsDir, entry, usedFiles) {
     const row = table.get(folder);
     if (!row) throw new Error(`vendor-specs/README.md has no row for ${folder}`);
     const files = usedFiles.filter((f) => f.startsWith(folder)).sort();
+    const hand = entry.handWritten?.[folder];
+    if (hand) {
+      // Operations written from our notes in that folder: name the notes and the upstream files they follow.
+      out.push({ folder, repository: hand.repository, commit: null, license: hand.license, files, fileCommits: hand.fileCommits, derivation: hand.derivation });
+      continue;
+    }
     const source = { folder, repository: row.repository, commit: row.commit, license: row.license ?? 'not stated in the vendor-specs README', files };
     if (!/^[0-9a-f]{7,40}$/.test(row.commit)) {
       const perFile = readSourcesMd(specsDir, folder);
@@ -374,6 +524,9 @@ export function deriveContract(specsDir, entry) {
         parameters: readDoc(specsDir, d.compose.parameters),
       };
       resolver.add(rel, composed);
+    } else if (d.inline) {
+      rel = d.inline;
+      resolver.add(rel, d.doc);
     } else rel = d.path;
     const doc = resolver.doc(rel);
     const prefix = prefixOf(doc, d.prefix);
@@ -391,7 +544,7 @@ export function deriveContract(specsDir, entry) {
       for (const id of d.select) if (!found.has(`${rel}:${id}`)) throw new Error(`${rel}: no operation ${id}`);
     }
   }
-  const usedFiles = [...new Set([...resolver.docs.keys(), ...entry.docs.flatMap((d) => (d.compose ? Object.values(d.compose) : [d.path]))])].filter((f) => existsSync(path.join(specsDir, f)));
+  const usedFiles = [...new Set([...resolver.docs.keys(), ...entry.docs.flatMap((d) => (d.compose ? Object.values(d.compose) : d.inline ? [d.inline.split(':')[0]] : [d.path]))])].filter((f) => existsSync(path.join(specsDir, f)));
   const sortedPaths = Object.fromEntries(Object.keys(paths).sort().map((k) => [k, paths[k]]));
   const definitions = Object.fromEntries(Object.keys(builder.definitions).sort().map((k) => [k, builder.definitions[k]]));
   const contract = {

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/index.js';
+import type { Database, Queryable } from '../db/index.js';
 import { conflictError, notFoundError } from '../errors.js';
 import { newId } from '../ids.js';
 import { validEmail } from './email.js';
@@ -190,31 +190,34 @@ export async function rolesOf(db: Queryable, p: Extract<Principal, { kind: 'pers
  * does not know them. An unverified or missing e-mail never matches an invitation.
  */
 export async function personForSignIn(
-  db: Queryable,
+  db: Database,
   input: { issuer: string; subject: string; verifiedEmail: string | null; name: string | null; grantedByIdp: boolean; now: Date },
 ): Promise<Person | null> {
   const linked = await db.query<Person>('SELECT id, email, name FROM people WHERE oidc_issuer = $1 AND oidc_subject = $2', [input.issuer, input.subject]);
   if (linked.rows[0]) return linked.rows[0];
   if (input.verifiedEmail === null) return null;
   const email = normalizeEmail(input.verifiedEmail);
-  const invited = await db.query<Person>(
-    `UPDATE people SET oidc_issuer = $2, oidc_subject = $3, name = coalesce(name, $4)
-     WHERE lower(email) = lower($1) AND oidc_subject IS NULL RETURNING id, email, name`,
-    [email, input.issuer, input.subject, input.name],
-  );
-  const person = invited.rows[0];
-  if (person) {
+  // The link and its audit entries commit together: the note is made before the transaction ends.
+  const person = await db.tx(async (q) => {
+    const invited = await q.query<Person>(
+      `UPDATE people SET oidc_issuer = $2, oidc_subject = $3, name = coalesce(name, $4)
+       WHERE lower(email) = lower($1) AND oidc_subject IS NULL RETURNING id, email, name`,
+      [email, input.issuer, input.subject, input.name],
+    );
+    const found = invited.rows[0];
+    if (!found) return null;
     // The invitation is now bound to this sign-in's subject: recorded in each organization that invited them.
-    const { rows: orgs } = await db.query<{ org_id: string }>('SELECT org_id FROM memberships WHERE person_id = $1', [person.id]);
+    const { rows: orgs } = await q.query<{ org_id: string }>('SELECT org_id FROM memberships WHERE person_id = $1', [found.id]);
     noteAudit({
       action: 'members.link',
       orgIds: orgs.map((o) => o.org_id),
-      target: person.id,
-      changes: { email: person.email, issuer: input.issuer, subject: input.subject },
-      actor: { kind: 'person', personId: person.id, email: person.email, via: 'session', idpRoles: [] },
+      target: found.id,
+      changes: { email: found.email, issuer: input.issuer, subject: input.subject },
+      actor: { kind: 'person', personId: found.id, email: found.email, via: 'session', idpRoles: [] },
     });
-    return person;
-  }
+    return found;
+  });
+  if (person) return person;
   if (!input.grantedByIdp) return null;
   const created = await db.query<Person>(
     `INSERT INTO people (id, email, name, oidc_issuer, oidc_subject, created_at) VALUES ($1, $2, $3, $4, $5, $6)

@@ -65,6 +65,7 @@ const properties = {
   mirroringLag: { type: 'object', additionalProperties: false, minProperties: 1, properties: { infoSeconds: lagSeconds, errorSeconds: lagSeconds } },
   utilization: utilizationInputSchema,
   pageFindingsAtConnection: { type: 'boolean' },
+  capSharePercent: { type: 'integer', minimum: 1, maximum: 100 },
 } as const;
 
 export async function tenantsRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {

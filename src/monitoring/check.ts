@@ -94,7 +94,7 @@ async function runChecks(ctx: AppContext, tenant: TenantRow, transport: Transpor
     () => ctx.clock.now().getTime(),
   );
   const stats: RunStats = { calls: 0, throttledCalls: 0 };
-  const client = new PlatformClient({ db: ctx.db, now: () => ctx.clock.now(), transport, tokens, directoryId: tenant.tenant_id, endpoints, stats, deadline: Date.now() + 60_000 });
+  const client = new PlatformClient({ db: ctx.db, now: () => ctx.clock.now(), transport, tokens, directoryId: tenant.tenant_id, endpoints, stats, deadline: Date.now() + 60_000, capSharePercent: tenant.cap_share_percent });
   const { items, failures } = await checkTokens(tokens);
   const refusal = [...failures.values()].find((e) => e instanceof TokenRefusedError);
   if (refusal) await reportRefusedSignIn(ctx, tenant, problemDetail(refusal, `check: ${refusal.message}`));

@@ -292,6 +292,7 @@ export class CollectorScheduler {
         stats,
         deadline: startedMs + this.opts.runTimeLimitMs,
         caps: this.opts.caps,
+        capSharePercent: tenant.cap_share_percent,
         sleep: this.sleeper(signal),
       });
       const state = await readState<unknown>(this.ctx.db, tenant.id, collector.name);

@@ -3,13 +3,16 @@
  * instance reports every collector, whoever ran it): per (org, tenant, collector) the last run,
  * last success, next run, duration, calls, throttled calls, whether the last run failed and
  * whether it runs now; per (tenant directory, API family) the calls of the last hour against
- * the hourly cap we keep; per rotating collector the last full rotation and its hot/cold counts.
+ * the hourly cap we keep; per tenant connection and budget key (family, or an endpoint the platform
+ * caps per tenant) the calls of the last hour and the cap Vigia allows itself there (its share,
+ * lowered after a 429); per rotating collector the last full rotation and its hot/cold counts.
  */
 import { Gauge } from 'prom-client';
 import type { AppContext } from '../context.js';
 import { registry } from '../metrics.js';
 import { HOURLY_CAPS, callsInLastHour, type ApiFamily } from './budget.js';
 import { readAllRotations } from './rotation-status.js';
+import { budgetViewOf, readBudgetUseOf } from './budget-view.js';
 
 type Source = Pick<AppContext, 'db' | 'clock'>;
 let source: Source | null = null;
@@ -54,6 +57,8 @@ function ensureGauges(): Record<string, Gauge<string>> {
     running: gauge('vigia_collector_running', '1 while an instance holds the lease of the collector'),
     apiCalls: gauge('vigia_tenant_api_calls_last_hour', 'Vendor API calls of the last 60 minutes per tenant directory and API family', ['directory', 'family']),
     apiCap: gauge('vigia_tenant_api_hourly_cap', 'Hourly cap Vigia keeps per API family', ['family']),
+    budgetCalls: gauge('vigia_tenant_api_budget_calls_last_hour', 'Calls of the last 60 minutes per tenant connection against each cap Vigia keeps (endpoint empty: the family)', ['org', 'tenant', 'family', 'endpoint']),
+    budgetCap: gauge('vigia_tenant_api_budget_cap', 'Calls per hour Vigia allows itself per tenant connection: its share of an endpoint the platform caps per tenant (lowered for an hour after a 429), or its own family ceiling', ['org', 'tenant', 'family', 'endpoint']),
     rotationSeconds: gauge('vigia_collector_rotation_seconds', 'Seconds the last full rotation through the resources that take turns lasted (collectors that rotate, once one completed)'),
     rotationResources: gauge('vigia_collector_rotation_resources', 'Resources of the last run of a rotating collector: polled every run (hot) or taking turns (cold)', [...LABELS, 'kind']),
   };
@@ -84,7 +89,7 @@ async function collectAll(): Promise<void> {
             last_calls, last_throttled_calls, last_error, last_polled, last_deferred
        FROM collector_schedules WHERE enabled OR last_run_at IS NOT NULL`,
   );
-  for (const k of ['lastRun', 'lastSuccess', 'nextRun', 'duration', 'calls', 'throttled', 'polled', 'deferred', 'failed', 'running', 'apiCalls', 'apiCap', 'rotationSeconds', 'rotationResources']) g[k]!.reset();
+  for (const k of ['lastRun', 'lastSuccess', 'nextRun', 'duration', 'calls', 'throttled', 'polled', 'deferred', 'failed', 'running', 'apiCalls', 'apiCap', 'budgetCalls', 'budgetCap', 'rotationSeconds', 'rotationResources']) g[k]!.reset();
   for (const r of rows) {
     const l = { org: r.org_id, tenant: r.tenant_ref, collector: r.collector };
     g.lastRun!.set(l, seconds(r.last_run_at));
@@ -100,6 +105,15 @@ async function collectAll(): Promise<void> {
   }
   for (const c of await callsInLastHour(source.db, now)) g.apiCalls!.set({ directory: c.directoryId, family: c.family }, c.calls);
   for (const [family, cap] of Object.entries(HOURLY_CAPS) as [ApiFamily, number][]) g.apiCap!.set({ family }, cap);
+  const { rows: tenants } = await source.db.query<{ id: string; org_id: string; tenant_id: string; cap_share_percent: number }>('SELECT id, org_id, tenant_id, cap_share_percent FROM tenants');
+  const uses = await readBudgetUseOf(source.db, tenants.map((t) => t.tenant_id), now);
+  for (const t of tenants) {
+    for (const b of budgetViewOf(uses.get(t.tenant_id) ?? [], t.cap_share_percent)) {
+      const l = { org: t.org_id, tenant: t.id, family: b.family, endpoint: b.endpoint ?? '' };
+      g.budgetCalls!.set(l, b.callsLastHour);
+      g.budgetCap!.set(l, b.cap);
+    }
+  }
   for (const r of await readAllRotations(source.db)) {
     const l = { org: r.orgId, tenant: r.tenantRef, collector: r.collector };
     if (r.lastFullRotationSeconds !== null) g.rotationSeconds!.set(l, r.lastFullRotationSeconds);

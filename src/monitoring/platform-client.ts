@@ -1,7 +1,9 @@
 /**
  * Calls to Power BI, Fabric, ARM and Cost Management for one tenant connection, with the
  * platform's rules: a token per audience, one unit of the shared hourly budget per call, 429
- * waited out (Retry-After; for Cost Management the largest x-ms-ratelimit-…-retry-after), paging
+ * waited out (Retry-After; for Cost Management the largest x-ms-ratelimit-…-retry-after) except on
+ * an endpoint the platform caps per tenant, where Vigia takes only its share of the cap and a 429
+ * lowers its pace there for the hour instead of being retried (budget.ts), paging
  * (Fabric continuationToken/continuationUri, Power BI $top/$skip, ARM and Cost Management
  * nextLink — Cost Management POSTs the same body again), long-running operations (202, Location,
  * Retry-After, then /result), and every call through the transport's time and size limits.
@@ -9,7 +11,8 @@
  * never leaves for another host.
  */
 import type { Database } from '../db/index.js';
-import { HOURLY_CAPS, takeCall, type ApiFamily } from './budget.js';
+import { DEFAULT_CAP_SHARE_PERCENT, HOURLY_CAPS, recordThrottle, sharedCap, takeCall, takeKey, tenantWideCapOf, type ApiFamily } from './budget.js';
+import { allowedPerHour } from './budget-view.js';
 import type { Audience, TenantEndpoints } from './endpoints.js';
 import type { TenantTokens } from './tokens.js';
 import type { Transport, VendorResponse } from './transport.js';
@@ -60,6 +63,24 @@ export class ThrottledError extends Error {
   }
 }
 
+/**
+ * A per-tenant capped endpoint answered 429: the tenant's whole cap is spent (by every tool of the
+ * customer), so the call is given up, not retried, and Vigia's cap there is lowered for the hour.
+ */
+export class EndpointThrottledError extends ThrottledError {
+  constructor(
+    family: ApiFamily,
+    readonly endpoint: string,
+    what: string,
+    readonly loweredCap: number,
+    readonly loweredUntil: Date,
+  ) {
+    super(family, what);
+    this.message = `${what} answered 429: the tenant's hourly cap of ${endpoint} is spent; Vigia lowered its own pace there to ${loweredCap} calls an hour until ${loweredUntil.toISOString()} and did not retry`;
+    this.name = 'EndpointThrottledError';
+  }
+}
+
 export interface CallSpec {
   family: ApiFamily;
   audience: Audience;
@@ -79,6 +100,8 @@ export interface PlatformClientDeps {
   /** Epoch ms after which no wait starts (the run's time limit). */
   deadline: number;
   caps?: Record<ApiFamily, number>;
+  /** Vigia's share of each per-tenant cap, in percent (the connection's capSharePercent; default 50). */
+  capSharePercent?: number;
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -134,6 +157,20 @@ export class PlatformClient {
     return this.deps.stats.calls;
   }
 
+  /** Vigia's share of each per-tenant cap for this connection, in percent. */
+  get capSharePercent(): number {
+    return this.deps.capSharePercent ?? DEFAULT_CAP_SHARE_PERCENT;
+  }
+
+  /**
+   * Calls per hour Vigia allows itself now on a budget key: for an endpoint capped per tenant
+   * (`powerbi-admin:refreshables`) its share, lowered for the hour after a 429; for a family its
+   * ceiling. What a run plans its CallBudget from.
+   */
+  allowedPerHour(key: string): Promise<number> {
+    return allowedPerHour(this.deps.db, this.deps.directoryId, key, this.capSharePercent, this.deps.now(), this.deps.caps ?? HOURLY_CAPS);
+  }
+
   get endpoints(): TenantEndpoints {
     return this.deps.endpoints;
   }
@@ -156,7 +193,13 @@ export class PlatformClient {
     const what = describe(method, spec.url);
     let throttled = 0;
     let serverErrors = 0;
+    const wide = tenantWideCapOf(spec.family, spec.url);
+    const share = this.deps.capSharePercent ?? DEFAULT_CAP_SHARE_PERCENT;
     for (;;) {
+      // The endpoint's share first: it is the cap that refuses most often, and a refusal there
+      // takes nothing from the family. Two statements, not one: should the family refuse after,
+      // the endpoint has counted one call more than was made (the safe side).
+      if (wide) await takeKey(this.deps.db, this.deps.directoryId, wide.key, spec.family, sharedCap(wide.perHour, share), this.deps.now());
       await takeCall(this.deps.db, this.deps.directoryId, spec.family, this.deps.now(), this.deps.caps ?? HOURLY_CAPS);
       const token = await this.deps.tokens.get(spec.audience);
       this.deps.stats.calls++;
@@ -173,6 +216,10 @@ export class PlatformClient {
       if (res.status >= 200 && res.status < 300) return res;
       if (res.status === 429) {
         this.deps.stats.throttledCalls++;
+        if (wide) {
+          const lowered = await recordThrottle(this.deps.db, this.deps.directoryId, wide.key, sharedCap(wide.perHour, share), this.deps.now());
+          throw new EndpointThrottledError(spec.family, wide.key, what, lowered.loweredCap, lowered.loweredUntil);
+        }
         const waitMs = retryAfterSeconds(res.headers, this.deps.now()) * 1000;
         if (++throttled > MAX_THROTTLE_RETRIES || Date.now() + waitMs > this.deps.deadline) throw new ThrottledError(spec.family, what);
         await this.sleep(waitMs);

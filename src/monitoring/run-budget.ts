@@ -29,6 +29,11 @@ export class CallBudget {
     return Math.max(0, this.total - this.spent);
   }
 
+  /** Calls charged beyond the total (a listing longer than the run's share). */
+  get overspent(): number {
+    return Math.max(0, this.spent - this.total);
+  }
+
   /** Takes one call, or throws RunBudgetSpent. */
   take(): void {
     if (this.spent >= this.total) throw new RunBudgetSpent();
@@ -45,6 +50,43 @@ export class CallBudget {
     if (this.spent + n > this.total) return false;
     this.spent += n;
     return true;
+  }
+}
+
+/** What a paced budget carries from one run to the next (kept in the collector's state). */
+export interface PaceState {
+  /** Calls of credit left (negative: calls a run spent beyond its credit, paid back by the next runs). */
+  credit: number;
+  /** When the credit was counted (ISO). */
+  at: string;
+}
+
+/**
+ * A CallBudget whose share of an hourly allowance accrues between runs and whose unspent or
+ * overspent part is carried to the next run — for an allowance under one call a run (an admin
+ * endpoint's share at a short interval: 100 refreshables pages an hour every 5 s) and for a run
+ * whose listing costs more than its share (the excess is paid back by the next runs). Credit
+ * accrues at `perHour` for the time since the last run, up to one interval's worth (at least one
+ * call), so a long pause does not turn into a burst. Over any hour the calls stay within
+ * `perHour` plus one run's worth.
+ */
+export class PacedBudget extends CallBudget {
+  private readonly credit: number;
+
+  constructor(perHour: number, intervalSeconds: number, prev: PaceState | undefined, private readonly now: Date) {
+    const full = Math.max(1, (perHour * intervalSeconds) / 3600);
+    let credit = full;
+    if (prev && Number.isFinite(prev.credit) && Number.isFinite(Date.parse(prev.at))) {
+      const elapsed = Math.max(0, now.getTime() - Date.parse(prev.at)) / 1000;
+      credit = Math.min(full, prev.credit + (perHour * elapsed) / 3600);
+    }
+    super(Math.max(0, Math.floor(credit)));
+    this.credit = credit;
+  }
+
+  /** The state to keep for the next run: the credit left after what this run spent. */
+  pace(): PaceState {
+    return { credit: Math.round((this.credit - (this.total - this.left) - this.overspent) * 1000) / 1000, at: this.now.toISOString() };
   }
 }
 

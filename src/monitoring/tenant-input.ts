@@ -40,6 +40,11 @@ export interface TenantInput {
   utilization?: UtilizationInput;
   /** Page what the collectors' first passes find instead of opening it silenced "found at connection" (default false). */
   pageFindingsAtConnection?: boolean;
+  /**
+   * Vigia's share of each documented per-tenant cap of the platform (admin endpoints), in percent,
+   * 1–100 (default 50): the rest is left to the customer's other tools (docs/monitoring.md).
+   */
+  capSharePercent?: number;
 }
 
 export type TenantChange = Partial<TenantInput>;
@@ -83,6 +88,13 @@ export function checkCollectors(collectors: Record<string, CollectorSetting> | u
     }
   }
   return collectors ?? {};
+}
+
+/** Vigia's share of the per-tenant caps: a whole percent from 1 to 100. */
+export function checkCapShare(value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < 1 || value > 100) throw invalidInput('capSharePercent must be a whole number from 1 to 100');
+  return value;
 }
 
 /** A certificate credential: the PEMs must parse and the key must belong to the certificate. */

@@ -13,9 +13,12 @@ import { IMPLEMENTED_COLLECTORS } from './implemented.js';
 import { PUBLIC_CLOUD, type TenantEndpoints } from './endpoints.js';
 import { endpointsChanged } from './endpoint-hosts.js';
 import { checkMirroringLag, type MirroringLag } from './mirroring-lag.js';
-import { checkUtilization, utilizationOf, type UtilizationSettings } from './utilization-settings.js';
+import { applyUtilization, checkUtilization, DEFAULT_UTILIZATION, utilizationOf, type UtilizationSettings } from './utilization-settings.js';
 import { readRotations, rotationKeyOf, type RotationView } from './rotation-status.js';
+import type { BudgetUse } from './budget.js';
+import { budgetViewOf, readBudgetUseOf, type ApiBudgetView } from './budget-view.js';
 import {
+  checkCapShare,
   checkCollectors,
   checkCostScopes,
   checkCredentials,
@@ -46,6 +49,8 @@ export interface TenantRow {
   mirroring_lag_error_seconds: number;
   utilization: Partial<UtilizationSettings>;
   page_findings_at_connection: boolean;
+  /** Vigia's share of each documented per-tenant cap, in percent (1–100). */
+  cap_share_percent: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -103,13 +108,17 @@ export interface TenantView {
   mirroringLag: MirroringLag;
   utilization: UtilizationSettings;
   pageFindingsAtConnection: boolean;
+  /** Vigia's share of each documented per-tenant cap, in percent. */
+  capSharePercent: number;
   createdAt: string;
   updatedAt: string;
   collectors: CollectorView[];
+  /** Calls of the last hour against each cap Vigia keeps (families, and endpoints capped per tenant that were called). */
+  apiBudget: ApiBudgetView[];
 }
 
 export const TENANT_COLUMNS =
-  'id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints, mirroring_lag_info_seconds, mirroring_lag_error_seconds, utilization, page_findings_at_connection, created_at, updated_at';
+  'id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints, mirroring_lag_info_seconds, mirroring_lag_error_seconds, utilization, page_findings_at_connection, cap_share_percent, created_at, updated_at';
 const SCHEDULE_COLUMNS =
   'tenant_ref, collector, enabled, interval_seconds, next_run_at, coalesce(locked_until > now(), false) AS running, last_run_at, last_success_at, last_duration_ms, last_calls, last_throttled_calls, last_error, last_polled, last_deferred';
 
@@ -123,7 +132,7 @@ export function mirroringLagOf(row: Pick<TenantRow, 'mirroring_lag_info_seconds'
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
-function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string, RotationView>): TenantView {
+function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string, RotationView>, budget: BudgetUse[]): TenantView {
   const byName = new Map(schedules.map((s) => [s.collector, s]));
   return {
     id: row.id,
@@ -139,6 +148,7 @@ function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string,
     mirroringLag: mirroringLagOf(row),
     utilization: utilizationOf(row.utilization),
     pageFindingsAtConnection: row.page_findings_at_connection,
+    capSharePercent: row.cap_share_percent,
     createdAt: iso(row.created_at)!,
     updatedAt: iso(row.updated_at)!,
     collectors: COLLECTOR_NAMES.map((name) => {
@@ -162,6 +172,7 @@ function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string,
         rotation: rotations.get(rotationKeyOf(row.id, name)) ?? null,
       };
     }),
+    apiBudget: budgetViewOf(budget, row.cap_share_percent),
   };
 }
 
@@ -172,7 +183,8 @@ async function views(ctx: AppContext, rows: TenantRow[]): Promise<TenantView[]> 
     [rows.map((r) => r.id)],
   );
   const rotations = await readRotations(ctx.db, rows.map((r) => r.id));
-  return rows.map((r) => toView(r, schedules.filter((s) => s.tenant_ref === r.id), rotations));
+  const budgets = await readBudgetUseOf(ctx.db, rows.map((r) => r.tenant_id), ctx.clock.now());
+  return rows.map((r) => toView(r, schedules.filter((s) => s.tenant_ref === r.id), rotations, budgets.get(r.tenant_id) ?? []));
 }
 
 export async function loadTenant(q: Queryable, orgId: string, id: string): Promise<TenantRow> {
@@ -220,19 +232,20 @@ export async function createTenant(ctx: AppContext, orgId: string, input: Tenant
   const collectors = checkCollectors(input.collectors);
   const endpoints = await checkEndpoints(ctx, input.endpoints);
   const lag = checkMirroringLag(input.mirroringLag);
-  const utilization = await checkUtilization(ctx, input.utilization);
+  const utilization = applyUtilization(DEFAULT_UTILIZATION, await checkUtilization(ctx, input.utilization));
+  const capShare = checkCapShare(input.capSharePercent);
   const now = ctx.clock.now();
   const id = newId('tnt', now);
   auditTarget(id);
   const row = await ctx.db.tx(async (q) => {
     const { rows } = await q.query<TenantRow>(
       `INSERT INTO tenants (id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints,
-         mirroring_lag_info_seconds, mirroring_lag_error_seconds, utilization, page_findings_at_connection, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $13, $14, $15::jsonb, $16, $12, $12) RETURNING ${TENANT_COLUMNS}`,
+         mirroring_lag_info_seconds, mirroring_lag_error_seconds, utilization, page_findings_at_connection, cap_share_percent, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $13, $14, $15::jsonb, $16, COALESCE($17::int, 50), $12, $12) RETURNING ${TENANT_COLUMNS}`,
       [
         id, orgId, input.name, tenantId, clientId, credentials.type, ctx.sealer.sealJson(credentials.value), input.mode,
         workspaces ? JSON.stringify(workspaces) : null, JSON.stringify(costScopes), JSON.stringify(endpoints), now,
-        lag.infoSeconds, lag.errorSeconds, JSON.stringify(utilization), input.pageFindingsAtConnection ?? false,
+        lag.infoSeconds, lag.errorSeconds, JSON.stringify(utilization), input.pageFindingsAtConnection ?? false, capShare ?? null,
       ],
     );
     await createSchedules(q, id, orgId, collectors, now);
@@ -265,15 +278,17 @@ export async function updateTenant(ctx: AppContext, orgId: string, id: string, b
   const workspaces = b.workspaces !== undefined ? checkWorkspaces(b.workspaces) : undefined;
   const costScopes = b.costScopes !== undefined ? checkCostScopes(b.costScopes) : undefined;
   const collectors = checkCollectors(b.collectors);
+  const capShare = checkCapShare(b.capSharePercent);
   const given = b.endpoints ?? {};
   const endpointsSet = b.endpoints !== undefined ? await checkEndpoints(ctx, Object.fromEntries(Object.entries(given).filter(([, v]) => v !== null))) : {};
+  const utilizationChange = await checkUtilization(ctx, b.utilization);
   const now = ctx.clock.now();
   const row = await ctx.db.tx(async (q) => {
     const { rows: locked } = await q.query<TenantRow>(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE org_id = $1 AND id = $2 FOR UPDATE`, [orgId, id]);
     const current = locked[0];
     if (!current) throw notFoundError('tenant');
     const lag = checkMirroringLag(b.mirroringLag, mirroringLagOf(current));
-    const utilization = await checkUtilization(ctx, b.utilization, utilizationOf(current.utilization));
+    const utilization = applyUtilization(utilizationOf(current.utilization), utilizationChange);
     let endpoints = current.endpoints;
     if (b.endpoints !== undefined) {
       const kept = Object.fromEntries(Object.entries(current.endpoints).filter(([k]) => b.endpoints !== null && !(k in given)));
@@ -289,13 +304,14 @@ export async function updateTenant(ctx: AppContext, orgId: string, id: string, b
          credential_type = COALESCE($6, credential_type), credentials_sealed = COALESCE($7, credentials_sealed),
          mode = COALESCE($8, mode), workspaces = $9::jsonb, cost_scopes = $10::jsonb, endpoints = $11::jsonb, updated_at = $12,
          mirroring_lag_info_seconds = $13, mirroring_lag_error_seconds = $14, utilization = $15::jsonb,
-         page_findings_at_connection = COALESCE($16, page_findings_at_connection)
+         page_findings_at_connection = COALESCE($16, page_findings_at_connection),
+         cap_share_percent = COALESCE($17::int, cap_share_percent)
        WHERE org_id = $1 AND id = $2 RETURNING ${TENANT_COLUMNS}`,
       [
         orgId, id, b.name ?? null, tenantId ?? current.tenant_id, clientId ?? current.client_id, credentials?.type ?? null,
         credentials ? ctx.sealer.sealJson(credentials.value) : null, b.mode ?? null,
         nextWorkspaces ? JSON.stringify(nextWorkspaces) : null, JSON.stringify(costScopes ?? current.cost_scopes), JSON.stringify(endpoints), now,
-        lag.infoSeconds, lag.errorSeconds, JSON.stringify(utilization), b.pageFindingsAtConnection ?? null,
+        lag.infoSeconds, lag.errorSeconds, JSON.stringify(utilization), b.pageFindingsAtConnection ?? null, capShare ?? null,
       ],
     );
     await changeSchedules(q, id, collectors, now);

@@ -2,12 +2,16 @@
  * The connection check's items for the `utilization` sources, each with its fix in pt-BR and
  * English: a token of the Kusto audience, a read of the Eventhouse table (database, table,
  * permission), and whether capacity events are flowing into it (a Summary per active capacity
- * every 30 s — none in the last 10 minutes means the Eventstream is not delivering); the
- * Capacity Metrics app's items are in utilization-metrics-app-check.ts.
+ * every 30 s — none in the last 10 minutes means the Eventstream is not delivering). For the
+ * Azure Monitor source: an ARM token, the Embedded capacity listing of each scope (ARM read on
+ * the scope), at least one A/EM SKU found, and one metrics read (Microsoft.Insights/metrics/read).
+ * The Capacity Metrics app's items are in utilization-metrics-app-check.ts.
  */
 import { VendorHttpError, type PlatformClient } from './platform-client.js';
 import type { TenantTokens } from './tokens.js';
 import { readNewEvents } from './collectors/utilization-events.js';
+import { embeddedListPaths, isPaused, listEmbeddedCapacities, readMinutes } from './collectors/utilization-azure-monitor.js';
+import { CallBudget } from './run-budget.js';
 import type { UtilizationSettings } from './utilization-settings.js';
 import type { Texts } from './fixes.js';
 import { metricsAppChecks } from './utilization-metrics-app-check.js';
@@ -16,7 +20,7 @@ import { metricsAppChecks } from './utilization-metrics-app-check.js';
 export interface UtilizationCheckItem {
   id: string;
   ok: boolean;
-  audience?: 'kusto';
+  audience?: 'kusto' | 'arm';
   title: Texts;
   fix: Texts | null;
   detail?: string;
@@ -38,12 +42,60 @@ const FIX_FLOW: Texts = {
   'pt-BR': 'Nenhum evento de capacidade chegou nos últimos 10 minutos. No Real-Time hub (Eventos do Fabric → Status), confira se a assinatura de eventos de capacidade do Eventstream está ativa; seu dono precisa ser administrador da capacidade. Veja docs/monitoring.md, "Capacity load".',
   en: 'No capacity event arrived in the last 10 minutes. In Real-Time hub (Fabric events → Status), check that the Eventstream\'s capacity-events subscription is active; its owner must be a capacity admin. See docs/monitoring.md, "Capacity load".',
 };
-const FIX_NOT_READ: Texts = {
-  'pt-BR': 'Esta versão do Vigia ainda não lê esta fonte; use a fonte de eventos de capacidade (Eventhouse).',
-  en: 'This version of Vigia does not read this source yet; use the capacity events source (Eventhouse).',
+
+const FIX_ARM_TOKEN: Texts = {
+  'pt-BR': 'O Microsoft Entra ID não emitiu um token para o Azure Resource Manager com estas credenciais: confira o segredo ou certificado da conexão.',
+  en: 'Microsoft Entra ID issued no token for Azure Resource Manager with these credentials: check the connection\'s secret or certificate.',
+};
+const FIX_ARM_READER: Texts = {
+  'pt-BR':
+    'Dê à entidade de serviço a função Leitor de Monitoramento (Monitoring Reader) — ou Leitor (Reader) — em cada escopo de utilization.armScopes (assinatura ou grupo de recursos), no portal do Azure: Controle de acesso (IAM) → Adicionar atribuição de função. Ela permite listar as capacidades do Power BI Embedded e ler suas métricas; não dá acesso a dados.',
+  en: 'Give the service principal the Monitoring Reader role — or Reader — on each scope in utilization.armScopes (subscription or resource group), in the Azure portal: Access control (IAM) → Add role assignment. It lets Vigia list the Power BI Embedded capacities and read their metrics; it grants no access to data.',
+};
+const FIX_ARM_SCOPE: Texts = {
+  'pt-BR': 'O escopo não existe ou não é visível para a entidade de serviço: confira o ID da assinatura e o nome do grupo de recursos em utilization.armScopes.',
+  en: 'The scope does not exist or is not visible to the service principal: check the subscription ID and resource group name in utilization.armScopes.',
+};
+const FIX_NO_EMBEDDED: Texts = {
+  'pt-BR':
+    'Nenhuma capacidade do Power BI Embedded (SKU A ou EM, Microsoft.PowerBIDedicated/capacities) nestes escopos. Capacidades Fabric (SKU F) não têm métricas no Azure Monitor: para elas use a fonte de eventos de capacidade (Eventhouse). Veja docs/monitoring.md, "Capacity load".',
+  en: 'No Power BI Embedded capacity (A or EM SKU, Microsoft.PowerBIDedicated/capacities) under these scopes. Fabric capacities (F SKUs) have no Azure Monitor metrics: use the capacity events source (Eventhouse) for them. See docs/monitoring.md, "Capacity load".',
 };
 
 const FLOW_LOOKBACK_MS = 10 * 60_000;
+
+async function azureMonitorChecks(client: PlatformClient, tokens: Pick<TenantTokens, 'get'>, scopes: string[], now: Date): Promise<UtilizationCheckItem[]> {
+  const out: UtilizationCheckItem[] = [];
+  const tokenTitle = { 'pt-BR': 'Token para o Azure Resource Manager (métricas do Azure Monitor)', en: 'Token for Azure Resource Manager (Azure Monitor metrics)' };
+  try {
+    await tokens.get('arm');
+    out.push({ id: 'utilization.azureMonitor.token', ok: true, audience: 'arm', title: tokenTitle, fix: null });
+  } catch (err) {
+    out.push({ id: 'utilization.azureMonitor.token', ok: false, audience: 'arm', title: tokenTitle, fix: FIX_ARM_TOKEN, detail: (err as Error).message });
+    return out;
+  }
+  const listTitle = { 'pt-BR': `Capacidades do Power BI Embedded em ${scopes.join(', ')}`, en: `Power BI Embedded capacities under ${scopes.join(', ')}` };
+  let capacities: Awaited<ReturnType<typeof listEmbeddedCapacities>>;
+  try {
+    capacities = await listEmbeddedCapacities(client, scopes, new CallBudget(embeddedListPaths(scopes).length * 10));
+  } catch (err) {
+    const status = err instanceof VendorHttpError ? err.status : 0;
+    out.push({ id: 'utilization.azureMonitor.list', ok: false, title: listTitle, fix: status === 404 ? FIX_ARM_SCOPE : FIX_ARM_READER, detail: (err as Error).message });
+    return out;
+  }
+  out.push({ id: 'utilization.azureMonitor.list', ok: capacities.length > 0, title: listTitle, fix: capacities.length > 0 ? null : FIX_NO_EMBEDDED, detail: `${capacities.length} capacities` });
+  const probe = capacities.find((c) => !isPaused(c.state));
+  if (!probe) return out;
+  const metricsTitle = { 'pt-BR': `Métricas do Azure Monitor de ${probe.name}`, en: `Azure Monitor metrics of ${probe.name}` };
+  const end = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
+  try {
+    await readMinutes(client, probe.id, new Date(end.getTime() - FLOW_LOOKBACK_MS), end);
+    out.push({ id: 'utilization.azureMonitor.metrics', ok: true, title: metricsTitle, fix: null });
+  } catch (err) {
+    out.push({ id: 'utilization.azureMonitor.metrics', ok: false, title: metricsTitle, fix: FIX_ARM_READER, detail: (err as Error).message });
+  }
+  return out;
+}
 
 export async function utilizationChecks(client: PlatformClient, tokens: Pick<TenantTokens, 'get'>, s: UtilizationSettings, now: Date): Promise<UtilizationCheckItem[]> {
   const out: UtilizationCheckItem[] = [];
@@ -75,6 +127,6 @@ export async function utilizationChecks(client: PlatformClient, tokens: Pick<Ten
     }
   }
   if (s.metricsApp) out.push(...(await metricsAppChecks(client, s.metricsApp, now)));
-  if (s.armScopes.length > 0) out.push({ id: 'utilization.azureMonitor', ok: false, title: { 'pt-BR': 'Métricas do Azure Monitor (SKUs A)', en: 'Azure Monitor metrics (A SKUs)' }, fix: FIX_NOT_READ });
+  if (s.armScopes.length > 0) out.push(...(await azureMonitorChecks(client, tokens, s.armScopes, now)));
   return out;
 }

@@ -87,10 +87,14 @@ async function checkEventhouse(ctx: AppContext, e: EventhouseSource): Promise<Ev
   return { queryUri: url.origin, database: e.database, table: e.table };
 }
 
-/** The settings after applying `given` to `current`, validated. */
-export async function checkUtilization(ctx: AppContext, given: UtilizationInput | undefined, current: UtilizationSettings = DEFAULT_UTILIZATION): Promise<UtilizationSettings> {
-  if (given === undefined) return current;
-  const out: UtilizationSettings = { ...current };
+/**
+ * The fields `given` replaces, validated. Each is judged on its own (none depends on the stored
+ * value), so a change is checked — host names resolved included — before the row is locked, and
+ * applied to the locked row with `applyUtilization`.
+ */
+export async function checkUtilization(ctx: AppContext, given: UtilizationInput | undefined): Promise<Partial<UtilizationSettings>> {
+  if (given === undefined) return {};
+  const out: Partial<UtilizationSettings> = {};
   if (given.eventhouse !== undefined) out.eventhouse = given.eventhouse === null ? null : await checkEventhouse(ctx, given.eventhouse);
   if (given.metricsApp !== undefined) {
     const m = given.metricsApp;
@@ -109,17 +113,23 @@ export async function checkUtilization(ctx: AppContext, given: UtilizationInput 
   if (given.overrides !== undefined) {
     const o = given.overrides ?? {};
     if (Object.keys(o).length > MAX_OVERRIDES) throw invalidInput(`utilization.overrides: at most ${MAX_OVERRIDES} capacities`);
-    out.overrides = {};
+    const overrides: UtilizationSettings['overrides'] = {};
+    out.overrides = overrides;
     for (const [name, t] of Object.entries(o)) {
       const field = `utilization.overrides["${name.slice(0, 100)}"]`;
       if (name.trim() === '' || name.length > 256) throw invalidInput('utilization.overrides: capacity names are 1 to 256 characters');
-      out.overrides[name] = {
+      overrides[name] = {
         ...(t.warnPercent !== undefined ? { warnPercent: percent(t.warnPercent, `${field}.warnPercent`) } : {}),
         ...(t.recoverWindows !== undefined ? { recoverWindows: windows(t.recoverWindows, `${field}.recoverWindows`) } : {}),
       };
     }
   }
   return out;
+}
+
+/** The settings after a checked change: the fields it gives replace the current ones. */
+export function applyUtilization(current: UtilizationSettings, change: Partial<UtilizationSettings>): UtilizationSettings {
+  return { ...current, ...change };
 }
 
 /** The stored field (absent members take their defaults). */

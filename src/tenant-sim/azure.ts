@@ -1,8 +1,11 @@
 /**
- * Azure Resource Manager: `Microsoft.Fabric/capacities` reads, and Cost Management Query (POST,
- * paged by `nextLink` to which the same body is POSTed again; 204 when there is nothing).
+ * Azure Resource Manager: `Microsoft.Fabric/capacities` reads (F and P SKUs), the
+ * `Microsoft.PowerBIDedicated/capacities` listings (A and EM SKUs, Power BI Embedded) and their
+ * Azure Monitor metrics (azure-monitor.ts), and Cost Management Query (POST, paged by `nextLink`
+ * to which the same body is POSTed again; 204 when there is nothing).
  */
 import { randomUUID } from 'node:crypto';
+import { armReadRefusal, embeddedCapacity, isEmbedded, metricsList } from './azure-monitor.js';
 import { armPage } from './paging.js';
 import { armError, type Handler, ok, type Reply, type RequestContext } from './reply.js';
 import type { SimCapacity, SimCapacityState, SimCostRow } from './types.js';
@@ -173,14 +176,22 @@ function costQuery(ctx: RequestContext): Reply {
   return ok({ id: `/${scope.replace(/^\/+/, '')}/providers/Microsoft.CostManagement/query/${id}`, name: id, type: 'Microsoft.CostManagement/query', properties });
 }
 
+/** Capacities of one ARM resource type (Embedded A/EM SKUs are PowerBIDedicated resources, not Fabric ones). */
+const fabricCapacities = (ctx: RequestContext) => ctx.state.capacities.filter((c) => !isEmbedded(c));
+const embeddedCapacities = (ctx: RequestContext) => ctx.state.capacities.filter((c) => isEmbedded(c));
+const inGroup = (ctx: RequestContext) => (c: SimCapacity) => c.resourceGroup.toLowerCase() === ctx.pathParams.resourceGroupName?.toLowerCase();
+
 export const AZURE_HANDLERS: Record<string, Handler> = {
-  FabricCapacities_ListBySubscription: (ctx) => checkPlace(ctx) ?? armPage(ctx, ctx.state.capacities, 100, armCapacity),
-  FabricCapacities_ListByResourceGroup: (ctx) =>
-    checkPlace(ctx) ?? armPage(ctx, ctx.state.capacities.filter((c) => c.resourceGroup.toLowerCase() === ctx.pathParams.resourceGroupName?.toLowerCase()), 100, armCapacity),
+  FabricCapacities_ListBySubscription: (ctx) => checkPlace(ctx) ?? armPage(ctx, fabricCapacities(ctx), 100, armCapacity),
+  FabricCapacities_ListByResourceGroup: (ctx) => checkPlace(ctx) ?? armPage(ctx, fabricCapacities(ctx).filter(inGroup(ctx)), 100, armCapacity),
+  // The PowerBIDedicated listings are not paged (the description has no nextLink).
+  Capacities_List: (ctx) => checkPlace(ctx) ?? armReadRefusal(ctx) ?? ok({ value: embeddedCapacities(ctx).map(embeddedCapacity) }),
+  Capacities_ListByResourceGroup: (ctx) => checkPlace(ctx) ?? armReadRefusal(ctx) ?? ok({ value: embeddedCapacities(ctx).filter(inGroup(ctx)).map(embeddedCapacity) }),
+  Metrics_List: metricsList,
   FabricCapacities_Get: (ctx) => {
     const refused = checkPlace(ctx);
     if (refused) return refused;
-    const c = ctx.state.capacities.find((x) => x.armName.toLowerCase() === ctx.pathParams.capacityName?.toLowerCase());
+    const c = fabricCapacities(ctx).find((x) => x.armName.toLowerCase() === ctx.pathParams.capacityName?.toLowerCase());
     if (!c) return armError(404, 'ResourceNotFound', `The Resource 'Microsoft.Fabric/capacities/${ctx.pathParams.capacityName}' was not found.`);
     return ok(armCapacity(c));
   },

@@ -37,6 +37,12 @@ export interface SimControl {
   workspaceMembership(a: { workspaceId: string; member: boolean }): void;
   /** Cost Management read is missing at a scope ('subscriptions/{id}[/resourceGroups/{rg}]' or '*'). */
   costScopeForbidden(a: { scope: string; on: boolean }): void;
+  /** ARM read (Reader / Monitoring Reader) is missing at a scope ('subscriptions/{id}[/resourceGroups/{rg}]' or '*'): capacity listings and metrics answer 403. */
+  armReadForbidden(a: { scope: string; on: boolean }): void;
+  /** Changes a capacity's SKU: `A1`…`A8` or `EM1`…`EM3` make it a Power BI Embedded capacity (`Microsoft.PowerBIDedicated` in ARM, Azure Monitor metrics). */
+  capacitySku(a: { capacityId: string; sku: string }): void;
+  /** The next `count` Azure Monitor metrics requests answer 529, the metrics back-end's throttling (not ARM's 429). */
+  metricsThrottled(a: { count: number }): void;
   /** The next `count` requests of the family answer 429 with Retry-After (a storm). */
   throttle(a: { family: ApiFamily; count: number; retryAfterSeconds?: number }): void;
   /** Answers to a family or path prefix become a `bytes`-long JSON body (null to stop). */
@@ -208,6 +214,21 @@ export function createControl(deps: { state: () => SimState; limits: Limits; fau
       if (on) list.push(norm);
       s().settings.costScopesForbidden = list;
     },
+    armReadForbidden({ scope, on }) {
+      if (typeof scope !== 'string' || scope === '') throw new SimControlError('scope is required');
+      const norm = scope.replace(/^\/+|\/+$/g, '').toLowerCase();
+      const list = (s().settings.armReadForbidden ?? []).filter((x) => x !== norm);
+      if (on) list.push(norm);
+      s().settings.armReadForbidden = list;
+    },
+    capacitySku({ capacityId, sku }) {
+      if (typeof sku !== 'string' || !/^(F|P|A|EM)\d{1,4}$/i.test(sku)) throw new SimControlError('sku must look like F64, P1, A2 or EM1');
+      capacity(capacityId).sku = sku.toUpperCase();
+    },
+    metricsThrottled({ count }) {
+      if (!Number.isInteger(count) || count < 0) throw new SimControlError('count must be a non-negative integer');
+      s().settings.metricsThrottled = count;
+    },
     throttle({ family, count, retryAfterSeconds }) {
       if (!API_FAMILIES.includes(family)) throw new SimControlError(`family must be one of ${API_FAMILIES.join(', ')}`);
       if (!Number.isInteger(count) || count < 0) throw new SimControlError('count must be a non-negative integer');
@@ -361,6 +382,9 @@ export const CONTROL_OPERATIONS = [
   'adminApisForbidden',
   'workspaceMembership',
   'costScopeForbidden',
+  'armReadForbidden',
+  'capacitySku',
+  'metricsThrottled',
   'throttle',
   'hugeResponse',
   'garbageResponse',

@@ -240,6 +240,10 @@ export interface SimSettings {
   refuseTokens: null | TokenRefusalKind;
   /** Scopes (lower case, no leading slash) where the principal lacks Cost Management read; '*' = all. */
   costScopesForbidden: string[];
+  /** Scopes (lower case, no leading slash) where the principal lacks ARM read (no Reader / Monitoring Reader); '*' = all. */
+  armReadForbidden?: string[];
+  /** The next this many Azure Monitor metrics requests answer 529 (the metrics back-end throttling). */
+  metricsThrottled?: number;
   subscriptionId: string;
   resourceGroup: string;
   currency: string;

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDestination } from '../../src/delivery/destination-service.js';
-import { HOURLY_CAPS } from '../../src/monitoring/budget.js';
+import { HOURLY_CAPS, sharedCap } from '../../src/monitoring/budget.js';
 import { capacityCollector } from '../../src/monitoring/collectors/capacity.js';
 import { gatewayCollector } from '../../src/monitoring/collectors/gateway.js';
 import { ADMIN_SHARE, POWERBI_SHARE, refreshesCollector } from '../../src/monitoring/collectors/refreshes.js';
@@ -212,8 +212,8 @@ describe('collector: refreshes', () => {
       await runner.pass();
     }
     expect((await schedule(h, tenant.id, 'refreshes')).last_error).toBeNull();
-    // 180 s at one page per 45 s (40 % of 200/h): 4 pages, not 36.
-    const perPage = 3_600 / (HOURLY_CAPS['powerbi-admin'] * ADMIN_SHARE);
+    // 180 s at one page per 40 s (90 % of Vigia's 50 % share of the endpoint's 200/h): 5 pages, not 36.
+    const perPage = 3_600 / (sharedCap(200) * ADMIN_SHARE);
     expect(sim.countCalls({ operationId: 'Admin_GetRefreshables' })).toBeLessThanOrEqual(Math.ceil(180 / perPage) + 1);
     expect(sim.countCalls({ operationId: 'Admin_GetRefreshables' })).toBeGreaterThanOrEqual(3);
   });
@@ -404,7 +404,7 @@ describe('collector: refreshes', () => {
     const orgId = await h.org();
     const tenant = await h.tenant(orgId, sim, { mode: 'admin', collectors: { refreshes: { intervalSeconds: INTERVAL } } });
     const runner = h.scheduler({ collectors: [refreshesCollector] });
-    const pages = runBudget(HOURLY_CAPS['powerbi-admin'], ADMIN_SHARE, INTERVAL);
+    const pages = runBudget(sharedCap(200), ADMIN_SHARE, INTERVAL);
     const onCapacity = sim.state.workspaces.filter((w) => w.capacityId !== null).length;
     for (let run = 0; run < 2; run++) await runOnce(runner, tenant.id);
     expect(sim.countCalls({ operationId: 'Admin_GetRefreshables' })).toBe(2 * Math.ceil((onCapacity + 1) / 5000));

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
+import { HOURLY_CAPS } from '../../src/monitoring/budget.js';
 import { capacityCollector } from '../../src/monitoring/collectors/capacity.js';
 import { CollectorScheduler } from '../../src/monitoring/engine.js';
 import { registerMonitoringMetrics } from '../../src/monitoring/metrics.js';
@@ -145,7 +146,7 @@ describe('tenant routes against the simulator', () => {
     expect(metrics.body).toContain(`vigia_collector_last_calls{org="${orgId}",tenant="${tenant.id}",collector="capacity"} 2`);
     expect(metrics.body).toContain(`vigia_collector_last_run_failed{org="${orgId}",tenant="${tenant.id}",collector="capacity"} 0`);
     expect(metrics.body).toMatch(new RegExp(`vigia_tenant_api_calls_last_hour\\{directory="${sim.tenantId}",family="fabric"\\} \\d+`));
-    expect(metrics.body).toContain('vigia_tenant_api_hourly_cap{family="fabric-admin"} 200');
+    expect(metrics.body).toContain(`vigia_tenant_api_hourly_cap{family="fabric-admin"} ${HOURLY_CAPS['fabric-admin']}`);
     expect(metrics.body).not.toContain(sim.clientSecret);
   });
 

@@ -124,4 +124,43 @@ describe('tenant check: utilization sources', () => {
     expect(fresh.fix.en).toContain('10–15 minutes late');
     expect(sim.violations).toEqual([]);
   });
+
+  it('checks the Azure Monitor source: ARM token, the Embedded listing (ARM read on the scope), an A SKU found, one metrics read', async () => {
+    const orgId = await insertOrg(t.ctx);
+    const sub = sim.state.settings.subscriptionId;
+    for (const c of sim.state.capacities) sim.control.capacityState({ capacityId: c.id, state: 'Active' });
+    const armScopes = [`/subscriptions/${sub}`];
+    const id = await connect(orgId, { armScopes });
+    // Only F SKUs: the listing works, but there is nothing this source can read.
+    let items = await check(orgId, id);
+    expect(items.map((c: { id: string; ok: boolean }) => [c.id, c.ok])).toEqual([
+      ['utilization.azureMonitor.token', true],
+      ['utilization.azureMonitor.list', false],
+    ]);
+    expect(items[1].fix.en).toContain('F SKUs');
+    expect(items[1].fix['pt-BR']).toContain('SKU A ou EM');
+
+    sim.control.capacitySku({ capacityId: sim.state.capacities[1]!.id, sku: 'A1' });
+    items = await check(orgId, id);
+    expect(items.map((c: { id: string; ok: boolean }) => [c.id, c.ok])).toEqual([
+      ['utilization.azureMonitor.token', true],
+      ['utilization.azureMonitor.list', true],
+      ['utilization.azureMonitor.metrics', true],
+    ]);
+
+    sim.control.armReadForbidden({ scope: `subscriptions/${sub}`, on: true });
+    items = await check(orgId, id);
+    expect(items[1]).toMatchObject({ id: 'utilization.azureMonitor.list', ok: false });
+    expect(items[1].detail).toMatch(/403/);
+    expect(items[1].fix.en).toContain('Monitoring Reader');
+    expect(items[1].fix['pt-BR']).toContain('Leitor de Monitoramento');
+    sim.control.armReadForbidden({ scope: `subscriptions/${sub}`, on: false });
+
+    const wrongGroup = await connect(orgId, { armScopes: [`/subscriptions/${sub}/resourceGroups/rg-missing`] });
+    items = await check(orgId, wrongGroup);
+    expect(items[1]).toMatchObject({ id: 'utilization.azureMonitor.list', ok: false });
+    expect(items[1].fix.en).toContain('resource group name');
+    sim.control.capacitySku({ capacityId: sim.state.capacities[1]!.id, sku: 'F2' });
+    expect(sim.violations).toEqual([]);
+  });
 });

@@ -2581,6 +2581,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        capSharePercent?: number;
                         clientId: string;
                         collectors?: {
                             capacity?: {
@@ -2810,6 +2811,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        capSharePercent?: number;
                         clientId?: string;
                         collectors?: {
                             capacity?: {
@@ -4499,6 +4501,10 @@ export interface components {
         };
         /** Tenant */
         Tenant: {
+            /** @description Calls of the last hour against each cap Vigia keeps: every API family, and each endpoint capped per tenant that was called or throttled in the last hour. */
+            apiBudget: components["schemas"]["TenantApiBudget"][];
+            /** @description Vigia's share, in percent, of each cap the platform documents per tenant (admin endpoints such as Power BI admin groups 50/h or refreshables 200/h); the rest is left to the customer's other tools. Default 50. */
+            capSharePercent: number;
             clientId: string;
             collectors: components["schemas"]["CollectorView"][];
             costScopes: string[];
@@ -4521,6 +4527,29 @@ export interface components {
             updatedAt: string;
             utilization: components["schemas"]["Utilization"];
             workspaces: string[] | null;
+        };
+        /** TenantApiBudget */
+        TenantApiBudget: {
+            /** @description Calls of the last 60 minutes, by every instance (and every connection of the same directory). */
+            callsLastHour: number;
+            /** @description Calls per hour Vigia allows itself now: its share of the documented cap (lowered for an hour after a 429), or for a family Vigia's own ceiling. */
+            cap: number;
+            /** @description The platform's documented per-tenant cap; null for a family. */
+            documentedCap: number | null;
+            endpoint: string | null;
+            family: string;
+            /** @description `family`, or `family:endpoint` for an endpoint the platform caps per tenant. */
+            key: string;
+            /**
+             * Format: date-time
+             * @description The last 429 on this endpoint.
+             */
+            lastThrottledAt: string | null;
+            /**
+             * Format: date-time
+             * @description A 429 lowered the cap until then.
+             */
+            loweredUntil: string | null;
         };
         /** TenantCheck */
         TenantCheck: {

@@ -4,6 +4,7 @@
  */
 import { overviewEn, overviewPt } from './i18n-overview.js';
 import { mirroringEn, mirroringPt } from './i18n-mirroring.js';
+import { apiBudgetEn, apiBudgetPt } from './i18n-api-budget.js';
 import { tenantsEn, tenantsPt } from './i18n-tenants.js';
 import { freshnessEn, freshnessPt } from './i18n-freshness.js';
 import { inventoryEn, inventoryPt } from './i18n-inventory.js';
@@ -13,6 +14,7 @@ const pt = {
   ...overviewPt,
   ...tenantsPt,
   ...mirroringPt,
+  ...apiBudgetPt,
   ...freshnessPt,
   ...inventoryPt,
   ...inboundPt,
@@ -312,6 +314,7 @@ const en: Texts = {
   ...overviewEn,
   ...tenantsEn,
   ...mirroringEn,
+  ...apiBudgetEn,
   ...freshnessEn,
   ...inventoryEn,
   ...inboundEn,

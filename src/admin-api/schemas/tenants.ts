@@ -37,10 +37,26 @@ const collectorViewSchema = {
   },
 } as const;
 
+const apiBudgetSchema = {
+  title: 'TenantApiBudget',
+  type: 'object',
+  required: ['key', 'family', 'endpoint', 'callsLastHour', 'cap', 'documentedCap', 'loweredUntil', 'lastThrottledAt'],
+  properties: {
+    key: { type: 'string', description: '`family`, or `family:endpoint` for an endpoint the platform caps per tenant.' },
+    family: str,
+    endpoint: { type: ['string', 'null'] },
+    callsLastHour: { type: 'integer', description: 'Calls of the last 60 minutes, by every instance (and every connection of the same directory).' },
+    cap: { type: 'integer', description: "Calls per hour Vigia allows itself now: its share of the documented cap (lowered for an hour after a 429), or for a family Vigia's own ceiling." },
+    documentedCap: { type: ['integer', 'null'], description: "The platform's documented per-tenant cap; null for a family." },
+    loweredUntil: { type: ['string', 'null'], format: 'date-time', description: 'A 429 lowered the cap until then.' },
+    lastThrottledAt: { type: ['string', 'null'], format: 'date-time', description: 'The last 429 on this endpoint.' },
+  },
+} as const;
+
 export const tenantSchema = {
   title: 'Tenant',
   type: 'object',
-  required: ['id', 'name', 'tenantId', 'clientId', 'credentialType', 'credentialsSet', 'mode', 'workspaces', 'costScopes', 'endpoints', 'mirroringLag', 'utilization', 'pageFindingsAtConnection', 'createdAt', 'updatedAt', 'collectors'],
+  required: ['id', 'name', 'tenantId', 'clientId', 'credentialType', 'credentialsSet', 'mode', 'workspaces', 'costScopes', 'endpoints', 'mirroringLag', 'utilization', 'pageFindingsAtConnection', 'capSharePercent', 'createdAt', 'updatedAt', 'collectors', 'apiBudget'],
   properties: {
     id: str,
     name: str,
@@ -69,9 +85,16 @@ export const tenantSchema = {
       type: 'boolean',
       description: 'false (default): what the first pass of each collector finds at connection opens silenced ("found at connection") and one TenantConnected incident sums it up; true: those findings page like any failure.',
     },
+    capSharePercent: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+      description: "Vigia's share, in percent, of each cap the platform documents per tenant (admin endpoints such as Power BI admin groups 50/h or refreshables 200/h); the rest is left to the customer's other tools. Default 50.",
+    },
     createdAt: instant,
     updatedAt: instant,
     collectors: { type: 'array', items: collectorViewSchema },
+    apiBudget: { type: 'array', items: apiBudgetSchema, description: 'Calls of the last hour against each cap Vigia keeps: every API family, and each endpoint capped per tenant that was called or throttled in the last hour.' },
   },
 } as const;
 

@@ -11,8 +11,10 @@
  *
  * Every check costs calls, so the checks rotate (rotation.ts): data sources failing now and
  * those an item with a recent failure reads through are checked every run; the rest take turns
- * within `SHARE` of the hourly cap at the collector's interval — a budget that also pays for the
- * listing (the gateways, each gateway's data sources, the connections), so a run stays inside it.
+ * within `SHARE` of the hourly cap — one paced CallBudget (run-budget.ts) that also pays for the
+ * listing (the gateways, each gateway's data sources, the connections): a listing longer than a
+ * run's share is paid back by the next runs' checks, and a tenant whose listing is long is
+ * re-listed less often (at most half the share goes to listings), so the hour stays inside it.
  */
 import type { SignalInput } from '../../alerts/signals.js';
 import type { Queryable } from '../../db/index.js';
@@ -21,7 +23,7 @@ import type { Collector } from '../collector.js';
 import type { StateChange } from '../output.js';
 import { causesOf, openRootCauses } from '../root-causes.js';
 import { pickForRun, progressOf, ROTATION_KEY, type RotationPick, type RotationState } from '../rotation.js';
-import { listingIsDue, runBudget } from '../run-budget.js';
+import { type CallBudget, LISTING_REFRESH_MS, PacedBudget, type PaceState } from '../run-budget.js';
 import { inPool } from '../pool.js';
 import {
   CHECK_COST,
@@ -41,12 +43,26 @@ const RECENT_FAILURE_MS = 24 * 3_600_000;
 const KEY_PREFIX = 'ds:';
 /** The data sources as last listed (re-listed after LISTING_REFRESH_MS). */
 const LISTING_KEY = 'listing';
+/** The run budget's carried credit (PacedBudget). */
+const PACE_KEY = 'pace';
 
 interface DatasourceListing {
   listedAt: string;
   datasources: WatchedDatasource[];
-  /** Calls the last listing took beyond its run's budget, still to be paid back by later runs. */
-  owed?: number;
+  /** Calls the listing took. */
+  cost?: number;
+}
+
+/**
+ * A listing is read again after LISTING_REFRESH_MS, or — when it is long (one call per gateway) —
+ * after the time its calls take at half the collector's hourly share, so listings never take
+ * more than half of it and the checks keep the rest.
+ */
+function listingDue(listing: DatasourceListing | undefined, perHour: number, now: Date): boolean {
+  if (!listing) return true;
+  const at = Date.parse(listing.listedAt);
+  const wait = Math.max(LISTING_REFRESH_MS, ((listing.cost ?? 0) / (perHour / 2)) * 3_600_000);
+  return !Number.isFinite(at) || now.getTime() < at || now.getTime() - at >= wait;
 }
 /** Source types of the workload failures a data source may be behind. */
 const WORKLOAD_SOURCES = ['Dataset', 'FabricJob', 'DataFreshness'];
@@ -91,13 +107,17 @@ async function usedByRecentFailures(q: Queryable, tenantRef: string, orgId: stri
  * The rotation's pick that fits the budget in calls: a connection test costs more than a
  * gateway status, so the number of checks shrinks until their cost fits (pickForRun is pure).
  */
-function pickWithinCalls(items: WatchedDatasource[], budget: number, isHot: (d: WatchedDatasource) => boolean, state: RotationState | undefined, now: Date): RotationPick<WatchedDatasource> {
+function pickWithinCalls(items: WatchedDatasource[], calls: CallBudget, isHot: (d: WatchedDatasource) => boolean, state: RotationState | undefined, now: Date): RotationPick<WatchedDatasource> {
+  const budget = calls.left;
   let checks = budget;
   if (budget <= 0) return pickForRun(items, { key: (d) => d.id, isHot, budget: 0, state, now });
   for (;;) {
     const pick = pickForRun(items, { key: (d) => d.id, isHot, budget: checks, state, now });
     const cost = pick.poll.reduce((n, d) => n + CHECK_COST[d.check], 0);
-    if (cost <= budget || checks <= 1) return pick;
+    if (cost <= budget || checks <= 1) {
+      calls.charge(cost);
+      return pick;
+    }
     checks = Math.max(1, checks - Math.ceil((cost - budget) / Math.max(...Object.values(CHECK_COST))));
   }
 }
@@ -108,19 +128,21 @@ export const datasourcesCollector: Collector = {
     const now = ctx.clock.now();
     // The run's budget covers every call: the listing when it is due (gateways, one call per
     // gateway, connections), the checks with the rest. Between listings the cached one is used.
-    const budget = runBudget(Math.min(HOURLY_CAPS.powerbi, HOURLY_CAPS.fabric), DATASOURCES_SHARE, intervalSeconds);
+    const perHour = Math.min(HOURLY_CAPS.powerbi, HOURLY_CAPS.fabric) * DATASOURCES_SHARE;
+    const budget = new PacedBudget(perHour, intervalSeconds, state.get(PACE_KEY) as PaceState | undefined, now);
     const cached = state.get(LISTING_KEY) as DatasourceListing | undefined;
     let datasources = cached?.datasources ?? [];
-    // Calls a listing took beyond its run's budget are paid back by the next runs' checks.
-    let owed = cached?.owed ?? 0;
-    const relisted = !cached || listingIsDue(cached.listedAt, now);
+    // A due listing waits for a run with credit (a debt is paid back first), except the first one.
+    const relisted = listingDue(cached, perHour, now) && (!cached || budget.left > 0);
+    let listingCost = cached?.cost ?? 0;
     if (relisted) {
       const beforeListing = client.callsMade;
       datasources = await listDatasources(client);
-      owed += client.callsMade - beforeListing;
+      listingCost = client.callsMade - beforeListing;
+      // Calls beyond the run's credit are paid back by the next runs (the budget carries them).
+      budget.charge(listingCost);
     }
-    const checkBudget = Math.max(0, budget - owed);
-    owed = Math.max(0, owed - budget);
+    const beforeChecks = client.callsMade;
     const [watchingGateways, recent, open] = await Promise.all([
       gatewaysWatched(ctx.db, tenant.id),
       usedByRecentFailures(ctx.db, tenant.id, tenant.org_id, new Date(now.getTime() - RECENT_FAILURE_MS)),
@@ -128,7 +150,8 @@ export const datasourcesCollector: Collector = {
     ]);
     const remembered = (id: string) => state.get(KEY_PREFIX + id) as RememberedDatasource | undefined;
     const isHot = (d: WatchedDatasource) => (remembered(d.id)?.failure ?? null) !== null || remembered(d.id)?.waitsForGateway === true || recent.has(d.id);
-    const pick = pickWithinCalls(datasources, checkBudget, isHot, state.get(ROTATION_KEY) as RotationState | undefined, now);
+    const pick = pickWithinCalls(datasources, budget, isHot, state.get(ROTATION_KEY) as RotationState | undefined, now);
+    const planned = pick.poll.reduce((n, d) => n + CHECK_COST[d.check], 0);
 
     // Checks that end in an error saying nothing about the data source stop the run's checks;
     // what was checked is still committed, then the error is reported.
@@ -140,6 +163,8 @@ export const datasourcesCollector: Collector = {
     }).catch((err: unknown) => {
       stopped = err;
     });
+    // A connection test that polled longer than planned is charged too.
+    budget.charge(client.callsMade - beforeChecks - planned);
 
     const signals: SignalInput[] = [];
     const changes: StateChange[] = [];
@@ -180,10 +205,11 @@ export const datasourcesCollector: Collector = {
       changes.push({ key, value: null });
     }
     reportProgress(progressOf(datasources, isHot, (d) => results.has(d.id)));
-    if (relisted || listed.size !== datasources.length || owed !== (cached?.owed ?? 0)) {
-      const listing: DatasourceListing = { listedAt: relisted ? now.toISOString() : cached!.listedAt, datasources: datasources.filter((d) => listed.has(d.id)), owed };
+    if (relisted || listed.size !== datasources.length) {
+      const listing: DatasourceListing = { listedAt: relisted ? now.toISOString() : cached!.listedAt, datasources: datasources.filter((d) => listed.has(d.id)), cost: listingCost };
       changes.push({ key: LISTING_KEY, value: listing });
     }
+    changes.push({ key: PACE_KEY, value: budget.pace() });
     // A run stopped early has not taken its turn: the cursor stays where it was.
     if (stopped === null) changes.push({ key: ROTATION_KEY, value: pick.next });
     await commit(signals, changes);

@@ -21,7 +21,7 @@ import type { StateChange } from '../output.js';
 import { isResourceRefusal, type PlatformClient } from '../platform-client.js';
 import { causesOf, openRootCauses, type OpenRootCauses } from '../root-causes.js';
 import { pickForRun, progressOf, ROTATION_KEY, type RotationState } from '../rotation.js';
-import { CallBudget, runBudget } from '../run-budget.js';
+import { type CallBudget, PacedBudget, type PaceState, runBudget } from '../run-budget.js';
 import { type JobCursor, type JobInstance, lastStart, newResults } from './job-results.js';
 import { listRunnableItems, type RunnableItem } from './runnable-items.js';
 import { inPool } from '../pool.js';
@@ -42,6 +42,8 @@ const SCHEDULE_EVERY_MS = 12 * 3_600_000;
 const RECENT_MS = 24 * 3_600_000;
 const MAX_INSTANCE_PAGES = 5;
 const LISTED_KEY = 'listed';
+/** The run budget's carried credit (PacedBudget). */
+const PACE_KEY = 'pace';
 const ITEM_PREFIX = 'item:';
 
 /** The scheduler's job type per item kind; the job type of a seen instance wins. */
@@ -175,7 +177,10 @@ export const jobsCollector: Collector = {
   async run({ ctx, tenant, client, state, commit, intervalSeconds, reportProgress }) {
     const now = ctx.clock.now();
     const budget = runBudget(HOURLY_CAPS.fabric, JOBS_SHARE, intervalSeconds);
-    const spent = new CallBudget(budget);
+    // One paced budget pays every Fabric call: the hourly listing (one call per workspace in
+    // member mode) waits for a run with credit, and what it took beyond the run's share is paid
+    // back by the next runs' polls.
+    const spent = new PacedBudget(HOURLY_CAPS.fabric * JOBS_SHARE, intervalSeconds, state.get(PACE_KEY) as PaceState | undefined, now);
     const items = remembered(state);
     const before = new Map([...items].map(([id, m]) => [id, JSON.stringify(m)]));
     const signals: SignalInput[] = [];
@@ -184,7 +189,7 @@ export const jobsCollector: Collector = {
 
     // 1. The item list, hourly: placements into the lineage, vanished items forgotten.
     const listed = state.get(LISTED_KEY) as { at: string } | undefined;
-    if (!listed || now.getTime() - Date.parse(listed.at) >= LIST_EVERY_MS) {
+    if (!listed || (now.getTime() - Date.parse(listed.at) >= LIST_EVERY_MS && spent.left > 0)) {
       const listing = await listRunnableItems(client, tenant);
       spent.charge(listing.fabricCalls);
       const seen = new Set<string>();
@@ -256,6 +261,7 @@ export const jobsCollector: Collector = {
 
     for (const [id, m] of items) if (before.get(id) !== JSON.stringify(m)) changes.push({ key: ITEM_PREFIX + id, value: m });
     changes.push({ key: ROTATION_KEY, value: pick.next });
+    changes.push({ key: PACE_KEY, value: spent.pace() });
     reportProgress(progressOf(pollable, ([, m]) => isHot(m, now), ([id]) => reached.has(id)));
     await commit(signals, changes, lineage);
   },

@@ -16,7 +16,8 @@
  * Every Fabric call of a run is planned in its budget (run-budget.ts): the workspaces list, in
  * member mode the workspaces' database lists (new workspaces first, the others re-listed in turns
  * with what the polls leave), and the polls — databases with an open problem every run, the
- * others in turns (rotation.ts).
+ * others in turns (rotation.ts). In admin mode the listing (fabric-admin workspaces and items,
+ * capped per tenant) is paid from a paced budget on a share of Vigia's allowance there.
  */
 import type { SignalCause, SignalInput } from '../../alerts/signals.js';
 import { HOURLY_CAPS } from '../budget.js';
@@ -27,7 +28,7 @@ import type { StateChange } from '../output.js';
 import { isResourceRefusal, type PlatformClient } from '../platform-client.js';
 import { causesOf, openRootCauses, type OpenRootCauses } from '../root-causes.js';
 import { ROTATION_KEY, pickForRun, progressOf, type RotationState } from '../rotation.js';
-import { CallBudget, listingIsDue, runBudget } from '../run-budget.js';
+import { CallBudget, listingIsDue, PacedBudget, type PaceState, runBudget } from '../run-budget.js';
 import { mirroringLagOf } from '../tenants.js';
 import { listMirroredDatabasesAsAdmin, listWorkspaceDatabases, readMirroringStatus, readTables, type DatabaseStatus, type MirroredDatabaseFact, type TableFact } from './mirroring-reads.js';
 import { databaseIsDown, lagLevel, tableIsFailed, type LagLevel } from './mirroring-verdicts.js';
@@ -48,6 +49,13 @@ const LIST_SHARE = 0.25;
 const DB_PREFIX = 'db:';
 const WS_PREFIX = 'ws:';
 const LISTING_KEY = 'listing';
+/** Admin mode: the listing's paced budget on the fabric-admin endpoints (run-budget.ts PacedBudget). */
+const ADMIN_PACE_KEY = 'admin:pace';
+/**
+ * Share of Vigia's allowance on the fabric-admin workspaces and items endpoints (its share of
+ * 200/h each per tenant) for this listing; the inventory and the jobs listing use them too.
+ */
+const ADMIN_LISTING_SHARE = 0.25;
 
 interface TableMemo {
   name: string;
@@ -220,6 +228,11 @@ async function watchedDatabases(
   return { databases, relist };
 }
 
+/** Admin mode's listing reads both fabric-admin endpoints: the tighter allowance of the two. */
+async function adminAllowance(client: PlatformClient): Promise<number> {
+  return Math.min(await client.allowedPerHour('fabric-admin:workspaces'), await client.allowedPerHour('fabric-admin:items'));
+}
+
 /** Takes `planned` calls from the run's budget, makes them, and charges what they took beyond (further pages). */
 async function charged(client: PlatformClient, budget: CallBudget, planned: number, calls: () => Promise<void>): Promise<void> {
   if (planned <= 0) return;
@@ -245,14 +258,20 @@ export const mirroringCollector: Collector = {
     // The workspace list (and in admin mode the tenant's database list, fabric-admin) is kept
     // between runs and read again after LISTING_REFRESH_MS; member mode pays it from this budget.
     const cached = state.get(LISTING_KEY) as MirroringListing | undefined;
+    // Admin mode lists through fabric-admin endpoints the platform caps per tenant: the listing is
+    // paid from a paced budget on a share of Vigia's allowance there (a long listing waits longer).
+    const admin = member ? null : new PacedBudget((await adminAllowance(client)) * ADMIN_LISTING_SHARE, run.intervalSeconds, state.get(ADMIN_PACE_KEY) as PaceState | undefined, now);
     let listing: MirroringListing;
-    if (!cached || listingIsDue(cached.listedAt, now) || (!member && !cached.databases)) {
+    if (!cached || (!member && !cached.databases) || (listingIsDue(cached.listedAt, now) && (member || admin!.left > 0))) {
       let workspaces: WorkspaceFact[] = [];
-      await charged(client, member ? budget : new CallBudget(Number.MAX_SAFE_INTEGER), 1, async () => {
+      let databases: MirroredDatabaseFact[] | undefined;
+      await charged(client, admin ?? budget, 1, async () => {
         workspaces = await readWorkspaces(client, tenant);
+        if (!member) databases = await listMirroredDatabasesAsAdmin(client, workspaces);
       });
-      listing = { listedAt: now.toISOString(), workspaces, ...(member ? {} : { databases: await listMirroredDatabasesAsAdmin(client, workspaces) }) };
+      listing = { listedAt: now.toISOString(), workspaces, ...(member ? {} : { databases }) };
       changes.push({ key: LISTING_KEY, value: listing });
+      if (admin) changes.push({ key: ADMIN_PACE_KEY, value: admin.pace() });
     } else {
       listing = cached;
     }

@@ -2,9 +2,10 @@
  * Admin mode: the admin refreshables API (`GET /v1.0/myorg/admin/capacities/refreshables`,
  * `$expand=capacities,groups`, `$top`/`$skip`, documented cap 200/h) lists every semantic model
  * on a capacity that refreshed or has a schedule, each with its `lastRefresh` — the newest result
- * only, so two refreshes finishing between two runs count as one. Pages are read on a share of
- * the admin family's budget; a list longer than that continues in the next run from where it
- * stopped. Data sources (for gateway root causes) are read with the member API on the slow
+ * only, so two refreshes finishing between two runs count as one. Pages are taken from a paced
+ * CallBudget on Vigia's share of the endpoint's per-tenant cap (lowered for an hour after a 429),
+ * so a short interval reads a page only every few runs; a list longer than a run's pages
+ * continues in the next run from where it stopped. Data sources (for gateway root causes) are read with the member API on the slow
  * cadence, failing models first; models outside the principal's workspaces simply have none.
  */
 import type { TenantRow } from '../tenants.js';
@@ -13,7 +14,8 @@ import { metaIsStale, type Observation, readMeta } from './refresh-reads.js';
 import { type CallBudget, RunBudgetSpent } from '../run-budget.js';
 import type { RefreshMemory } from './refresh-state.js';
 import type { RefreshEntry } from './refresh-history.js';
-import { isResourceRefusal } from '../platform-client.js';
+import { EndpointThrottledError, isResourceRefusal } from '../platform-client.js';
+import { BudgetExhaustedError } from '../budget.js';
 
 export const REFRESHABLES_PAGE = 5000;
 /** Share of the powerbi budget spent on data-source reads in admin mode (the refreshables list costs none of it). */
@@ -31,24 +33,19 @@ export async function readAdmin(
   client: PlatformClient,
   tenant: TenantRow,
   memory: RefreshMemory,
-  budgets: { pages: CallBudget; powerbi: CallBudget; /** Time one page of the share stands for: 3,600 s / (cap × share). */ pageSpacingMs: number },
+  budgets: { pages: CallBudget; powerbi: CallBudget },
   now: Date,
   observe: (o: Observation) => void,
-): Promise<void> {
-  // A short interval would take at least one page a run, more than the share of the hourly cap:
-  // pages are spaced so that on average they stay within it.
-  if (memory.adminNextAt && now.getTime() < Date.parse(memory.adminNextAt)) return;
+): Promise<{ hourSpent: boolean }> {
+  let hourSpent = false;
   const listed = tenant.workspaces ? new Set(tenant.workspaces.map((w) => w.toLowerCase())) : null;
   const startedAt = memory.adminSkip;
-  let pagesRead = 0;
   const seen = new Set<string>();
   const lastStatus = new Map<string, string>();
   let complete = false;
   try {
     for (let skip = startedAt; ; skip += REFRESHABLES_PAGE) {
       budgets.pages.take();
-      pagesRead++;
-      memory.adminNextAt = new Date(now.getTime() + pagesRead * budgets.pageSpacingMs).toISOString();
       const url = `${client.powerBi('/admin/capacities/refreshables')}?$expand=capacities,groups&$top=${REFRESHABLES_PAGE}&$skip=${skip}`;
       const page = await client.json<{ value?: Refreshable[] }>({ family: 'powerbi-admin', audience: 'powerbi', url });
       const items = page?.value ?? [];
@@ -70,8 +67,10 @@ export async function readAdmin(
       }
     }
   } catch (err) {
-    // Out of pages for this run: the list continues from adminSkip next run.
-    if (!(err instanceof RunBudgetSpent)) throw err;
+    // Out of pages for this run, or Vigia's share of the endpoint is spent for the hour (a 429
+    // lowered it): the list continues from adminSkip later; the data sources below are still read.
+    if (err instanceof BudgetExhaustedError || err instanceof EndpointThrottledError) hourSpent = true;
+    else if (!(err instanceof RunBudgetSpent)) throw err;
   }
   // The whole list was read in this run: a model it no longer lists is gone.
   if (complete && startedAt === 0) for (const id of [...memory.models.keys()]) if (!seen.has(id)) memory.forget(id);
@@ -92,4 +91,5 @@ export async function readAdmin(
       if (!isResourceRefusal(err)) throw err;
     }
   }
+  return { hourSpent };
 }

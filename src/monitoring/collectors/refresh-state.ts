@@ -5,6 +5,7 @@
  */
 import type { StateChange } from '../output.js';
 import { ROTATION_KEY, type RotationState } from '../rotation.js';
+import type { PaceState } from '../run-budget.js';
 import type { RefreshCursor } from './refresh-history.js';
 
 /** Data sources and schedule of a model: they change rarely, so they are re-read on a slow cadence. */
@@ -51,7 +52,9 @@ const MODEL = 'model:';
 const LISTING = 'listing';
 const WORKSPACE = 'ws:';
 const ADMIN_SKIP = 'admin:skip';
+/** Kept by earlier versions (a time before which no page was read); deleted when seen. */
 const ADMIN_NEXT = 'admin:next';
+const ADMIN_PACE = 'admin:pace';
 
 export class RefreshMemory {
   readonly models = new Map<string, ModelState>();
@@ -59,8 +62,8 @@ export class RefreshMemory {
   rotation: RotationState | undefined;
   listing: MemberListing | null;
   adminSkip: number;
-  /** Admin mode: no refreshables page before this time (ISO), so short intervals keep the hourly share. */
-  adminNextAt: string | null;
+  /** Admin mode: the refreshables pages' paced budget as the last run left it (run-budget.ts PacedBudget). */
+  adminPace: PaceState | null;
   /** Models whose placement (name, workspace, capacity) is new or changed this run. */
   readonly placed = new Set<string>();
   /** Models whose data sources were read this run. */
@@ -71,7 +74,9 @@ export class RefreshMemory {
   private readonly rotationBefore: string;
   private readonly listingBefore: MemberListing | null;
   private readonly adminSkipBefore: number;
-  private readonly adminNextBefore: string | null;
+  private readonly adminPaceBefore: string;
+  /** A state from before the paced budget kept its own key: deleted at the next write. */
+  private readonly oldAdminNext: boolean;
 
   constructor(state: Map<string, unknown>) {
     for (const [key, value] of state) {
@@ -86,8 +91,9 @@ export class RefreshMemory {
     this.listingBefore = this.listing;
     this.adminSkip = typeof state.get(ADMIN_SKIP) === 'number' ? (state.get(ADMIN_SKIP) as number) : 0;
     this.adminSkipBefore = this.adminSkip;
-    this.adminNextAt = typeof state.get(ADMIN_NEXT) === 'string' ? (state.get(ADMIN_NEXT) as string) : null;
-    this.adminNextBefore = this.adminNextAt;
+    this.adminPace = (state.get(ADMIN_PACE) as PaceState | undefined) ?? null;
+    this.adminPaceBefore = JSON.stringify(this.adminPace);
+    this.oldAdminNext = state.has(ADMIN_NEXT);
   }
 
   /** Records a model as listed by the platform; a new one starts unpolled. */
@@ -129,7 +135,8 @@ export class RefreshMemory {
     if (JSON.stringify(this.rotation ?? null) !== this.rotationBefore && this.rotation) out.push({ key: ROTATION_KEY, value: this.rotation });
     if (this.listing !== this.listingBefore && this.listing) out.push({ key: LISTING, value: this.listing });
     if (this.adminSkip !== this.adminSkipBefore) out.push({ key: ADMIN_SKIP, value: this.adminSkip });
-    if (this.adminNextAt !== this.adminNextBefore && this.adminNextAt) out.push({ key: ADMIN_NEXT, value: this.adminNextAt });
+    if (this.adminPace && JSON.stringify(this.adminPace) !== this.adminPaceBefore) out.push({ key: ADMIN_PACE, value: this.adminPace });
+    if (this.oldAdminNext) out.push({ key: ADMIN_NEXT, value: null });
     return out;
   }
 }

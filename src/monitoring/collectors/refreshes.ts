@@ -12,7 +12,7 @@
  * sources → gateways) is saved for the other collectors and the console.
  */
 import type { SignalInput } from '../../alerts/signals.js';
-import { BudgetExhaustedError, HOURLY_CAPS } from '../budget.js';
+import { BudgetExhaustedError, HOURLY_CAPS, sharedCap, tenantWideCap } from '../budget.js';
 import type { Collector } from '../collector.js';
 import type { LineageChanges } from '../lineage.js';
 import { causesOf, openRootCauses, type OpenRootCauses } from '../root-causes.js';
@@ -22,7 +22,7 @@ import { explainRefreshError, refreshFailureMessage } from './refresh-errors.js'
 import { newResults } from './refresh-history.js';
 import { isHotModel, readMember } from './refresh-member.js';
 import type { Observation } from './refresh-reads.js';
-import { CallBudget, RunBudgetSpent, runBudget } from '../run-budget.js';
+import { CallBudget, PacedBudget, RunBudgetSpent, runBudget } from '../run-budget.js';
 import { RefreshMemory, type ModelState, rememberedModels } from './refresh-state.js';
 
 export const REFRESH_FAILED_KIND = 'RefreshFailed';
@@ -33,8 +33,14 @@ export const REFRESH_FAILED_KIND = 'RefreshFailed';
  * the connection check share the other half.
  */
 export const POWERBI_SHARE = 0.5;
-/** Share of the `powerbi-admin` budget (200/h) for refreshables pages: the capacity collector spends 60/h there at its default interval, the inventory 4/h. */
-export const ADMIN_SHARE = 0.4;
+/**
+ * Share of Vigia's allowance on the refreshables endpoint (its share of the documented 200/h per
+ * tenant) this collector plans to use: it is the endpoint's only caller; the rest absorbs the one
+ * run's worth a paced budget may go over within an hour.
+ */
+export const ADMIN_SHARE = 0.9;
+/** The budget key of the admin refreshables endpoint (budget.ts TENANT_WIDE_CAPS). */
+export const REFRESHABLES_KEY = 'powerbi-admin:refreshables';
 
 export const refreshesCollector: Collector = {
   name: 'refreshes',
@@ -47,10 +53,17 @@ export const refreshesCollector: Collector = {
     const powerbi = new CallBudget(runBudget(HOURLY_CAPS.powerbi, POWERBI_SHARE, interval));
     try {
       if (tenant.mode === 'admin') {
-        const pages = new CallBudget(runBudget(HOURLY_CAPS['powerbi-admin'], ADMIN_SHARE, interval));
-        await readAdmin(client, tenant, memory, { pages, powerbi, pageSpacingMs: 3_600_000 / (HOURLY_CAPS['powerbi-admin'] * ADMIN_SHARE) }, now, observe);
-      }
-      else await readMember(client, tenant, memory, powerbi, now, observe);
+        // Pages are paced on the endpoint's allowance: at a short interval a run may have no page to read.
+        const allowed = await client.allowedPerHour(REFRESHABLES_KEY);
+        const pages = new PacedBudget(allowed * ADMIN_SHARE, interval, memory.adminPace ?? undefined, now);
+        // While a 429 holds the pace lowered, the models wait longer than planned: that is being behind.
+        const lowered = allowed < sharedCap(tenantWideCap(REFRESHABLES_KEY)!.perHour, client.capSharePercent);
+        try {
+          hourSpent = (await readAdmin(client, tenant, memory, { pages, powerbi }, now, observe)).hourSpent || lowered;
+        } finally {
+          if (pages.left < pages.total || pages.overspent > 0 || !memory.adminPace) memory.adminPace = pages.pace();
+        }
+      } else await readMember(client, tenant, memory, powerbi, now, observe);
     } catch (err) {
       // A spent budget ends the run quietly: what was read is applied, the rest waits for the next run.
       if (!(err instanceof RunBudgetSpent || err instanceof BudgetExhaustedError)) throw err;
@@ -59,7 +72,7 @@ export const refreshesCollector: Collector = {
     }
     const read = new Set(observations.map((o) => o.modelId));
     if (tenant.mode === 'admin') {
-      // The refreshables list is paced by design; only a spent hourly budget leaves listed models unread.
+      // The refreshables list is paced by design; only a spent hourly budget (or a 429 that lowered it) leaves listed models unread.
       reportProgress({ polled: read.size, deferred: hourSpent ? [...memory.models.keys()].filter((id) => !read.has(id)).length : 0 });
     } else {
       reportProgress(progressOf(memory.models, ([, m]) => isHotModel(m, now), ([id]) => read.has(id)));

@@ -16,6 +16,7 @@ import type { Collector } from '../collector.js';
 import type { StateChange } from '../output.js';
 import type { PlatformClient } from '../platform-client.js';
 import { thresholdsFor, utilizationOf, type EventhouseSource } from '../utilization-settings.js';
+import { settledAzureMonitorSource } from './utilization-azure-monitor.js';
 import { metricsAppReleaseSignals, runMetricsApp } from './utilization-metrics-app.js';
 import { readCulprits, readNewEvents, type Culprit, type WindowFigures } from './utilization-events.js';
 import { freshMemory, judgeCapacity, releaseSignals, stageOf, throttledMessage, type CapacityMemory } from './utilization-verdicts.js';
@@ -57,13 +58,24 @@ async function describeCulprits(client: PlatformClient, source: EventhouseSource
 
 export const utilizationCollector: Collector = {
   name: 'utilization',
-  async run({ ctx, tenant, client, state, commit }) {
+  async run(run) {
+    const { ctx, tenant, client, state, commit } = run;
     const settings = utilizationOf(tenant.utilization);
+    // Azure Monitor metrics of Embedded A SKUs (utilization-azure-monitor.ts), beside the Eventhouse:
+    // its failure is the run's error, raised after the other source's progress is committed.
+    const azureMonitor = settings.armScopes.length > 0 ? await settledAzureMonitorSource(run, settings) : null;
     const source = settings.eventhouse;
-    // The Capacity Metrics app's model when there is no event stream (utilization-metrics-app.ts).
-    if (!source && settings.metricsApp) return runMetricsApp({ ctx, tenant, client, state, commit }, settings, settings.metricsApp);
-    // No source (or only sources this version does not read): no call, nothing to commit.
-    if (!source) return;
+    if (!source) {
+      if (settings.metricsApp) {
+        // The Capacity Metrics app's model when there is no event stream (utilization-metrics-app.ts);
+        // Azure Monitor's progress is committed with it (one commit per run).
+        const withAzure: typeof commit = (signals, changes) => commit([...(azureMonitor?.signals ?? []), ...signals], [...(azureMonitor?.changes ?? []), ...changes]);
+        await runMetricsApp({ ctx, tenant, client, state, commit: withAzure }, settings, settings.metricsApp);
+      } else if (azureMonitor) await commit(azureMonitor.signals, azureMonitor.changes);
+      if (azureMonitor?.error) throw azureMonitor.error;
+      // No source (or only sources this version does not read): no call, nothing to commit.
+      return;
+    }
     const now = ctx.clock.now();
     const cursorValue = state.get(CURSOR_KEY) as { through?: string } | undefined;
     const cursor = cursorValue?.through ? new Date(cursorValue.through) : null;
@@ -88,7 +100,8 @@ export const utilizationCollector: Collector = {
       signals.push(...judged.signals);
       changes.push({ key: CAPACITY_PREFIX + id, value: judged.memory });
     }
-    await commit(signals, changes);
+    await commit([...signals, ...(azureMonitor?.signals ?? [])], [...changes, ...(azureMonitor?.changes ?? [])]);
+    if (azureMonitor?.error) throw azureMonitor.error;
   },
   releaseAll(state, now) {
     return [...state]

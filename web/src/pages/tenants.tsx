@@ -5,6 +5,7 @@ import { ConfirmAction, Empty, ErrorMessage, Field, Loading, Notice, useAction, 
 import { formatDate } from '../format.js';
 import { Link } from '../router.js';
 import { MirroringLagForm } from './tenant-mirroring-lag.js';
+import { ApiBudgetTable, CapShareForm } from './tenant-api-budget.js';
 import { FreshnessSection } from './tenant-freshness.js';
 import { collectorName } from '../i18n-sources.js';
 import { serverText } from '../labels.js';
@@ -173,6 +174,8 @@ function TenantCard(props: { orgId: string; tenant: Tenant; onChanged: () => voi
           </tbody>
         </table>
       </div>
+      <ApiBudgetTable tenantName={tn.name} budget={tn.apiBudget} />
+      {can('owner') && <CapShareForm path={path} tenantId={tn.id} tenantName={tn.name} share={tn.capSharePercent} onSaved={props.onChanged} />}
       {can('owner') && <MirroringLagForm path={path} tenantId={tn.id} tenantName={tn.name} lag={tn.mirroringLag} onSaved={props.onChanged} />}
       <FreshnessSection path={path} tenantName={tn.name} />
       <TenantIncidents orgId={props.orgId} tenantId={tn.id} tenantName={tn.name} />
