@@ -215,4 +215,26 @@ describe('collector: utilization (capacity load from the Capacity Metrics app)',
     expect((await alerts(h, orgId, 'Capacity')).map((a) => a.status)).toEqual(['resolved', 'resolved']);
     expect(sim.violations).toEqual([]);
   });
+
+  it('with Azure Monitor beside it (armScopes), one run reads both sources and commits both', async () => {
+    const sim = await h.sim({ seed: 26, sizes: { capacities: 2, workspaces: 4, gateways: 0 }, now: () => h.clock.now().getTime(), tokenLifetimeSeconds: 30 * 86_400 });
+    for (const c of sim.state.capacities) sim.control.capacityState({ capacityId: c.id, state: 'Active' });
+    const [embedded, fabric] = sim.state.capacities as [(typeof sim.state.capacities)[number], (typeof sim.state.capacities)[number]];
+    sim.control.capacitySku({ capacityId: embedded.id, sku: 'A2' });
+    sim.control.metricsAppVersion({ version: 'v53' });
+    const sub = sim.state.settings.subscriptionId;
+    const app = sim.state.metricsApp!;
+    const tenant = await h.tenant(await h.org(), sim, {
+      collectors: { utilization: { intervalSeconds: 60 } },
+      utilization: { metricsApp: { workspaceId: app.workspaceId, datasetId: app.datasetId }, armScopes: [`/subscriptions/${sub}`] },
+    });
+    const runner = h.scheduler({ collectors: [utilizationCollector] });
+    await runner.pass();
+    await step(runner);
+    const armId = `/subscriptions/${sub}/resourcegroups/${embedded.resourceGroup}/providers/microsoft.powerbidedicated/capacities/${embedded.armName}`.toLowerCase();
+    expect((await windowsOf(tenant.id, armId)).length).toBeGreaterThan(0);
+    expect((await windowsOf(tenant.id, fabric.id)).length).toBeGreaterThan(0);
+    expect((await schedule(h, tenant.id, 'utilization')).last_error).toBeNull();
+    expect(sim.violations).toEqual([]);
+  });
 });
