@@ -15,6 +15,7 @@ import { endpointsChanged } from './endpoint-hosts.js';
 import { checkMirroringLag, type MirroringLag } from './mirroring-lag.js';
 import { checkUtilization, utilizationOf, type UtilizationSettings } from './utilization-settings.js';
 import { readRotations, rotationKeyOf, type RotationView } from './rotation-status.js';
+import { readScanProgress, type ScanProgress } from './scan-catalog.js';
 import {
   checkCollectors,
   checkCostScopes,
@@ -106,6 +107,8 @@ export interface TenantView {
   createdAt: string;
   updatedAt: string;
   collectors: CollectorView[];
+  /** Admin mode's metadata scanning (the scanner collector): workspaces described of those known; null before its first run. */
+  scan: ScanProgress | null;
 }
 
 export const TENANT_COLUMNS =
@@ -123,7 +126,7 @@ export function mirroringLagOf(row: Pick<TenantRow, 'mirroring_lag_info_seconds'
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
-function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string, RotationView>): TenantView {
+function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string, RotationView>, scans: Map<string, ScanProgress>): TenantView {
   const byName = new Map(schedules.map((s) => [s.collector, s]));
   return {
     id: row.id,
@@ -162,6 +165,7 @@ function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string,
         rotation: rotations.get(rotationKeyOf(row.id, name)) ?? null,
       };
     }),
+    scan: scans.get(row.id) ?? null,
   };
 }
 
@@ -172,7 +176,8 @@ async function views(ctx: AppContext, rows: TenantRow[]): Promise<TenantView[]> 
     [rows.map((r) => r.id)],
   );
   const rotations = await readRotations(ctx.db, rows.map((r) => r.id));
-  return rows.map((r) => toView(r, schedules.filter((s) => s.tenant_ref === r.id), rotations));
+  const scans = await readScanProgress(ctx.db, rows.map((r) => r.id));
+  return rows.map((r) => toView(r, schedules.filter((s) => s.tenant_ref === r.id), rotations, scans));
 }
 
 export async function loadTenant(q: Queryable, orgId: string, id: string): Promise<TenantRow> {

@@ -1,0 +1,197 @@
+/**
+ * The scanner collector (admin mode's metadata scanning) against the strict simulator: a first
+ * full scan in slices of the run's budget, then only the workspaces modified; a forced full scan
+ * after a week; workspaces the platform leaves out stay known and undescribed; a scan that fails,
+ * or whose result expired after 24 hours, is asked again; a 429 on getInfo keeps the queue; the
+ * scanned models' placement and data sources reach the lineage; member mode makes no call.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { scannerCollector } from '../../src/monitoring/collectors/scanner.js';
+import { readLineage } from '../../src/monitoring/lineage.js';
+import { CURSOR_KEY, readScannerState, type ScanCursor, type ScannedWorkspace } from '../../src/monitoring/scan-catalog.js';
+import { getTenant } from '../../src/monitoring/tenants.js';
+import { createHarness, type Harness, schedule } from './harness.js';
+
+const GET_INFO = /\/admin\/workspaces\/getInfo$/;
+const MODIFIED = /\/admin\/workspaces\/modified$/;
+
+describe('collector: scanner', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await createHarness();
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  async function setUp(workspaces: number, intervalSeconds: number, mode: 'admin' | 'member' = 'admin') {
+    const sim = await h.sim({ seed: 2701, sizes: { capacities: 2, workspaces, gateways: 2 }, now: () => h.clock.now().getTime(), tokenLifetimeSeconds: 60 * 86_400 });
+    // The simulator's workspaces were last modified when it started: the scans begin a little later.
+    h.clock.advance(10 * 60_000);
+    const orgId = await h.org();
+    const tenant = await h.tenant(orgId, sim, { mode, collectors: { scanner: { intervalSeconds } } });
+    const runner = h.scheduler({ collectors: [scannerCollector] });
+    return { sim, orgId, tenant, runner };
+  }
+  async function scanState(tenantRef: string) {
+    const state = await readScannerState(h.ctx.db, tenantRef);
+    const workspaces = [...state].filter(([k]) => k.startsWith('ws:')).map(([k, v]) => [k.slice(3), v as ScannedWorkspace] as const);
+    return { cursor: state.get(CURSOR_KEY) as ScanCursor, workspaces: new Map(workspaces) };
+  }
+  const lastError = async (tenantRef: string) => (await schedule(h, tenantRef, 'scanner')).last_error as string | null;
+
+  it('scans every workspace in slices within the run budget, then only those modified; a week on, all of them again', async () => {
+    // At a 10-second interval a run may ask for one scan (500/h × 50 %): 100 workspaces a run.
+    const { sim, orgId, tenant, runner } = await setUp(250, 10);
+    await runner.pass();
+    expect(await lastError(tenant.id)).toBeNull();
+    let s = await scanState(tenant.id);
+    expect(s.cursor).toMatchObject({ known: 250, described: 100, queue: expect.any(Array), pending: [], lastFullAt: null });
+    expect(s.cursor.queue).toHaveLength(150);
+    expect(sim.countCalls({ path: GET_INFO })).toBe(1);
+    const ask = sim.requests.find((r) => GET_INFO.test(r.path))!;
+    expect(ask.query).toMatchObject({ lineage: 'true', datasourceDetails: 'true', datasetSchema: 'false', datasetExpressions: 'false', getArtifactUsers: 'false' });
+
+    for (const described of [200, 250]) {
+      h.clock.advance(10_000);
+      await runner.pass();
+      expect((await scanState(tenant.id)).cursor.described).toBe(described);
+    }
+    s = await scanState(tenant.id);
+    expect(s.cursor).toMatchObject({ known: 250, described: 250, queue: [], pending: [], lastFullAt: expect.any(String), fullStartedAt: null });
+    expect(sim.countCalls({ path: GET_INFO })).toBe(3);
+    expect(sim.countCalls({ path: MODIFIED })).toBe(1);
+    expect(sim.violations).toEqual([]);
+
+    // What the scan describes: models with their schedule, their data sources and gateway (lineage).
+    const w = sim.state.workspaces.find((x) => x.items.some((i) => i.type === 'SemanticModel' && i.gatewayDatasourceId && i.refreshSchedule?.enabled))!;
+    const model = w.items.find((i) => i.type === 'SemanticModel')!;
+    const scanned = s.workspaces.get(w.id.toLowerCase())!;
+    expect(scanned).toMatchObject({ described: true, name: w.name, capacityId: w.capacityId?.toLowerCase() ?? null });
+    expect(scanned.datasets).toEqual([
+      expect.objectContaining({ id: model.id.toLowerCase(), name: model.displayName, schedule: expect.objectContaining({ times: model.refreshSchedule!.times }), datasourceIds: [model.gatewayDatasourceId!.toLowerCase()] }),
+    ]);
+    const gateway = sim.state.gateways.find((g) => g.datasources.some((d) => d.id === model.gatewayDatasourceId))!;
+    expect((await readLineage(h.ctx.db, tenant.id)).get(model.id.toLowerCase())).toMatchObject({
+      itemType: 'SemanticModel',
+      workspaceId: w.id.toLowerCase(),
+      gatewayIds: [gateway.id.toLowerCase()],
+      datasourceIds: [model.gatewayDatasourceId!.toLowerCase()],
+    });
+
+    // A change: only the modified workspace is scanned again, and its new schedule is stored.
+    const changed = sim.state.workspaces[7]!;
+    const changedModel = changed.items.find((i) => i.type === 'SemanticModel')!;
+    sim.control.refreshSchedule({ datasetId: changedModel.id, days: ['Monday'], times: ['03:30'], enabled: true, localTimeZoneId: 'UTC' });
+    sim.control.workspaceModified({ workspaceId: changed.id });
+    h.clock.advance(5 * 60_000);
+    await runner.pass();
+    expect(sim.countCalls({ path: GET_INFO })).toBe(4);
+    const listing = sim.requests.filter((r) => MODIFIED.test(r.path)).at(-1)!;
+    expect(listing.query.modifiedSince).toBeDefined();
+    s = await scanState(tenant.id);
+    expect(s.cursor.lastIncrementalAt).toBe(h.clock.now().toISOString());
+    expect(s.workspaces.get(changed.id.toLowerCase())!.datasets[0]!.schedule).toEqual({ days: ['Monday'], times: ['03:30'], enabled: true, localTimeZoneId: 'UTC' });
+
+    // Nothing changed: a listing, no scan.
+    h.clock.advance(5 * 60_000);
+    await runner.pass();
+    expect(sim.countCalls({ path: GET_INFO })).toBe(4);
+
+    // A week after the full scan began: every workspace is listed and scanned again.
+    h.clock.advance(7 * 86_400_000);
+    await runner.pass();
+    const full = sim.requests.filter((r) => MODIFIED.test(r.path)).at(-1)!;
+    expect(full.query.modifiedSince).toBeUndefined();
+    s = await scanState(tenant.id);
+    expect(s.cursor.fullStartedAt).toBe(h.clock.now().toISOString());
+    expect(s.cursor.queue).toHaveLength(150);
+
+    // The tenant view shows the scan's progress.
+    const view = await getTenant(h.ctx, orgId, tenant.id);
+    expect(view.scan).toMatchObject({ known: 250, described: 250, queued: 150, lastIncrementalScanAt: expect.any(String), lastFullScanAt: expect.any(String), fullScanStartedAt: h.clock.now().toISOString() });
+    expect(sim.violations).toEqual([]);
+  });
+
+  it('a workspace the platform leaves out stays known and undescribed; it is described again once the platform does', async () => {
+    const { sim, tenant, runner } = await setUp(6, 300);
+    const left = sim.state.workspaces[2]!;
+    sim.control.scanOmits({ workspaceId: left.id });
+    await runner.pass();
+    let s = await scanState(tenant.id);
+    expect(s.cursor).toMatchObject({ known: 6, described: 5, queue: [], pending: [] });
+    expect(s.workspaces.get(left.id.toLowerCase())).toMatchObject({ described: false, omitted: true, datasets: [] });
+
+    sim.control.scanOmits({ workspaceId: left.id, omitted: false });
+    sim.control.workspaceModified({ workspaceId: left.id });
+    h.clock.advance(5 * 60_000);
+    await runner.pass();
+    s = await scanState(tenant.id);
+    expect(s.cursor).toMatchObject({ known: 6, described: 6 });
+    expect(s.workspaces.get(left.id.toLowerCase())).toMatchObject({ described: true, name: left.name });
+    expect(s.workspaces.get(left.id.toLowerCase())!.omitted).toBeUndefined();
+  });
+
+  it('a scan that fails is asked again; one whose result expired after 24 hours too', async () => {
+    const { sim, tenant, runner } = await setUp(6, 300);
+    sim.control.failScans({ count: 1 });
+    await runner.pass();
+    h.clock.advance(5 * 60_000);
+    await runner.pass();
+    expect(await lastError(tenant.id)).toBeNull();
+    expect((await scanState(tenant.id)).cursor).toMatchObject({ known: 6, described: 6, queue: [], pending: [] });
+    expect(sim.countCalls({ path: GET_INFO })).toBe(2);
+
+    // A scan asked for, then its status unreadable until the result is gone (24 h): asked again.
+    const w = sim.state.workspaces[4]!;
+    sim.control.workspaceModified({ workspaceId: w.id });
+    sim.control.garbageResponse({ path: '/v1.0/myorg/admin/workspaces/scanStatus', on: true });
+    h.clock.advance(5 * 60_000);
+    await runner.pass();
+    expect(await lastError(tenant.id)).toMatch(/not JSON/);
+    let s = await scanState(tenant.id);
+    expect(s.cursor.pending).toHaveLength(1);
+    expect(s.cursor.pending[0]!.workspaceIds).toEqual([w.id.toLowerCase()]);
+    expect(sim.countCalls({ path: GET_INFO })).toBe(3);
+
+    sim.control.garbageResponse({ path: '/v1.0/myorg/admin/workspaces/scanStatus', on: false });
+    h.clock.advance(25 * 3_600_000);
+    await runner.pass();
+    expect(await lastError(tenant.id)).toBeNull();
+    s = await scanState(tenant.id);
+    expect(s.cursor).toMatchObject({ described: 6, queue: [], pending: [] });
+    expect(sim.countCalls({ path: GET_INFO })).toBe(4);
+    expect(s.workspaces.get(w.id.toLowerCase())!.scannedAt).toBe(h.clock.now().toISOString());
+    expect(sim.violations).toEqual([]);
+  });
+
+  it('a 429 on getInfo (the hour\'s cap spent by other tools) keeps the queue; the next run goes on', async () => {
+    const { sim, tenant, runner } = await setUp(120, 10);
+    await runner.pass();
+    expect((await scanState(tenant.id)).cursor).toMatchObject({ known: 120, described: 100 });
+    // The platform refuses the next getInfo as when its 500/h are spent: Retry-After of an hour.
+    sim.control.throttle({ family: 'powerbi-admin', count: 1, retryAfterSeconds: 3_600 });
+    h.clock.advance(10_000);
+    await runner.pass();
+    expect(await lastError(tenant.id)).toBeNull();
+    expect((await schedule(h, tenant.id, 'scanner')).last_throttled_calls).toBe(1);
+    expect(sim.countCalls({ path: GET_INFO, throttled: true })).toBe(1);
+    let s = await scanState(tenant.id);
+    expect(s.cursor).toMatchObject({ known: 120, described: 100, pending: [], lastFullAt: null });
+    expect(s.cursor.queue).toHaveLength(20);
+
+    h.clock.advance(10_000);
+    await runner.pass();
+    s = await scanState(tenant.id);
+    expect(s.cursor).toMatchObject({ known: 120, described: 120, queue: [], lastFullAt: expect.any(String) });
+    expect(sim.violations).toEqual([]);
+  });
+
+  it('in member mode the scanner makes no call', async () => {
+    const { sim, tenant, runner } = await setUp(3, 300, 'member');
+    await runner.pass();
+    expect(await lastError(tenant.id)).toBeNull();
+    expect(sim.countCalls({ path: /\/admin\/workspaces\// })).toBe(0);
+  });
+});
+
