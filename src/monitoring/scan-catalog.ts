@@ -93,6 +93,21 @@ export async function readScanCatalog(q: Queryable, tenantRef: string): Promise<
   return { version: `${new Date(newest).toISOString()}/${rows.length}`, workspaces };
 }
 
+/**
+ * A cheap mark of the catalog (its newest change and size), to tell whether it changed since a
+ * consumer last applied it; null when the scanner described nothing yet.
+ */
+export async function scanCatalogVersion(q: Queryable, tenantRef: string): Promise<string | null> {
+  const { rows } = await q.query<{ newest: Date | null; n: number; described: number }>(
+    `SELECT max(updated_at) AS newest, count(*)::int AS n, count(*) FILTER (WHERE (value->>'described')::boolean)::int AS described
+       FROM collector_state WHERE tenant_ref = $1 AND collector = $2 AND key LIKE $3`,
+    [tenantRef, SCANNER, `${WORKSPACE_PREFIX}%`],
+  );
+  const r = rows[0];
+  if (!r || !r.newest || Number(r.described) === 0) return null;
+  return `${new Date(r.newest).toISOString()}/${r.n}`;
+}
+
 /** The scan's progress, as the tenant view and /metrics show it. */
 export interface ScanProgress {
   /** Workspaces the modified listings named (the tenant's, narrowed to the connection's list). */

@@ -6,11 +6,13 @@
  * scanned models' placement and data sources reach the lineage; member mode makes no call.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { freshnessCollector } from '../../src/monitoring/collectors/freshness.js';
 import { scannerCollector } from '../../src/monitoring/collectors/scanner.js';
+import { readState } from '../../src/monitoring/output.js';
 import { readLineage } from '../../src/monitoring/lineage.js';
 import { CURSOR_KEY, readScannerState, type ScanCursor, type ScannedWorkspace } from '../../src/monitoring/scan-catalog.js';
 import { getTenant } from '../../src/monitoring/tenants.js';
-import { createHarness, type Harness, schedule } from './harness.js';
+import { alerts, createHarness, type Harness, schedule } from './harness.js';
 
 const GET_INFO = /\/admin\/workspaces\/getInfo$/;
 const MODIFIED = /\/admin\/workspaces\/modified$/;
@@ -184,6 +186,44 @@ describe('collector: scanner', () => {
     await runner.pass();
     s = await scanState(tenant.id);
     expect(s.cursor).toMatchObject({ known: 120, described: 120, queue: [], lastFullAt: expect.any(String) });
+    expect(sim.violations).toEqual([]);
+  });
+
+  it('freshness takes models and schedules from the scan and reads only the workspace it left out, model by model', async () => {
+    const { sim, orgId, tenant, runner } = await setUp(6, 300);
+    const freshness = h.scheduler({ collectors: [freshnessCollector] });
+    const left = sim.state.workspaces[2]!;
+    const leftModel = left.items.find((i) => i.type === 'SemanticModel')!;
+    const w0 = sim.state.workspaces[0]!;
+    const a = w0.items.find((i) => i.type === 'SemanticModel')!;
+    sim.control.scanOmits({ workspaceId: left.id });
+    sim.control.refreshSchedule({ datasetId: a.id, days: ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'], times: ['13:00'], enabled: true, localTimeZoneId: 'UTC' });
+    sim.control.refreshResult({ datasetId: a.id, status: 'Completed' });
+    sim.control.skipScheduledRefresh({ datasetId: a.id });
+    await runner.pass();
+    await freshness.pass();
+    expect((await schedule(h, tenant.id, 'freshness')).last_error).toBeNull();
+
+    // Per-workspace reads only for the workspace the scan left out; schedules only for its model.
+    const datasetLists = sim.requests.filter((r) => /\/groups\/[^/]+\/datasets$/.test(r.path));
+    expect(datasetLists.map((r) => r.path)).toEqual([`/v1.0/myorg/groups/${left.id}/datasets`]);
+    const scheduleReads = sim.requests.filter((r) => /\/refreshSchedule$/.test(r.path));
+    expect(scheduleReads.map((r) => r.path)).toEqual([`/v1.0/myorg/groups/${left.id}/datasets/${leftModel.id}/refreshSchedule`]);
+    const state = await readState<{ scanned?: boolean; schedule: { times: string[] } | null }>(h.ctx.db, tenant.id, 'freshness');
+    const models = [...state].filter(([k]) => k.startsWith('model:'));
+    expect(models).toHaveLength(6);
+    expect(state.get(`model:${a.id.toLowerCase()}`)).toMatchObject({ scanned: true, schedule: { times: ['13:00'] } });
+    expect(state.get(`model:${leftModel.id.toLowerCase()}`)!.scanned).toBeUndefined();
+    const missedOf = async () => (await alerts(h, orgId, 'DataFreshness')).filter((x) => x.source_id === a.id.toLowerCase() && x.status === 'open');
+    expect(await missedOf()).toEqual([]);
+
+    // The scanned schedule is judged like a read one: the skipped 13:00 slot is missed.
+    sim.control.scheduledRefreshes({ on: true });
+    h.clock.set('2026-06-15T13:31:00Z');
+    await runner.pass();
+    await freshness.pass();
+    expect(await missedOf()).toMatchObject([{ notification_kind: 'RefreshMissed' }]);
+    expect(sim.requests.filter((r) => /\/refreshSchedule$/.test(r.path))).toHaveLength(1);
     expect(sim.violations).toEqual([]);
   });
 
