@@ -93,6 +93,17 @@ export async function readScanCatalog(q: Queryable, tenantRef: string): Promise<
   return { version: `${new Date(newest).toISOString()}/${rows.length}`, workspaces };
 }
 
+/** The known workspaces without their models (inventory's needs); empty before the scanner described any. */
+export async function readScannedWorkspaces(q: Queryable, tenantRef: string): Promise<{ id: string; described: boolean; name: string | null; capacityId: string | null }[]> {
+  const { rows } = await q.query<{ key: string; described: boolean | null; name: string | null; capacity_id: string | null }>(
+    `SELECT key, (value->>'described')::boolean AS described, value->>'name' AS name, value->>'capacityId' AS capacity_id
+       FROM collector_state WHERE tenant_ref = $1 AND collector = $2 AND key LIKE $3`,
+    [tenantRef, SCANNER, `${WORKSPACE_PREFIX}%`],
+  );
+  if (!rows.some((r) => r.described)) return [];
+  return rows.map((r) => ({ id: r.key.slice(WORKSPACE_PREFIX.length), described: r.described === true, name: r.name, capacityId: r.capacity_id }));
+}
+
 /**
  * A cheap mark of the catalog (its newest change and size), to tell whether it changed since a
  * consumer last applied it; null when the scanner described nothing yet.

@@ -7,6 +7,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { freshnessCollector } from '../../src/monitoring/collectors/freshness.js';
+import { inventoryCollector } from '../../src/monitoring/collectors/inventory.js';
+import { listWorkspaces } from '../../src/orgs/inventory.js';
 import { scannerCollector } from '../../src/monitoring/collectors/scanner.js';
 import { readState } from '../../src/monitoring/output.js';
 import { readLineage } from '../../src/monitoring/lineage.js';
@@ -225,6 +227,34 @@ describe('collector: scanner', () => {
     expect(await missedOf()).toMatchObject([{ notification_kind: 'RefreshMissed' }]);
     expect(sim.requests.filter((r) => /\/refreshSchedule$/.test(r.path))).toHaveLength(1);
     expect(sim.violations).toEqual([]);
+  });
+
+  it('inventory takes workspaces from the scan; it lists them only when one the scan left out is new to it', async () => {
+    const { sim, orgId, tenant, runner } = await setUp(6, 300);
+    const inventory = h.scheduler({ collectors: [inventoryCollector] });
+    const adminList = /^\/v1\/admin\/workspaces$/;
+    sim.control.scanOmits({ workspaceId: sim.state.workspaces[1]!.id });
+    // Before any scan: the listing, as before.
+    await inventory.pass();
+    expect(sim.countCalls({ path: adminList })).toBe(1);
+    await runner.pass();
+    sim.state.workspaces[0]!.name = 'Renamed by the scan';
+    sim.control.workspaceModified({ workspaceId: sim.state.workspaces[0]!.id });
+    h.clock.advance(15 * 60_000);
+    await runner.pass();
+    await inventory.pass();
+    expect((await schedule(h, tenant.id, 'inventory')).last_error).toBeNull();
+    expect(sim.countCalls({ path: adminList })).toBe(1);
+    const names = (await listWorkspaces(h.ctx, orgId)).map((w) => w.name).sort();
+    expect(names).toEqual(sim.state.workspaces.map((w) => w.name).sort());
+    expect(names).toContain('Renamed by the scan');
+
+    // A workspace new to the inventory that the scan leaves out: the listing is read again.
+    await h.ctx.db.query('DELETE FROM workspaces WHERE org_id = $1 AND remote_id = $2', [orgId, sim.state.workspaces[1]!.id.toLowerCase()]);
+    h.clock.advance(15 * 60_000);
+    await inventory.pass();
+    expect(sim.countCalls({ path: adminList })).toBe(2);
+    expect(await listWorkspaces(h.ctx, orgId)).toHaveLength(6);
   });
 
   it('in member mode the scanner makes no call', async () => {
