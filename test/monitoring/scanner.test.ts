@@ -5,7 +5,14 @@
  * or whose result expired after 24 hours, is asked again; a 429 on getInfo keeps the queue; the
  * scanned models' placement and data sources reach the lineage; member mode makes no call.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { CollectorScheduler } from '../../src/monitoring/engine.js';
+import { registerMonitoringMetrics } from '../../src/monitoring/metrics.js';
+import type { TenantSim } from '../../src/tenant-sim/index.js';
+import { createTestApp, type TestApp } from '../helpers/context.js';
+import { startSim } from '../tenant-sim/helpers.js';
+import { insertOrg } from './support.js';
 import { freshnessCollector } from '../../src/monitoring/collectors/freshness.js';
 import { inventoryCollector } from '../../src/monitoring/collectors/inventory.js';
 import { listWorkspaces } from '../../src/orgs/inventory.js';
@@ -265,3 +272,52 @@ describe('collector: scanner', () => {
   });
 });
 
+
+describe('scan progress in the admin API and /metrics', () => {
+  let t: TestApp;
+  let sim: TenantSim;
+  const clock = new ManualClock('2026-06-15T12:00:00Z');
+  beforeAll(async () => {
+    t = await createTestApp({ clock, config: { destinationAllowlist: ['127.0.0.1'] } });
+    sim = await startSim({ seed: 2702, sizes: { capacities: 1, workspaces: 5, gateways: 0 }, now: () => clock.now().getTime() });
+    registerMonitoringMetrics(t.ctx);
+  });
+  afterAll(async () => {
+    await sim.stop();
+    await t.close();
+  });
+
+  it('the tenant view and /metrics show workspaces described of those known and when the scans ran', async () => {
+    clock.advance(10 * 60_000);
+    const orgId = await insertOrg(t.ctx);
+    sim.control.scanOmits({ workspaceId: sim.state.workspaces[0]!.id });
+    const res = await t.admin('POST', `/orgs/${orgId}/tenants`, {
+      name: 'Scanned',
+      tenantId: sim.tenantId,
+      clientId: sim.clientId,
+      credentials: { clientSecret: sim.clientSecret },
+      mode: 'admin',
+      endpoints: { authorityHost: sim.origin, powerBi: sim.origin, fabric: sim.origin, arm: sim.origin },
+    });
+    expect(res.statusCode).toBe(201);
+    const tenant = res.json();
+    expect(tenant.scan).toBeNull();
+    const runner = new CollectorScheduler(t.ctx, { collectors: [scannerCollector], pollMs: 60_000 });
+    try {
+      expect(await runner.pass()).toBe(1);
+    } finally {
+      await runner.stop();
+    }
+    const view = (await t.admin('GET', `/orgs/${orgId}/tenants/${tenant.id}`)).json();
+    const fullAt = clock.now().toISOString();
+    expect(view.scan).toEqual({ known: 5, described: 4, queued: 0, pendingScans: 0, lastIncrementalScanAt: null, lastFullScanAt: fullAt, fullScanStartedAt: null });
+
+    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const labels = `org="${orgId}",tenant="${tenant.id}"`;
+    expect(metrics).toContain(`vigia_scan_workspaces{${labels},kind="known"} 5`);
+    expect(metrics).toContain(`vigia_scan_workspaces{${labels},kind="described"} 4`);
+    expect(metrics).toContain(`vigia_scan_last_full_timestamp_seconds{${labels}} ${Date.parse(fullAt) / 1000}`);
+    expect(metrics).toContain(`vigia_scan_last_incremental_timestamp_seconds{${labels}} 0`);
+    expect(metrics).toContain('vigia_tenant_api_hourly_cap{family="scanner-info"} 500');
+  });
+});
