@@ -115,7 +115,7 @@ export async function scanCatalogVersion(q: Queryable, tenantRef: string): Promi
     [tenantRef, SCANNER, `${WORKSPACE_PREFIX}%`],
   );
   const r = rows[0];
-  if (!r || !r.newest || Number(r.described) === 0) return null;
+  if (!r?.newest || Number(r.described) === 0) return null;
   return `${new Date(r.newest).toISOString()}/${r.n}`;
 }
 
