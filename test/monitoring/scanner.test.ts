@@ -198,6 +198,39 @@ describe('collector: scanner', () => {
     expect(sim.violations).toEqual([]);
   });
 
+  it('a 429 on the modified listing or on a scan status ends the run without error and keeps what it had', async () => {
+    const { sim, tenant, runner } = await setUp(6, 60);
+    sim.control.throttle({ family: 'powerbi-admin', count: 1, retryAfterSeconds: 3_600 });
+    await runner.pass();
+    expect(await lastError(tenant.id)).toBeNull();
+    expect((await scanState(tenant.id)).cursor).toMatchObject({ known: 0, listedAt: null });
+    h.clock.advance(5 * 60_000);
+    // The listing and getInfo pass; the first status poll is refused: the scan stays pending.
+    sim.control.throttle({ family: 'powerbi-admin', count: 0 });
+    await runner.pass();
+    expect((await scanState(tenant.id)).cursor).toMatchObject({ known: 6, described: 6 });
+    // A scan left pending (its status unreadable), then its next status poll refused with a 429.
+    const w = sim.state.workspaces[3]!;
+    sim.control.workspaceModified({ workspaceId: w.id });
+    sim.control.garbageResponse({ path: '/v1.0/myorg/admin/workspaces/scanStatus', on: true });
+    h.clock.advance(5 * 60_000);
+    await runner.pass();
+    expect((await scanState(tenant.id)).cursor.pending).toHaveLength(1);
+    sim.control.garbageResponse({ path: '/v1.0/myorg/admin/workspaces/scanStatus', on: false });
+    sim.control.throttle({ family: 'powerbi-admin', count: 1, retryAfterSeconds: 3_600 });
+    h.clock.advance(60_000);
+    await runner.pass();
+    expect(await lastError(tenant.id)).toBeNull();
+    expect(sim.countCalls({ path: /\/scanStatus\//, throttled: true })).toBe(1);
+    expect((await scanState(tenant.id)).cursor.pending).toHaveLength(1);
+    h.clock.advance(60_000);
+    await runner.pass();
+    const s = await scanState(tenant.id);
+    expect(s.cursor).toMatchObject({ described: 6, pending: [], queue: [] });
+    expect(s.workspaces.get(w.id.toLowerCase())!.scannedAt).toBe(new Date(h.clock.now().getTime() - 120_000).toISOString());
+    expect(sim.violations).toEqual([]);
+  });
+
   it('freshness takes models and schedules from the scan and reads only the workspace it left out, model by model', async () => {
     const { sim, orgId, tenant, runner } = await setUp(6, 300);
     const freshness = h.scheduler({ collectors: [freshnessCollector] });

@@ -16,7 +16,8 @@
  * 4. A described workspace is stored with its models, and its models' placement and data
  *    sources go to the lineage (root causes). A workspace the result leaves out stays known but
  *    undescribed: the consumers (inventory, freshness) read it workspace by workspace, in turns.
- * A 429 (or our own hourly cap) on getInfo stops asking for scans in this run; the queue is kept.
+ * A 429 (or our own hourly cap) on getInfo — or on any scanner call — ends the run's calls without
+ * error; the cursor, the queue and the pending scans are kept for the next run.
  * In member mode the collector does nothing (the scanner API is admin only).
  */
 import type { Collector } from '../collector.js';
@@ -112,7 +113,10 @@ export const scannerCollector: Collector = {
         if (round > 0 && read === 0 && asked === 0 && run.cursor.pending.length === 0) break;
       }
     } catch (err) {
-      stopped = err;
+      // A 429 that outlasts the run (or our own cap) on any scanner call ends the run's calls
+      // without error: the cursor, queue and pending scans are kept for the next run.
+      if (isThrottle(err)) run.throttled = true;
+      else stopped = err;
     }
     finishFullScan(run);
 
