@@ -119,6 +119,24 @@ export async function scanCatalogVersion(q: Queryable, tenantRef: string): Promi
   return `${new Date(r.newest).toISOString()}/${r.n}`;
 }
 
+/**
+ * How long after a connection is made its consumers wait for the first scan instead of reading
+ * workspace by workspace (a first full scan of 50,000 workspaces takes about 2 hours); past it,
+ * a scanner that described nothing (the API refused, the setting off) no longer holds them back.
+ */
+export const FIRST_SCAN_WAIT_MS = 3 * 3_600_000;
+
+/**
+ * Whether an admin-mode consumer should wait for the scanner's first scan rather than list the
+ * tenant workspace by workspace: the scanner runs for the tenant, and the connection is younger
+ * than FIRST_SCAN_WAIT_MS.
+ */
+export async function awaitsFirstScan(q: Queryable, tenant: { id: string; mode: string; created_at: Date }, now: Date): Promise<boolean> {
+  if (tenant.mode !== 'admin' || now.getTime() - new Date(tenant.created_at).getTime() >= FIRST_SCAN_WAIT_MS) return false;
+  const { rows } = await q.query<{ enabled: boolean }>('SELECT enabled FROM collector_schedules WHERE tenant_ref = $1 AND collector = $2', [tenant.id, SCANNER]);
+  return rows[0]?.enabled === true;
+}
+
 /** The scan's progress, as the tenant view and /metrics show it. */
 export interface ScanProgress {
   /** Workspaces the modified listings named (the tenant's, narrowed to the connection's list). */

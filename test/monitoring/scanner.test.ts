@@ -242,7 +242,12 @@ describe('collector: scanner', () => {
     sim.control.refreshSchedule({ datasetId: a.id, days: ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'], times: ['13:00'], enabled: true, localTimeZoneId: 'UTC' });
     sim.control.refreshResult({ datasetId: a.id, status: 'Completed' });
     sim.control.skipScheduledRefresh({ datasetId: a.id });
+    // Before the first scan, a new admin connection's freshness waits for it instead of listing every workspace.
+    await freshness.pass();
+    expect((await schedule(h, tenant.id, 'freshness')).last_error).toBeNull();
+    expect(sim.countCalls({ path: /\/groups\/[^/]+\/datasets$/ })).toBe(0);
     await runner.pass();
+    h.clock.advance(5 * 60_000);
     await freshness.pass();
     expect((await schedule(h, tenant.id, 'freshness')).last_error).toBeNull();
 

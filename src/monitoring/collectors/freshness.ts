@@ -27,7 +27,7 @@ import type { RunProgress } from '../collector-behind.js';
 import type { TenantRow } from '../tenants.js';
 import { readWorkspaces } from './reads.js';
 import { type CatalogRead, FALLBACK_ROTATION_KEY, readCatalogFromScan } from './freshness-scan.js';
-import { readScanCatalog, scanCatalogVersion } from '../scan-catalog.js';
+import { awaitsFirstScan, readScanCatalog, scanCatalogVersion } from '../scan-catalog.js';
 
 export const FRESHNESS_SOURCE = 'DataFreshness';
 export const REFRESH_MISSED = 'RefreshMissed';
@@ -155,7 +155,7 @@ export const freshnessCollector: Collector = {
         run.changes.push({ key: FALLBACK_ROTATION_KEY, value: read.rotation });
         refreshCatalog(run, read, { readAt: catalogDue ? run.now.toISOString() : catalog!.readAt, scanVersion: scan.version }, keepPlaced);
       }
-    } else if (scanVersion === null && catalogDue) {
+    } else if (scanVersion === null && catalogDue && !(await awaitsFirstScan(ctx.db, tenant, run.now))) {
       refreshCatalog(run, await readCatalog(client, tenant), { readAt: run.now.toISOString() }, keepPlaced);
     }
     await readDueSchedules(run, client, state.get(ROTATION_KEY) as RotationState | undefined, intervalSeconds);
