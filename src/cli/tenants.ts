@@ -33,6 +33,15 @@ interface TenantView {
   costScopes: string[];
   endpoints: Record<string, string>;
   collectors: CollectorView[];
+  scan?: ScanView | null;
+}
+
+interface ScanView {
+  known: number;
+  described: number;
+  queued: number;
+  lastIncrementalScanAt: string | null;
+  lastFullScanAt: string | null;
 }
 
 interface CheckResult {
@@ -66,6 +75,11 @@ export function rotationText(r: { lastFullRotationSeconds: number | null; hot: n
   return `rotation: full every ${r.lastFullRotationSeconds} s ${counts}`;
 }
 
+/** Admin mode's metadata scanning, in words: how much of the tenant it describes and when it ran. */
+export function scanText(s: ScanView): string {
+  return `scan: ${s.described} of ${s.known} workspaces described, ${s.queued} queued · last incremental ${s.lastIncrementalScanAt ?? 'never'} · last full ${s.lastFullScanAt ?? 'never'}`;
+}
+
 function describeCollector(c: CollectorView): string {
   if (!c.enabled) return `${c.name.padEnd(12)} off`;
   const parts = [
@@ -88,6 +102,7 @@ export async function showTenant(target: AdminTarget, orgId: string, id: string,
   if (t.costScopes.length) out(`  cost scopes: ${t.costScopes.join(', ')}`);
   out(`  endpoints: ${Object.entries(t.endpoints).map(([k, v]) => `${k}=${v}`).join(' ')}`);
   for (const c of t.collectors) out(`  ${describeCollector(c)}`);
+  if (t.scan) out(`  ${scanText(t.scan)}`);
 }
 
 export interface AddOptions {

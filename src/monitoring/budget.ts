@@ -16,7 +16,13 @@
  */
 import type { Queryable } from '../db/index.js';
 
-export type ApiFamily = 'token' | 'powerbi' | 'powerbi-admin' | 'fabric' | 'fabric-admin' | 'arm' | 'cost' | 'kusto';
+export type ApiFamily = 'token' | 'powerbi' | 'powerbi-admin' | 'fabric' | 'fabric-admin' | 'arm' | 'cost' | 'kusto' | ScannerFamily;
+
+/**
+ * Power BI's metadata scanning (the scanner collector) documents a cap per operation, so each is
+ * its own family: getInfo 500/h, scanResult 500/h, scanStatus 10,000/h, modified 30/h.
+ */
+export type ScannerFamily = 'scanner-info' | 'scanner-result' | 'scanner-status' | 'scanner-modified';
 
 /**
  * Calls per hour Vigia allows itself per family: its own ceilings that stop a runaway loop. The
@@ -35,6 +41,10 @@ export const HOURLY_CAPS: Record<ApiFamily, number> = {
   // Eventhouse queries of the utilization collector: a few per run; the customer's own limit is
   // per cluster (cores x 10 concurrent), this stops a runaway loop.
   kusto: 1_800,
+  'scanner-info': 500,
+  'scanner-result': 500,
+  'scanner-status': 10_000,
+  'scanner-modified': 30,
 };
 
 /** An endpoint whose hourly cap the platform documents per tenant (all tools of the tenant together). */

@@ -13,6 +13,8 @@ export const COLLECTOR_DEFAULTS = {
   mirroring: 300,
   freshness: 300,
   datasources: 3_600,
+  // Admin mode's catalog (metadata scanning); does nothing in member mode.
+  scanner: 300,
   // Capacity overview events arrive every 30 s; a run a window keeps alerts within a minute.
   utilization: 30,
 } as const satisfies Record<string, number>;

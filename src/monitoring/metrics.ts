@@ -13,6 +13,7 @@ import { registry } from '../metrics.js';
 import { HOURLY_CAPS, callsInLastHour, type ApiFamily } from './budget.js';
 import { readAllRotations } from './rotation-status.js';
 import { budgetViewOf, readBudgetUseOf } from './budget-view.js';
+import { readAllScanProgress } from './scan-catalog.js';
 
 type Source = Pick<AppContext, 'db' | 'clock'>;
 let source: Source | null = null;
@@ -61,6 +62,9 @@ function ensureGauges(): Record<string, Gauge<string>> {
     budgetCap: gauge('vigia_tenant_api_budget_cap', 'Calls per hour Vigia allows itself per tenant connection: its share of an endpoint the platform caps per tenant (lowered for an hour after a 429), or its own family ceiling', ['org', 'tenant', 'family', 'endpoint']),
     rotationSeconds: gauge('vigia_collector_rotation_seconds', 'Seconds the last full rotation through the resources that take turns lasted (collectors that rotate, once one completed)'),
     rotationResources: gauge('vigia_collector_rotation_resources', 'Resources of the last run of a rotating collector: polled every run (hot) or taking turns (cold)', [...LABELS, 'kind']),
+    scanWorkspaces: gauge('vigia_scan_workspaces', 'Admin metadata scanning: workspaces known (listed), described by a scan, and queued for one', ['org', 'tenant', 'kind']),
+    scanLastIncremental: gauge('vigia_scan_last_incremental_timestamp_seconds', 'Admin metadata scanning: when the modified workspaces were last listed (0: never)', ['org', 'tenant']),
+    scanLastFull: gauge('vigia_scan_last_full_timestamp_seconds', 'Admin metadata scanning: when the last completed full scan began (0: none yet)', ['org', 'tenant']),
   };
   return gauges;
 }
@@ -89,7 +93,7 @@ async function collectAll(): Promise<void> {
             last_calls, last_throttled_calls, last_error, last_polled, last_deferred
        FROM collector_schedules WHERE enabled OR last_run_at IS NOT NULL`,
   );
-  for (const k of ['lastRun', 'lastSuccess', 'nextRun', 'duration', 'calls', 'throttled', 'polled', 'deferred', 'failed', 'running', 'apiCalls', 'apiCap', 'budgetCalls', 'budgetCap', 'rotationSeconds', 'rotationResources']) g[k]!.reset();
+  for (const k of ['lastRun', 'lastSuccess', 'nextRun', 'duration', 'calls', 'throttled', 'polled', 'deferred', 'failed', 'running', 'apiCalls', 'apiCap', 'budgetCalls', 'budgetCap', 'rotationSeconds', 'rotationResources', 'scanWorkspaces', 'scanLastIncremental', 'scanLastFull']) g[k]!.reset();
   for (const r of rows) {
     const l = { org: r.org_id, tenant: r.tenant_ref, collector: r.collector };
     g.lastRun!.set(l, seconds(r.last_run_at));
@@ -119,6 +123,14 @@ async function collectAll(): Promise<void> {
     if (r.lastFullRotationSeconds !== null) g.rotationSeconds!.set(l, r.lastFullRotationSeconds);
     g.rotationResources!.set({ ...l, kind: 'hot' }, r.hot);
     g.rotationResources!.set({ ...l, kind: 'cold' }, r.cold);
+  }
+  for (const p of await readAllScanProgress(source.db)) {
+    const l = { org: p.orgId, tenant: p.tenantRef };
+    g.scanWorkspaces!.set({ ...l, kind: 'known' }, p.known);
+    g.scanWorkspaces!.set({ ...l, kind: 'described' }, p.described);
+    g.scanWorkspaces!.set({ ...l, kind: 'queued' }, p.queued);
+    g.scanLastIncremental!.set(l, p.lastIncrementalScanAt ? Date.parse(p.lastIncrementalScanAt) / 1000 : 0);
+    g.scanLastFull!.set(l, p.lastFullScanAt ? Date.parse(p.lastFullScanAt) / 1000 : 0);
   }
 }
 

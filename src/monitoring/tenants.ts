@@ -17,6 +17,7 @@ import { applyUtilization, checkUtilization, DEFAULT_UTILIZATION, utilizationOf,
 import { readRotations, rotationKeyOf, type RotationView } from './rotation-status.js';
 import type { BudgetUse } from './budget.js';
 import { budgetViewOf, readBudgetUseOf, type ApiBudgetView } from './budget-view.js';
+import { readScanProgress, type ScanProgress } from './scan-catalog.js';
 import {
   checkCapShare,
   checkCollectors,
@@ -115,6 +116,8 @@ export interface TenantView {
   collectors: CollectorView[];
   /** Calls of the last hour against each cap Vigia keeps (families, and endpoints capped per tenant that were called). */
   apiBudget: ApiBudgetView[];
+  /** Admin mode's metadata scanning (the scanner collector): workspaces described of those known; null before its first run. */
+  scan: ScanProgress | null;
 }
 
 export const TENANT_COLUMNS =
@@ -132,7 +135,7 @@ export function mirroringLagOf(row: Pick<TenantRow, 'mirroring_lag_info_seconds'
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
-function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string, RotationView>, budget: BudgetUse[]): TenantView {
+function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string, RotationView>, budget: BudgetUse[], scans: Map<string, ScanProgress>): TenantView {
   const byName = new Map(schedules.map((s) => [s.collector, s]));
   return {
     id: row.id,
@@ -173,6 +176,7 @@ function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string,
       };
     }),
     apiBudget: budgetViewOf(budget, row.cap_share_percent),
+    scan: scans.get(row.id) ?? null,
   };
 }
 
@@ -184,7 +188,8 @@ async function views(ctx: AppContext, rows: TenantRow[]): Promise<TenantView[]> 
   );
   const rotations = await readRotations(ctx.db, rows.map((r) => r.id));
   const budgets = await readBudgetUseOf(ctx.db, rows.map((r) => r.tenant_id), ctx.clock.now());
-  return rows.map((r) => toView(r, schedules.filter((s) => s.tenant_ref === r.id), rotations, budgets.get(r.tenant_id) ?? []));
+  const scans = await readScanProgress(ctx.db, rows.map((r) => r.id));
+  return rows.map((r) => toView(r, schedules.filter((s) => s.tenant_ref === r.id), rotations, budgets.get(r.tenant_id) ?? [], scans));
 }
 
 export async function loadTenant(q: Queryable, orgId: string, id: string): Promise<TenantRow> {

@@ -2620,6 +2620,10 @@ export interface paths {
                                 enabled?: boolean;
                                 intervalSeconds?: number;
                             };
+                            scanner?: {
+                                enabled?: boolean;
+                                intervalSeconds?: number;
+                            };
                             utilization?: {
                                 enabled?: boolean;
                                 intervalSeconds?: number;
@@ -2847,6 +2851,10 @@ export interface paths {
                                 intervalSeconds?: number;
                             };
                             refreshes?: {
+                                enabled?: boolean;
+                                intervalSeconds?: number;
+                            };
+                            scanner?: {
                                 enabled?: boolean;
                                 intervalSeconds?: number;
                             };
@@ -4522,6 +4530,35 @@ export interface components {
             name: string;
             /** @description false (default): what the first pass of each collector finds at connection opens silenced ("found at connection") and one TenantConnected incident sums it up; true: those findings page like any failure. */
             pageFindingsAtConnection: boolean;
+            /**
+             * ScanProgress
+             * @description Admin mode's metadata scanning (the scanner collector): how much of the tenant it describes. Null before its first run (and in member mode, where it makes no call).
+             */
+            scan: {
+                /** @description Of them, those a scan described; the others are read workspace by workspace, in turns. */
+                described: number;
+                /**
+                 * Format: date-time
+                 * @description When the full scan under way began; null when none is.
+                 */
+                fullScanStartedAt: string | null;
+                /** @description Workspaces the modified-workspaces listings named. */
+                known: number;
+                /**
+                 * Format: date-time
+                 * @description When the last full scan (every workspace) began; it had finished when this was set.
+                 */
+                lastFullScanAt: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the workspaces modified since the previous listing were last listed.
+                 */
+                lastIncrementalScanAt: string | null;
+                /** @description Scans asked for and not yet read. */
+                pendingScans: number;
+                /** @description Workspaces waiting for a scan. */
+                queued: number;
+            } | null;
             tenantId: string;
             /** Format: date-time */
             updatedAt: string;

@@ -68,5 +68,6 @@ export const COLLECTOR_NAMES: Names = {
   utilization: { 'pt-BR': 'Uso das capacidades', en: 'Capacity utilization' },
   freshness: { 'pt-BR': 'Atualidade dos dados', en: 'Data freshness' },
   datasources: { 'pt-BR': 'Fontes de dados', en: 'Data sources' },
+  scanner: { 'pt-BR': 'Varredura de metadados', en: 'Metadata scanning' },
 };
 export const collectorName = (lang: Lang, code: string): string => COLLECTOR_NAMES[code]?.[lang] ?? code;

@@ -14,6 +14,22 @@ const rotationSchema = {
   },
 } as const;
 
+const scanSchema = {
+  title: 'ScanProgress',
+  type: ['object', 'null'],
+  description: "Admin mode's metadata scanning (the scanner collector): how much of the tenant it describes. Null before its first run (and in member mode, where it makes no call).",
+  required: ['known', 'described', 'queued', 'pendingScans', 'lastIncrementalScanAt', 'lastFullScanAt', 'fullScanStartedAt'],
+  properties: {
+    known: { type: 'integer', description: 'Workspaces the modified-workspaces listings named.' },
+    described: { type: 'integer', description: 'Of them, those a scan described; the others are read workspace by workspace, in turns.' },
+    queued: { type: 'integer', description: 'Workspaces waiting for a scan.' },
+    pendingScans: { type: 'integer', description: 'Scans asked for and not yet read.' },
+    lastIncrementalScanAt: { ...nullableInstant, description: 'When the workspaces modified since the previous listing were last listed.' },
+    lastFullScanAt: { ...nullableInstant, description: 'When the last full scan (every workspace) began; it had finished when this was set.' },
+    fullScanStartedAt: { ...nullableInstant, description: 'When the full scan under way began; null when none is.' },
+  },
+} as const;
+
 const collectorViewSchema = {
   title: 'CollectorView',
   type: 'object',
@@ -56,7 +72,7 @@ const apiBudgetSchema = {
 export const tenantSchema = {
   title: 'Tenant',
   type: 'object',
-  required: ['id', 'name', 'tenantId', 'clientId', 'credentialType', 'credentialsSet', 'mode', 'workspaces', 'costScopes', 'endpoints', 'mirroringLag', 'utilization', 'pageFindingsAtConnection', 'capSharePercent', 'createdAt', 'updatedAt', 'collectors', 'apiBudget'],
+  required: ['id', 'name', 'tenantId', 'clientId', 'credentialType', 'credentialsSet', 'mode', 'workspaces', 'costScopes', 'endpoints', 'mirroringLag', 'utilization', 'pageFindingsAtConnection', 'capSharePercent', 'createdAt', 'updatedAt', 'collectors', 'apiBudget', 'scan'],
   properties: {
     id: str,
     name: str,
@@ -95,6 +111,7 @@ export const tenantSchema = {
     updatedAt: instant,
     collectors: { type: 'array', items: collectorViewSchema },
     apiBudget: { type: 'array', items: apiBudgetSchema, description: 'Calls of the last hour against each cap Vigia keeps: every API family, and each endpoint capped per tenant that was called or throttled in the last hour.' },
+    scan: scanSchema,
   },
 } as const;
 

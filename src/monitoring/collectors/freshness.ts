@@ -26,6 +26,8 @@ import { CallBudget, runBudget } from '../run-budget.js';
 import type { RunProgress } from '../collector-behind.js';
 import type { TenantRow } from '../tenants.js';
 import { readWorkspaces } from './reads.js';
+import { type CatalogRead, FALLBACK_ROTATION_KEY, readCatalogFromScan } from './freshness-scan.js';
+import { awaitsFirstScan, readScanCatalog, scanCatalogVersion } from '../scan-catalog.js';
 
 export const FRESHNESS_SOURCE = 'DataFreshness';
 export const REFRESH_MISSED = 'RefreshMissed';
@@ -50,6 +52,8 @@ interface ModelState {
   capacityId: string | null;
   schedule: RefreshSchedule | null;
   scheduleReadAt: string | null;
+  /** Its schedule comes from the admin scan (scanner collector), not from a read of its own. */
+  scanned?: boolean;
   /** End of the newest completed refresh seen (ISO). */
   lastCompletedAt: string | null;
   /** The newest slot already judged (completed in time, or missed). */
@@ -92,7 +96,7 @@ function minutesText(ms: number): string {
 }
 
 /** Reads the semantic models and mirrored databases of the tenant's readable workspaces. */
-async function readCatalog(client: PlatformClient, tenant: TenantRow) {
+async function readCatalog(client: PlatformClient, tenant: TenantRow): Promise<CatalogRead> {
   const models: { id: string; name: string; workspaceId: string; workspaceName: string; capacityId: string | null }[] = [];
   const mirrors: { id: string; name: string; workspaceId: string; workspaceName: string; capacityId: string | null }[] = [];
   for (const w of await readWorkspaces(client, tenant)) {
@@ -107,7 +111,7 @@ async function readCatalog(client: PlatformClient, tenant: TenantRow) {
       if (!isResourceRefusal(err)) throw err;
     }
   }
-  return { models, mirrors };
+  return { models, mirrors, modelsOf: null, known: null, mirrorsRead: true };
 }
 
 /** What one run works on: the remembered models and mirrors, what changed, and its output. */
@@ -136,11 +140,23 @@ export const freshnessCollector: Collector = {
       else if (key.startsWith('mirror:')) run.mirrors.set(key.slice(7), value as MirrorState);
     }
 
-    const catalog = state.get(CATALOG_KEY) as { readAt: string } | undefined;
-    if (!catalog || run.now.getTime() - Date.parse(catalog.readAt) >= CATALOG_EVERY_MS) {
-      await refreshCatalog(run, client, tenant, (placements) => {
-        placed.placements = placements;
-      });
+    const catalog = state.get(CATALOG_KEY) as { readAt: string; scanVersion?: string } | undefined;
+    const catalogDue = !catalog || run.now.getTime() - Date.parse(catalog.readAt) >= CATALOG_EVERY_MS;
+    const keepPlaced = (placements: Placement[]) => {
+      placed.placements = placements;
+    };
+    // Admin mode, once the scanner described the tenant: the catalog comes from its scan.
+    const scanVersion = tenant.mode === 'admin' ? await scanCatalogVersion(ctx.db, tenant.id) : null;
+    const fallback = state.get(FALLBACK_ROTATION_KEY) as RotationState | undefined;
+    if (scanVersion !== null && (catalogDue || scanVersion !== catalog?.scanVersion || (fallback?.cold ?? 0) > 0)) {
+      const scan = await readScanCatalog(ctx.db, tenant.id);
+      if (scan) {
+        const read = await readCatalogFromScan(client, scan, { withMirrors: catalogDue, intervalSeconds, rotation: fallback, now: run.now });
+        run.changes.push({ key: FALLBACK_ROTATION_KEY, value: read.rotation });
+        refreshCatalog(run, read, { readAt: catalogDue ? run.now.toISOString() : catalog!.readAt, scanVersion: scan.version }, keepPlaced);
+      }
+    } else if (scanVersion === null && catalogDue && !(await awaitsFirstScan(ctx.db, tenant, run.now))) {
+      refreshCatalog(run, await readCatalog(client, tenant), { readAt: run.now.toISOString() }, keepPlaced);
     }
     await readDueSchedules(run, client, state.get(ROTATION_KEY) as RotationState | undefined, intervalSeconds);
 
@@ -166,41 +182,49 @@ export const freshnessCollector: Collector = {
 
 type Placement = { itemId: string; itemType: string; itemName: string; workspaceId: string; capacityId: string | null };
 
-/** 1. The catalog, on a slow cadence: new items are remembered, gone ones release their incidents. */
-async function refreshCatalog(run: FreshnessRun, client: PlatformClient, tenant: TenantRow, keepPlaced: (placed: Placement[]) => void): Promise<void> {
+/**
+ * 1. The catalog, on a slow cadence (or from the admin scan when it changed): new items are
+ * remembered, gone ones release their incidents. Only what the read reaches can be gone.
+ */
+function refreshCatalog(run: FreshnessRun, read: CatalogRead, mark: { readAt: string; scanVersion?: string }, keepPlaced: (placed: Placement[]) => void): void {
   const { now, models, mirrors } = run;
-  const read = await readCatalog(client, tenant);
   const seenModels = new Set(read.models.map((m) => m.id));
   const seenMirrors = new Set(read.mirrors.map((m) => m.id));
+  const reached = (workspaceId: string) => read.modelsOf === null || read.modelsOf.has(workspaceId) || (read.known !== null && !read.known.has(workspaceId));
   for (const m of read.models) {
     const prev = models.get(m.id);
-    const next: ModelState = prev
+    let next: ModelState = prev
       ? { ...prev, name: m.name, workspaceId: m.workspaceId, workspaceName: m.workspaceName, capacityId: m.capacityId }
       : { name: m.name, workspaceId: m.workspaceId, workspaceName: m.workspaceName, capacityId: m.capacityId, schedule: null, scheduleReadAt: null, lastCompletedAt: null, judgedSlot: null, missedSlot: null, stale: false };
+    // The scan's schedule stands for a read of the model's own (kept current by incremental scans).
+    if (m.schedule !== undefined) next = { ...next, schedule: m.schedule, scheduleReadAt: prev?.scanned && JSON.stringify(prev.schedule) === JSON.stringify(m.schedule) ? prev.scheduleReadAt : now.toISOString(), scanned: true };
+    else if (next.scanned) next = { ...next, scanned: undefined, scheduleReadAt: null };
     models.set(m.id, next);
-    run.changedModels.add(m.id);
+    if (!prev || JSON.stringify(prev) !== JSON.stringify(next)) run.changedModels.add(m.id);
   }
   for (const m of read.mirrors) {
     const prev = mirrors.get(m.id);
-    mirrors.set(m.id, { name: m.name, workspaceId: m.workspaceId, workspaceName: m.workspaceName, capacityId: m.capacityId, staleTables: prev?.staleTables ?? [] });
-    run.changedMirrors.add(m.id);
+    const next = { name: m.name, workspaceId: m.workspaceId, workspaceName: m.workspaceName, capacityId: m.capacityId, staleTables: prev?.staleTables ?? [] };
+    mirrors.set(m.id, next);
+    if (!prev || JSON.stringify(prev) !== JSON.stringify(next)) run.changedMirrors.add(m.id);
   }
   for (const [id, prev] of models) {
-    if (seenModels.has(id)) continue;
+    if (seenModels.has(id) || !reached(prev.workspaceId)) continue;
     run.signals.push(...modelGoneSignals(id, prev, now));
     models.delete(id);
     run.changes.push({ key: modelKey(id), value: null });
   }
   for (const [id, prev] of mirrors) {
-    if (seenMirrors.has(id)) continue;
+    if (seenMirrors.has(id) || !read.mirrorsRead) continue;
     run.signals.push(...mirrorGoneSignals(id, prev, now));
     mirrors.delete(id);
     run.changes.push({ key: mirrorKey(id), value: null });
   }
-  run.changes.push({ key: CATALOG_KEY, value: { readAt: now.toISOString() } });
-  // Where each item runs, for root-cause correlation (the lineage keeps data sources apart).
+  run.changes.push({ key: CATALOG_KEY, value: mark });
+  // Where each item runs, for root-cause correlation (the lineage keeps data sources apart); the
+  // scanner already placed the models it described.
   keepPlaced([
-    ...read.models.map((m) => ({ itemId: m.id, itemType: 'SemanticModel', itemName: m.name, workspaceId: m.workspaceId, capacityId: m.capacityId })),
+    ...read.models.filter((m) => m.schedule === undefined).map((m) => ({ itemId: m.id, itemType: 'SemanticModel', itemName: m.name, workspaceId: m.workspaceId, capacityId: m.capacityId })),
     ...read.mirrors.map((m) => ({ itemId: m.id, itemType: 'MirroredDatabase', itemName: m.name, workspaceId: m.workspaceId, capacityId: m.capacityId })),
   ]);
 }
@@ -208,7 +232,7 @@ async function refreshCatalog(run: FreshnessRun, client: PlatformClient, tenant:
 /** 2. Schedules: those never read or read long ago, within this run's share of the cap (in turns). */
 async function readDueSchedules(run: FreshnessRun, client: PlatformClient, rotation: RotationState | undefined, intervalSeconds: number): Promise<void> {
   const nowMs = run.now.getTime();
-  const due = [...run.models].filter(([, m]) => m.scheduleReadAt === null || nowMs - Date.parse(m.scheduleReadAt) >= SCHEDULE_EVERY_MS);
+  const due = [...run.models].filter(([, m]) => !m.scanned && (m.scheduleReadAt === null || nowMs - Date.parse(m.scheduleReadAt) >= SCHEDULE_EVERY_MS));
   const pick = pickForRun(due, {
     key: ([id]) => id,
     isHot: ([, m]) => m.scheduleReadAt === null,

@@ -6,6 +6,7 @@
  */
 import { listCapacities, listWorkspaces, replaceCapacities, replaceWorkspaces, type Capacity, type Workspace } from '../../orgs/inventory.js';
 import type { Collector } from '../collector.js';
+import { workspacesFromScan } from './inventory-scan.js';
 import { readCapacities, readWorkspaces } from './reads.js';
 
 const WRITTEN = 'written';
@@ -26,8 +27,10 @@ export const inventoryCollector: Collector = {
   name: 'inventory',
   async run({ ctx, tenant, client, state, commit }) {
     const capacities = await readCapacities(client, tenant);
-    const workspaces = await readWorkspaces(client, tenant);
     const names = uniqueNames(capacities);
+    // Admin mode: the scanner's catalog stands for the workspace listing when it covers them.
+    const inventory = await listWorkspaces(ctx, tenant.org_id);
+    const workspaces = (await workspacesFromScan(ctx.db, tenant, inventory, capacities, names)) ?? (await readWorkspaces(client, tenant));
     const before = (state.get(WRITTEN) as Written | undefined) ?? { capacities: [], workspaces: [] };
 
     const mine: Capacity[] = capacities.map((c) => ({ name: names.get(c.id)!.slice(0, 200), sku: c.sku.slice(0, 50), state: c.state.slice(0, 50), region: c.region.slice(0, 100) }));

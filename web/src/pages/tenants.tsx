@@ -176,6 +176,17 @@ function TenantCard(props: { orgId: string; tenant: Tenant; onChanged: () => voi
       </div>
       <ApiBudgetTable tenantName={tn.name} budget={tn.apiBudget} />
       {can('owner') && <CapShareForm path={path} tenantId={tn.id} tenantName={tn.name} share={tn.capSharePercent} onSaved={props.onChanged} />}
+      {tn.scan && (
+        <p data-testid="scan-progress">
+          {t('tnScan', {
+            described: num.format(tn.scan.described),
+            known: num.format(tn.scan.known),
+            queued: num.format(tn.scan.queued),
+            incremental: formatDate(lang, tn.scan.lastIncrementalScanAt, t('never')),
+            full: formatDate(lang, tn.scan.lastFullScanAt, t('never')),
+          })}
+        </p>
+      )}
       {can('owner') && <MirroringLagForm path={path} tenantId={tn.id} tenantName={tn.name} lag={tn.mirroringLag} onSaved={props.onChanged} />}
       <FreshnessSection path={path} tenantName={tn.name} />
       <TenantIncidents orgId={props.orgId} tenantId={tn.id} tenantName={tn.name} />
