@@ -4,6 +4,7 @@
  * Kept apart from schemas.ts, which imports it.
  */
 import { MAX_OVERRIDES, MAX_RECOVER_WINDOWS } from '../../monitoring/utilization-settings.js';
+import { capacityUtilizationItem } from '../../public-api/schemas.js';
 
 const str = { type: 'string' } as const;
 const int = { type: 'integer' } as const;
@@ -68,6 +69,37 @@ export const utilizationInputSchema = {
         { type: 'object', maxProperties: MAX_OVERRIDES, additionalProperties: { type: 'object', additionalProperties: false, properties: { warnPercent: percent, recoverWindows: windows } } },
         { type: 'null' },
       ],
+    },
+  },
+} as const;
+
+/** The console's capacity load chart: the public API's items, unpaged, and the period's load incidents. */
+export const capacityLoadViewSchema = {
+  title: 'CapacityLoadView',
+  type: 'object',
+  required: ['from', 'to', 'granularity', 'items', 'incidents'],
+  properties: {
+    from: { type: 'string', format: 'date-time' },
+    to: { type: 'string', format: 'date-time' },
+    granularity: { type: 'string', enum: ['hour', '30s'] },
+    items: { type: 'array', items: capacityUtilizationItem },
+    incidents: {
+      type: 'array',
+      description: 'CapacityThrottled / CapacityHighUtilization incidents open at some point of the period.',
+      items: {
+        title: 'CapacityLoadIncident',
+        type: 'object',
+        required: ['id', 'capacityName', 'notificationKind', 'severity', 'title', 'openedAt', 'resolvedAt'],
+        properties: {
+          id: str,
+          capacityName: str,
+          notificationKind: str,
+          severity: str,
+          title: str,
+          openedAt: { type: 'string', format: 'date-time' },
+          resolvedAt: { anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] },
+        },
+      },
     },
   },
 } as const;
