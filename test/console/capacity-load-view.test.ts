@@ -71,6 +71,10 @@ describe('admin API: capacity load chart data', () => {
     ]);
     expect(view.incidents).toHaveLength(1);
     expect(view.incidents[0]).toMatchObject({ capacityName: 'cap-a', notificationKind: 'CapacityThrottled', severity: 'error', openedAt: '2026-06-15T12:00:00.000Z', resolvedAt: null });
+    // days: the period ending at the server's now (or `to`).
+    const lastDay = (await t.admin('GET', `/orgs/${orgId}/capacities/utilization?days=1&granularity=30s&capacityName=cap-a`)).json();
+    expect(lastDay.from).toBe('2026-06-14T12:00:00.000Z');
+    expect(lastDay.items).toHaveLength(3);
     const other = (await t.admin('GET', `/orgs/${otherOrgId}/capacities/utilization?granularity=30s`)).json();
     expect(other.items.map((i: { utilizationMax: number }) => i.utilizationMax)).toEqual([99]);
     expect(other.incidents).toHaveLength(1);
@@ -85,6 +89,8 @@ describe('admin API: capacity load chart data', () => {
       ['from=2024-01-01T00:00:00Z&to=2026-01-01T00:00:00Z', 'at most 366 days'],
       ['capacityName=', 'capacityName'],
       ['page=2', 'page'],
+      ['days=0', 'days'],
+      ['days=2&from=2026-06-15T10:00:00Z', 'from or days'],
     ] as const) {
       const res = await t.admin('GET', `/orgs/${orgId}/capacities/utilization?${q}`);
       expect(res.statusCode, q).toBe(400);

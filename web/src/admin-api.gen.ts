@@ -4774,6 +4774,8 @@ export interface operations {
             query?: {
                 /** @description One capacity, by name (exact); default all. */
                 capacityName?: string;
+                /** @description Whole days (1–366). Instead of `from`: the period is the `days` days before `to` (the server's clock, not the browser's, decides "now"). */
+                days?: string;
                 /** @description Start, ISO 8601 UTC (inclusive); default 7 days before `to`. */
                 from?: string;
                 /** @description hour (default; 400 days) or 30s (14 days). */

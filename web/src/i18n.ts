@@ -8,11 +8,13 @@ import { tenantsEn, tenantsPt } from './i18n-tenants.js';
 import { freshnessEn, freshnessPt } from './i18n-freshness.js';
 import { inventoryEn, inventoryPt } from './i18n-inventory.js';
 import { inboundEn, inboundPt } from './i18n-inbound.js';
+import { loadEn, loadPt } from './i18n-load.js';
 
 const pt = {
   ...overviewPt,
   ...tenantsPt,
   ...mirroringPt,
+  ...loadPt,
   ...freshnessPt,
   ...inventoryPt,
   ...inboundPt,
@@ -312,6 +314,7 @@ const en: Texts = {
   ...overviewEn,
   ...tenantsEn,
   ...mirroringEn,
+  ...loadEn,
   ...freshnessEn,
   ...inventoryEn,
   ...inboundEn,
