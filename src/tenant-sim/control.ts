@@ -2,6 +2,7 @@
  * Changes the simulated tenant's state — the same operations in process (`sim.control`) and over
  * HTTP (`POST /_sim/{operation}` with the arguments as a JSON object).
  */
+import { setWorkspaceRole, type WorkspaceRole } from './fabric-items.js';
 import { disturbEvents, LOAD_STAGES, pushStage, recordTransition, type LoadStage } from './capacity-load.js';
 import { failureReason, jobTypeOf } from './jobs.js';
 import { TOKEN_REFUSALS, type TokenRefusalKind } from './token-refusals.js';
@@ -100,6 +101,8 @@ export interface SimControl {
   capacityEvents(a: { capacityId: string; drop?: number; duplicate?: number }): void;
   /** The service principal may not read the Eventhouse's database (queries answer 403). */
   eventhouseForbidden(a: { on: boolean }): void;
+  /** The service principal's role on a workspace it is a member of (Contributor by default; Viewer may not create items). */
+  workspaceRole(a: { workspaceId: string; role: WorkspaceRole }): void;
   /** Back to the generated state; limits, storms and faults cleared. */
   reset(): void;
 }
@@ -173,6 +176,11 @@ export function createControl(deps: { state: () => SimState; limits: Limits; fau
       const eh = s().eventhouse;
       if (!eh) throw new SimControlError('the tenant has no Eventhouse');
       eh.forbidden = on === true;
+    },
+    workspaceRole({ workspaceId, role }) {
+      if (!['Admin', 'Member', 'Contributor', 'Viewer'].includes(role)) throw new SimControlError('role must be Admin, Member, Contributor or Viewer');
+      if (!s().workspaces.some((x) => x.id.toLowerCase() === String(workspaceId).toLowerCase())) throw new SimControlError(`no workspace ${workspaceId}`);
+      setWorkspaceRole(s(), workspaceId, role);
     },
     refuseTokens({ on, kind }) {
       if (kind !== undefined && !Object.hasOwn(TOKEN_REFUSALS, kind)) throw new SimControlError(`kind must be one of ${Object.keys(TOKEN_REFUSALS).join(', ')}`);
@@ -368,5 +376,6 @@ export const CONTROL_OPERATIONS = [
   'capacityLoad',
   'capacityEvents',
   'eventhouseForbidden',
+  'workspaceRole',
   'reset',
 ] as const satisfies ReadonlyArray<keyof SimControl>;

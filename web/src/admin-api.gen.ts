@@ -3260,6 +3260,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/tenants/{id}/utilization/eventhouse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create the Eventhouse, KQL database, table and capacity-events Eventstream for the connection and store the source (idempotent) */
+        post: operations["setUpUtilizationEventhouse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/tokens": {
         parameters: {
             query?: never;
@@ -4298,6 +4315,37 @@ export interface components {
                 message: string;
             };
         };
+        /** EventhouseSetup */
+        EventhouseSetup: {
+            /** @description Capacities whose overview events the Eventstream routes. */
+            capacityIds: string[];
+            /** @description What this call made, in order. */
+            created: ("Eventhouse" | "KQLDatabase" | "Table" | "Eventstream")[];
+            /** @description The source now stored in the connection’s utilization.eventhouse. */
+            eventhouse: components["schemas"]["UtilizationEventhouse"] | null;
+            eventstreamId: string | null;
+            /**
+             * @description created: something was made now; existing: everything was there (a second call); refused: the principal may not.
+             * @enum {string}
+             */
+            outcome: "created" | "existing" | "refused";
+            refusal: components["schemas"]["EventhouseSetupRefusal"] | null;
+        };
+        /** EventhouseSetupRefusal */
+        EventhouseSetupRefusal: {
+            /** @description The platform’s answer. */
+            detail: string;
+            /** @description What to grant, and where the manual steps are, in pt-BR and English. */
+            fix: {
+                en: string;
+                "pt-BR": string;
+            };
+            /**
+             * @description The permission the service principal lacks.
+             * @enum {string}
+             */
+            permission: "WorkspaceContributor" | "DatabaseAdmin" | "FabricApis";
+        };
         /** FreshnessSettings */
         FreshnessSettings: {
             graceMinutes: number;
@@ -5210,6 +5258,67 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SlaHistory"];
+                };
+            };
+            /** @description invalid_request: the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: admin token missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such organization or object. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setUpUtilizationEventhouse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Capacities to route; default every capacity the principal sees. */
+                    capacityIds?: string[];
+                    /** @description Use this Eventhouse of the workspace instead of creating one. */
+                    eventhouseId?: string;
+                    /** @description The workspace to create the Eventhouse, KQL database and Eventstream in (the principal needs Contributor there). */
+                    workspaceId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventhouseSetup"];
                 };
             };
             /** @description invalid_request: the message names the field. */
