@@ -11,7 +11,9 @@ import { systemClock } from '../../src/clock.js';
 import { setResolver } from '../../src/delivery/guarded-http.js';
 import { storeWindows } from '../../src/monitoring/capacity-history.js';
 import type { WindowFigures } from '../../src/monitoring/collectors/utilization-events.js';
+import type { TenantSim } from '../../src/tenant-sim/index.js';
 import { launchChromium } from '../helpers/browser.js';
+import { startSim } from '../tenant-sim/helpers.js';
 import { clickNavLink } from '../helpers/console-nav.js';
 import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/context.js';
 import { insertOrg, tenantBody } from '../monitoring/support.js';
@@ -41,10 +43,11 @@ describe('console: capacity load', () => {
   let origin: string;
   let orgId: string;
   let tenantRef: string;
+  let sim: TenantSim | undefined;
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    t = await createTestApp({ clock: systemClock });
+    t = await createTestApp({ clock: systemClock, config: { destinationAllowlist: ['127.0.0.1'] } });
     setResolver(t.ctx, async () => [{ address: '93.184.216.34', family: 4 }]);
     orgId = await insertOrg(t.ctx, ORG_NAME);
     const created = await t.admin('POST', `/orgs/${orgId}/tenants`, tenantBody({ name: 'Contoso' }));
@@ -56,6 +59,7 @@ describe('console: capacity load', () => {
   }, 180_000);
 
   afterAll(async () => {
+    await sim?.stop();
     await browser?.close();
     await t?.close();
     expect(pageErrors).toEqual([]);
@@ -169,4 +173,48 @@ describe('console: capacity load', () => {
     await q.getByRole('columnheader', { name: 'Next 10 min (%)' }).waitFor();
     await en.close();
   });
+
+  it('creates the Eventstream and the table from the button: a Viewer\'s refusal names the permission in Portuguese, then it is set up and the form shows the source', async () => {
+    sim = await startSim({ seed: 51, sizes: { capacities: 1, workspaces: 3, gateways: 0 } });
+    const res = await t.admin('POST', `/orgs/${orgId}/tenants`, {
+      name: 'Simulado',
+      tenantId: sim.tenantId,
+      clientId: sim.clientId,
+      credentials: { clientSecret: sim.clientSecret },
+      mode: 'admin',
+      endpoints: { authorityHost: sim.origin, powerBi: sim.origin, fabric: sim.origin, arm: sim.origin },
+    });
+    expect(res.statusCode).toBe(201);
+    const [ws, viewerWs] = sim.state.workspaces.filter((w) => w.member);
+    sim.control.workspaceRole({ workspaceId: viewerWs!.id, role: 'Viewer' });
+
+    const { context, p } = await signIn('pt-BR');
+    await clickNavLink(p, 'Tenant');
+    const card = p.locator('article[data-tenant="Simulado"]');
+    const setup = card.getByTestId('utilization-setup');
+    await setup.waitFor();
+    const workspace = setup.getByLabel('ID do workspace onde criar');
+    const button = setup.getByRole('button', { name: 'Criar Eventstream e tabela' });
+    await workspace.fill('não é guid');
+    await button.click();
+    await setup.getByText('ID do workspace onde criar deve ser um GUID').waitFor();
+    expect(await workspace.getAttribute('aria-invalid')).toBe('true');
+
+    await workspace.fill(viewerWs!.id);
+    await button.click();
+    const refusal = setup.locator('[data-permission="WorkspaceContributor"]');
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toContain(`Dê à entidade de serviço a função Colaborador (ou Membro/Administrador) no workspace ${viewerWs!.id}`);
+
+    await workspace.fill(ws!.id);
+    await button.click();
+    await setup.getByText(/^Pronto: o Eventstream .* envia os eventos de 1 capacidade\(s\) para VigiaCapacity\.CapacityEvents/).waitFor();
+    const form = card.getByTestId('utilization');
+    expect(await form.getByLabel('URI de consulta').inputValue()).toBe(sim.origin);
+    expect(await form.getByLabel('Banco de dados KQL').inputValue()).toBe('VigiaCapacity');
+    await button.click();
+    await setup.getByText('Já estava criado: o Vigia lê VigiaCapacity.CapacityEvents.').waitFor();
+    expect(sim.violations).toEqual([]);
+    await context.close();
+  }, 120_000);
 });

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import type { components } from '../admin-api.gen.js';
 import type { Tenant } from '../api.js';
 import { useConsole } from '../app-context.js';
 import { ErrorMessage, Field, Notice, useAction, useFieldErrors } from '../components.js';
@@ -173,6 +174,85 @@ export function UtilizationForm(props: { path: string; tenantId: string; tenantN
       <ErrorMessage error={save.error} />
       <button type="submit" class="secondary" disabled={save.busy}>
         {t('ulSave')}
+      </button>
+    </form>
+  );
+}
+
+/** The settings form and, beside it, the automatic set-up of the Eventhouse source (owners). */
+export function UtilizationSection(props: { path: string; tenantId: string; tenantName: string; utilization: Utilization; onSaved: () => void }) {
+  // A set-up stores the source on the server: the form starts again from the stored settings.
+  const [stored, setStored] = useState<{ generation: number; eventhouse: Utilization['eventhouse'] } | null>(null);
+  const utilization = stored ? { ...props.utilization, eventhouse: stored.eventhouse } : props.utilization;
+  return (
+    <section class="utilization">
+      <UtilizationForm key={stored?.generation ?? 0} {...props} utilization={utilization} />
+      <EventhouseSetupForm
+        path={props.path}
+        tenantId={props.tenantId}
+        onDone={(r) => {
+          setStored((prev) => ({ generation: (prev?.generation ?? 0) + 1, eventhouse: r.eventhouse }));
+          props.onSaved();
+        }}
+      />
+    </section>
+  );
+}
+
+type Setup = components['schemas']['EventhouseSetup'];
+
+/**
+ * "Create the Eventstream and the table for me" (`POST …/utilization/eventhouse`): a refusal
+ * names the permission the service principal lacks, with its fix in the interface language.
+ */
+export function EventhouseSetupForm(props: { path: string; tenantId: string; onDone: (s: Setup) => void }) {
+  const { t, call, lang } = useConsole();
+  const [f, setF] = useState({ workspace: '', eventhouse: '' });
+  const [result, setResult] = useState<Setup | null>(null);
+  const id = (k: string) => `ul-setup-${k}-${props.tenantId}`;
+  const fields = useFieldErrors<'workspace' | 'eventhouse'>((k) => id(k));
+  const run = useAction();
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const found: Partial<Record<'workspace' | 'eventhouse', string>> = {};
+    if (!GUID.test(f.workspace.trim())) found.workspace = t('ulGuid', { field: t('ulSetupWorkspace') });
+    if (f.eventhouse.trim() && !GUID.test(f.eventhouse.trim())) found.eventhouse = t('ulGuid', { field: t('ulSetupEventhouse') });
+    if (!fields.check(found)) return;
+    setResult(null);
+    void run.run(async () => {
+      const r = await call<Setup>('POST', `${props.path}/utilization/eventhouse`, { workspaceId: f.workspace.trim(), ...(f.eventhouse.trim() ? { eventhouseId: f.eventhouse.trim() } : {}) });
+      setResult(r);
+      if (r.outcome !== 'refused') props.onDone(r);
+    });
+  };
+  const eh = result?.eventhouse;
+  return (
+    <form noValidate onSubmit={submit} aria-labelledby={id('title')} data-testid="utilization-setup">
+      <h4 id={id('title')}>{t('ulSetupTitle')}</h4>
+      <p class="muted">{t('ulSetupHelp')}</p>
+      <div class="grid">
+        <Field id={id('workspace')} label={t('ulSetupWorkspace')} hint={t('ulSetupWorkspaceHint')} error={fields.errors.workspace}>
+          <input id={id('workspace')} value={f.workspace} maxLength={100} onInput={(e) => setF((p) => ({ ...p, workspace: (e.target as HTMLInputElement).value }))} />
+        </Field>
+        <Field id={id('eventhouse')} label={t('ulSetupEventhouse')} error={fields.errors.eventhouse}>
+          <input id={id('eventhouse')} value={f.eventhouse} maxLength={100} onInput={(e) => setF((p) => ({ ...p, eventhouse: (e.target as HTMLInputElement).value }))} />
+        </Field>
+      </div>
+      {result?.outcome === 'refused' && result.refusal && (
+        <p class="error" role="alert" data-permission={result.refusal.permission}>
+          {result.refusal.fix[lang]} <small class="error-detail">{t('serverSaid')} <span lang={lang === 'en' ? undefined : 'en'}>{result.refusal.detail}</span></small>
+        </p>
+      )}
+      {result && result.outcome !== 'refused' && eh && (
+        <Notice>
+          {result.outcome === 'created'
+            ? t('ulSetupDone', { eventstream: result.eventstreamId ?? '', n: result.capacityIds.length, database: eh.database, table: eh.table })
+            : t('ulSetupAlready', { database: eh.database, table: eh.table })}
+        </Notice>
+      )}
+      <ErrorMessage error={run.error} />
+      <button type="submit" class="secondary" disabled={run.busy}>
+        {t('ulSetupRun')}
       </button>
     </form>
   );

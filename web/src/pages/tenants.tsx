@@ -5,7 +5,7 @@ import { ConfirmAction, Empty, ErrorMessage, Field, Loading, Notice, useAction, 
 import { formatDate } from '../format.js';
 import { Link } from '../router.js';
 import { MirroringLagForm } from './tenant-mirroring-lag.js';
-import { UtilizationForm } from './tenant-utilization.js';
+import { UtilizationSection } from './tenant-utilization.js';
 import { FreshnessSection } from './tenant-freshness.js';
 import { collectorName } from '../i18n-sources.js';
 import { serverText } from '../labels.js';
@@ -175,7 +175,7 @@ function TenantCard(props: { orgId: string; tenant: Tenant; onChanged: () => voi
         </table>
       </div>
       {can('owner') && <MirroringLagForm path={path} tenantId={tn.id} tenantName={tn.name} lag={tn.mirroringLag} onSaved={props.onChanged} />}
-      {can('owner') && <UtilizationForm path={path} tenantId={tn.id} tenantName={tn.name} utilization={tn.utilization} onSaved={props.onChanged} />}
+      {can('owner') && <UtilizationSection path={path} tenantId={tn.id} tenantName={tn.name} utilization={tn.utilization} onSaved={props.onChanged} />}
       <FreshnessSection path={path} tenantName={tn.name} />
       <TenantIncidents orgId={props.orgId} tenantId={tn.id} tenantName={tn.name} />
     </article>
