@@ -12,8 +12,7 @@
  * nothing half-stored on the connection.
  */
 import type { AppContext } from '../context.js';
-import { invalidInput } from '../errors.js';
-import { ApiError, conflict } from '../http/errors.js';
+import { conflictError, invalidInput } from '../errors.js';
 import { takeCall } from './budget.js';
 import type { Texts } from './fixes.js';
 import { PlatformClient, ThrottledError, type RunStats, VendorAnswerError, VendorHttpError } from './platform-client.js';
@@ -235,9 +234,9 @@ class Setup {
 
 /** What the route answers for a failure that is the platform's, not the input's (never a 500). */
 function platformFailure(err: unknown): never {
-  if (err instanceof TokenRefusedError || err instanceof TokenUnavailableError) throw conflict(`no token for the connection: ${err.message}`);
-  if (err instanceof ThrottledError) throw new ApiError(409, 'conflict', `${err.message}; try again later`);
-  if (err instanceof VendorHttpError || err instanceof VendorAnswerError || err instanceof VendorCallError) throw conflict(`the set-up stopped: ${err.message}`);
+  if (err instanceof TokenRefusedError || err instanceof TokenUnavailableError) throw conflictError(`no token for the connection: ${err.message}`);
+  if (err instanceof ThrottledError) throw conflictError(`${err.message}; try again later`);
+  if (err instanceof VendorHttpError || err instanceof VendorAnswerError || err instanceof VendorCallError) throw conflictError(`the set-up stopped: ${err.message}`);
   throw err;
 }
 

@@ -6,7 +6,7 @@
  * OneApiErrors shape (and a violation in strict mode).
  */
 import { createdDatabase, itemStore } from './fabric-items.js';
-import { kustoError } from './kusto.js';
+import { kustoError } from './kusto-error.js';
 import type { Reply } from './reply.js';
 import type { SimState } from './types.js';
 

@@ -7,30 +7,14 @@
  * literals, an unknown query — as a violation, answered 400 in Kusto's OneApiErrors shape.
  */
 import { randomUUID } from 'node:crypto';
+import { kustoError } from './kusto-error.js';
 import { EVENT_TYPES, ingestedRows, materialize, loadOf, type EventRow } from './capacity-load.js';
 import { createdDatabase, createdTable, routes } from './fabric-items.js';
 import { kustoMgmt } from './kusto-mgmt.js';
 import type { Reply } from './reply.js';
 import type { SimState } from './types.js';
 
-export function kustoError(status: number, code: string, message: string, permanent = true, inner?: string): Reply {
-  const activityId = randomUUID();
-  return {
-    status,
-    headers: { 'x-ms-activity-id': activityId, 'x-ms-client-request-id': randomUUID() },
-    body: {
-      error: {
-        code,
-        message,
-        '@type': 'Kusto.Data.Exceptions.KustoBadRequestException',
-        '@message': message,
-        '@context': { timestamp: new Date().toISOString(), activityId },
-        '@permanent': permanent,
-        ...(inner ? { innererror: { code: inner, message } } : {}),
-      },
-    },
-  };
-}
+export { kustoError };
 
 interface QueryBody {
   db: string;
