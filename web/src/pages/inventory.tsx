@@ -86,7 +86,8 @@ export function CapacitiesPage(props: { orgId: string }) {
         </table>
       )}
     </InventoryFrame>
-    <CapacityLoadSection orgId={props.orgId} />
+    {/* After the list: one read (and one "loading") at a time, and none left behind when the page is left. */}
+      {list.data && <CapacityLoadSection orgId={props.orgId} />}
     </>
   );
 }
