@@ -99,6 +99,7 @@ describe('utilization: Vigia creates the Eventstream and the table', () => {
       [{ workspaceId: 'not-a-guid' }, 'workspaceId must be a GUID'],
       [{ workspaceId: memberWorkspaces()[0]!.id, capacityIds: ['x'] }, 'capacityIds[0]'],
       [{ workspaceId: memberWorkspaces()[0]!.id, extra: 1 }, 'extra'],
+      [{ workspaceId: memberWorkspaces()[0]!.id, eventhouseId: '00000000-0000-0000-0000-000000000001' }, 'no Eventhouse 00000000-0000-0000-0000-000000000001'],
     ] as const) {
       const res = await setUp(body as Record<string, unknown>);
       expect(res.statusCode, JSON.stringify(body)).toBe(400);
