@@ -83,7 +83,7 @@ module.exports = {
       name: 'tenant-sim-is-a-tool',
       severity: 'error',
       comment: 'The tenant simulator stands in for the vendors (tests, demo, `vigia tenant-sim`): the service never imports it, and it uses nothing of ours but the vendor contracts and the self-signed certificate helper.',
-      from: { path: '^src/', pathNot: ['^src/tenant-sim/', '^src/(main|demo|demo-tenant)\\.ts$'] },
+      from: { path: '^src/', pathNot: ['^src/tenant-sim/', '^src/(main|demo|demo-tenant|demo-capacity-load)\\.ts$'] },
       to: { path: '^src/tenant-sim/' },
     },
     {

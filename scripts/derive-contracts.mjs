@@ -258,6 +258,15 @@ export const CONTRACT_SET = [
         responses: true,
       },
       { path: 'fabric/semanticModel/swagger.json', select: ['Items_ListSemanticModels'], prefix: 'basePath', responses: true },
+      // Capacity load: the Eventhouse, KQL database and Eventstream Vigia creates for a customer (src/monitoring/utilization-setup.ts).
+      { path: 'fabric/eventhouse/swagger.json', select: ['Items_ListEventhouses', 'Items_CreateEventhouse', 'Items_GetEventhouse'], prefix: 'basePath', responses: true },
+      { path: 'fabric/kqlDatabase/swagger.json', select: ['Items_ListKQLDatabases', 'Items_CreateKQLDatabase', 'Items_GetKQLDatabase'], prefix: 'basePath', responses: true },
+      {
+        path: 'fabric/eventstream/swagger.json',
+        select: ['Items_ListEventstreams', 'Items_CreateEventstream', 'Items_GetEventstream', 'Topology_GetEventstreamTopology'],
+        prefix: 'basePath',
+        responses: true,
+      },
     ],
   },
   {

@@ -6,6 +6,8 @@
  * incident opens, the signed delivery reaches the receiver, the public API lists it. A refresh
  * bound to that gateway then fails: with a `refreshes` collector it is correlated to the
  * gateway's incident (recorded, not paged); without one, the demo says what it would show.
+ * Last, capacity load (src/demo-capacity-load.ts): Vigia sets up the Eventhouse source, a
+ * capacity is throttled, the incident names the heaviest item, and it recovers.
  *
  * The simulator and the receiver serve `vigia listen`'s certificate, signed by the local
  * authority; Node reads NODE_EXTRA_CA_CERTS only at start, so the demo re-runs itself once with
@@ -17,6 +19,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Config } from './config.js';
+import { capacityLoadStory } from './demo-capacity-load.js';
 import { createDestination } from './delivery/destination-service.js';
 import { IMPLEMENTED_COLLECTORS } from './monitoring/implemented.js';
 import { createTenant } from './monitoring/tenants.js';
@@ -212,6 +215,7 @@ export async function runLiveDemo(config: Config, opts: LiveDemoOptions = {}): P
     sim.control.gatewayOffline({ gatewayId: gateway.id, offline: false });
     await until('the resolution at the receiver', timeout, async () => received.find((l) => l.includes(`alert=${alert.id}`) && l.includes('alert.recovered')));
     step(11, `"${gateway.displayName}" is back online: the next run resolves the incident and the receiver gets alert.recovered`);
+    await capacityLoadStory({ ctx, sim, orgId: org.id, tenantRef: tenant.id, timeout, step, until, received }, 12);
     out('');
     out(`  API key of "${org.name}" (all scopes): ${apiKey}`);
     out(`  The simulator checked every request against the vendors' contracts: ${sim.violations.length === 0 ? 'no violation' : sim.violations.join('; ')}.`);

@@ -123,7 +123,7 @@ program
 /** `vigia tenants …`: tenant connections through a running server's admin API. */
 const tenants = program
   .command('tenants')
-  .description('tenant connections of an organization (list, show, add, check, run-now, remove) through the admin API');
+  .description('tenant connections of an organization (list, show, add, check, run-now, utilization-setup, remove) through the admin API');
 type TargetOpts = { org: string; url?: string; token?: string };
 const withTarget = (cmd: Command) =>
   cmd
@@ -170,6 +170,19 @@ withTarget(tenants.command('check <id>').description('what is missing (tokens, a
 withTarget(tenants.command('run-now <id> <collector>').description('make a collector of the connection due now'))
   .action(async (id: string, collector: string, opts: TargetOpts) => {
     await (await import('./cli/tenants.js')).runNow(await target(opts), opts.org, id, collector, print);
+  });
+withTarget(
+  tenants
+    .command('utilization-setup <id>')
+    .description('create the Eventhouse, KQL database, table and capacity-events Eventstream in a workspace and read capacity load from it (idempotent)'),
+)
+  .requiredOption('--workspace <guid>', 'the workspace to create them in (the service principal needs Contributor there)')
+  .option('--eventhouse <guid>', 'use this Eventhouse of the workspace instead of creating one')
+  .option('--capacity <guid>', 'a capacity to route (repeat; default every capacity the principal sees)', collect)
+  .option('--lang <lang>', 'en or pt-BR', 'en')
+  .action(async (id: string, opts: TargetOpts & { workspace: string; eventhouse?: string; capacity?: string[]; lang: string }) => {
+    const ok = await (await import('./cli/tenants.js')).setUpUtilization(await target(opts), opts.org, id, opts, print, opts.lang === 'pt-BR' ? 'pt-BR' : 'en');
+    if (!ok) process.exitCode = 1;
   });
 withTarget(tenants.command('remove <id>').description('delete the connection (its incidents are resolved, its credentials deleted)'))
   .action(async (id: string, opts: TargetOpts) => {

@@ -22,6 +22,8 @@ import { tenantsRoutes } from './tenants.js';
 import { freshnessRoutes } from './freshness.js';
 import { installAdminOpenApi } from './openapi.js';
 import { overviewRoutes } from './overview.js';
+import { capacityLoadRoutes } from './capacity-load.js';
+import { utilizationSetupRoutes } from './utilization-setup.js';
 import { monitoredInventoryRoutes } from './monitored-inventory.js';
 
 /** Admin API plugin, mounted at /api/admin/v1 (docs/admin-api.md). */
@@ -63,5 +65,7 @@ export async function adminApi(app: FastifyInstance, opts: { ctx: AppContext }):
   await app.register(sessionRoutes, { ...routeOpts, limiter });
   await app.register(oidcRoutes, { ...routeOpts, limiter });
   await app.register(overviewRoutes, routeOpts);
+  await app.register(capacityLoadRoutes, routeOpts);
+  await app.register(utilizationSetupRoutes, routeOpts);
   await app.register(monitoredInventoryRoutes, routeOpts);
 }

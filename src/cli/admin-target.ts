@@ -38,8 +38,10 @@ export async function adminCall<T>(target: AdminTarget, method: string, route: s
   if (!res.ok) {
     let message = text;
     try {
-      const parsed = JSON.parse(text) as { message?: string; error?: string };
-      message = parsed.message ?? parsed.error ?? text;
+      // The API's envelope is { error: { code, message } }; older answers carried a bare string.
+      const parsed = JSON.parse(text) as { message?: string; error?: string | { code?: string; message?: string } };
+      const e = parsed.error;
+      message = parsed.message ?? (typeof e === 'string' ? e : e?.message ? `${e.code ?? 'error'}: ${e.message}` : undefined) ?? text;
     } catch {
       // not JSON: keep the text
     }

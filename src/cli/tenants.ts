@@ -222,3 +222,41 @@ export async function removeTenant(target: AdminTarget, orgId: string, id: strin
   await adminCall(target, 'DELETE', tenantPath(orgId, id));
   out(`removed ${id}: its collectors stopped, its credentials are deleted and the incidents they opened are resolved`);
 }
+
+interface EventhouseSetup {
+  outcome: 'created' | 'existing' | 'refused';
+  created: string[];
+  eventhouse: { queryUri: string; database: string; table: string } | null;
+  eventstreamId: string | null;
+  capacityIds: string[];
+  refusal: { permission: string; detail: string; fix: Texts } | null;
+}
+
+/**
+ * `vigia tenants utilization-setup <id> --workspace <guid>`: Vigia creates the Eventhouse, KQL
+ * database, table and capacity-events Eventstream and reads that table from then on. Resolves
+ * false when the principal may not (the command then exits 1), with the permission it lacks.
+ */
+export async function setUpUtilization(
+  target: AdminTarget,
+  orgId: string,
+  id: string,
+  opts: { workspace: string; eventhouse?: string; capacity?: string[] },
+  out: Out,
+  lang: 'en' | 'pt-BR' = 'en',
+): Promise<boolean> {
+  const body = { workspaceId: opts.workspace, ...(opts.eventhouse ? { eventhouseId: opts.eventhouse } : {}), ...(opts.capacity?.length ? { capacityIds: opts.capacity } : {}) };
+  const res = await adminCall<EventhouseSetup>(target, 'POST', `${tenantPath(orgId, id)}/utilization/eventhouse`, body);
+  if (res.outcome === 'refused' && res.refusal) {
+    out(`refused: the service principal lacks ${res.refusal.permission} (${res.refusal.detail})`);
+    out(`  fix: ${res.refusal.fix[lang]}`);
+    if (res.created.length) out(`  made before the refusal: ${res.created.join(', ')}`);
+    return false;
+  }
+  const eh = res.eventhouse!;
+  out(res.outcome === 'created' ? `created ${res.created.join(', ')}` : 'everything was already in place; nothing created');
+  out(`  Eventstream ${res.eventstreamId} routes the capacity overview events of ${res.capacityIds.length} capacit${res.capacityIds.length === 1 ? 'y' : 'ies'} to ${eh.database}.${eh.table}`);
+  out(`  the utilization collector reads ${eh.queryUri} (database ${eh.database}, table ${eh.table})`);
+  out(`  next: vigia tenants check ${id} --org ${orgId}`);
+  return true;
+}

@@ -2,6 +2,7 @@
  * Changes the simulated tenant's state — the same operations in process (`sim.control`) and over
  * HTTP (`POST /_sim/{operation}` with the arguments as a JSON object).
  */
+import { setWorkspaceRole, type WorkspaceRole } from './fabric-items.js';
 import { disturbEvents, LOAD_STAGES, pushStage, recordTransition, type LoadStage } from './capacity-load.js';
 import { failureReason, jobTypeOf } from './jobs.js';
 import { TOKEN_REFUSALS, type TokenRefusalKind } from './token-refusals.js';
@@ -110,6 +111,8 @@ export interface SimControl {
   metricsAppVersion(a: { version: MetricsAppVersion }): void;
   /** executeQueries on the app's model answers 401 (no Build permission, or the tenant setting off). */
   metricsAppForbidden(a: { on: boolean }): void;
+  /** The service principal's role on a workspace it is a member of (Contributor by default; Viewer may not create items). */
+  workspaceRole(a: { workspaceId: string; role: WorkspaceRole }): void;
   /** Back to the generated state; limits, storms and faults cleared. */
   reset(): void;
 }
@@ -194,6 +197,11 @@ export function createControl(deps: { state: () => SimState; limits: Limits; fau
       const app = s().metricsApp;
       if (!app) throw new SimControlError('the tenant has no Capacity Metrics app');
       app.forbidden = on === true;
+    },
+    workspaceRole({ workspaceId, role }) {
+      if (!['Admin', 'Member', 'Contributor', 'Viewer'].includes(role)) throw new SimControlError('role must be Admin, Member, Contributor or Viewer');
+      if (!s().workspaces.some((x) => x.id.toLowerCase() === String(workspaceId).toLowerCase())) throw new SimControlError(`no workspace ${workspaceId}`);
+      setWorkspaceRole(s(), workspaceId, role);
     },
     refuseTokens({ on, kind }) {
       if (kind !== undefined && !Object.hasOwn(TOKEN_REFUSALS, kind)) throw new SimControlError(`kind must be one of ${Object.keys(TOKEN_REFUSALS).join(', ')}`);
@@ -409,5 +417,6 @@ export const CONTROL_OPERATIONS = [
   'eventhouseForbidden',
   'metricsAppVersion',
   'metricsAppForbidden',
+  'workspaceRole',
   'reset',
 ] as const satisfies ReadonlyArray<keyof SimControl>;

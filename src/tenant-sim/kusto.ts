@@ -6,29 +6,14 @@
  * anything else — a missing header, a body without `db`/`csl`, parameters not given as KQL
  * literals, an unknown query — as a violation, answered 400 in Kusto's OneApiErrors shape.
  */
-import { randomUUID } from 'node:crypto';
+import { kustoError } from './kusto-error.js';
 import { EVENT_TYPES, ingestedRows, materialize, loadOf, type EventRow } from './capacity-load.js';
+import { createdDatabase, createdTable, routes } from './fabric-items.js';
+import { kustoMgmt } from './kusto-mgmt.js';
 import type { Reply } from './reply.js';
 import type { SimState } from './types.js';
 
-export function kustoError(status: number, code: string, message: string, permanent = true, inner?: string): Reply {
-  const activityId = randomUUID();
-  return {
-    status,
-    headers: { 'x-ms-activity-id': activityId, 'x-ms-client-request-id': randomUUID() },
-    body: {
-      error: {
-        code,
-        message,
-        '@type': 'Kusto.Data.Exceptions.KustoBadRequestException',
-        '@message': message,
-        '@context': { timestamp: new Date().toISOString(), activityId },
-        '@permanent': permanent,
-        ...(inner ? { innererror: { code: inner, message } } : {}),
-      },
-    },
-  };
-}
+export { kustoError };
 
 interface QueryBody {
   db: string;
@@ -100,6 +85,8 @@ function frames(columns: Array<[string, string]>, rows: unknown[][]): unknown[] 
 }
 
 export interface KustoOptions {
+  /** The capacities whose events the queried table receives (a table Vigia created); null: every capacity. */
+  capacityIds?: Map<string, number> | null;
   now: number;
   headers: Record<string, unknown>;
   violate: (m: string) => void;
@@ -111,6 +98,7 @@ export function kustoQuery(state: SimState, path: string, method: string, json: 
     if (o.strict) o.violate(msg);
     return kustoError(400, 'General_BadRequest', msg);
   };
+  if (method === 'POST' && path === '/v1/rest/mgmt') return kustoMgmt(state, json, bad);
   if (method !== 'POST' || path !== '/v2/rest/query') return bad(`no Kusto operation ${method} ${path} (queries are POST /v2/rest/query)`);
   const ct = String(o.headers['content-type'] ?? '').toLowerCase();
   if (!ct.startsWith('application/json')) return bad('Content-Type must be application/json; charset=utf-8');
@@ -118,16 +106,28 @@ export function kustoQuery(state: SimState, path: string, method: string, json: 
   const body = parseBody(json);
   if (typeof body === 'string') return bad(body);
   const eh = state.eventhouse;
-  if (!eh || body.db.toLowerCase() !== eh.database.toLowerCase()) {
-    return kustoError(400, 'General_BadRequest', `Request is invalid and cannot be executed. Entity ID '${body.db}' of kind 'Database' was not found.`);
-  }
-  if (eh.forbidden) return kustoError(403, 'Forbidden', `Principal is not authorized to read database '${eh.database}'.`);
   const table = tableOf(body.csl);
-  if (!table || table !== eh.table) {
-    return kustoError(400, 'General_BadRequest', `Semantic error: '${table ?? '?'}' could not be resolved as a table.`, true, 'SEM0100');
+  // A database Vigia created (fabric-items.ts): its tables receive the capacities an Eventstream routes to them.
+  let capacityIds: Map<string, number> | null = null;
+  if (createdDatabase(state, body.db)) {
+    if (!table || !createdTable(state, body.db, table)) {
+      return kustoError(400, 'General_BadRequest', `Semantic error: '${table ?? '?'}' could not be resolved as a table.`, true, 'SEM0100');
+    }
+    const routed = routes(state).filter((r) => r.database.toLowerCase() === body.db.toLowerCase() && r.table.toLowerCase() === table.toLowerCase());
+    capacityIds = new Map();
+    for (const r of routed) for (const c of r.capacityIds) capacityIds.set(c, Math.min(capacityIds.get(c) ?? r.since, r.since));
+  } else {
+    if (!eh || body.db.toLowerCase() !== eh.database.toLowerCase()) {
+      return kustoError(400, 'General_BadRequest', `Request is invalid and cannot be executed. Entity ID '${body.db}' of kind 'Database' was not found.`);
+    }
+    if (eh.forbidden) return kustoError(403, 'Forbidden', `Principal is not authorized to read database '${eh.database}'.`);
+    if (!table || table !== eh.table) {
+      return kustoError(400, 'General_BadRequest', `Semantic error: '${table ?? '?'}' could not be resolved as a table.`, true, 'SEM0100');
+    }
   }
-  if (/summarize\s+cu\s*=\s*sum\(/i.test(body.csl)) return culprits(state, body, o, bad);
-  if (/ingestion_time\(\)\s*>\s*since/i.test(body.csl)) return newRows(state, body, o, bad);
+  const o2 = { ...o, capacityIds };
+  if (/summarize\s+cu\s*=\s*sum\(/i.test(body.csl)) return culprits(state, body, o2, bad);
+  if (/ingestion_time\(\)\s*>\s*since/i.test(body.csl)) return newRows(state, body, o2, bad);
   return bad('the simulated Eventhouse answers only the utilization collector\'s two queries');
 }
 
@@ -137,7 +137,7 @@ function newRows(state: SimState, body: QueryBody, o: KustoOptions, bad: (m: str
   if (typeof since === 'string') return bad(since);
   if (typeof until === 'string') return bad(until);
   const types = new Set([EVENT_TYPES.summary, EVENT_TYPES.state]);
-  const rows = ingestedRows(state, o.now, since, until).filter((r) => types.has(r.type as never));
+  const rows = ingestedRows(state, o.now, since, until).filter((r) => types.has(r.type as never) && (!o.capacityIds || r.ingestedAt >= (o.capacityIds.get(String(r.data.capacityId).toLowerCase()) ?? Number.POSITIVE_INFINITY)));
   return { status: 200, body: frames([['ingested', 'datetime'], ['type', 'string'], ['data', 'dynamic']], rows.map((r) => [new Date(r.ingestedAt).toISOString(), r.type, r.data])) };
 }
 
@@ -151,10 +151,11 @@ function culprits(state: SimState, body: QueryBody, o: KustoOptions, bad: (m: st
   const top = Number(/\|\s*top\s+(\d+)\s+by\s+cu/i.exec(body.csl)?.[1] ?? 10);
   const sums = new Map<string, { row: EventRow; cu: number }>();
   for (const c of state.capacities) {
-    if (c.id.toLowerCase() !== capacityId.toLowerCase()) continue;
+    if (c.id.toLowerCase() !== capacityId.toLowerCase() || (o.capacityIds && !o.capacityIds.has(c.id.toLowerCase()))) continue;
+    const since = o.capacityIds?.get(c.id.toLowerCase()) ?? Number.NEGATIVE_INFINITY;
     materialize(state, c, o.now);
     for (const r of loadOf(state, c, o.now).rows) {
-      if (r.type !== EVENT_TYPES.operation || r.ingestedAt > o.now) continue;
+      if (r.type !== EVENT_TYPES.operation || r.ingestedAt > o.now || r.ingestedAt < since) continue;
       const at = Date.parse(String(r.data.windowStartTime));
       if (at < from || at >= to) continue;
       const key = String(r.data.itemId);

@@ -12,6 +12,7 @@ import { AZURE_HANDLERS } from './azure.js';
 import { controlRequest } from './control-http.js';
 import { audienceOf } from './entra.js';
 import { FABRIC_HANDLERS } from './fabric.js';
+import { FABRIC_ITEM_HANDLERS } from './fabric-items.js';
 import { POWERBI_HANDLERS } from './powerbi.js';
 import { SCANNER_HANDLERS } from './scanner.js';
 import { errorFor, kindOf, throttled, unauthorized, type ApiKind } from './refusals.js';
@@ -31,7 +32,7 @@ const CONTRACTS: Record<ApiKind, ApiDoc> = {
 
 const HANDLERS: Record<ApiKind, Record<string, Handler>> = {
   powerbi: { ...POWERBI_HANDLERS, ...SCANNER_HANDLERS },
-  fabric: FABRIC_HANDLERS,
+  fabric: { ...FABRIC_HANDLERS, ...FABRIC_ITEM_HANDLERS },
   azure: AZURE_HANDLERS,
 };
 
@@ -41,11 +42,12 @@ export function familyOf(path: string): RecordedRequest['family'] {
   if (p.startsWith('/_sim/') || p === '/_sim') return 'control';
   if (p.startsWith('/v1.0/myorg/admin/')) return 'powerbi-admin';
   if (p.startsWith('/v1.0/myorg/')) return 'powerbi';
+  // Kusto's management endpoint shares Fabric's /v1 prefix: it is told apart first.
+  if (p.startsWith('/v1/rest/') || p.startsWith('/v2/rest/')) return 'kusto';
   if (p.startsWith('/v1/admin/')) return 'fabric-admin';
   if (p.startsWith('/v1/')) return 'fabric';
   if (p.includes('/providers/microsoft.costmanagement/')) return 'cost';
   if (p.startsWith('/subscriptions/')) return 'arm';
-  if (p.startsWith('/v1/rest/') || p.startsWith('/v2/rest/')) return 'kusto';
   if (/^\/[^/]+\/(oauth2\/v2\.0\/token|v2\.0\/\.well-known\/openid-configuration|discovery\/v2\.0\/keys)$/.test(p) || p === '/common/discovery/instance') return 'token';
   return 'unknown';
 }

@@ -143,7 +143,13 @@ describe(`README five-minute tour (${ENGINE})`, () => {
     expect(out).toMatch(/ 9\. the public API lists it: .* → GatewayOffline .+ \(open\)/);
     expect(out).toMatch(/10\. a refresh of ".+" .* DM_GWPipeline_Client_GatewayUnreachable: incident alr_\S+ correlated to the gateway incident — recorded, not paged/);
     expect(out).toMatch(/11\. .* the receiver gets alert\.recovered/);
+    // Capacity load: Vigia sets up the Eventhouse source, a capacity is throttled, the incident names the heaviest item, it recovers.
+    expect(out).toMatch(/12\. capacity load: Vigia created Eventhouse, KQLDatabase, Table, Eventstream in workspace ".+"/);
+    const heavy = /13\. in the simulator, capacity ".+" is pushed past 100 % .*"(.+)" using most of the CU/.exec(out)![1]!;
+    expect(out).toContain(`it names the heaviest item, "${heavy}"`);
+    expect(out).toMatch(/14\. incident opened by the utilization collector: \[error\] .+ \(alr_\S+\)/);
+    expect(out).toMatch(/15\. ".+" back under 100 % for 2 windows: the incident recovered and the receiver got alert\.recovered/);
     expect(out).toContain("contracts: no violation");
     expect(out).not.toMatch(/gave up after/);
-  }, 240_000);
+  }, 540_000);
 });

@@ -953,6 +953,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/capacities/utilization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Capacity load over a period (the public API’s /capacities/utilization, unpaged) and its load incidents */
+        get: operations["getOrgCapacityUtilization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/costs": {
         parameters: {
             query?: never;
@@ -3253,6 +3270,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/tenants/{id}/utilization/eventhouse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create the Eventhouse, KQL database, table and capacity-events Eventstream for the connection and store the source (idempotent) */
+        post: operations["setUpUtilizationEventhouse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/tokens": {
         parameters: {
             query?: never;
@@ -3968,6 +4002,66 @@ export interface components {
             items: components["schemas"]["CapacityView"][];
             month: string;
         };
+        /** CapacityLoadIncident */
+        CapacityLoadIncident: {
+            capacityName: string;
+            id: string;
+            notificationKind: string;
+            /** Format: date-time */
+            openedAt: string;
+            resolvedAt: string | null;
+            severity: string;
+            title: string;
+        };
+        /** CapacityLoadView */
+        CapacityLoadView: {
+            /** Format: date-time */
+            from: string;
+            /** @enum {string} */
+            granularity: "hour" | "30s";
+            /** @description CapacityThrottled / CapacityHighUtilization incidents open at some point of the period. */
+            incidents: components["schemas"]["CapacityLoadIncident"][];
+            items: components["schemas"]["CapacityUtilization"][];
+            /** Format: date-time */
+            to: string;
+        };
+        /** CapacityUtilization */
+        CapacityUtilization: {
+            /** @description Use of the next 24 hours already committed, % (over 100: background rejection). */
+            backgroundRejectionMax: number;
+            /** @description Same, mean. */
+            backgroundRejectionMean: number;
+            /** @description Minutes with background rejection in force. */
+            backgroundRejectionMinutes: number;
+            capacityName: string;
+            /** @description Largest carry-forward (overage still to burn down), CU seconds. */
+            carryForwardMaxCuSeconds: number;
+            /** @enum {string} */
+            granularity: "30s" | "hour";
+            /** @description Use of the next 10 minutes already committed, % (over 100: interactive delay). */
+            interactiveDelayMax: number;
+            /** @description Same, mean. */
+            interactiveDelayMean: number;
+            /** @description Minutes with interactive delay in force. */
+            interactiveDelayMinutes: number;
+            /** @description Use of the next hour already committed, % (over 100: interactive rejection). */
+            interactiveRejectionMax: number;
+            /** @description Same, mean. */
+            interactiveRejectionMean: number;
+            /** @description Minutes with interactive rejection in force. */
+            interactiveRejectionMinutes: number;
+            /**
+             * Format: date-time
+             * @description Start of the 30-second window or of the hour (UTC).
+             */
+            time: string;
+            /** @description CU used, % of the capacity (max over the item). */
+            utilizationMax: number;
+            /** @description CU used, % of the capacity (mean). */
+            utilizationMean: number;
+            /** @description 30-second windows the item covers (an hour has up to 120). */
+            windows: number;
+        };
         /** CapacityView */
         CapacityView: {
             /** @description This month so far (UTC), as in the SLA report. */
@@ -4230,6 +4324,37 @@ export interface components {
                 code: string;
                 message: string;
             };
+        };
+        /** EventhouseSetup */
+        EventhouseSetup: {
+            /** @description Capacities whose overview events the Eventstream routes. */
+            capacityIds: string[];
+            /** @description What this call made, in order. */
+            created: ("Eventhouse" | "KQLDatabase" | "Table" | "Eventstream")[];
+            /** @description The source now stored in the connection’s utilization.eventhouse. */
+            eventhouse: components["schemas"]["UtilizationEventhouse"] | null;
+            eventstreamId: string | null;
+            /**
+             * @description created: something was made now; existing: everything was there (a second call); refused: the principal may not.
+             * @enum {string}
+             */
+            outcome: "created" | "existing" | "refused";
+            refusal: components["schemas"]["EventhouseSetupRefusal"] | null;
+        };
+        /** EventhouseSetupRefusal */
+        EventhouseSetupRefusal: {
+            /** @description The platform’s answer. */
+            detail: string;
+            /** @description What to grant, and where the manual steps are, in pt-BR and English. */
+            fix: {
+                en: string;
+                "pt-BR": string;
+            };
+            /**
+             * @description The permission the service principal lacks.
+             * @enum {string}
+             */
+            permission: "WorkspaceContributor" | "DatabaseAdmin" | "FabricApis";
         };
         /** FreshnessSettings */
         FreshnessSettings: {
@@ -4758,6 +4883,66 @@ export interface operations {
             };
         };
     };
+    getOrgCapacityUtilization: {
+        parameters: {
+            query?: {
+                /** @description One capacity, by name (exact); default all. */
+                capacityName?: string;
+                /** @description Whole days (1–366). Instead of `from`: the period is the `days` days before `to` (the server's clock, not the browser's, decides "now"). */
+                days?: string;
+                /** @description Start, ISO 8601 UTC (inclusive); default 7 days before `to`. */
+                from?: string;
+                /** @description hour (default; 400 days) or 30s (14 days). */
+                granularity?: "hour" | "30s";
+                /** @description End, ISO 8601 UTC (exclusive); default now. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CapacityLoadView"];
+                };
+            };
+            /** @description invalid_request: the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: admin token missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such organization or object. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getOrgDailyCosts: {
         parameters: {
             query?: {
@@ -5139,6 +5324,67 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SlaHistory"];
+                };
+            };
+            /** @description invalid_request: the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: admin token missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such organization or object. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setUpUtilizationEventhouse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Capacities to route; default every capacity the principal sees. */
+                    capacityIds?: string[];
+                    /** @description Use this Eventhouse of the workspace instead of creating one. */
+                    eventhouseId?: string;
+                    /** @description The workspace to create the Eventhouse, KQL database and Eventstream in (the principal needs Contributor there). */
+                    workspaceId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventhouseSetup"];
                 };
             };
             /** @description invalid_request: the message names the field. */

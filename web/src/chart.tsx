@@ -33,6 +33,10 @@ interface ChartProps {
    * 95.5 % and 100 % look alike on 0–100). Bars are drawn from its lower end.
    */
   yRange?: [number, number];
+  /** A horizontal reference line (capacity load: the 100 % above which the platform throttles). */
+  refLine?: number;
+  /** Spans of the x axis to shade (incidents open from one point to another, both inclusive). */
+  bands?: Array<{ from: number; to: number; severity: 'error' | 'info' }>;
   /** "Show data": the summary of the collapsed table, in the viewer's language. */
   dataLabel: string;
   /** The text alternative: a table with the same numbers (screen readers, tests, copy-paste). */
@@ -79,6 +83,30 @@ function tooltipPlugin(labels: string[], series: ChartSeries[], format: (v: numb
       },
     },
   };
+}
+
+/** The reference line (dashed, black) and the shaded spans (vermilion for errors, sky blue for info), over the plot. */
+function drawMarks(u: uPlot, refLine: number | undefined, bands: Array<{ from: number; to: number; severity: 'error' | 'info' }>): void {
+  const ctx = u.ctx;
+  const { left, top, width, height } = u.bbox;
+  ctx.save();
+  for (const b of bands) {
+    const x0 = u.valToPos(b.from - 0.5, 'x', true);
+    const x1 = u.valToPos(b.to + 0.5, 'x', true);
+    ctx.fillStyle = b.severity === 'error' ? 'rgba(213, 94, 0, 0.18)' : 'rgba(86, 180, 233, 0.18)';
+    ctx.fillRect(Math.max(left, x0), top, Math.min(left + width, x1) - Math.max(left, x0), height);
+  }
+  if (refLine !== undefined) {
+    const y = u.valToPos(refLine, 'y', true);
+    ctx.strokeStyle = '#000000';
+    ctx.lineWidth = 1.5 * devicePixelRatio;
+    ctx.setLineDash([8 * devicePixelRatio, 4 * devicePixelRatio]);
+    ctx.beginPath();
+    ctx.moveTo(left, y);
+    ctx.lineTo(left + width, y);
+    ctx.stroke();
+  }
+  ctx.restore();
 }
 
 /**
@@ -133,6 +161,9 @@ export function Chart(props: ChartProps) {
         (u) => {
           el.dataset.yMin = String(u.scales.y?.min ?? '');
           el.dataset.yMax = String(u.scales.y?.max ?? '');
+          drawMarks(u, props.refLine, props.bands ?? []);
+          el.dataset.refLine = props.refLine === undefined ? '' : String(props.refLine);
+          el.dataset.bands = String(props.bands?.length ?? 0);
         },
       ],
     };
@@ -143,7 +174,7 @@ export function Chart(props: ChartProps) {
       resize.disconnect();
       plot.destroy();
     };
-  }, [props.kind, props.labels.join('\u0000'), JSON.stringify(props.series), JSON.stringify(props.yRange)]);
+  }, [props.kind, props.labels.join('\u0000'), JSON.stringify(props.series), JSON.stringify(props.yRange), props.refLine, JSON.stringify(props.bands)]);
 
   return (
     <figure class="chart" id={props.id} aria-labelledby={`${props.id}-title`}>

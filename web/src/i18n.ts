@@ -9,12 +9,14 @@ import { tenantsEn, tenantsPt } from './i18n-tenants.js';
 import { freshnessEn, freshnessPt } from './i18n-freshness.js';
 import { inventoryEn, inventoryPt } from './i18n-inventory.js';
 import { inboundEn, inboundPt } from './i18n-inbound.js';
+import { loadEn, loadPt } from './i18n-load.js';
 
 const pt = {
   ...overviewPt,
   ...tenantsPt,
   ...mirroringPt,
   ...apiBudgetPt,
+  ...loadPt,
   ...freshnessPt,
   ...inventoryPt,
   ...inboundPt,
@@ -315,6 +317,7 @@ const en: Texts = {
   ...tenantsEn,
   ...mirroringEn,
   ...apiBudgetEn,
+  ...loadEn,
   ...freshnessEn,
   ...inventoryEn,
   ...inboundEn,

@@ -4,6 +4,7 @@
  * Kept apart from schemas.ts, which imports it.
  */
 import { MAX_OVERRIDES, MAX_RECOVER_WINDOWS } from '../../monitoring/utilization-settings.js';
+import { capacityUtilizationItem } from '../../public-api/schemas.js';
 
 const str = { type: 'string' } as const;
 const int = { type: 'integer' } as const;
@@ -69,5 +70,78 @@ export const utilizationInputSchema = {
         { type: 'null' },
       ],
     },
+  },
+} as const;
+
+/** The console's capacity load chart: the public API's items, unpaged, and the period's load incidents. */
+export const capacityLoadViewSchema = {
+  title: 'CapacityLoadView',
+  type: 'object',
+  required: ['from', 'to', 'granularity', 'items', 'incidents'],
+  properties: {
+    from: { type: 'string', format: 'date-time' },
+    to: { type: 'string', format: 'date-time' },
+    granularity: { type: 'string', enum: ['hour', '30s'] },
+    items: { type: 'array', items: capacityUtilizationItem },
+    incidents: {
+      type: 'array',
+      description: 'CapacityThrottled / CapacityHighUtilization incidents open at some point of the period.',
+      items: {
+        title: 'CapacityLoadIncident',
+        type: 'object',
+        required: ['id', 'capacityName', 'notificationKind', 'severity', 'title', 'openedAt', 'resolvedAt'],
+        properties: {
+          id: str,
+          capacityName: str,
+          notificationKind: str,
+          severity: str,
+          title: str,
+          openedAt: { type: 'string', format: 'date-time' },
+          resolvedAt: { anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] },
+        },
+      },
+    },
+  },
+} as const;
+
+const texts = { type: 'object', required: ['pt-BR', 'en'], properties: { 'pt-BR': str, en: str } } as const;
+
+/** `POST …/tenants/{id}/utilization/eventhouse`: what Vigia created (or found), or why the principal may not. */
+export const eventhouseSetupSchema = {
+  title: 'EventhouseSetup',
+  type: 'object',
+  required: ['outcome', 'created', 'eventhouse', 'eventstreamId', 'capacityIds', 'refusal'],
+  properties: {
+    outcome: { type: 'string', enum: ['created', 'existing', 'refused'], description: 'created: something was made now; existing: everything was there (a second call); refused: the principal may not.' },
+    created: { type: 'array', items: { type: 'string', enum: ['Eventhouse', 'KQLDatabase', 'Table', 'Eventstream'] }, description: 'What this call made, in order.' },
+    eventhouse: { anyOf: [eventhouse, { type: 'null' }], description: 'The source now stored in the connection’s utilization.eventhouse.' },
+    eventstreamId: { anyOf: [str, { type: 'null' }] },
+    capacityIds: { type: 'array', items: str, description: 'Capacities whose overview events the Eventstream routes.' },
+    refusal: {
+      anyOf: [
+        {
+          title: 'EventhouseSetupRefusal',
+          type: 'object',
+          required: ['permission', 'detail', 'fix'],
+          properties: {
+            permission: { type: 'string', enum: ['WorkspaceContributor', 'DatabaseAdmin', 'FabricApis'], description: 'The permission the service principal lacks.' },
+            detail: { ...str, description: 'The platform’s answer.' },
+            fix: { ...texts, description: 'What to grant, and where the manual steps are, in pt-BR and English.' },
+          },
+        },
+        { type: 'null' },
+      ],
+    },
+  },
+} as const;
+
+export const eventhouseSetupBodySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['workspaceId'],
+  properties: {
+    workspaceId: { ...text(100), description: 'The workspace to create the Eventhouse, KQL database and Eventstream in (the principal needs Contributor there).' },
+    eventhouseId: { ...text(100), description: 'Use this Eventhouse of the workspace instead of creating one.' },
+    capacityIds: { type: 'array', minItems: 1, maxItems: 100, items: text(100), description: 'Capacities to route; default every capacity the principal sees.' },
   },
 } as const;

@@ -5,6 +5,7 @@ import { Empty, ErrorMessage, Loading, useLoad, usePageTitle } from '../componen
 import { monthLabel } from '../period.js';
 import { Link } from '../router.js';
 import '../charts.css';
+import { CapacityLoadSection } from './capacity-load.js';
 
 type S = components['schemas'];
 
@@ -53,6 +54,7 @@ export function CapacitiesPage(props: { orgId: string }) {
   const money = (v: number | null, currency: string | null) =>
     v === null ? '—' : currency ? new Intl.NumberFormat(lang, { style: 'currency', currency }).format(v) : num.format(v);
   return (
+    <>
     <InventoryFrame title={t('capTitle')} empty={t('capEmpty')} list={list}>
       {(d) => (
         <table id="capacities">
@@ -84,6 +86,9 @@ export function CapacitiesPage(props: { orgId: string }) {
         </table>
       )}
     </InventoryFrame>
+    {/* After the list: one read (and one "loading") at a time, and none left behind when the page is left. */}
+      {list.data && <CapacityLoadSection orgId={props.orgId} />}
+    </>
   );
 }
 

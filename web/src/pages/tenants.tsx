@@ -6,6 +6,7 @@ import { formatDate } from '../format.js';
 import { Link } from '../router.js';
 import { MirroringLagForm } from './tenant-mirroring-lag.js';
 import { ApiBudgetTable, CapShareForm } from './tenant-api-budget.js';
+import { UtilizationSection } from './tenant-utilization.js';
 import { FreshnessSection } from './tenant-freshness.js';
 import { collectorName } from '../i18n-sources.js';
 import { serverText } from '../labels.js';
@@ -188,6 +189,7 @@ function TenantCard(props: { orgId: string; tenant: Tenant; onChanged: () => voi
         </p>
       )}
       {can('owner') && <MirroringLagForm path={path} tenantId={tn.id} tenantName={tn.name} lag={tn.mirroringLag} onSaved={props.onChanged} />}
+      {can('owner') && <UtilizationSection path={path} tenantId={tn.id} tenantName={tn.name} utilization={tn.utilization} onSaved={props.onChanged} />}
       <FreshnessSection path={path} tenantName={tn.name} />
       <TenantIncidents orgId={props.orgId} tenantId={tn.id} tenantName={tn.name} />
     </article>
