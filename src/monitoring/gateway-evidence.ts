@@ -85,7 +85,8 @@ export async function noteRefreshFailures(ctx: AppContext, tenantRef: string, se
       const at = new Date(Date.parse(r.endTime ?? r.startTime));
       if (!Number.isFinite(at.getTime()) || now.getTime() - at.getTime() > HOT_MARK_MS) continue;
       const named = (r.serviceExceptionJson ?? '').match(GUID) ?? [];
-      evidence.push({ gatewayIds: [...(s.gatewayIds ?? []), ...named], at: at > now ? now : at, reason: `refresh of semantic model ${s.modelId}: ${code}` });
+      // The failure's own time is its identity (a clock ahead of ours does not make it new again).
+      evidence.push({ gatewayIds: [...(s.gatewayIds ?? []), ...named], at, reason: `refresh of semantic model ${s.modelId}: ${code}` });
     }
   }
   if (evidence.length > 0) await markGatewaysHot(ctx.db, tenantRef, evidence, now);

@@ -11,7 +11,7 @@ import type { PlatformClient } from '../platform-client.js';
 /** The collector-state key of the gateway list. */
 export const LISTING_KEY = 'listing';
 /** A gateway's member list is read again after this long even when nothing says it changed. */
-export const MEMBERS_RELIST_MS = 6 * 3_600_000;
+export const MEMBERS_RELIST_MS = 24 * 3_600_000;
 
 export interface ListedGateway {
   /** Lower case: the key of its state and the sourceId of its incidents. */

@@ -141,7 +141,7 @@ export const gatewayCollector: Collector = {
     };
     const sinceLast = Number.isFinite(lastRan) && lastRan <= now.getTime() ? (now.getTime() - lastRan) / 1000 : intervalSeconds;
     // Marks made since the last run began are why this run may be early: their checks are added.
-    const fresh = listedGateways.filter((g) => (marks.get(g.id)?.getTime() ?? -Infinity) >= (Number.isFinite(lastRan) ? lastRan : -Infinity));
+    const fresh = listedGateways.filter((g) => marks.has(g.id) && (!Number.isFinite(lastRan) || marks.get(g.id)!.getTime() >= lastRan));
     const freshCost = fresh.reduce((n, g) => n + 2 + (gateways.get(g.id)?.members?.length ?? g.memberCount ?? 0), 0);
     const budget = new CallBudget(runBudget(HOURLY_CAPS.fabric, GATEWAY_SHARE, Math.min(intervalSeconds, Math.max(1, sinceLast))) + freshCost);
     budget.charge(listingCalls);
