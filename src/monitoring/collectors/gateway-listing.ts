@@ -5,8 +5,9 @@
  * 2,000 gateways reading every member list every run would cost more than the collector's whole
  * budget, so the status checks, not the listings, get the calls.
  */
+import { BudgetExhaustedError } from '../budget.js';
+import { isResourceRefusal, type PlatformClient } from '../platform-client.js';
 import type { CallBudget } from '../run-budget.js';
-import type { PlatformClient } from '../platform-client.js';
 
 /** The collector-state key of the gateway list. */
 export const LISTING_KEY = 'listing';
@@ -85,4 +86,25 @@ export async function readMembers(client: PlatformClient, g: ListedGateway): Pro
     }
   }
   return out;
+}
+
+/**
+ * Gateways the Power BI gateway list (`GET /v1.0/myorg/gateways`, one call for every gateway the
+ * principal administers) reports with a `gatewayStatus` other than `Live`. The field is
+ * documented only as "the gateway connectivity status", without its values, so it is a hint that
+ * makes a gateway hot, never a verdict: the Fabric status check decides. Null when the list
+ * cannot be read (no Power BI access, or the hour's Power BI budget is spent).
+ */
+export async function readStatusHints(client: PlatformClient): Promise<Set<string> | null> {
+  try {
+    const answer = await client.json<{ value?: { id?: string; gatewayStatus?: string }[] }>({ family: 'powerbi', audience: 'powerbi', url: client.powerBi('/gateways') });
+    const out = new Set<string>();
+    for (const g of answer?.value ?? []) {
+      if (typeof g?.id === 'string' && typeof g.gatewayStatus === 'string' && g.gatewayStatus !== 'Live') out.add(g.id.toLowerCase());
+    }
+    return out;
+  } catch (err) {
+    if (isResourceRefusal(err) || err instanceof BudgetExhaustedError) return null;
+    throw err;
+  }
 }

@@ -11,8 +11,8 @@
  * Scale: every call of a run (listings, checks, long-running polls) comes out of GATEWAY_SHARE of
  * the Fabric hourly cap at the collector's interval. The gateway and member lists are kept in
  * state (gateway-listing.ts). Hot gateways — not fully online (the gateway or a member offline),
- * changed within HOT_AFTER_CHANGE_MS, or marked hot by evidence (gateway-evidence.ts: a refresh
- * failed behind it) — are checked with all their members every run; the other checks take turns
+ * changed within HOT_AFTER_CHANGE_MS, marked hot by evidence (gateway-evidence.ts: a refresh
+ * failed behind it), or not reported `Live` by the Power BI gateway list — are checked with all their members every run; the other checks take turns
  * (rotation.ts). A run asked early by evidence spends the budget of the time since the last run,
  * plus the checks of the freshly marked gateways, so early runs do not add up past the share.
  */
@@ -25,7 +25,7 @@ import { isResourceRefusal, type PlatformClient } from '../platform-client.js';
 import { inPool } from '../pool.js';
 import { pickForRun, progressOf, ROTATION_KEY, type RotationState } from '../rotation.js';
 import { CallBudget, listingIsDue, runBudget } from '../run-budget.js';
-import { charged, type GatewayListing, LISTING_KEY, MEMBERS_RELIST_MS, type ListedGateway, type ListedMember, readGatewayList, readMembers } from './gateway-listing.js';
+import { charged, type GatewayListing, LISTING_KEY, MEMBERS_RELIST_MS, type ListedGateway, type ListedMember, readGatewayList, readMembers, readStatusHints } from './gateway-listing.js';
 
 interface StatusAnswer {
   status?: string;
@@ -133,10 +133,12 @@ export const gatewayCollector: Collector = {
 
     // 2. Which gateways are hot, and the run's budget.
     const marks = await hotMarks(ctx.db, tenant.id, now);
+    // One Power BI call a run: gateways it does not report Live are checked this run.
+    const hints = listedGateways.length > 0 ? await readStatusHints(client) : null;
     const offlineMembersOf = new Set([...members.values()].filter((m) => m.offline && m.gatewayId).map((m) => m.gatewayId!));
     const isHot = (id: string): boolean => {
       const rec = gateways.get(id);
-      if (rec?.offline || offlineMembersOf.has(id) || marks.has(id)) return true;
+      if (rec?.offline || offlineMembersOf.has(id) || marks.has(id) || hints?.has(id)) return true;
       return !!rec?.changedAt && now.getTime() - Date.parse(rec.changedAt) < HOT_AFTER_CHANGE_MS;
     };
     const sinceLast = Number.isFinite(lastRan) && lastRan <= now.getTime() ? (now.getTime() - lastRan) / 1000 : intervalSeconds;
