@@ -102,7 +102,7 @@ describe('collector: gateway at scale', () => {
     // A gateway goes offline far from its turn: the Power BI gateway list no longer reports it
     // Live, so the next run checks it; from then on it and its members are checked every run.
     // A rotation just completed: the next run starts the list again, and this gateway is its last.
-    const down = [...visible].sort((a, b) => a.id.toLowerCase().localeCompare(b.id.toLowerCase())).at(-1)!;
+    const down = [...visible].sort((a, b) => (a.id.toLowerCase() < b.id.toLowerCase() ? -1 : 1)).at(-1)!;
     sim.control.gatewayOffline({ gatewayId: down.id, offline: true });
     expect(checksSince(sim, await pass()).get(down.id.toLowerCase())).toBe(1);
     expect((await alerts(h, orgId, 'Gateway')).filter((a) => a.notification_kind === 'GatewayOffline').map((a) => [a.source_id, a.status])).toEqual([[down.id.toLowerCase(), 'open']]);
