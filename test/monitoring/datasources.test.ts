@@ -10,6 +10,7 @@ import { HOURLY_CAPS } from '../../src/monitoring/budget.js';
 import { DATASOURCES_SHARE, datasourcesCollector } from '../../src/monitoring/collectors/datasources.js';
 import { runBudget } from '../../src/monitoring/run-budget.js';
 import { gatewayCollector } from '../../src/monitoring/collectors/gateway.js';
+import { hotMarks } from '../../src/monitoring/gateway-evidence.js';
 import { savePlacements, saveDatasources } from '../../src/monitoring/lineage.js';
 import { applySignalsIn, readState } from '../../src/monitoring/output.js';
 import { txWithRetry } from '../../src/alerts/retry.js';
@@ -137,6 +138,9 @@ describe('collector: datasources', () => {
     h.clock.advance(300_000);
     await datasources.pass();
     expect(await connectorAlerts(orgId)).toEqual([]);
+    // That answer is evidence: the gateway is marked hot and its collector asked to run now.
+    expect([...(await hotMarks(h.ctx.db, tenant.id, h.clock.now())).keys()]).toEqual([g1.id.toLowerCase()]);
+    expect((await schedule(h, tenant.id, 'gateway')).next_run_at).toEqual(h.clock.now());
     await gateways.pass();
     h.clock.advance(300_000);
     await datasources.pass();

@@ -19,7 +19,7 @@ describe('collector: gateway', () => {
   it('detects offline gateways and members, upgrades, and recoveries', async () => {
     const sim = await h.sim({ seed: 51, sizes: { capacities: 1, workspaces: 1, gateways: 3, membersPerGateway: 2 } });
     const orgId = await h.org();
-    const tenant = await h.tenant(orgId, sim, { collectors: { gateway: { intervalSeconds: 5 } } });
+    const tenant = await h.tenant(orgId, sim, { collectors: { gateway: { intervalSeconds: 300 } } });
     const visible = sim.state.gateways.filter((g) => g.principalIsAdmin);
     expect(visible.length).toBeGreaterThanOrEqual(2);
     for (const g of sim.state.gateways) {
@@ -38,7 +38,7 @@ describe('collector: gateway', () => {
     sim.control.memberOffline({ gatewayId: g2.id, memberId: g2.members[0]!.id, offline: true });
     sim.control.gatewayUpgradeRequired({ gatewayId: g2.id, on: true });
     sim.control.longRunningStatusChecks({ on: true });
-    h.clock.advance(5_000);
+    h.clock.advance(300_000);
     await runner.pass();
     expect((await schedule(h, tenant.id, 'gateway')).last_error).toBeNull();
     const { rows } = await h.ctx.db.query(
@@ -59,7 +59,7 @@ describe('collector: gateway', () => {
     for (const m of g1.members) sim.control.memberOffline({ gatewayId: g1.id, memberId: m.id, offline: false });
     sim.control.memberOffline({ gatewayId: g2.id, memberId: g2.members[0]!.id, offline: false });
     sim.control.gatewayUpgradeRequired({ gatewayId: g2.id, on: false });
-    h.clock.advance(5_000);
+    h.clock.advance(300_000);
     await runner.pass();
     const after = await alerts(h, orgId);
     expect(after.every((r) => r.status === 'resolved')).toBe(true);
@@ -70,7 +70,7 @@ describe('collector: gateway', () => {
   it('follows the member list across pages (continuationUri) and finds an offline member on a later page', async () => {
     const sim = await h.sim({ seed: 53, fabricPageSize: 1, sizes: { capacities: 1, workspaces: 1, gateways: 1, membersPerGateway: 3 } });
     const orgId = await h.org();
-    const tenant = await h.tenant(orgId, sim, { collectors: { gateway: { intervalSeconds: 5 } } });
+    const tenant = await h.tenant(orgId, sim, { collectors: { gateway: { intervalSeconds: 300 } } });
     const g = sim.state.gateways.find((x) => x.principalIsAdmin && x.members.length === 3)!;
     sim.control.gatewayOffline({ gatewayId: g.id, offline: false });
     for (const m of g.members) sim.control.memberOffline({ gatewayId: g.id, memberId: m.id, offline: false });
@@ -86,7 +86,7 @@ describe('collector: gateway', () => {
   it('a long-running status check that ends Failed fails the run with the operation\'s error code', async () => {
     const sim = await h.sim({ seed: 54, sizes: { capacities: 1, workspaces: 1, gateways: 1, membersPerGateway: 1 } });
     const orgId = await h.org();
-    const tenant = await h.tenant(orgId, sim, { collectors: { gateway: { intervalSeconds: 5 } } });
+    const tenant = await h.tenant(orgId, sim, { collectors: { gateway: { intervalSeconds: 300 } } });
     sim.control.longRunningStatusChecks({ on: true, fail: true });
     await h.scheduler({ collectors: [gatewayCollector] }).pass();
     expect((await schedule(h, tenant.id, 'gateway')).last_error).toBe('long-running operation failed (GatewayStatusCheckFailed)');

@@ -20,6 +20,7 @@ import type { SignalInput } from '../../alerts/signals.js';
 import type { Queryable } from '../../db/index.js';
 import { HOURLY_CAPS } from '../budget.js';
 import type { Collector } from '../collector.js';
+import { type GatewayEvidence, markGatewaysHot } from '../gateway-evidence.js';
 import type { StateChange } from '../output.js';
 import { causesOf, openRootCauses } from '../root-causes.js';
 import { pickForRun, progressOf, ROTATION_KEY, type RotationPick, type RotationState } from '../rotation.js';
@@ -213,12 +214,21 @@ export const datasourcesCollector: Collector = {
     // A run stopped early has not taken its turn: the cursor stays where it was.
     if (stopped === null) changes.push({ key: ROTATION_KEY, value: pick.next });
     await commit(signals, changes);
+    // Evidence for the gateway collector: a check saying the gateway does not answer checks that gateway now.
+    await markGatewaysHot(ctx.db, tenant.id, gatewayDownEvidence(pick.poll, results, now), now);
     if (stopped !== null) throw stopped;
   },
   releaseAll(state, now) {
     return [...state].flatMap(([key, value]) => (key.startsWith(KEY_PREFIX) ? goneSignals(key, value as RememberedDatasource, now) : []));
   },
 };
+
+function gatewayDownEvidence(checked: WatchedDatasource[], results: Map<string, CheckResult>, now: Date): GatewayEvidence[] {
+  return checked.flatMap((d) => {
+    const r = results.get(d.id);
+    return r && typeof r === 'object' && saysGatewayIsDown(r) && d.gatewayId ? [{ gatewayIds: [d.gatewayId], at: now, reason: `check of data source ${d.id}: ${r.code}` }] : [];
+  });
+}
 
 function describeFailure(d: WatchedDatasource, f: CheckFailure): string {
   const where = d.gatewayName ? ` through gateway ${d.gatewayName}` : '';

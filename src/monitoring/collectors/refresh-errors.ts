@@ -18,6 +18,9 @@ interface Family {
   explanation: string;
 }
 
+/** Codes that say the on-premises gateway could not be reached (`DM_GWPipeline_Client_GatewayUnreachable` and its family). */
+const GATEWAY_FAMILY = /gateway.*(unreachable|notreachable|offline|notfound|unavailable|timeout)|GatewayUnreachable|GatewayNotReachable/i;
+
 // Order matters: the first family whose pattern matches the code wins (a gateway code that
 // mentions a data source is about the gateway).
 const FAMILIES: Family[] = [
@@ -26,7 +29,7 @@ const FAMILIES: Family[] = [
     explanation: 'As credenciais da fonte de dados estão ausentes, inválidas ou expiraram; atualize-as nas configurações do modelo semântico.',
   },
   {
-    test: /gateway.*(unreachable|notreachable|offline|notfound|unavailable|timeout)|GatewayUnreachable|GatewayNotReachable/i,
+    test: GATEWAY_FAMILY,
     explanation: 'O gateway de dados local não pôde ser alcançado (offline ou sem conexão); verifique se o gateway e seus membros estão em execução.',
   },
   {
@@ -65,6 +68,11 @@ export function errorCodeOf(serviceExceptionJson: string | undefined | null): st
   } catch {
     return null;
   }
+}
+
+/** Whether a failure's code is of the gateway family (the first family it matches, as for its explanation). */
+export function isGatewayErrorCode(code: string | null): boolean {
+  return code !== null && FAMILIES.find((f) => f.test.test(code))?.test === GATEWAY_FAMILY;
 }
 
 export function explainRefreshError(serviceExceptionJson: string | undefined | null): RefreshError {

@@ -14,6 +14,7 @@
 import type { SignalInput } from '../../alerts/signals.js';
 import { BudgetExhaustedError, HOURLY_CAPS, sharedCap, tenantWideCap } from '../budget.js';
 import type { Collector } from '../collector.js';
+import { noteRefreshFailures } from '../gateway-evidence.js';
 import type { LineageChanges } from '../lineage.js';
 import { causesOf, openRootCauses, type OpenRootCauses } from '../root-causes.js';
 import { progressOf } from '../rotation.js';
@@ -90,6 +91,8 @@ export const refreshesCollector: Collector = {
     for (const [id, prev] of memory.forgotten) signals.push(...goneSignals(id, prev, now));
 
     await commit(signals, memory.changes(), lineageOf(memory));
+    // Evidence for the gateway collector: a failure of the gateway family checks its gateways now.
+    await noteRefreshFailures(ctx, tenant.id, observations.map((o) => ({ ...o, gatewayIds: memory.models.get(o.modelId)?.meta?.gatewayIds })), now);
   },
   releaseAll(state, now) {
     return rememberedModels(state).flatMap(([id, m]) => goneSignals(id, m, now));
