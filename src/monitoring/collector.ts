@@ -27,6 +27,12 @@ export interface CollectorRun {
    * run); throws LeaseLostError, having written nothing, when the run no longer holds its row.
    */
   commit(signals: SignalInput[], changes: StateChange[], lineage?: LineageChanges): Promise<void>;
+  /**
+   * This run has not seen the tenant whole yet (admin mode's freshness before the first full
+   * scan): during a new tenant's first pass its findings still open "found at connection", and
+   * the pass — and the TenantConnected summary — waits for a later run. Call before commit.
+   */
+  firstPassGoesOn(): void;
   /** Aborted when the run lost its lease: stop calling the platform (calls then fail at once). */
   signal: AbortSignal;
 }

@@ -297,6 +297,7 @@ export class CollectorScheduler {
       });
       const state = await readState<unknown>(this.ctx.db, tenant.id, collector.name);
       let committed = false;
+      let firstPassGoesOn = false;
       const orgId = tenant.org_id;
       await collector.run({
         ctx: this.ctx,
@@ -312,7 +313,10 @@ export class CollectorScheduler {
           if (committed) throw new Error('a run commits once');
           committed = true;
           signal.throwIfAborted();
-          await commitRun(this.ctx, orgId, lease, { signals, changes, lineage });
+          await commitRun(this.ctx, orgId, lease, { signals, changes, lineage, firstPassGoesOn });
+        },
+        firstPassGoesOn: () => {
+          firstPassGoesOn = true;
         },
       });
       // A run that succeeded with nothing to commit (a collector with no source configured) ends its first pass too.

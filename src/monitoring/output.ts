@@ -54,6 +54,8 @@ export interface RunOutput {
   signals: SignalInput[];
   changes: StateChange[];
   lineage?: LineageChanges;
+  /** The collector has not seen the tenant whole yet: a first pass goes on in a later run (collector.ts). */
+  firstPassGoesOn?: boolean;
 }
 
 /** Marks the run's incidents as its tenant's (the admin alert list filters by it). */
@@ -78,7 +80,7 @@ export async function commitRun(ctx: Ctx, orgId: string, lease: Lease, output: R
     await tagTenant(q, orgId, lease.tenantRef, out);
     await writeState(q, lease.tenantRef, lease.collector, output.changes, now);
     if (output.lineage) await writeLineage(q, lease.tenantRef, output.lineage, now);
-    if (first) {
+    if (first && !output.firstPassGoesOn) {
       const connected = await endFirstPass(q, lease, out, now, ctx.config.baseUrl);
       if (connected) await tagTenant(q, orgId, lease.tenantRef, await applySignalsIn(q, ctx, orgId, [connected], now));
     }

@@ -137,6 +137,15 @@ export async function awaitsFirstScan(q: Queryable, tenant: { id: string; mode: 
   return rows[0]?.enabled === true;
 }
 
+/**
+ * Whether a new admin connection's first full scan is still to complete (within the wait above):
+ * until then the collectors that take the tenant's catalog from it have not seen it whole.
+ */
+export async function firstScanPending(q: Queryable, tenant: { id: string; mode: string; created_at: Date }, now: Date): Promise<boolean> {
+  if (!(await awaitsFirstScan(q, tenant, now))) return false;
+  return !(await readScanProgress(q, [tenant.id])).get(tenant.id)?.lastFullScanAt;
+}
+
 /** The scan's progress, as the tenant view and /metrics show it. */
 export interface ScanProgress {
   /** Workspaces the modified listings named (the tenant's, narrowed to the connection's list). */

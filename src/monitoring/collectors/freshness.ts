@@ -27,7 +27,7 @@ import type { RunProgress } from '../collector-behind.js';
 import type { TenantRow } from '../tenants.js';
 import { readWorkspaces } from './reads.js';
 import { type CatalogRead, FALLBACK_ROTATION_KEY, readCatalogFromScan } from './freshness-scan.js';
-import { awaitsFirstScan, readScanCatalog, scanCatalogVersion } from '../scan-catalog.js';
+import { awaitsFirstScan, firstScanPending, readScanCatalog, scanCatalogVersion } from '../scan-catalog.js';
 
 export const FRESHNESS_SOURCE = 'DataFreshness';
 export const REFRESH_MISSED = 'RefreshMissed';
@@ -129,7 +129,7 @@ type CausesFor = (id: string, capacityId: string | null) => { sourceType: string
 
 export const freshnessCollector: Collector = {
   name: 'freshness',
-  async run({ ctx, tenant, client, state, intervalSeconds, reportProgress, commit }) {
+  async run({ ctx, tenant, client, state, intervalSeconds, reportProgress, commit, firstPassGoesOn }) {
     const settings = await readFreshnessSettings(ctx.db, tenant.id);
     const maxAgeOf = maxAgeResolver(settings);
     const run: FreshnessRun = { now: ctx.clock.now(), models: new Map(), mirrors: new Map(), changedModels: new Set(), changedMirrors: new Set(), signals: [], changes: [] };
@@ -169,6 +169,9 @@ export const freshnessCollector: Collector = {
 
     for (const id of run.changedModels) if (run.models.has(id)) run.changes.push({ key: modelKey(id), value: run.models.get(id) });
     for (const id of run.changedMirrors) if (run.mirrors.has(id)) run.changes.push({ key: mirrorKey(id), value: run.mirrors.get(id) });
+    // A new admin connection's catalog comes from the first full scan: until it is complete,
+    // what this collector finds is still found at connection.
+    if (await firstScanPending(ctx.db, tenant, run.now)) firstPassGoesOn();
     await commit(run.signals, run.changes, placed);
   },
   releaseAll(state, now) {
