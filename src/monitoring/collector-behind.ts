@@ -7,6 +7,7 @@
  * nothing here: its error is the collector's `lastError` and the other self-watch problems.
  */
 import type { SignalInput } from '../alerts/signals.js';
+import { collectorBehindTitle } from './titles.js';
 
 export const COLLECTOR_BEHIND = 'CollectorBehind';
 
@@ -54,7 +55,7 @@ export function collectorBehindSignal(kind: 'failure' | 'recovery', collector: s
     kind,
     notificationKind: COLLECTOR_BEHIND,
     severity: 'info',
-    title: (kind === 'failure' ? `Vigia's ${collector} collector is falling behind: ${tenant.name}` : `Vigia's collectors caught up: ${tenant.name}`).slice(0, 500),
+    title: collectorBehindTitle(kind, collector, tenant.name),
     message: detail,
     occurredAt,
   };

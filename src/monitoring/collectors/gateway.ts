@@ -13,6 +13,8 @@ import type { Collector } from '../collector.js';
 import type { StateChange } from '../output.js';
 import type { PlatformClient } from '../platform-client.js';
 import { inPool } from '../pool.js';
+import * as T from '../titles.js';
+import type { Said } from '../titles.js';
 
 interface StatusAnswer {
   status?: string;
@@ -29,11 +31,6 @@ interface RememberedGateway {
 }
 
 
-function details(a: StatusAnswer | null): string {
-  const list = (a?.errorDetails ?? []).map((d) => `${d.errorCode ?? 'Error'}: ${d.message ?? ''}`.trim());
-  return list.length ? list.join('; ') : 'the status check answered Offline';
-}
-
 async function checkStatus(client: PlatformClient, path: string): Promise<StatusAnswer | null> {
   return client.longRunning<StatusAnswer>({ family: 'fabric', audience: 'fabric', method: 'POST', url: client.fabric(path) });
 }
@@ -49,7 +46,7 @@ export const gatewayCollector: Collector = {
     const signals: SignalInput[] = [];
     const changes: StateChange[] = [];
     const seen = new Set<string>();
-    const transition = (prev: RememberedGateway | undefined, current: RememberedGateway, signal: Omit<SignalInput, 'kind' | 'title' | 'message'>, down: { title: string; message: string }, up: { title: string; message: string }, flag: 'offline' | 'upgrade') => {
+    const transition = (prev: RememberedGateway | undefined, current: RememberedGateway, signal: Omit<SignalInput, 'kind' | 'title' | 'message'>, down: Said, up: Said, flag: 'offline' | 'upgrade') => {
       const was = prev?.[flag] ?? false;
       const is = current[flag] ?? false;
       if (is && !was) signals.push({ ...signal, kind: 'failure', ...down });
@@ -68,11 +65,11 @@ export const gatewayCollector: Collector = {
       const current: RememberedGateway = { name, offline, upgrade };
       const base = { sourceType: 'Gateway', sourceId: id, sourceName: name, occurredAt: now };
       transition(prev, current, { ...base, notificationKind: 'GatewayOffline', severity: 'error' },
-        { title: `${gatewayNamed(name)} is offline`, message: `${gatewayNamed(name)} is offline: ${details(status)}` },
-        { title: `${gatewayNamed(name)} is online`, message: `${gatewayNamed(name)} answers its status check again.` }, 'offline');
+        T.gatewayOffline(name, status?.errorDetails),
+        T.gatewayOnline(name), 'offline');
       transition(prev, current, { ...base, notificationKind: 'GatewayUpgradeRequired', severity: 'info' },
-        { title: `${gatewayNamed(name)} needs an upgrade`, message: `${gatewayNamed(name)} (version ${status?.gatewayVersion ?? 'unknown'}) must be upgraded.` },
-        { title: `${gatewayNamed(name)} is up to date`, message: `${gatewayNamed(name)} no longer needs an upgrade.` }, 'upgrade');
+        T.gatewayUpgradeRequired(name, status?.gatewayVersion),
+        T.gatewayUpToDate(name), 'upgrade');
       if (!prev || prev.offline !== offline || prev.upgrade !== upgrade || prev.name !== name) changes.push({ key, value: current });
 
       if (g.type !== 'OnPremises') return;
@@ -91,8 +88,8 @@ export const gatewayCollector: Collector = {
         const mnow: RememberedGateway = { name: mname, offline: m.enabled !== false && mstatus?.status !== 'Online', gatewayId: id };
         transition(mprev, mnow,
           { sourceType: 'Gateway', sourceId: mid, sourceName: mname, occurredAt: now, notificationKind: 'GatewayMemberOffline', severity: 'error', causes: offline ? [{ sourceType: 'Gateway', sourceId: id }] : [] },
-          { title: `Gateway member ${mname} is offline`, message: `Gateway member ${mname} is offline: ${details(mstatus)}` },
-          { title: `Gateway member ${mname} is online`, message: `Gateway member ${mname} answers its status check again.` }, 'offline');
+          T.gatewayMemberOffline(mname, mstatus?.errorDetails),
+          T.gatewayMemberOnline(mname), 'offline');
         if (!mprev || mprev.offline !== mnow.offline || mprev.name !== mname) changes.push({ key: mkey, value: mnow });
       }
     });
@@ -111,14 +108,13 @@ export const gatewayCollector: Collector = {
   },
 };
 
-/** "Gateway X", but a gateway already named "Gateway 001" is not "Gateway Gateway 001". */
-export const gatewayNamed = (name: string): string => (/^gateway\b/i.test(name) ? name : `Gateway ${name}`);
+export { gatewayNamed } from '../titles.js';
 
 /** A gateway or member no longer watched: its incidents, if it had any, recover. */
 function goneSignals(key: string, prev: RememberedGateway, now: Date): SignalInput[] {
   const member = key.startsWith('member:');
   const sourceId = key.slice(key.indexOf(':') + 1);
-  const gone = { title: `${member ? `Gateway member ${prev.name}` : gatewayNamed(prev.name)} is gone`, message: `${prev.name} is no longer watched.` };
+  const gone = T.gatewayGone(prev.name, member);
   const base = { sourceType: 'Gateway', sourceId, sourceName: prev.name, occurredAt: now, kind: 'recovery' as const, ...gone };
   const out: SignalInput[] = [];
   if (prev.offline) out.push({ ...base, notificationKind: member ? 'GatewayMemberOffline' : 'GatewayOffline' });
