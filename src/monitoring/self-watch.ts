@@ -10,7 +10,7 @@
  */
 import type { SignalInput } from '../alerts/signals.js';
 import { BudgetExhaustedError } from './budget.js';
-import { fixForFailure, isConnectionFailure } from './fixes.js';
+import { fixForFailure, isConnectionFailure, type Texts } from './fixes.js';
 import { tenantProblemTitle } from './titles.js';
 import { ThrottledError, VendorHttpError } from './platform-client.js';
 import { TokenRefusedError, TokenUnavailableError } from './token-errors.js';
@@ -40,7 +40,7 @@ export function tenantSignal(
   kind: 'failure' | 'recovery',
   problem: TenantProblem,
   tenant: { id: string; name: string },
-  detail: string,
+  detail: string | Texts,
   occurredAt: Date,
 ): SignalInput {
   return {

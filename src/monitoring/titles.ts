@@ -430,6 +430,18 @@ export function collectorBehindTitle(kind: 'failure' | 'recovery', collector: st
     : both(`Vigia's collectors caught up: ${tenant}`, `Os coletores do Vigia se atualizaram: ${tenant}`);
 }
 
+export function collectorBehindDetail(collector: string, deferred: number, polled: number, runs: number, since: string): Texts {
+  return both(
+    `${collector} left ${deferred} due resource(s) unread (read ${polled}) in ${runs} run(s) in a row since ${since}; they wait for later runs.`,
+    `${collector} deixou ${deferred} recurso(s) devido(s) sem ler (leu ${polled}) em ${runs} execução(ões) seguidas desde ${since}; eles esperam as próximas execuções.`,
+  );
+}
+
+export const collectorCaughtUp = (collector: string): Texts => both(`${collector} caught up`, `${collector} se atualizou`);
+
+/** Why a deleted tenant's own incidents recover. */
+export const TENANT_DELETED: Texts = both('the tenant connection was deleted', 'a conexão do tenant foi excluída');
+
 /** TenantConnected: how many problems the first look found, where they are, and whether anyone was paged. */
 export function tenantConnected(tenant: string, found: number, paged: boolean, silenceReason: string, list: string, api: string): Said {
   const problems = both(found === 1 ? '1 problem' : `${found} problems`, found === 1 ? '1 problema já presente' : `${found} problemas já presentes`);
