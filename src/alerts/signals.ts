@@ -65,6 +65,17 @@ export function hasTexts(inputs: SignalInput[]): boolean {
   return inputs.some((s) => typeof s.title !== 'string' || typeof s.message !== 'string');
 }
 
+/** At most MAX_TITLE_CHARS UTF-16 units (the validation's measure), never half a surrogate pair. */
+function cutTitle(t: string): string {
+  if (t.length <= MAX_TITLE_CHARS) return t;
+  let out = '';
+  for (const ch of t) {
+    if (out.length + ch.length > MAX_TITLE_CHARS) break;
+    out += ch;
+  }
+  return out;
+}
+
 /**
  * The signal in one language: a text given in every language becomes the organization's; a
  * plain text stays as it is. A title is cut to its limit here (a name can be long, and a
@@ -72,7 +83,7 @@ export function hasTexts(inputs: SignalInput[]): boolean {
  */
 export function inLanguage(s: SignalInput, language: Language): SignalInput & { title: string; message: string } {
   const pick = (t: string | Texts): string => (typeof t === 'string' ? t : t[language]);
-  const title = typeof s.title === 'string' ? s.title : Array.from(pick(s.title)).slice(0, MAX_TITLE_CHARS).join('');
+  const title = typeof s.title === 'string' ? s.title : cutTitle(pick(s.title));
   return { ...s, title, message: pick(s.message) };
 }
 

@@ -5,11 +5,13 @@
  * stored title. The same broken tenant is connected to a Portuguese and an English organization.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inLanguage, validateSignal } from '../../src/alerts/signals.js';
 import { ManualClock } from '../../src/clock.js';
 import { createDestination } from '../../src/delivery/destination-service.js';
 import { COLLECTOR_NAMES } from '../../src/monitoring/collector-names.js';
 import { gatewayCollector } from '../../src/monitoring/collectors/gateway.js';
 import { CollectorScheduler } from '../../src/monitoring/engine.js';
+import { gatewayOffline } from '../../src/monitoring/titles.js';
 import type { TenantSim } from '../../src/tenant-sim/index.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { startSim } from '../tenant-sim/helpers.js';
@@ -108,5 +110,16 @@ describe('language of collected titles', () => {
     const res = await t.admin('PATCH', `/orgs/${made.json().id}`, { language: 'fr' });
     expect(res.statusCode).toBe(400);
     expect(res.json().error.message).toContain('language');
+  });
+
+  it('a long name in a translated title is cut to the title limit, never half a character, and the signal stays valid', () => {
+    const name = `Gateway ${'🚀'.repeat(300)}`;
+    const said = gatewayOffline(name, [{ errorCode: 'GatewayNotReachable', message: 'x' }]);
+    for (const language of ['pt-BR', 'en'] as const) {
+      const s = inLanguage({ sourceType: 'Gateway', sourceId: 'g', sourceName: 'g', kind: 'failure', notificationKind: 'GatewayOffline', ...said }, language);
+      expect(s.title.length).toBeLessThanOrEqual(500);
+      expect(s.title).not.toMatch(/[\uD800-\uDBFF]$/);
+      expect(validateSignal(s, 'signal', clock.now()).title).toBe(s.title);
+    }
   });
 });
