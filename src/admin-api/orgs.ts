@@ -3,14 +3,14 @@ import type { AppContext } from '../context.js';
 import { createOrg, listOrgs, requireOrg, updateOrg, type CreateOrgInput, type UpdateOrgInput } from '../orgs/orgs.js';
 import { orgIdsOf } from '../access/people.js';
 import { principalOf } from './auth.js';
-import { escalationMinutesSchema, nonEmptyText, orgIdParams, slaTargetsSchema } from '../orgs/schemas.js';
+import { escalationMinutesSchema, languageSchema, nonEmptyText, orgIdParams, slaTargetsSchema } from '../orgs/schemas.js';
 import { adminResponses } from './openapi.js';
 
 /** The organization as every route below answers it (also the console's generated `Org` type). */
 const orgSchema = {
   title: 'Org',
   type: 'object',
-  required: ['id', 'name', 'suspended', 'escalationMinutes', 'slaTargets', 'createdAt', 'updatedAt'],
+  required: ['id', 'name', 'suspended', 'escalationMinutes', 'slaTargets', 'language', 'createdAt', 'updatedAt'],
   properties: {
     id: { type: 'string' },
     name: { type: 'string' },
@@ -22,6 +22,7 @@ const orgSchema = {
       required: ['mttaMinutes', 'mttrMinutes', 'availabilityPercent'],
       properties: { mttaMinutes: { type: 'integer' }, mttrMinutes: { type: 'integer' }, availabilityPercent: { type: 'number' } },
     },
+    language: languageSchema,
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
   },
@@ -39,7 +40,7 @@ export async function orgsRoutes(app: FastifyInstance, opts: { ctx: AppContext }
           type: 'object',
           additionalProperties: false,
           required: ['name'],
-          properties: { name: nonEmptyText(), escalationMinutes: escalationMinutesSchema, slaTargets: slaTargetsSchema },
+          properties: { name: nonEmptyText(), escalationMinutes: escalationMinutesSchema, slaTargets: slaTargetsSchema, language: languageSchema },
         },
         response: adminResponses(orgSchema, 201),
       },
@@ -74,6 +75,7 @@ export async function orgsRoutes(app: FastifyInstance, opts: { ctx: AppContext }
             suspended: { type: 'boolean' },
             escalationMinutes: escalationMinutesSchema,
             slaTargets: slaTargetsSchema,
+            language: languageSchema,
           },
         },
         response: adminResponses(orgSchema),

@@ -6,6 +6,7 @@
 import { invalidInput } from '../errors.js';
 import { DATE_RANGE_TEXT, isInRange, isTooFarAhead, MAX_FUTURE_SKEW_MS } from '../date-rule.js';
 import { findUnstorableText, parseIsoDateTime, unstorableTextMessage } from '../orgs/validation.js';
+import type { Language, Texts } from '../orgs/language.js';
 
 export interface SignalCause {
   sourceType: string;
@@ -19,8 +20,12 @@ export interface SignalInput {
   kind: 'failure' | 'recovery';
   notificationKind: string;
   severity?: 'error' | 'info';
-  title: string;
-  message: string;
+  /**
+   * Text, or the same text in every language (Vigia's own collectors): inLanguage() keeps the
+   * organization's before validation. The API's signals are text only.
+   */
+  title: string | Texts;
+  message: string | Texts;
   workspaceName?: string | null;
   capacityName?: string | null;
   /** ISO 8601 text or a Date; default: now from the clock. */
@@ -52,6 +57,35 @@ const FIELDS = new Set([
   'sourceType', 'sourceId', 'sourceName', 'kind', 'notificationKind', 'severity', 'title', 'message',
   'workspaceName', 'capacityName', 'occurredAt', 'causes',
 ]);
+
+const MAX_TITLE_CHARS = 500;
+
+/** Whether any signal carries a text in every language (then its organization's language is needed). */
+export function hasTexts(inputs: SignalInput[]): boolean {
+  return inputs.some((s) => typeof s.title !== 'string' || typeof s.message !== 'string');
+}
+
+/** At most MAX_TITLE_CHARS UTF-16 units (the validation's measure), never half a surrogate pair. */
+function cutTitle(t: string): string {
+  if (t.length <= MAX_TITLE_CHARS) return t;
+  let out = '';
+  for (const ch of t) {
+    if (out.length + ch.length > MAX_TITLE_CHARS) break;
+    out += ch;
+  }
+  return out;
+}
+
+/**
+ * The signal in one language: a text given in every language becomes the organization's; a
+ * plain text stays as it is. A title is cut to its limit here (a name can be long, and a
+ * translation is longer than what the collector measured), never rejected.
+ */
+export function inLanguage(s: SignalInput, language: Language): SignalInput & { title: string; message: string } {
+  const pick = (t: string | Texts): string => (typeof t === 'string' ? t : t[language]);
+  const title = typeof s.title === 'string' ? s.title : cutTitle(pick(s.title));
+  return { ...s, title, message: pick(s.message) };
+}
 
 /** Truncates to 1000 characters (code points, so a surrogate pair is never cut in half). */
 export function truncateMessage(message: string): string {

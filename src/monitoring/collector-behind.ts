@@ -7,6 +7,8 @@
  * nothing here: its error is the collector's `lastError` and the other self-watch problems.
  */
 import type { SignalInput } from '../alerts/signals.js';
+import type { Texts } from './fixes.js';
+import { collectorBehindTitle } from './titles.js';
 
 export const COLLECTOR_BEHIND = 'CollectorBehind';
 
@@ -46,7 +48,7 @@ export function behindStep(prev: BehindState, progress: RunProgress | null, fail
   return { next: { since, runs, reported: prev.reported || raise }, raise, caughtUp: false };
 }
 
-export function collectorBehindSignal(kind: 'failure' | 'recovery', collector: string, tenant: { id: string; name: string }, detail: string, occurredAt: Date): SignalInput {
+export function collectorBehindSignal(kind: 'failure' | 'recovery', collector: string, tenant: { id: string; name: string }, detail: string | Texts, occurredAt: Date): SignalInput {
   return {
     sourceType: 'Tenant',
     sourceId: tenant.id,
@@ -54,7 +56,7 @@ export function collectorBehindSignal(kind: 'failure' | 'recovery', collector: s
     kind,
     notificationKind: COLLECTOR_BEHIND,
     severity: 'info',
-    title: (kind === 'failure' ? `Vigia's ${collector} collector is falling behind: ${tenant.name}` : `Vigia's collectors caught up: ${tenant.name}`).slice(0, 500),
+    title: collectorBehindTitle(kind, collector, tenant.name),
     message: detail,
     occurredAt,
   };

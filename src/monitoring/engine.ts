@@ -16,6 +16,8 @@ import type { ApiFamily } from './budget.js';
 import { takeCall } from './budget.js';
 import type { Collector } from './collector.js';
 import { behindStep, collectorBehindSignal, type BehindState, type RunProgress } from './collector-behind.js';
+import type { Texts } from './fixes.js';
+import { collectorBehindDetail, collectorCaughtUp } from './titles.js';
 import { DEFAULT_COLLECTORS } from './collectors/index.js';
 import { claimDue, LeaseLostError, releaseLease, renewLease, type ClaimedRow, type Lease } from './lease.js';
 import { commitRun, applySignalsIn, readState } from './output.js';
@@ -401,15 +403,15 @@ export class CollectorScheduler {
       }
       if (behind.caughtUp) {
         const others = await q.query('SELECT 1 FROM collector_schedules WHERE tenant_ref = $1 AND behind_reported AND enabled LIMIT 1', [row.tenant_ref]);
-        if (others.rows.length === 0) signals.push(collectorBehindSignal('recovery', row.collector, tenant, `${row.collector} caught up`, end));
+        if (others.rows.length === 0) signals.push(collectorBehindSignal('recovery', row.collector, tenant, collectorCaughtUp(row.collector), end));
       }
       await applySignalsIn(q, this.ctx, tenant.org_id, signals, end);
     });
   }
 }
 
-function behindDetail(collector: string, behind: BehindState, progress: RunProgress): string {
-  return `${collector} left ${progress.deferred} due resource(s) unread (read ${progress.polled}) in ${behind.runs} run(s) in a row since ${new Date(behind.since!).toISOString()}; they wait for later runs.`;
+function behindDetail(collector: string, behind: BehindState, progress: RunProgress): Texts {
+  return collectorBehindDetail(collector, progress.deferred, progress.polled, behind.runs, new Date(behind.since!).toISOString());
 }
 
 /** The text kept as `lastError` and in Tenant incidents: our own messages, never a credential. */

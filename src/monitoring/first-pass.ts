@@ -15,6 +15,7 @@ import type { Queryable } from '../db/index.js';
 import type { SignalOutcome } from '../alerts/batch-plan.js';
 import type { SignalInput } from '../alerts/signals.js';
 import type { Lease } from './lease.js';
+import { tenantConnected } from './titles.js';
 
 export const FOUND_AT_CONNECTION = 'found at connection';
 export const TENANT_CONNECTED = 'TenantConnected';
@@ -85,14 +86,7 @@ export function tenantConnectedSignal(
 ): SignalInput {
   const list = `${baseUrl}/alerts?${new URLSearchParams({ tenant: tenant.id, tenantName: tenant.name })}`;
   const api = `GET /orgs/${tenant.org_id}/alerts?tenant=${tenant.id}`;
-  const problems = found === 1 ? '1 problem' : `${found} problems`;
-  const how = paged
-    ? 'They were delivered as usual (pageFindingsAtConnection is on).'
-    : `They are open and silenced with the reason "${FOUND_AT_CONNECTION}": no one was paged for them, and they stay quiet until they resolve; a failure after that pages as usual.`;
-  const comoPt = paged
-    ? 'Foram entregues normalmente (pageFindingsAtConnection ligado).'
-    : `Estão abertos e silenciados com o motivo "${FOUND_AT_CONNECTION}": ninguém foi acionado por eles, e ficam quietos até se resolverem; uma falha depois disso aciona normalmente.`;
-  const problemasPt = found === 1 ? '1 problema encontrado' : `${found} problemas encontrados`;
+  const { title, message } = tenantConnected(tenant.name, found, paged, FOUND_AT_CONNECTION, list, api);
   return {
     sourceType: 'Tenant',
     sourceId: tenant.id,
@@ -100,12 +94,8 @@ export function tenantConnectedSignal(
     kind: 'failure',
     notificationKind: TENANT_CONNECTED,
     severity: 'info',
-    title: `Tenant connected with ${problems} already present: ${tenant.name}`.slice(0, 500),
-    message: [
-      `Vigia's first look at ${tenant.name} found ${problems} already present. ${how}`,
-      `See them: ${list} (admin API: ${api}).`,
-      `${problemasPt} na conexão de ${tenant.name}. ${comoPt}`,
-    ].join('\n'),
+    title,
+    message,
     occurredAt,
   };
 }

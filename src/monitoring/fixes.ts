@@ -8,7 +8,9 @@ import type { CredentialProblem } from './token-errors.js';
 import { TokenRefusedError, TokenUnavailableError } from './token-errors.js';
 import { VendorCallError } from './transport.js';
 
-export type Texts = { 'pt-BR': string; en: string };
+/** Declared once, with the languages (orgs/language.ts). */
+export type { Texts } from '../orgs/language.js';
+import type { Texts } from '../orgs/language.js';
 
 export const FIX_TOKEN: Texts = {
   'pt-BR':

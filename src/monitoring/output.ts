@@ -9,7 +9,8 @@ import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { applySignalsIn as applyLifecycleSignals, type SignalOutcome } from '../alerts/lifecycle.js';
 import { txWithRetry } from '../alerts/retry.js';
-import { validateSignal, type SignalInput } from '../alerts/signals.js';
+import { hasTexts, inLanguage, validateSignal, type SignalInput } from '../alerts/signals.js';
+import { DEFAULT_LANGUAGE, orgLanguage } from '../orgs/language.js';
 import { endFirstPass, FOUND_AT_CONNECTION, startFirstPass } from './first-pass.js';
 import { holdLease, type Lease } from './lease.js';
 import { writeLineage, type LineageChanges } from './lineage.js';
@@ -22,9 +23,14 @@ export interface StateChange {
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'config'>;
 
-/** Validates the collector's signals and applies them inside the caller's transaction (the lifecycle's batch). */
+/**
+ * Validates the collector's signals and applies them inside the caller's transaction (the
+ * lifecycle's batch). This is where a collected title and message, written in every language
+ * (titles.ts), become the organization's language: the one place that choice is made.
+ */
 export async function applySignalsIn(q: Queryable, ctx: Ctx, orgId: string, inputs: SignalInput[], now: Date, quietReason: string | null = null): Promise<SignalOutcome[]> {
-  const signals = inputs.map((s, i) => validateSignal(s, `signals[${i}]`, now));
+  const language = hasTexts(inputs) ? await orgLanguage(q, orgId) : DEFAULT_LANGUAGE;
+  const signals = inputs.map((s, i) => validateSignal(inLanguage(s, language), `signals[${i}]`, now));
   return applyLifecycleSignals(q, ctx, orgId, signals, now, quietReason);
 }
 

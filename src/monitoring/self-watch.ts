@@ -10,7 +10,8 @@
  */
 import type { SignalInput } from '../alerts/signals.js';
 import { BudgetExhaustedError } from './budget.js';
-import { fixForFailure, isConnectionFailure } from './fixes.js';
+import { fixForFailure, isConnectionFailure, type Texts } from './fixes.js';
+import { tenantProblemTitle } from './titles.js';
 import { ThrottledError, VendorHttpError } from './platform-client.js';
 import { TokenRefusedError, TokenUnavailableError } from './token-errors.js';
 
@@ -35,18 +36,11 @@ export function problemDetail(err: unknown, text: string): string {
   return fix ? `${text}\nWhat to do: ${fix.en}\nO que fazer: ${fix['pt-BR']}` : text;
 }
 
-const TITLES: Record<TenantProblem, string> = {
-  TenantAuthFailed: 'Vigia cannot sign in to the tenant',
-  TenantAccessDenied: 'The tenant refuses Vigia access to its APIs',
-  TenantThrottled: 'The tenant keeps throttling Vigia',
-  TenantUnreachable: 'Vigia cannot connect to the tenant',
-};
-
 export function tenantSignal(
   kind: 'failure' | 'recovery',
   problem: TenantProblem,
   tenant: { id: string; name: string },
-  detail: string,
+  detail: string | Texts,
   occurredAt: Date,
 ): SignalInput {
   return {
@@ -56,7 +50,7 @@ export function tenantSignal(
     kind,
     notificationKind: problem,
     severity: 'error',
-    title: `${TITLES[problem]}: ${tenant.name}`.slice(0, 500),
+    title: tenantProblemTitle(problem, tenant.name),
     message: detail,
     occurredAt,
   };

@@ -10,6 +10,7 @@ import { notFoundError } from '../errors.js';
 import { DEFAULT_COLLECTORS } from './collectors/index.js';
 import { collectorBehindSignal } from './collector-behind.js';
 import { applySignalsIn } from './output.js';
+import { TENANT_DELETED } from './titles.js';
 import { tenantSignal, type TenantProblem } from './self-watch.js';
 import { tenantConnectedSignal } from './first-pass.js';
 import { loadTenant } from './tenants.js';
@@ -32,9 +33,9 @@ export async function removeTenant(ctx: AppContext, orgId: string, id: string): 
       signals.push(...collector.releaseAll(state, now));
     }
     // Recoveries of incidents that are not open are ignored by the lifecycle.
-    for (const problem of PROBLEMS) signals.push(tenantSignal('recovery', problem, tenant, 'the tenant connection was deleted', now));
-    signals.push(collectorBehindSignal('recovery', 'every', tenant, 'the tenant connection was deleted', now));
-    signals.push({ ...tenantConnectedSignal(tenant, 0, false, ctx.config.baseUrl, now), kind: 'recovery', message: 'the tenant connection was deleted' });
+    for (const problem of PROBLEMS) signals.push(tenantSignal('recovery', problem, tenant, TENANT_DELETED, now));
+    signals.push(collectorBehindSignal('recovery', 'every', tenant, TENANT_DELETED, now));
+    signals.push({ ...tenantConnectedSignal(tenant, 0, false, ctx.config.baseUrl, now), kind: 'recovery', message: TENANT_DELETED });
     const { rowCount } = await q.query('DELETE FROM tenants WHERE org_id = $1 AND id = $2', [orgId, id]);
     if (rowCount === 0) throw notFoundError('tenant');
     await applySignalsIn(q, ctx, orgId, signals, now);

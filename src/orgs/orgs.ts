@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import { newId } from '../ids.js';
 import { notFoundError } from '../errors.js';
 import { auditTarget } from '../access/audit-context.js';
+import { DEFAULT_LANGUAGE, type Language } from './language.js';
 
 export interface SlaTargets {
   mttaMinutes: number;
@@ -16,6 +17,8 @@ export interface Org {
   suspended: boolean;
   escalationMinutes: number | null;
   slaTargets: SlaTargets;
+  /** The language of the titles and messages Vigia's collectors write for this organization. */
+  language: Language;
   createdAt: string;
   updatedAt: string;
 }
@@ -24,6 +27,7 @@ export interface CreateOrgInput {
   name: string;
   escalationMinutes?: number | null;
   slaTargets?: Partial<SlaTargets>;
+  language?: Language;
 }
 
 export interface UpdateOrgInput {
@@ -31,6 +35,7 @@ export interface UpdateOrgInput {
   suspended?: boolean;
   escalationMinutes?: number | null;
   slaTargets?: Partial<SlaTargets>;
+  language?: Language;
 }
 
 export const DEFAULT_ESCALATION_MINUTES = 30;
@@ -44,6 +49,7 @@ interface OrgRow {
   sla_mtta_minutes: number;
   sla_mttr_minutes: number;
   sla_availability_percent: number;
+  language: Language;
   created_at: Date;
   updated_at: Date;
 }
@@ -59,6 +65,7 @@ function toOrg(r: OrgRow): Org {
       mttrMinutes: r.sla_mttr_minutes,
       availabilityPercent: Number(r.sla_availability_percent),
     },
+    language: r.language,
     createdAt: r.created_at.toISOString(),
     updatedAt: r.updated_at.toISOString(),
   };
@@ -72,9 +79,9 @@ export async function createOrg(ctx: Pick<AppContext, 'db' | 'clock'>, input: Cr
   // Named before the insert, which records it: a new organization's creation is in its own log.
   auditTarget(id, { orgId: id });
   const { rows } = await ctx.db.query<OrgRow>(
-    `INSERT INTO orgs (id, name, escalation_minutes, sla_mtta_minutes, sla_mttr_minutes, sla_availability_percent, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING *`,
-    [id, input.name, escalation, sla.mttaMinutes, sla.mttrMinutes, sla.availabilityPercent, now],
+    `INSERT INTO orgs (id, name, escalation_minutes, sla_mtta_minutes, sla_mttr_minutes, sla_availability_percent, language, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING *`,
+    [id, input.name, escalation, sla.mttaMinutes, sla.mttrMinutes, sla.availabilityPercent, input.language ?? DEFAULT_LANGUAGE, now],
   );
   return toOrg(rows[0]!);
 }
@@ -108,7 +115,7 @@ export async function updateOrg(ctx: Pick<AppContext, 'db' | 'clock'>, orgId: st
     const sla = { ...cur.slaTargets, ...input.slaTargets };
     const { rows: updated } = await q.query<OrgRow>(
       `UPDATE orgs SET name = $2, suspended = $3, escalation_minutes = $4, sla_mtta_minutes = $5,
-         sla_mttr_minutes = $6, sla_availability_percent = $7, updated_at = $8
+         sla_mttr_minutes = $6, sla_availability_percent = $7, updated_at = $8, language = $9
        WHERE id = $1 RETURNING *`,
       [
         orgId,
@@ -119,8 +126,10 @@ export async function updateOrg(ctx: Pick<AppContext, 'db' | 'clock'>, orgId: st
         sla.mttrMinutes,
         sla.availabilityPercent,
         now,
+        input.language ?? cur.language,
       ],
     );
     return toOrg(updated[0]!);
   });
 }
+

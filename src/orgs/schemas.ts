@@ -22,3 +22,6 @@ export const slaTargetsSchema = {
 export const escalationMinutesSchema = {
   anyOf: [{ type: 'integer', minimum: 1, maximum: 10080 }, { type: 'null' }],
 } as const;
+
+/** The organization's language: the titles and messages Vigia's collectors write follow it. */
+export const languageSchema = { type: 'string', enum: ['pt-BR', 'en'] } as const;

@@ -20,6 +20,7 @@ describe('admin API: organizations', () => {
       suspended: false,
       escalationMinutes: 30,
       slaTargets: { mttaMinutes: 15, mttrMinutes: 240, availabilityPercent: 99.9 },
+      language: 'pt-BR',
       createdAt: '2026-06-15T12:00:00.000Z',
       updatedAt: '2026-06-15T12:00:00.000Z',
     });
@@ -73,6 +74,7 @@ describe('admin API: organizations', () => {
     const org = await createOrg(t);
     expect((await t.admin('PATCH', `/orgs/${org.id}`, {})).statusCode).toBe(400);
     expect((await t.admin('PATCH', `/orgs/${org.id}`, { suspended: 'yes' })).statusCode).toBe(400);
+    expect((await t.admin('PATCH', `/orgs/${org.id}`, { language: 'es' })).statusCode).toBe(400);
     expect((await t.admin('PATCH', `/orgs/${org.id}`, { id: 'other' })).statusCode).toBe(400);
     const missing = await t.admin('GET', '/orgs/org_nope');
     expect(missing.statusCode).toBe(404);

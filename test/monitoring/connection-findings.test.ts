@@ -125,7 +125,7 @@ describe('findings at connection', () => {
     const connected = found.filter((x) => x.sourceType === 'Tenant');
     expect(connected).toHaveLength(1);
     expect(connected[0]).toMatchObject({ sourceId: tenant.id, notificationKind: 'TenantConnected', severity: 'info', status: 'open', silenced: false, silenceReason: null });
-    expect(connected[0]!.message).toContain(`found ${findings.length} problems already present`);
+    expect(connected[0]!.message).toContain(`encontrou ${findings.length} problemas já presentes`);
     expect(connected[0]!.message).toContain(`/alerts?tenant=${tenant.id}`);
     expect(connected[0]!.message).toContain('found at connection');
     // One delivery: the summary, none for the findings.
@@ -182,7 +182,7 @@ describe('findings at connection', () => {
     expect(await deliveriesOf(failed.id)).toEqual(['alert.opened']);
     expect(await deliveriesOf(offline.id)).toEqual(['alert.opened']);
     const connected = found.find((x) => x.notificationKind === 'TenantConnected')!;
-    expect(connected.message).toContain('delivered as usual');
+    expect(connected.message).toContain('Foram entregues normalmente');
 
     const off = await t.admin('PATCH', `/orgs/${orgId}/tenants/${tenant.id}`, { pageFindingsAtConnection: false });
     expect(off.statusCode).toBe(200);
@@ -205,7 +205,7 @@ describe('findings at connection', () => {
     expect(findings.map((x) => x.notificationKind)).toEqual(expect.arrayContaining(['GatewayOffline', 'RefreshFailed']));
     const connected = found.filter((x) => x.notificationKind === 'TenantConnected');
     expect(connected).toHaveLength(1);
-    expect(connected[0]!.message).toContain(`found ${findings.length} problems`);
+    expect(connected[0]!.message).toContain(`encontrou ${findings.length} problemas`);
     expect(await allDeliveries(orgId)).toEqual(['TenantConnected alert.opened']);
     expect(sim.violations).toEqual([]);
   });
@@ -241,7 +241,7 @@ describe('findings at connection', () => {
     expect(findings.length).toBeGreaterThan(0);
     for (const f of findings) expect(f).toMatchObject({ status: 'open', silenced: true, silenceReason: 'found at connection' });
     expect(found.filter((x) => x.sourceType === 'Tenant').map((x) => x.notificationKind)).toEqual(['TenantConnected']);
-    expect(found.find((x) => x.notificationKind === 'TenantConnected')!.message).toContain(`found ${findings.length} problems`);
+    expect(found.find((x) => x.notificationKind === 'TenantConnected')!.message).toContain(`encontrou ${findings.length} problemas`);
     expect(await allDeliveries(orgId)).toEqual(['TenantConnected alert.opened']);
     expect(sim.violations).toEqual([]);
   });

@@ -105,7 +105,7 @@ describe('collector: freshness', () => {
     const missed = await incidents(orgId);
     expect(missed).toMatchObject([{ source_id: a.id.toLowerCase(), notification_kind: 'RefreshMissed', status: 'open', workspace_name: s.state.workspaces[0]!.name }]);
     expect(missed[0]!.message).toContain('2026-06-15T13:00:00.000Z');
-    expect(missed[0]!.message).toContain('no refresh started');
+    expect(missed[0]!.message).toContain('nenhuma atualização começou');
 
     // Still nothing at the next run; then an on-demand refresh completes: a late success.
     clock.set('2026-06-15T13:40:00Z');
@@ -123,7 +123,7 @@ describe('collector: freshness', () => {
     await r.pass();
     const late = (await incidents(orgId)).filter((x) => x.status === 'open');
     expect(late).toHaveLength(1);
-    expect(late[0]!.message).toContain('still running');
+    expect(late[0]!.message).toContain('ainda está em execução');
     clock.set('2026-06-16T14:05:00Z');
     await r.pass();
     expect(await open(orgId)).toEqual([]);
@@ -236,7 +236,7 @@ describe('collector: freshness', () => {
     // m3 takes the tenant's 120 minutes; m1 its workspace's 600.
     expect(await open(orgId)).toEqual([`DataStale ${m2.id.toLowerCase()}`, `DataStale ${m3.id.toLowerCase()}`, table('table_2'), table('table_3')].sort());
     const m3Incident = (await incidents(orgId)).find((x) => x.source_id === m3.id.toLowerCase())!;
-    expect(m3Incident.message).toContain('maximum age of 120 min');
+    expect(m3Incident.message).toContain('idade máxima de 120 min');
 
     s.control.refreshResult({ datasetId: m2.id, status: 'Completed' });
     s.control.refreshResult({ datasetId: m3.id, status: 'Completed' });

@@ -53,17 +53,21 @@ describe('refresh history: new results', () => {
   });
 });
 
-describe('refresh errors in Portuguese', () => {
+describe('refresh errors in Portuguese and English', () => {
   const code = (c: string) => explainRefreshError(JSON.stringify({ errorCode: c, errorDescription: 'x' }));
   it('maps the common families and keeps the code', () => {
-    expect(code('ModelRefreshFailed_CredentialsNotSpecified').explanation).toContain('credenciais');
-    expect(code('DM_GWPipeline_Client_GatewayUnreachable').explanation).toContain('gateway');
-    expect(code('DM_GWPipeline_Gateway_DataSourceAccessError').explanation).toContain('fonte de dados');
-    expect(code('Timeout').explanation).toContain('tempo limite');
-    expect(code('ModelRefreshFailed_OutOfMemory').explanation).toContain('memória');
-    expect(code('ModelRefresh_ShortMessage_ProcessingError').explanation).toContain('processar');
-    expect(code('Whatever_New')).toEqual({ code: 'Whatever_New', explanation: expect.stringContaining('não reconhece') });
-    expect(explainRefreshError('not json')).toEqual({ code: null, explanation: expect.stringContaining('sem detalhes') });
-    expect(refreshFailureMessage('Vendas', null, code('Timeout'))).toMatch(/^A atualização do modelo semântico Vendas falhou\. .* Código do erro: Timeout\.$/);
+    expect(code('ModelRefreshFailed_CredentialsNotSpecified').explanation['pt-BR']).toContain('credenciais');
+    expect(code('DM_GWPipeline_Client_GatewayUnreachable').explanation['pt-BR']).toContain('gateway');
+    expect(code('DM_GWPipeline_Gateway_DataSourceAccessError').explanation['pt-BR']).toContain('fonte de dados');
+    expect(code('Timeout').explanation['pt-BR']).toContain('tempo limite');
+    expect(code('ModelRefreshFailed_OutOfMemory').explanation['pt-BR']).toContain('memória');
+    expect(code('ModelRefresh_ShortMessage_ProcessingError').explanation['pt-BR']).toContain('processar');
+    expect(code('Whatever_New')).toEqual({ code: 'Whatever_New', explanation: { 'pt-BR': expect.stringContaining('não reconhece'), en: expect.stringContaining('does not recognise') } });
+    expect(explainRefreshError('not json')).toEqual({ code: null, explanation: { 'pt-BR': expect.stringContaining('sem detalhes'), en: expect.stringContaining('without error details') } });
+    expect(code('ModelRefreshFailed_CredentialsNotSpecified').explanation.en).toContain('credentials');
+    expect(code('Timeout').explanation.en).toContain('time limit');
+    const message = refreshFailureMessage('Vendas', null, code('Timeout'));
+    expect(message['pt-BR']).toMatch(/^A atualização do modelo semântico Vendas falhou\. .* Código do erro: Timeout\.$/);
+    expect(message.en).toMatch(/^The refresh of semantic model Vendas failed\. .* Error code: Timeout\.$/);
   });
 });

@@ -260,7 +260,7 @@ describe('collector: refreshes', () => {
     }
     await runOnce(starved, tenant.id);
     expect(await alerts(h, orgId, 'Tenant')).toMatchObject([
-      { source_id: tenant.id, notification_kind: 'CollectorBehind', severity: 'info', status: 'open', message: expect.stringContaining('refreshes left 3 due resource(s) unread') },
+      { source_id: tenant.id, notification_kind: 'CollectorBehind', severity: 'info', status: 'open', message: expect.stringContaining('refreshes deixou 3 recurso(s) devido(s) sem ler') },
     ]);
     await runOnce(starved, tenant.id);
     expect((await alerts(h, orgId, 'Tenant')).map((a) => a.failure_count)).toEqual([1]);

@@ -137,6 +137,8 @@ export interface paths {
                 content: {
                     "application/json": {
                         escalationMinutes?: number | null;
+                        /** @enum {string} */
+                        language?: "pt-BR" | "en";
                         name: string;
                         slaTargets?: {
                             availabilityPercent?: number;
@@ -265,6 +267,8 @@ export interface paths {
                 content: {
                     "application/json": {
                         escalationMinutes?: number | null;
+                        /** @enum {string} */
+                        language?: "pt-BR" | "en";
                         name?: string;
                         slaTargets?: {
                             availabilityPercent?: number;
@@ -4487,6 +4491,8 @@ export interface components {
             createdAt: string;
             escalationMinutes: number | null;
             id: string;
+            /** @enum {string} */
+            language: "pt-BR" | "en";
             name: string;
             slaTargets: components["schemas"]["SlaTargets"];
             suspended: boolean;

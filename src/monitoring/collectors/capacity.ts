@@ -9,6 +9,7 @@ import type { SignalInput } from '../../alerts/signals.js';
 import type { Collector } from '../collector.js';
 import type { StateChange } from '../output.js';
 import { readCapacities } from './reads.js';
+import * as T from '../titles.js';
 
 export const CAPACITY_KIND = 'CapacityNotActive';
 
@@ -42,9 +43,9 @@ export const capacityCollector: Collector = {
       const down = capacityIsDown(c.state, prev?.down ?? false);
       const base = { sourceType: 'Capacity', sourceId: c.id, sourceName: c.name, notificationKind: CAPACITY_KIND, severity: 'error' as const, capacityName: c.name, occurredAt: now };
       if (down && !prev?.down) {
-        signals.push({ ...base, kind: 'failure', title: `Capacity ${c.name} is ${c.state}`, message: `Capacity ${c.name} (${c.sku}, ${c.region}) left the active state: ${c.state}.` });
+        signals.push({ ...base, kind: 'failure', ...T.capacityDown(c.name, c.state, c.sku, c.region) });
       } else if (!down && prev?.down) {
-        signals.push({ ...base, kind: 'recovery', title: `Capacity ${c.name} is ${c.state}`, message: `Capacity ${c.name} is ${c.state} again.` });
+        signals.push({ ...base, kind: 'recovery', ...T.capacityUp(c.name, c.state) });
       }
       if (!prev || prev.down !== down || prev.state !== c.state || prev.name !== c.name) changes.push({ key: c.id, value: { name: c.name, state: c.state, down } satisfies RememberedCapacity });
     }
@@ -66,7 +67,7 @@ function goneSignals(id: string, prev: RememberedCapacity, now: Date): SignalInp
   return [
     {
       sourceType: 'Capacity', sourceId: id, sourceName: prev.name, notificationKind: CAPACITY_KIND, severity: 'error', capacityName: prev.name,
-      occurredAt: now, kind: 'recovery', title: `Capacity ${prev.name} is gone`, message: `Capacity ${prev.name} is no longer watched.`,
+      occurredAt: now, kind: 'recovery', ...T.capacityGone(prev.name),
     },
   ];
 }

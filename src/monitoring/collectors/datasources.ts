@@ -26,6 +26,7 @@ import { causesOf, openRootCauses } from '../root-causes.js';
 import { pickForRun, progressOf, ROTATION_KEY, type RotationPick, type RotationState } from '../rotation.js';
 import { type CallBudget, LISTING_REFRESH_MS, PacedBudget, type PaceState } from '../run-budget.js';
 import { inPool } from '../pool.js';
+import * as T from '../titles.js';
 import {
   CHECK_COST,
   type CheckFailure,
@@ -79,11 +80,6 @@ interface RememberedDatasource {
    */
   waitsForGateway?: boolean;
 }
-
-const TEXTS: Record<FailureKind, { down: string; up: string }> = {
-  ConnectorUnreachable: { down: 'cannot be reached', up: 'can be reached again' },
-  ConnectorAuthFailed: { down: 'refuses its stored credentials', up: 'accepts its credentials again' },
-};
 
 /** Whether the tenant's gateway collector runs (it is who opens GatewayOffline). */
 async function gatewaysWatched(q: Queryable, tenantRef: string): Promise<boolean> {
@@ -190,8 +186,7 @@ export const datasourcesCollector: Collector = {
           ...base,
           kind: 'failure',
           notificationKind: failure.kind,
-          title: `Data source ${d.name} ${TEXTS[failure.kind].down}`,
-          message: describeFailure(d, failure),
+          ...T.dataSourceDown(failure.kind, d.name, d.type, d.gatewayName ?? null, failure.code, failure.detail),
           causes: causesOf(open, { gatewayIds: d.gatewayId ? [d.gatewayId] : [] }),
         });
       }
@@ -230,13 +225,8 @@ function gatewayDownEvidence(checked: WatchedDatasource[], results: Map<string, 
   });
 }
 
-function describeFailure(d: WatchedDatasource, f: CheckFailure): string {
-  const where = d.gatewayName ? ` through gateway ${d.gatewayName}` : '';
-  return `Data source ${d.name} (${d.type})${where} ${TEXTS[f.kind].down}: ${f.code}${f.detail ? ` — ${f.detail}` : ''}`;
-}
-
 function recovery(base: Omit<SignalInput, 'kind' | 'title' | 'message' | 'notificationKind'>, kind: FailureKind, name: string): SignalInput {
-  return { ...base, kind: 'recovery', notificationKind: kind, title: `Data source ${name} ${TEXTS[kind].up}`, message: `Data source ${name} ${TEXTS[kind].up}.` };
+  return { ...base, kind: 'recovery', notificationKind: kind, ...T.dataSourceUp(kind, name) };
 }
 
 /** A data source no longer listed: its incident, if it had one, resolves. */
@@ -246,7 +236,7 @@ function goneSignals(key: string, prev: RememberedDatasource, now: Date): Signal
   return [
     {
       sourceType: 'Connector', sourceId, sourceName: prev.name, severity: 'error', occurredAt: now, kind: 'recovery', notificationKind: prev.failure.kind,
-      title: `Data source ${prev.name} is gone`, message: `Data source ${prev.name} is no longer listed by the platform.`,
+      ...T.dataSourceGone(prev.name),
     },
   ];
 }

@@ -28,6 +28,7 @@ import type { TenantRow } from '../tenants.js';
 import { readWorkspaces } from './reads.js';
 import { type CatalogRead, FALLBACK_ROTATION_KEY, readCatalogFromScan } from './freshness-scan.js';
 import { awaitsFirstScan, firstScanPending, readScanCatalog, scanCatalogVersion } from '../scan-catalog.js';
+import * as T from '../titles.js';
 
 export const FRESHNESS_SOURCE = 'DataFreshness';
 export const REFRESH_MISSED = 'RefreshMissed';
@@ -87,13 +88,6 @@ interface TableRow {
 const modelKey = (id: string) => `model:${id}`;
 const mirrorKey = (id: string) => `mirror:${id}`;
 const tableId = (dbId: string, table: string) => `${dbId}/${table.toLowerCase()}`;
-
-function minutesText(ms: number): string {
-  const m = Math.round(ms / 60_000);
-  if (m < 120) return `${m} min`;
-  if (m < 48 * 60) return `${Math.round(m / 60)} h`;
-  return `${Math.round(m / 1440)} days`;
-}
 
 /** Reads the semantic models and mirrored databases of the tenant's readable workspaces. */
 async function readCatalog(client: PlatformClient, tenant: TenantRow): Promise<CatalogRead> {
@@ -270,7 +264,7 @@ async function checkModels(run: FreshnessRun, client: PlatformClient, graceMinut
   for (const w of work) {
     let m = w.m;
     if (w.releaseMissed) {
-      run.signals.push({ ...base(w.id, m, REFRESH_MISSED, now), kind: 'recovery', title: `Semantic model ${m.name} is no longer scheduled`, message: `Semantic model ${m.name} has no enabled refresh schedule any more; the missed slot of ${m.missedSlot} is no longer followed.` });
+      run.signals.push({ ...base(w.id, m, REFRESH_MISSED, now), kind: 'recovery', ...T.refreshNoLongerScheduled(m.name, m.missedSlot) });
       m = { ...m, missedSlot: null };
     }
     if (w.read && !calls.tryTake(1)) progress.deferred++;
@@ -389,8 +383,7 @@ function judgeModel(id: string, m: ModelState, rows: RefreshRow[], slot: Date | 
     signals.push({
       ...base(id, next, REFRESH_MISSED, now),
       kind: 'recovery',
-      title: `Semantic model ${next.name} refreshed`,
-      message: `Semantic model ${next.name} completed a refresh at ${new Date(end).toISOString()}, after the slot of ${next.missedSlot} it had missed.`,
+      ...T.refreshMissedCaughtUp(next.name, new Date(end).toISOString(), next.missedSlot),
     });
     next.missedSlot = null;
   }
@@ -410,16 +403,11 @@ function base(id: string, m: Pick<ModelState, 'name' | 'workspaceName'>, kind: s
 
 function missedSignal(id: string, m: ModelState, slot: Date, rows: RefreshRow[], graceMinutes: number, now: Date, causes: { sourceType: string; sourceId: string }[]): SignalInput {
   const since = rows.filter((r) => Date.parse(r.startTime ?? '') >= slot.getTime());
-  const why = since.some((r) => r.status === 'Unknown')
-    ? 'a refresh started but is still running'
-    : since.some((r) => r.status === 'Failed')
-      ? 'the refresh after it failed'
-      : 'no refresh started';
+  const why = since.some((r) => r.status === 'Unknown') ? 'running' : since.some((r) => r.status === 'Failed') ? 'failed' : 'none';
   return {
     ...base(id, m, REFRESH_MISSED, now),
     kind: 'failure',
-    title: `Semantic model ${m.name} missed its scheduled refresh`,
-    message: `Semantic model ${m.name} (workspace ${m.workspaceName}) was scheduled to refresh at ${slot.toISOString()} and no refresh completed within the grace period of ${graceMinutes} min: ${why}.`,
+    ...T.refreshMissed(m.name, m.workspaceName, slot.toISOString(), graceMinutes, why),
     causes,
   };
 }
@@ -427,25 +415,23 @@ function missedSignal(id: string, m: ModelState, slot: Date, rows: RefreshRow[],
 function staleModelSignal(id: string, m: ModelState, kind: 'failure' | 'recovery', now: Date, age: { age: number | null; maxAge: number } | null, causes: { sourceType: string; sourceId: string }[]): SignalInput {
   const b = { ...base(id, m, DATA_STALE, now), kind };
   if (kind === 'recovery') {
-    return { ...b, title: `Data of ${m.name} is fresh`, message: age ? `Semantic model ${m.name} was refreshed ${minutesText(age.age ?? 0)} ago, within its maximum age of ${age.maxAge} min.` : `Semantic model ${m.name} has no maximum age any more.` };
+    return { ...b, ...T.modelFresh(m.name, age ? { ageMs: age.age ?? 0, maxAge: age.maxAge } : null) };
   }
-  const old = age?.age === null || age === null ? 'no completed refresh is in its recent history' : `its last completed refresh was ${minutesText(age.age)} ago`;
-  return { ...b, title: `Data of ${m.name} is stale`, message: `Semantic model ${m.name} (workspace ${m.workspaceName}) is older than its maximum age of ${age?.maxAge} min: ${old}.`, causes };
+  return { ...b, ...T.modelStale(m.name, m.workspaceName, age?.maxAge, age?.age ?? null), causes };
 }
 
 function staleTableSignal(dbId: string, db: MirrorState, table: string, kind: 'failure' | 'recovery', now: Date, age: { age: number | null; maxAge: number } | null, causes: { sourceType: string; sourceId: string }[]): SignalInput {
   const name = `${db.name} / ${table}`;
   const b = { sourceType: FRESHNESS_SOURCE, sourceId: tableId(dbId, table), sourceName: name, notificationKind: DATA_STALE, severity: 'error' as const, workspaceName: db.workspaceName, occurredAt: now, kind };
   if (kind === 'recovery') {
-    return { ...b, title: `Mirrored table ${name} is fresh`, message: age ? `Mirrored table ${name} synced ${minutesText(age.age ?? 0)} ago, within its maximum age of ${age.maxAge} min.` : `Mirrored table ${name} is no longer checked for age.` };
+    return { ...b, ...T.tableFresh(name, age ? { ageMs: age.age ?? 0, maxAge: age.maxAge } : null) };
   }
-  const old = age?.age === null || age === null ? 'it reports no last sync time' : `its last sync was ${minutesText(age.age)} ago`;
-  return { ...b, title: `Mirrored table ${name} is stale`, message: `Mirrored table ${name} (workspace ${db.workspaceName}) is older than its maximum age of ${age?.maxAge} min: ${old}.`, causes };
+  return { ...b, ...T.tableStale(name, db.workspaceName, age?.maxAge, age?.age ?? null), causes };
 }
 
 /** A model no longer watched: its open incidents recover. */
 function modelGoneSignals(id: string, m: ModelState, now: Date): SignalInput[] {
-  const gone = { kind: 'recovery' as const, title: `Semantic model ${m.name} is gone`, message: `Semantic model ${m.name} is no longer watched.` };
+  const gone = { kind: 'recovery' as const, ...T.semanticModelGone(m.name) };
   const out: SignalInput[] = [];
   if (m.missedSlot) out.push({ ...base(id, m, REFRESH_MISSED, now), ...gone });
   if (m.stale) out.push({ ...base(id, m, DATA_STALE, now), ...gone });
@@ -453,5 +439,5 @@ function modelGoneSignals(id: string, m: ModelState, now: Date): SignalInput[] {
 }
 
 function mirrorGoneSignals(id: string, db: MirrorState, now: Date): SignalInput[] {
-  return db.staleTables.map((t) => ({ ...staleTableSignal(id, db, t, 'recovery', now, null, []), title: `Mirrored table ${db.name} / ${t} is gone`, message: `Mirrored table ${db.name} / ${t} is no longer watched.` }));
+  return db.staleTables.map((t) => ({ ...staleTableSignal(id, db, t, 'recovery', now, null, []), ...T.mirroredTableGone(`${db.name} / ${t}`) }));
 }

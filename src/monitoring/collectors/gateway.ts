@@ -26,6 +26,8 @@ import { inPool } from '../pool.js';
 import { pickForRun, progressOf, ROTATION_KEY, type RotationState } from '../rotation.js';
 import { CallBudget, listingIsDue, runBudget } from '../run-budget.js';
 import { charged, type GatewayListing, LISTING_KEY, MEMBERS_RELIST_MS, type ListedGateway, type ListedMember, readGatewayList, readMembers, readStatusHints } from './gateway-listing.js';
+import * as T from '../titles.js';
+import type { Said } from '../titles.js';
 
 interface StatusAnswer {
   status?: string;
@@ -47,10 +49,6 @@ interface RememberedGateway {
   membersListedAt?: string;
 }
 
-function details(a: StatusAnswer | null): string {
-  const list = (a?.errorDetails ?? []).map((d) => `${d.errorCode ?? 'Error'}: ${d.message ?? ''}`.trim());
-  return list.length ? list.join('; ') : 'the status check answered Offline';
-}
 
 async function checkStatus(client: PlatformClient, path: string): Promise<StatusAnswer | null> {
   return client.longRunning<StatusAnswer>({ family: 'fabric', audience: 'fabric', method: 'POST', url: client.fabric(path) });
@@ -68,7 +66,7 @@ const GATEWAY_PREFIX = 'gateway:';
 const MEMBER_PREFIX = 'member:';
 
 type Flag = 'offline' | 'upgrade';
-type Transition = (prev: RememberedGateway | undefined, current: RememberedGateway, signal: Omit<SignalInput, 'kind' | 'title' | 'message'>, down: { title: string; message: string }, up: { title: string; message: string }, flag: Flag) => void;
+type Transition = (prev: RememberedGateway | undefined, current: RememberedGateway, signal: Omit<SignalInput, 'kind' | 'title' | 'message'>, down: Said, up: Said, flag: Flag) => void;
 
 /** One status check of a run: a gateway's own, or one member's. */
 interface Target {
@@ -229,11 +227,11 @@ export const gatewayCollector: Collector = {
       if (prev.offline !== offline || (prev.upgrade ?? false) !== upgrade) current.changedAt = now.toISOString();
       const base = { sourceType: 'Gateway', sourceId: g.id, sourceName: name, occurredAt: now };
       transition(prev, current, { ...base, notificationKind: 'GatewayOffline', severity: 'error' },
-        { title: `${gatewayNamed(name)} is offline`, message: `${gatewayNamed(name)} is offline: ${details(status)}` },
-        { title: `${gatewayNamed(name)} is online`, message: `${gatewayNamed(name)} answers its status check again.` }, 'offline');
+        T.gatewayOffline(name, status?.errorDetails),
+        T.gatewayOnline(name), 'offline');
       transition(prev, current, { ...base, notificationKind: 'GatewayUpgradeRequired', severity: 'info' },
-        { title: `${gatewayNamed(name)} needs an upgrade`, message: `${gatewayNamed(name)} (version ${status?.gatewayVersion ?? 'unknown'}) must be upgraded.` },
-        { title: `${gatewayNamed(name)} is up to date`, message: `${gatewayNamed(name)} no longer needs an upgrade.` }, 'upgrade');
+        T.gatewayUpgradeRequired(name, status?.gatewayVersion),
+        T.gatewayUpToDate(name), 'upgrade');
       gateways.set(g.id, current);
     });
     await phase(pick.poll.filter((t) => t.member), async (t) => {
@@ -272,18 +270,17 @@ function memberSignals(transition: Transition, mprev: RememberedGateway | undefi
   const mname = mnow.name;
   transition(mprev, mnow,
     { sourceType: 'Gateway', sourceId: mid, sourceName: mname, occurredAt: now, notificationKind: 'GatewayMemberOffline', severity: 'error', causes: gatewayOffline ? [{ sourceType: 'Gateway', sourceId: id }] : [] },
-    { title: `Gateway member ${mname} is offline`, message: `Gateway member ${mname} is offline: ${details(mstatus)}` },
-    { title: `Gateway member ${mname} is online`, message: `Gateway member ${mname} answers its status check again.` }, 'offline');
+    T.gatewayMemberOffline(mname, mstatus?.errorDetails),
+    T.gatewayMemberOnline(mname), 'offline');
 }
 
-/** "Gateway X", but a gateway already named "Gateway 001" is not "Gateway Gateway 001". */
-export const gatewayNamed = (name: string): string => (/^gateway\b/i.test(name) ? name : `Gateway ${name}`);
+export { gatewayNamed } from '../titles.js';
 
 /** A gateway or member no longer watched: its incidents, if it had any, recover. */
 function goneSignals(key: string, prev: RememberedGateway, now: Date): SignalInput[] {
   const member = key.startsWith('member:');
   const sourceId = key.slice(key.indexOf(':') + 1);
-  const gone = { title: `${member ? `Gateway member ${prev.name}` : gatewayNamed(prev.name)} is gone`, message: `${prev.name} is no longer watched.` };
+  const gone = T.gatewayGone(prev.name, member);
   const base = { sourceType: 'Gateway', sourceId, sourceName: prev.name, occurredAt: now, kind: 'recovery' as const, ...gone };
   const out: SignalInput[] = [];
   if (prev.offline) out.push({ ...base, notificationKind: member ? 'GatewayMemberOffline' : 'GatewayOffline' });

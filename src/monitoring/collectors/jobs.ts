@@ -23,6 +23,7 @@ import { causesOf, openRootCauses, type OpenRootCauses } from '../root-causes.js
 import { pickForRun, progressOf, ROTATION_KEY, type RotationState } from '../rotation.js';
 import { type CallBudget, PacedBudget, type PaceState, runBudget } from '../run-budget.js';
 import { type JobCursor, type JobInstance, lastStart, newResults } from './job-results.js';
+import * as T from '../titles.js';
 import { listRunnableItems, type RunnableItem } from './runnable-items.js';
 import { inPool } from '../pool.js';
 
@@ -53,14 +54,6 @@ const DEFAULT_JOB_TYPE: Record<string, string> = {
   SparkJobDefinition: 'sparkjob',
   Dataflow: 'Execute',
   CopyJob: 'CopyJob',
-};
-
-const LABEL: Record<string, string> = {
-  DataPipeline: 'Pipeline',
-  Notebook: 'Notebook',
-  SparkJobDefinition: 'Spark job definition',
-  Dataflow: 'Dataflow',
-  CopyJob: 'Copy job',
 };
 
 interface ItemMemory extends Omit<RunnableItem, 'id'> {
@@ -144,7 +137,6 @@ function failureText(i: JobInstance): string {
 
 /** The signals of one item's new results, in order; `m.failing` follows them. */
 function resultSignals(id: string, m: ItemMemory, results: JobInstance[], roots: OpenRootCauses, now: Date): SignalInput[] {
-  const label = LABEL[m.type] ?? m.type;
   const out: SignalInput[] = [];
   for (const r of results) {
     if (r.status === 'Failed') {
@@ -152,13 +144,12 @@ function resultSignals(id: string, m: ItemMemory, results: JobInstance[], roots:
         ...base(id, m),
         kind: 'failure',
         occurredAt: occurredAt(r, now),
-        title: `${label} ${m.name} failed`,
-        message: `${label} ${m.name} (workspace ${m.workspaceName}) failed: ${failureText(r)}`.slice(0, 1000),
+        ...T.jobFailed(m.type, m.name, m.workspaceName, failureText(r)),
         causes: causesOf(roots, { capacityId: m.capacityId }),
       });
       m.failing = true;
     } else if (r.status === 'Completed' && m.failing) {
-      out.push({ ...base(id, m), kind: 'recovery', occurredAt: occurredAt(r, now), title: `${label} ${m.name} succeeded`, message: `${label} ${m.name} completed a run again.` });
+      out.push({ ...base(id, m), kind: 'recovery', occurredAt: occurredAt(r, now), ...T.jobSucceeded(m.type, m.name) });
       m.failing = false;
     }
   }
@@ -168,8 +159,7 @@ function resultSignals(id: string, m: ItemMemory, results: JobInstance[], roots:
 /** An item no longer listed: its incident, if open, recovers. */
 function goneSignals(id: string, m: ItemMemory, now: Date): SignalInput[] {
   if (!m.failing) return [];
-  const label = LABEL[m.type] ?? m.type;
-  return [{ ...base(id, m), kind: 'recovery', occurredAt: now, title: `${label} ${m.name} is gone`, message: `${label} ${m.name} is no longer watched.` }];
+  return [{ ...base(id, m), kind: 'recovery', occurredAt: now, ...T.jobGone(m.type, m.name) }];
 }
 
 export const jobsCollector: Collector = {

@@ -34,6 +34,8 @@ import { listMirroredDatabasesAsAdmin, listWorkspaceDatabases, readMirroringStat
 import { databaseIsDown, lagLevel, tableIsFailed, type LagLevel } from './mirroring-verdicts.js';
 import { readWorkspaces, type WorkspaceFact } from './reads.js';
 import { inPool } from '../pool.js';
+import * as T from '../titles.js';
+import type { Said } from '../titles.js';
 
 export const MIRRORING_SOURCE = 'Mirroring';
 export const MIRRORING_STOPPED = 'MirroringStopped';
@@ -90,10 +92,9 @@ function judgeDatabase(
     workspaceName: db.workspaceName, occurredAt: now,
   };
   if (down && !prev?.down) {
-    const why = status.errorCode ? `failed (${status.errorCode}${status.errorMessage ? `: ${status.errorMessage}` : ''})` : `is ${status.status}`;
-    out.database.push({ ...dbBase, kind: 'failure', causes: capacityCauses, title: `Mirroring of ${db.name} ${status.errorCode ? 'failed' : `is ${status.status}`}`, message: `Mirrored database ${db.name}: mirroring ${why}; its tables are not replicating.` });
+    out.database.push({ ...dbBase, kind: 'failure', causes: capacityCauses, ...T.mirroringStopped(db.name, status.status, status.errorCode ?? null, status.errorMessage ?? null) });
   } else if (!down && prev?.down) {
-    out.database.push({ ...dbBase, kind: 'recovery', title: `Mirroring of ${db.name} is ${status.status}`, message: `Mirrored database ${db.name} is ${status.status} again.` });
+    out.database.push({ ...dbBase, kind: 'recovery', ...T.mirroringRunning(db.name, status.status) });
   }
 
   // While the database is down, what happens to its tables follows from it.
@@ -108,17 +109,16 @@ function judgeDatabase(
     if (current.failed && !before?.failed) {
       const code = t.errorCode ?? 'UnknownError';
       out.tables.push({ ...base, notificationKind: MIRRORING_TABLE_FAILED, severity: 'error', kind: 'failure', causes: tableCauses,
-        title: `Mirrored table ${label} failed`, message: `Mirrored table ${label} failed to replicate: ${code}${t.errorMessage ? ` (${t.errorMessage})` : ''}.` });
+        ...T.mirroredTableFailed(label, code, t.errorMessage ?? null) });
     } else if (!current.failed && before?.failed) {
-      out.tables.push({ ...base, notificationKind: MIRRORING_TABLE_FAILED, severity: 'error', kind: 'recovery', title: `Mirrored table ${label} is ${t.status}`, message: `Mirrored table ${label} is ${t.status} again.` });
+      out.tables.push({ ...base, notificationKind: MIRRORING_TABLE_FAILED, severity: 'error', kind: 'recovery', ...T.mirroredTableRunning(label, t.status) });
     }
     const was = before?.lag ?? 'none';
     if (was !== current.lag) {
-      const lagText = `${t.latencySeconds} s`;
-      if (was !== 'none') out.tables.push(lagSignal(base, was, 'recovery', `Mirrored table ${label} lag is ${lagText}`, `Replication lag of ${label} is ${lagText}, no longer over ${was === 'error' ? thresholds.errorSeconds : thresholds.infoSeconds} s.`, []));
+      if (was !== 'none') out.tables.push(lagSignal(base, was, 'recovery', T.mirroredTableLagOver(label, t.latencySeconds, was === 'error' ? thresholds.errorSeconds : thresholds.infoSeconds), []));
       if (current.lag !== 'none') {
         const limit = current.lag === 'error' ? thresholds.errorSeconds : thresholds.infoSeconds;
-        out.tables.push(lagSignal(base, current.lag, 'failure', `Mirrored table ${label} lags ${lagText} behind`, `Replication lag of ${label} is ${lagText}, over the tenant's threshold of ${limit} s.`, tableCauses));
+        out.tables.push(lagSignal(base, current.lag, 'failure', T.mirroredTableLags(label, t.latencySeconds, limit), tableCauses));
       }
     }
   }
@@ -128,14 +128,14 @@ function judgeDatabase(
   return memo;
 }
 
-function lagSignal(base: Omit<SignalInput, 'kind' | 'title' | 'message' | 'notificationKind'>, level: LagLevel, kind: 'failure' | 'recovery', title: string, message: string, causes: SignalCause[]): SignalInput {
-  return { ...base, notificationKind: level === 'error' ? MIRRORING_LAG_SEVERE : MIRRORING_LAG, severity: level === 'error' ? 'error' : 'info', kind, title, message, ...(kind === 'failure' ? { causes } : {}) };
+function lagSignal(base: Omit<SignalInput, 'kind' | 'title' | 'message' | 'notificationKind'>, level: LagLevel, kind: 'failure' | 'recovery', said: Said, causes: SignalCause[]): SignalInput {
+  return { ...base, notificationKind: level === 'error' ? MIRRORING_LAG_SEVERE : MIRRORING_LAG, severity: level === 'error' ? 'error' : 'info', kind, ...said, ...(kind === 'failure' ? { causes } : {}) };
 }
 
 /** A table no longer listed (or its database gone): its incidents recover. */
 function tableGone(dbId: string, dbName: string, key: string, m: TableMemo, now: Date): SignalInput[] {
   const label = `${dbName} / ${m.name}`;
-  const base = { sourceType: MIRRORING_SOURCE, sourceId: `${dbId}/${key}`, sourceName: label, occurredAt: now, kind: 'recovery' as const, title: `Mirrored table ${label} is gone`, message: `Mirrored table ${label} is no longer watched.` };
+  const base = { sourceType: MIRRORING_SOURCE, sourceId: `${dbId}/${key}`, sourceName: label, occurredAt: now, kind: 'recovery' as const, ...T.mirroredTableGone(label) };
   const out: SignalInput[] = [];
   if (m.failed) out.push({ ...base, notificationKind: MIRRORING_TABLE_FAILED, severity: 'error' });
   if (m.lag !== 'none') out.push({ ...base, notificationKind: m.lag === 'error' ? MIRRORING_LAG_SEVERE : MIRRORING_LAG, severity: m.lag === 'error' ? 'error' : 'info' });
@@ -148,7 +148,7 @@ function databaseGone(dbId: string, m: DatabaseMemo, now: Date): SignalInput[] {
   if (m.down) {
     out.push({
       sourceType: MIRRORING_SOURCE, sourceId: dbId, sourceName: m.name, notificationKind: MIRRORING_STOPPED, severity: 'error', workspaceName: m.workspaceName,
-      occurredAt: now, kind: 'recovery', title: `Mirrored database ${m.name} is gone`, message: `Mirrored database ${m.name} is no longer watched.`,
+      occurredAt: now, kind: 'recovery', ...T.mirroredDatabaseGone(m.name),
     });
   }
   for (const [key, t] of Object.entries(m.tables)) out.push(...tableGone(dbId, m.name, key, t, now));
@@ -158,7 +158,7 @@ function databaseGone(dbId: string, m: DatabaseMemo, now: Date): SignalInput[] {
 /** Long database and table names (256 + 128 + 128 characters) must not fail the run: names and titles are cut to the signal's limits. */
 function fitted(s: SignalInput): SignalInput {
   const cut = (v: string, n: number) => (v.length <= n ? v : `${v.slice(0, n - 1)}…`);
-  return { ...s, sourceName: cut(s.sourceName, 500), title: cut(s.title, 500) };
+  return { ...s, sourceName: cut(s.sourceName, 500), title: typeof s.title === 'string' ? cut(s.title, 500) : { en: cut(s.title.en, 500), 'pt-BR': cut(s.title['pt-BR'], 500) } };
 }
 
 /** The watched workspaces as last listed and, in admin mode, the tenant's mirrored databases. */

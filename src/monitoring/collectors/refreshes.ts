@@ -18,6 +18,7 @@ import { noteRefreshFailures } from '../gateway-evidence.js';
 import type { LineageChanges } from '../lineage.js';
 import { causesOf, openRootCauses, type OpenRootCauses } from '../root-causes.js';
 import { progressOf } from '../rotation.js';
+import * as T from '../titles.js';
 import { readAdmin } from './refresh-admin.js';
 import { explainRefreshError, refreshFailureMessage } from './refresh-errors.js';
 import { newResults } from './refresh-history.js';
@@ -120,13 +121,13 @@ function applyResults(id: string, prev: ModelState, o: Observation, roots: OpenR
       signals.push({
         ...base,
         kind: 'failure',
-        title: `Refresh of semantic model ${prev.name} failed${err.code ? ` (${err.code})` : ''}`,
+        title: T.refreshFailedTitle(prev.name, err.code),
         message: refreshFailureMessage(prev.name, o.workspaceName, err),
         causes: causesOf(roots, { gatewayIds: prev.meta?.gatewayIds, capacityId: prev.capacityId }),
       });
       failing = true;
     } else if (r.status === 'Completed' && failing) {
-      signals.push({ ...base, kind: 'recovery', title: `Semantic model ${prev.name} refreshed`, message: `A atualização do modelo semântico ${prev.name} foi concluída com sucesso.` });
+      signals.push({ ...base, kind: 'recovery', ...T.refreshSucceeded(prev.name) });
       failing = false;
     }
   }
@@ -141,7 +142,7 @@ function goneSignals(id: string, prev: ModelState, now: Date): SignalInput[] {
   return [
     {
       sourceType: 'Dataset', sourceId: id, sourceName: prev.name, notificationKind: REFRESH_FAILED_KIND, severity: 'error', occurredAt: now,
-      kind: 'recovery', title: `Semantic model ${prev.name} is gone`, message: `${prev.name} is no longer watched.`,
+      kind: 'recovery', ...T.semanticModelGone(prev.name),
     },
   ];
 }

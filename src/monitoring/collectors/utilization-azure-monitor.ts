@@ -176,29 +176,50 @@ export function windowsOfMinute(cap: EmbeddedCapacity, p: MinutePoint): WindowFi
 }
 
 const hhmm = (d: Date) => `${d.toISOString().slice(11, 16)} UTC`;
-const pct = (n: number) => `${Math.round(n).toLocaleString('pt-BR')} %`;
+const pct = (n: number, lang: 'pt-BR' | 'en') => `${Math.round(n).toLocaleString(lang)} %`;
+const both = (en: string, pt: string) => ({ en, 'pt-BR': pt });
 
 /** The verdicts' texts speak of Fabric's figures; an A SKU's incidents say what Azure Monitor gave. */
 function embeddedText(s: SignalInput, cap: EmbeddedCapacity, w: WindowFigures | undefined, recoverWindows: number, warnPercent: number, paused: boolean): Pick<SignalInput, 'title' | 'message'> {
   const n = cap.name;
-  const calmMinutes = (recoverWindows / 2).toLocaleString('pt-BR');
-  const cpu = w ? pct(w.utilizationPct) : '';
+  const calm = recoverWindows / 2;
+  const cpuEn = w ? pct(w.utilizationPct, 'en') : '';
+  const cpuPt = w ? pct(w.utilizationPct, 'pt-BR') : '';
+  const at = w ? hhmm(w.windowStart) : '?';
   if (s.notificationKind === THROTTLED_KIND) {
     if (s.kind === 'failure') {
       return {
-        title: `Capacidade ${n} sobrecarregada`,
-        message:
-          `Capacidade ${n} (${cap.sku}, Power BI Embedded) sobrecarregada: o Azure Monitor informou overload_metric = 1 no minuto das ${w ? hhmm(w.windowStart) : '?'} (CPU ${cpu}). ` +
-          'Novas operações estão sendo atrasadas ou rejeitadas; em SKUs A o Azure Monitor não informa o estágio (atraso ou rejeição) nem o carry-forward, então não há previsão de queima. ' +
-          'Esta fonte não informa itens: o app Capacity Metrics mostra o que usou a capacidade. Saídas: esperar a sobrecarga passar, escalar o SKU, ou pausar e retomar a capacidade.',
+        title: both(`Capacity ${n} is overloaded`, `Capacidade ${n} sobrecarregada`),
+        message: both(
+          `Capacity ${n} (${cap.sku}, Power BI Embedded) is overloaded: Azure Monitor reported overload_metric = 1 in the minute at ${at} (CPU ${cpuEn}). ` +
+            'New operations are being delayed or rejected; for A SKUs Azure Monitor reports neither the stage (delay or rejection) nor the carry-forward, so there is no burn-down estimate. ' +
+            'This source names no items: the Capacity Metrics app shows what used the capacity. Ways out: wait for the overload to pass, scale the SKU up, or pause and resume the capacity.',
+          `Capacidade ${n} (${cap.sku}, Power BI Embedded) sobrecarregada: o Azure Monitor informou overload_metric = 1 no minuto das ${at} (CPU ${cpuPt}). ` +
+            'Novas operações estão sendo atrasadas ou rejeitadas; em SKUs A o Azure Monitor não informa o estágio (atraso ou rejeição) nem o carry-forward, então não há previsão de queima. ' +
+            'Esta fonte não informa itens: o app Capacity Metrics mostra o que usou a capacidade. Saídas: esperar a sobrecarga passar, escalar o SKU, ou pausar e retomar a capacidade.',
+        ),
       };
     }
-    if (paused) return { title: `Capacidade ${n} pausada`, message: `Capacidade ${n} foi pausada (estado no ARM): a sobrecarga termina com a pausa.` };
-    return { title: `Capacidade ${n} sem sobrecarga`, message: `Capacidade ${n}: ${calmMinutes} min seguidos sem sobrecarga (overload_metric = 0; CPU ${cpu}).` };
+    if (paused) return { title: both(`Capacity ${n} paused`, `Capacidade ${n} pausada`), message: both(`Capacity ${n} was paused (its state in ARM): the pause ends the overload.`, `Capacidade ${n} foi pausada (estado no ARM): a sobrecarga termina com a pausa.`) };
+    return {
+      title: both(`Capacity ${n} no longer overloaded`, `Capacidade ${n} sem sobrecarga`),
+      message: both(`Capacity ${n}: ${calm.toLocaleString('en')} minutes in a row without overload (overload_metric = 0; CPU ${cpuEn}).`, `Capacidade ${n}: ${calm.toLocaleString('pt-BR')} min seguidos sem sobrecarga (overload_metric = 0; CPU ${cpuPt}).`),
+    };
   }
-  if (s.kind === 'failure') return { title: `Capacidade ${n} acima de ${warnPercent} % de CPU`, message: `Capacidade ${n} (${cap.sku}): CPU em ${cpu} no minuto das ${w ? hhmm(w.windowStart) : '?'}, acima do aviso de ${warnPercent} %; a sobrecarga (limitação) vem quando a capacidade não dá conta.` };
-  if (paused) return { title: `Capacidade ${n} pausada`, message: `Capacidade ${n} foi pausada (estado no ARM).` };
-  return { title: `Capacidade ${n} abaixo de ${warnPercent} % de CPU`, message: `Capacidade ${n}: ${calmMinutes} min seguidos com CPU abaixo de ${warnPercent} % (agora ${cpu}).` };
+  if (s.kind === 'failure') {
+    return {
+      title: both(`Capacity ${n} above ${warnPercent} % CPU`, `Capacidade ${n} acima de ${warnPercent} % de CPU`),
+      message: both(
+        `Capacity ${n} (${cap.sku}): CPU at ${cpuEn} in the minute at ${at}, above the warning of ${warnPercent} %; overload (throttling) comes when the capacity cannot keep up.`,
+        `Capacidade ${n} (${cap.sku}): CPU em ${cpuPt} no minuto das ${at}, acima do aviso de ${warnPercent} %; a sobrecarga (limitação) vem quando a capacidade não dá conta.`,
+      ),
+    };
+  }
+  if (paused) return { title: both(`Capacity ${n} paused`, `Capacidade ${n} pausada`), message: both(`Capacity ${n} was paused (its state in ARM).`, `Capacidade ${n} foi pausada (estado no ARM).`) };
+  return {
+    title: both(`Capacity ${n} below ${warnPercent} % CPU`, `Capacidade ${n} abaixo de ${warnPercent} % de CPU`),
+    message: both(`Capacity ${n}: ${calm.toLocaleString('en')} minutes in a row with CPU below ${warnPercent} % (now ${cpuEn}).`, `Capacidade ${n}: ${calm.toLocaleString('pt-BR')} min seguidos com CPU abaixo de ${warnPercent} % (agora ${cpuPt}).`),
+  };
 }
 
 export interface SourceResult {

@@ -26,6 +26,7 @@ import type { Queryable } from '../../db/index.js';
 import { storeWindows } from '../capacity-history.js';
 import type { CollectorRun } from '../collector.js';
 import type { StateChange } from '../output.js';
+import type { Texts } from '../fixes.js';
 import { VendorAnswerError, VendorHttpError, type PlatformClient } from '../platform-client.js';
 import { thresholdsFor, type MetricsAppSource, type UtilizationSettings } from '../utilization-settings.js';
 import type { StateChangeEvent, WindowFigures } from './utilization-events.js';
@@ -292,37 +293,35 @@ async function namesOf(db: Queryable, tenantRef: string, orgId: string, culprits
   };
 }
 
-async function culpritText(run: MetricsAppRun, source: MetricsAppSource, m: NameMapping, w: WindowFigures): Promise<string> {
+async function culpritText(run: MetricsAppRun, source: MetricsAppSource, m: NameMapping, w: WindowFigures): Promise<Texts | null> {
   let rows: Array<Record<string, unknown>>;
   try {
     rows = await executeDax(run.client, source, itemsQuery(m, w.capacityId.toUpperCase(), w.windowStart, CULPRITS));
   } catch (err) {
     // The throttling is known without its culprits: an item table with other names does not hold the incident back.
     if (!isDaxRefusal(err)) throw err;
-    return `Itens com mais CU: a tabela de itens do app Capacity Metrics (${m.items.table}) recusou a consulta com os nomes da versão ${m.versions}.`;
+    return {
+      'pt-BR': `Itens com mais CU: a tabela de itens do app Capacity Metrics (${m.items.table}) recusou a consulta com os nomes da versão ${m.versions}.`,
+      en: `Items with the most CU: the Capacity Metrics app's item table (${m.items.table}) refused the query with the names of version ${m.versions}.`,
+    };
   }
   const culprits = rows
     .map((r) => ({ itemId: String(column(r, m.items.itemId) ?? '').toLowerCase(), workspaceId: String(column(r, m.items.workspaceId) ?? '').toLowerCase(), itemKind: String(column(r, m.items.itemKind) ?? ''), cu: numberOf(column(r, 'cu')) ?? 0 }))
     .filter((c) => c.itemId && c.cu > 0);
   const total = culprits.reduce((a, c) => a + c.cu, 0);
-  if (total <= 0) return '';
+  if (total <= 0) return null;
   const names = await namesOf(run.ctx.db, run.tenant.id, run.tenant.org_id, culprits);
   const list = culprits.map((c) => `${names.item.get(c.itemId) ?? c.itemId} (${c.itemKind}, workspace ${names.workspace.get(c.workspaceId) ?? c.workspaceId}) ${Math.round((c.cu / total) * 100)} %`);
-  return `Itens com mais CU no dia (app Capacity Metrics, que agrega por dia): ${list.join('; ')}.`;
+  return {
+    'pt-BR': `Itens com mais CU no dia (app Capacity Metrics, que agrega por dia): ${list.join('; ')}.`,
+    en: `Items with the most CU over the day (the Capacity Metrics app aggregates by day): ${list.join('; ')}.`,
+  };
 }
 
 // ---- the run ----
 
 function unreadableSignal(kind: 'failure' | 'recovery', t: { tenantId: string; tenantName: string }, found: string, at: Date): SignalInput {
-  const message =
-    kind === 'failure'
-      ? [
-          `Vigia cannot read the Capacity Metrics app's model of ${t.tenantName}: version found — ${found}. Nothing was read from it, so capacity throttling is not watched through this source.`,
-          'What to do: update Vigia to a version that knows this app version, or route the capacity overview events to an Eventhouse (utilization.eventhouse) — see docs/monitoring.md, "Capacity load".',
-          `O Vigia não consegue ler o modelo do app Capacity Metrics de ${t.tenantName}: versão encontrada — ${found}. Nada foi lido dele; a limitação das capacidades não está sendo observada por esta fonte.`,
-          'O que fazer: atualize o Vigia para uma versão que conheça esta versão do app, ou envie os eventos de capacidade a um Eventhouse (utilization.eventhouse) — veja docs/monitoring.md, "Capacity load".',
-        ].join('\n')
-      : `The Capacity Metrics app's model of ${t.tenantName} is readable again. / O modelo do app Capacity Metrics de ${t.tenantName} voltou a ser lido.`;
+  const failure = kind === 'failure';
   return {
     sourceType: 'Tenant',
     sourceId: t.tenantId,
@@ -330,8 +329,21 @@ function unreadableSignal(kind: 'failure' | 'recovery', t: { tenantId: string; t
     kind,
     notificationKind: UNREADABLE_KIND,
     severity: 'error',
-    title: (kind === 'failure' ? `Vigia cannot read the Capacity Metrics app's model: ${t.tenantName}` : `The Capacity Metrics app's model is readable again: ${t.tenantName}`).slice(0, 500),
-    message,
+    title: failure
+      ? { en: `Vigia cannot read the Capacity Metrics app's model: ${t.tenantName}`, 'pt-BR': `O Vigia não consegue ler o modelo do app Capacity Metrics: ${t.tenantName}` }
+      : { en: `The Capacity Metrics app's model is readable again: ${t.tenantName}`, 'pt-BR': `O modelo do app Capacity Metrics voltou a ser lido: ${t.tenantName}` },
+    message: failure
+      ? {
+          en: [
+            `Vigia cannot read the Capacity Metrics app's model of ${t.tenantName}: version found — ${found}. Nothing was read from it, so capacity throttling is not watched through this source.`,
+            'What to do: update Vigia to a version that knows this app version, or route the capacity overview events to an Eventhouse (utilization.eventhouse) — see docs/monitoring.md, "Capacity load".',
+          ].join('\n'),
+          'pt-BR': [
+            `O Vigia não consegue ler o modelo do app Capacity Metrics de ${t.tenantName}: versão encontrada — ${found}. Nada foi lido dele; a limitação das capacidades não está sendo observada por esta fonte.`,
+            'O que fazer: atualize o Vigia para uma versão que conheça esta versão do app, ou envie os eventos de capacidade a um Eventhouse (utilization.eventhouse) — veja docs/monitoring.md, "Capacity load".',
+          ].join('\n'),
+        }
+      : { en: `The Capacity Metrics app's model of ${t.tenantName} is readable again.`, 'pt-BR': `O modelo do app Capacity Metrics de ${t.tenantName} voltou a ser lido.` },
     occurredAt: at,
   };
 }

@@ -15,6 +15,8 @@
  * - A pause (State `Suspended`/`Deleted`) bills the carry-forward: both incidents recover.
  */
 import type { SignalInput } from '../../alerts/signals.js';
+import type { Texts } from '../fixes.js';
+import * as T from '../titles.js';
 import type { CapacityThresholds } from '../utilization-settings.js';
 import type { StateChangeEvent, WindowFigures } from './utilization-events.js';
 
@@ -44,15 +46,6 @@ export function stageOf(w: Pick<WindowFigures, 'delayPct' | 'interactiveRejectio
   if (w.delayPct > 100) return 'interactiveDelay';
   return null;
 }
-
-const STAGE_PT: Record<Stage, { name: string; figure: string; effect: string }> = {
-  interactiveDelay: { name: 'atraso interativo', figure: 'uso já comprometido dos próximos 10 min', effect: 'novas consultas interativas esperam 20 s' },
-  interactiveRejection: { name: 'rejeição interativa', figure: 'uso já comprometido da próxima 1 h', effect: 'novas consultas interativas são rejeitadas' },
-  backgroundRejection: { name: 'rejeição em segundo plano', figure: 'uso já comprometido das próximas 24 h', effect: 'tudo o que é novo é rejeitado, inclusive atualizações, pipelines e notebooks' },
-};
-
-const pct = (n: number) => `${Math.round(n).toLocaleString('pt-BR')} %`;
-const minutes = (m: number) => (m < 1 ? 'menos de 1 min' : m < 90 ? `${Math.round(m)} min` : `${(m / 60).toLocaleString('pt-BR', { maximumFractionDigits: 1 })} h`);
 
 /** Expected minutes until the carry-forward is paid, at the window's utilization (or idle, when it is at or over 100 %). */
 export function burnDownMinutes(w: WindowFigures): { minutes: number; assumption: 'current' | 'idle' } {
@@ -85,25 +78,11 @@ function highBase(id: string, name: string) {
   return { ...base(highUtilizationSourceId(id), name) };
 }
 
-export function throttledMessage(w: WindowFigures, stage: Stage, culprits: string): string {
-  const s = STAGE_PT[stage];
-  const figure = stage === 'backgroundRejection' ? w.backgroundRejectionPct : stage === 'interactiveRejection' ? w.interactiveRejectionPct : w.delayPct;
-  const carryMin = w.baseCu > 0 ? w.carryForwardCuMs / (w.baseCu * 1000) / 60 : 0;
-  const burn = burnDownMinutes(w);
-  const burnText =
-    w.carryForwardCuMs <= 0
-      ? 'Sem carry-forward acumulado.'
-      : burn.assumption === 'current'
-        ? `Queima prevista do carry-forward: ~${minutes(burn.minutes)} no uso atual (${pct(w.utilizationPct)}).`
-        : `O carry-forward só diminui com o uso abaixo de 100 % (agora ${pct(w.utilizationPct)}); com a capacidade ociosa, ~${minutes(burn.minutes)}.`;
-  return [
-    `Capacidade ${w.capacityName} (${w.sku}) em ${s.name}: ${s.figure} em ${pct(figure)} (limite 100 %); ${s.effect}.`,
-    `Carry-forward: ${Math.round(w.carryForwardCuMs / 1000).toLocaleString('pt-BR')} CU·s (${minutes(carryMin)} da capacidade inteira).`,
-    burnText,
-    culprits,
-  ]
-    .filter(Boolean)
-    .join(' ');
+/** The throttling incident's message in every language; `culprits` says what used the most, when known. */
+export function throttledMessage(w: WindowFigures, stage: Stage, culprits: Texts | null): Texts {
+  const figurePct = stage === 'backgroundRejection' ? w.backgroundRejectionPct : stage === 'interactiveRejection' ? w.interactiveRejectionPct : w.delayPct;
+  const carryMinutes = w.baseCu > 0 ? w.carryForwardCuMs / (w.baseCu * 1000) / 60 : 0;
+  return T.capacityThrottledMessage({ capacityName: w.capacityName, sku: w.sku, figurePct, utilizationPct: w.utilizationPct, carryForwardCuMs: w.carryForwardCuMs, carryMinutes, burn: burnDownMinutes(w) }, stage, culprits);
 }
 
 /** Judges a capacity's new windows and state changes, in time order. */
@@ -121,8 +100,8 @@ export function judgeCapacity(id: string, prev: CapacityMemory, windows: WindowF
       const s = step.state;
       if (s.state === 'Suspended' || s.state === 'Deleted' || s.state === 'Paused') {
         const at = s.at;
-        if (m.stage) signals.push({ ...base(id, m.name), notificationKind: THROTTLED_KIND, severity: 'error', kind: 'recovery', occurredAt: at, title: `Capacidade ${m.name} pausada`, message: `Capacidade ${m.name} foi pausada (${s.reason}): o carry-forward foi cobrado e a limitação terminou.` });
-        if (m.high) signals.push({ ...highBase(id, m.name), notificationKind: HIGH_UTILIZATION_KIND, severity: 'info', kind: 'recovery', occurredAt: at, title: `Capacidade ${m.name} pausada`, message: `Capacidade ${m.name} foi pausada (${s.reason}).` });
+        if (m.stage) signals.push({ ...base(id, m.name), notificationKind: THROTTLED_KIND, severity: 'error', kind: 'recovery', occurredAt: at, ...T.capacityPaused(m.name, s.reason, true) });
+        if (m.high) signals.push({ ...highBase(id, m.name), notificationKind: HIGH_UTILIZATION_KIND, severity: 'info', kind: 'recovery', occurredAt: at, ...T.capacityPaused(m.name, s.reason, false) });
         Object.assign(m, { stage: null, high: false, calmThrottled: 0, calmHigh: 0 });
       }
       continue;
@@ -139,12 +118,12 @@ export function judgeCapacity(id: string, prev: CapacityMemory, windows: WindowF
       if (!m.stage || RANK[stage] > RANK[m.stage]) {
         m.stage = stage;
         throttledAt.push(w);
-        signals.push({ ...base(id, w.capacityName), notificationKind: THROTTLED_KIND, severity: 'error', kind: 'failure', occurredAt: at, title: `Capacidade ${w.capacityName} em ${STAGE_PT[stage].name}`, message: throttledMessage(w, stage, '') });
+        signals.push({ ...base(id, w.capacityName), notificationKind: THROTTLED_KIND, severity: 'error', kind: 'failure', occurredAt: at, title: T.capacityThrottledTitle(w.capacityName, stage), message: throttledMessage(w, stage, null) });
       }
     } else if (m.stage) {
       m.calmThrottled++;
       if (m.calmThrottled >= t.recoverWindows) {
-        signals.push({ ...base(id, w.capacityName), notificationKind: THROTTLED_KIND, severity: 'error', kind: 'recovery', occurredAt: at, title: `Capacidade ${w.capacityName} sem limitação`, message: `Capacidade ${w.capacityName}: ${t.recoverWindows} janelas de 30 s seguidas abaixo de 100 % (10 min: ${pct(w.delayPct)}, 1 h: ${pct(w.interactiveRejectionPct)}, 24 h: ${pct(w.backgroundRejectionPct)}).` });
+        signals.push({ ...base(id, w.capacityName), notificationKind: THROTTLED_KIND, severity: 'error', kind: 'recovery', occurredAt: at, ...T.capacityThrottleEnded(w.capacityName, t.recoverWindows, w.delayPct, w.interactiveRejectionPct, w.backgroundRejectionPct) });
         m.stage = null;
         m.calmThrottled = 0;
       }
@@ -153,12 +132,12 @@ export function judgeCapacity(id: string, prev: CapacityMemory, windows: WindowF
       m.calmHigh = 0;
       if (!m.high) {
         m.high = true;
-        signals.push({ ...highBase(id, w.capacityName), notificationKind: HIGH_UTILIZATION_KIND, severity: 'info', kind: 'failure', occurredAt: at, title: `Capacidade ${w.capacityName} acima de ${t.warnPercent} %`, message: `Capacidade ${w.capacityName} (${w.sku}): uso já comprometido dos próximos 10 min em ${pct(w.delayPct)}, acima do aviso de ${t.warnPercent} %; a limitação começa em 100 %.` });
+        signals.push({ ...highBase(id, w.capacityName), notificationKind: HIGH_UTILIZATION_KIND, severity: 'info', kind: 'failure', occurredAt: at, ...T.capacityHighUtilization(w.capacityName, w.sku, w.delayPct, t.warnPercent) });
       }
     } else if (m.high) {
       m.calmHigh++;
       if (m.calmHigh >= t.recoverWindows) {
-        signals.push({ ...highBase(id, w.capacityName), notificationKind: HIGH_UTILIZATION_KIND, severity: 'info', kind: 'recovery', occurredAt: at, title: `Capacidade ${w.capacityName} abaixo de ${t.warnPercent} %`, message: `Capacidade ${w.capacityName}: ${t.recoverWindows} janelas de 30 s seguidas abaixo de ${t.warnPercent} % (10 min: ${pct(w.delayPct)}).` });
+        signals.push({ ...highBase(id, w.capacityName), notificationKind: HIGH_UTILIZATION_KIND, severity: 'info', kind: 'recovery', occurredAt: at, ...T.capacityHighUtilizationEnded(w.capacityName, t.recoverWindows, w.delayPct, t.warnPercent) });
         m.high = false;
         m.calmHigh = 0;
       }
@@ -170,8 +149,8 @@ export function judgeCapacity(id: string, prev: CapacityMemory, windows: WindowF
 /** Open incidents of a capacity no longer watched recover. */
 export function releaseSignals(id: string, m: CapacityMemory, now: Date): SignalInput[] {
   const out: SignalInput[] = [];
-  const msg = `Capacidade ${m.name} não é mais observada.`;
-  if (m.stage) out.push({ ...base(id, m.name), notificationKind: THROTTLED_KIND, severity: 'error', kind: 'recovery', occurredAt: now, title: msg, message: msg });
-  if (m.high) out.push({ ...highBase(id, m.name), notificationKind: HIGH_UTILIZATION_KIND, severity: 'info', kind: 'recovery', occurredAt: now, title: msg, message: msg });
+  const msg = T.capacityNoLongerWatched(m.name);
+  if (m.stage) out.push({ ...base(id, m.name), notificationKind: THROTTLED_KIND, severity: 'error', kind: 'recovery', occurredAt: now, ...msg });
+  if (m.high) out.push({ ...highBase(id, m.name), notificationKind: HIGH_UTILIZATION_KIND, severity: 'info', kind: 'recovery', occurredAt: now, ...msg });
   return out;
 }

@@ -14,7 +14,9 @@ import type { SignalInput } from '../../alerts/signals.js';
 import { storeWindows } from '../capacity-history.js';
 import type { Collector } from '../collector.js';
 import type { StateChange } from '../output.js';
+import type { Texts } from '../fixes.js';
 import type { PlatformClient } from '../platform-client.js';
+import * as T from '../titles.js';
 import { thresholdsFor, utilizationOf, type EventhouseSource } from '../utilization-settings.js';
 import { settledAzureMonitorSource } from './utilization-azure-monitor.js';
 import { metricsAppReleaseSignals, runMetricsApp } from './utilization-metrics-app.js';
@@ -27,29 +29,23 @@ const CAPACITY_PREFIX = 'cap:';
 export const CULPRIT_SPAN_MS = 30 * 60_000;
 const CULPRITS = 5;
 
-const WORKLOAD_NAMES: Record<string, string> = {
-  AS: 'modelos semânticos', DI: 'integração de dados (pipelines)', DMS: 'warehouse/SQL', SparkCore: 'Spark (notebooks, jobs)', Dataflows: 'Dataflows Gen2',
-  Kusto: 'Eventhouse/KQL', ES: 'Eventstream', lake: 'OneLake', RsRdlEngine: 'relatórios paginados', CDSA: 'dataflows/gateway de VNet', Reflex: 'Activator', SQLDb: 'SQL database',
-};
-
-function culpritText(culprits: Culprit[]): string {
+function culpritText(culprits: Culprit[]): Texts | null {
   const total = culprits.reduce((n, c) => n + c.cu, 0);
-  if (total <= 0) return '';
-  const list = culprits.map((c) => `${c.itemName || c.itemId} (${c.itemKind}, workspace ${c.workspaceName || c.workspaceId}) ${Math.round((c.cu / total) * 100)} %`);
-  return `Itens com mais CU na última meia hora: ${list.join('; ')}.`;
+  if (total <= 0) return null;
+  return T.heaviestItems(culprits.map((c) => ({ name: c.itemName || c.itemId, kind: c.itemKind, workspace: c.workspaceName || c.workspaceId, share: Math.round((c.cu / total) * 100) })));
 }
 
 /** Fallback when the source has no per-operation events: the workloads of the capacity's recent windows. */
-function workloadText(windows: WindowFigures[]): string {
+function workloadText(windows: WindowFigures[]): Texts | null {
   const sums = new Map<string, number>();
   for (const w of windows) for (const [code, cu] of Object.entries(w.workloads)) sums.set(code, (sums.get(code) ?? 0) + cu);
   const total = [...sums.values()].reduce((a, b) => a + b, 0);
-  if (total <= 0) return '';
+  if (total <= 0) return null;
   const top = [...sums].sort((a, b) => b[1] - a[1]).slice(0, 3);
-  return `Cargas de trabalho com mais CU (sem eventos por operação na tabela): ${top.map(([code, cu]) => `${WORKLOAD_NAMES[code] ?? code} ${Math.round((cu / total) * 100)} %`).join('; ')}.`;
+  return T.heaviestWorkloads(top.map(([code, cu]) => ({ code, share: Math.round((cu / total) * 100) })));
 }
 
-async function describeCulprits(client: PlatformClient, source: EventhouseSource, w: WindowFigures, recent: WindowFigures[]): Promise<string> {
+async function describeCulprits(client: PlatformClient, source: EventhouseSource, w: WindowFigures, recent: WindowFigures[]): Promise<Texts | null> {
   const end = new Date(w.windowStart.getTime() + 30_000);
   const culprits = await readCulprits(client, source, w.capacityId, new Date(end.getTime() - CULPRIT_SPAN_MS), end, CULPRITS);
   if (culprits.length > 0) return culpritText(culprits);
