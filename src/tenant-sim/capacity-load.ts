@@ -13,6 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EventRow, LoadSegment, LoadStage, SimCapacity, SimCapacityLoad, SimItem, SimState } from './types.js';
+import { workspaceById } from './lazy-tenant.js';
 
 export type { EventRow, LoadStage, SimCapacityLoad } from './types.js';
 
@@ -245,7 +246,7 @@ export function materialize(state: SimState, capacity: SimCapacity, now: number)
       load.overloaded = overloaded;
     }
     items.forEach((x, k) => {
-      const w = state.workspaces.find((ws) => ws.id === x.item.workspaceId)!;
+      const w = workspaceById(state, x.item.workspaceId)!;
       emit(
         EVENT_TYPES.operation,
         end,
