@@ -455,8 +455,8 @@ export function renderVirtual(results: VirtualResult[], util: UtilizationResult[
   ];
   for (const r of results) {
     lines.push(`*${r.label}* — ${JSON.stringify(r.sizes)}; ${dur(r.simulatedSeconds)} simulated in ${fmt(r.realSeconds)} s real.`, '');
-    lines.push('| Hour | ' + FAMILIES.map((f) => `${f} (cap ${fmt(HOURLY_CAPS[f])})`).join(' | ') + ' | Documented endpoint caps | 429 answers |');
-    lines.push('|---|' + FAMILIES.map(() => '---|').join('') + '---|---|');
+    lines.push(`| Hour | ${FAMILIES.map((f) => `${f} (cap ${fmt(HOURLY_CAPS[f])})`).join(' | ')} | Documented endpoint caps | 429 answers |`);
+    lines.push(`|---|${FAMILIES.map(() => '---|').join('')}---|---|`);
     r.hours.forEach((h, i) => {
       const fam = FAMILIES.map((f) => {
         const n = h.calls[f] ?? 0;

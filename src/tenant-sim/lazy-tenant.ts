@@ -117,7 +117,7 @@ export function itemById(state: SimState, id: string | undefined | null, opts: {
   const lazy = lazyOf(state.workspaces);
   if (lazy) {
     const parsed = lazy.ids.parse(key);
-    if (!parsed || parsed.kind !== 'item') return lazy.extraItem(key);
+    if (parsed?.kind !== 'item') return lazy.extraItem(key);
     return lazy.at(parsed.index, opts.forWrite === true)?.items.find((i) => i.id.toLowerCase() === key);
   }
   for (const w of state.workspaces) {
@@ -378,7 +378,8 @@ class LazyWorkspace implements SimWorkspace {
   ) {}
 
   get items(): SimItem[] {
-    return (this.list ??= this.make(this.id));
+    if (!this.list) this.list = this.make(this.id);
+    return this.list;
   }
 
   set items(v: SimItem[]) {

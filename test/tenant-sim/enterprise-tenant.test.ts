@@ -101,7 +101,7 @@ describe('tenant simulator: the lazy enterprise tenant', () => {
     expect(gateway.json.gatewayStatus).toBe('NotReachable');
     const c = sim.state.capacities[199]!;
     sim.control.capacityState({ capacityId: c.id, state: 'Paused' });
-    const caps = await call(sim, 'GET', '/v1/capacities?continuationToken=' + Buffer.from(JSON.stringify({ o: 100, v: 1 })).toString('base64url'), { token: fabric });
+    const caps = await call(sim, 'GET', `/v1/capacities?continuationToken=${Buffer.from(JSON.stringify({ o: 100, v: 1 })).toString('base64url')}`, { token: fabric });
     expect(caps.json.value.find((x: { id: string }) => x.id === c.id.toLowerCase()).state).toBe('Inactive');
     sim.control.reset();
     expect(lazyOf(sim.state.workspaces)!.pinned.size).toBe(0);
