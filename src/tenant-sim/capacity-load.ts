@@ -13,6 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EventRow, LoadSegment, LoadStage, SimCapacity, SimCapacityLoad, SimItem, SimState } from './types.js';
+import { lazyOf, workspaceById } from './lazy-tenant.js';
 
 export type { EventRow, LoadStage, SimCapacityLoad } from './types.js';
 
@@ -143,8 +144,10 @@ function activeAt(load: SimCapacityLoad, capacity: SimCapacity, ms: number): boo
 }
 
 function itemsOn(state: SimState, capacity: SimCapacity): Array<{ item: SimItem; workspaceName: string }> {
-  return state.workspaces
-    .filter((w) => w.capacityId === capacity.id)
+  // A lazy tenant knows its workspaces per capacity: six items need a few of them, not all 50,000.
+  const lazy = lazyOf(state.workspaces);
+  const on = lazy ? Array.from(lazy.workspacesOn(capacity.id).subarray(0, 6), (w) => lazy.at(w)!) : state.workspaces.filter((w) => w.capacityId === capacity.id);
+  return on
     .flatMap((w) => w.items.map((item) => ({ item, workspaceName: w.name })))
     .slice(0, 6);
 }
@@ -245,7 +248,7 @@ export function materialize(state: SimState, capacity: SimCapacity, now: number)
       load.overloaded = overloaded;
     }
     items.forEach((x, k) => {
-      const w = state.workspaces.find((ws) => ws.id === x.item.workspaceId)!;
+      const w = workspaceById(state, x.item.workspaceId)!;
       emit(
         EVENT_TYPES.operation,
         end,

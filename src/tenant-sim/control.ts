@@ -5,6 +5,7 @@
 import { setWorkspaceRole, type WorkspaceRole } from './fabric-items.js';
 import { disturbEvents, LOAD_STAGES, pushStage, recordTransition, type LoadStage } from './capacity-load.js';
 import { failureReason, jobTypeOf } from './jobs.js';
+import { itemById, workspaceById } from './lazy-tenant.js';
 import { TOKEN_REFUSALS, type TokenRefusalKind } from './token-refusals.js';
 import type { Limits } from './limits.js';
 import { refreshException } from './refresh-errors.js';
@@ -125,10 +126,8 @@ export function createControl(deps: { state: () => SimState; limits: Limits; fau
     return g;
   };
   const item = (id: string) => {
-    for (const w of s().workspaces) {
-      const i = w.items.find((x) => x.id.toLowerCase() === String(id).toLowerCase());
-      if (i) return i;
-    }
+    const i = itemById(s(), id, { forWrite: true });
+    if (i) return i;
     throw new SimControlError(`no item ${id}`);
   };
   const mirroredTable = (i: SimItem, table: string) => {
@@ -211,7 +210,7 @@ export function createControl(deps: { state: () => SimState; limits: Limits; fau
       s().settings.adminApisForbidden = on === true;
     },
     workspaceMembership({ workspaceId, member }) {
-      const w = s().workspaces.find((x) => x.id.toLowerCase() === String(workspaceId).toLowerCase());
+      const w = workspaceById(s(), workspaceId, { forWrite: true });
       if (!w) throw new SimControlError(`no workspace ${workspaceId}`);
       w.member = member === true;
     },

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { gatewayReachable } from './gateway-state.js';
+import { lazyOf, workspaceById } from './lazy-tenant.js';
 import { fabricPage } from './paging.js';
 import { fabricError, type Handler, ok, type Reply, type RequestContext } from './reply.js';
 import { CREDENTIALS_ERROR_CODE } from './powerbi.js';
@@ -25,7 +26,7 @@ function fabricCapacityState(state: string): 'Active' | 'Inactive' {
 }
 
 function memberWorkspace(ctx: RequestContext): SimWorkspace | Reply {
-  const w = ctx.state.workspaces.find((x) => x.id.toLowerCase() === ctx.pathParams.workspaceId?.toLowerCase());
+  const w = workspaceById(ctx.state, ctx.pathParams.workspaceId);
   if (!w) return fabricError(404, 'WorkspaceNotFound', 'The requested workspace was not found.');
   if (!w.member) return fabricError(403, 'InsufficientPrivileges', 'The caller does not have sufficient permissions to access this workspace.');
   return w;
@@ -162,9 +163,15 @@ export const FABRIC_HANDLERS: Record<string, Handler> = {
       const wid = ctx.query.get('workspaceId')?.toLowerCase();
       const cid = ctx.query.get('capacityId')?.toLowerCase();
       const type = ctx.query.get('type');
-      const rows = ctx.state.workspaces
-        .filter((w) => (!wid || w.id === wid) && (!cid || w.capacityId?.toLowerCase() === cid))
-        .flatMap((w) => w.items.filter((i) => !type || i.type === type).map((i) => ({ i, w })));
+      // One workspace asked for: looked up, not searched. A lazy tenant generates the page, not the tenant.
+      const one = wid ? workspaceById(ctx.state, wid) : undefined;
+      const lazy = lazyOf(ctx.state.workspaces);
+      const rows =
+        lazy && !wid
+          ? lazy.itemRows(cid ? lazy.workspacesOn(cid) : undefined, type ?? undefined)
+          : (wid ? (one ? [one] : []) : ctx.state.workspaces)
+              .filter((w) => (!wid || w.id === wid) && (!cid || w.capacityId?.toLowerCase() === cid))
+              .flatMap((w) => w.items.filter((i) => !type || i.type === type).map((i) => ({ i, w })));
       return fabricPage(ctx, rows, 'itemEntities', ({ i, w }) => ({ id: i.id, name: i.displayName, type: i.type, state: 'Active', workspaceId: w.id, ...(w.capacityId ? { capacityId: fabricId(w.capacityId) } : {}) }));
     }
     const w = memberWorkspace(ctx);

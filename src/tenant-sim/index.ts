@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { CONTROL_OPERATIONS, createControl, type Faults, type SimControl } from './control.js';
 import { Entra } from './entra.js';
 import { DEFAULT_SIZES, generateTenant, guidFrom, seededRandom } from './generate.js';
+import { generateLazyTenant } from './lazy-tenant.js';
 import { Limits } from './limits.js';
 import type { SimRuntime } from './runtime.js';
 import { newScannerBook, resetScannerBook, SCANNER_CONTROL_OPERATIONS, type ScannerControl, scannerControl } from './scanner.js';
@@ -19,6 +20,7 @@ import type { CallFilter, RecordedRequest, SimState, TenantSimOptions } from './
 export type { SimControl } from './control.js';
 export { SimControlError, CONTROL_OPERATIONS } from './control.js';
 export { DOCUMENTED_CAPS, ARM_BUCKET } from './limits.js';
+export { ENTERPRISE_SIZES, itemById, lazyOf, workspaceById } from './lazy-tenant.js';
 export { AUDIENCES } from './entra.js';
 export { COST_MAX_DAYS, COST_API_VERSION } from './azure.js';
 export type * from './types.js';
@@ -61,7 +63,7 @@ export async function startTenantSimulator(opts: TenantSimOptions): Promise<Tena
   const clientSecret = opts.clientSecret ?? `sim~${randomBytes(24).toString('base64url')}`;
   // An option left undefined keeps its default.
   const sizes = { ...DEFAULT_SIZES, ...Object.fromEntries(Object.entries(opts.sizes ?? {}).filter(([, v]) => v !== undefined)) };
-  const generate = () => generateTenant({ seed, sizes, tenantId, now: now() });
+  const generate = () => (opts.lazy ? generateLazyTenant : generateTenant)({ seed, sizes, tenantId, now: now() });
 
   const faults: Faults = { huge: new Map(), garbage: new Set() };
   const limits = new Limits(now);

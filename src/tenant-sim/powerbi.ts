@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { gatewayReachable } from './gateway-state.js';
 import { executeQueries } from './metrics-app.js';
+import { lazyOf, workspaceById } from './lazy-tenant.js';
 import { powerBiList } from './paging.js';
 import { runScheduledRefreshes } from './schedule.js';
 import { type Handler, ok, powerBiError, type RequestContext } from './reply.js';
@@ -37,7 +38,7 @@ function refresh(r: SimItem['refreshes'][number]) {
 
 /** A group the principal may reach through the non-admin APIs, or the refusal. */
 function memberGroup(ctx: RequestContext): SimWorkspace | ReturnType<typeof powerBiError> {
-  const w = ctx.state.workspaces.find((x) => x.id.toLowerCase() === ctx.pathParams.groupId?.toLowerCase());
+  const w = workspaceById(ctx.state, ctx.pathParams.groupId);
   if (!w) return powerBiError(404, 'ItemNotFound', `Couldn't find group ${ctx.pathParams.groupId}`);
   if (!w.member) return powerBiError(401, 'PowerBINotAuthorizedException', 'The service principal is not a member of this workspace.');
   return w;
@@ -60,10 +61,13 @@ export const POWERBI_HANDLERS: Record<string, Handler> = {
   Capacities_GetCapacities: (ctx) => ok({ 'odata.context': `${ctx.origin}/v1.0/myorg/$metadata#capacities`, value: ctx.state.capacities.map(powerBiCapacity) }),
   Admin_GetCapacitiesAsAdmin: (ctx) => ok({ 'odata.context': `${ctx.origin}/v1.0/myorg/$metadata#capacities`, value: ctx.state.capacities.map(powerBiCapacity) }),
   Admin_GetRefreshables: (ctx) => {
-    const rows = ctx.state.workspaces.flatMap((w) =>
-      w.capacityId === null ? [] : w.items.filter((i) => i.type === 'SemanticModel').map((i) => ({ w, i, c: ctx.state.capacities.find((c) => c.id === w.capacityId)! })),
-    );
-    return powerBiList(ctx, rows, 'refreshables', ({ w, i, c }) => {
+    const lazy = lazyOf(ctx.state.workspaces);
+    // A lazy tenant generates the page asked for, not its 200,000 models.
+    const rows = lazy
+      ? lazy.itemRows(lazy.workspacesOn('*'), 'SemanticModel')
+      : ctx.state.workspaces.flatMap((w) => (w.capacityId === null ? [] : w.items.filter((i) => i.type === 'SemanticModel').map((i) => ({ w, i }))));
+    return powerBiList(ctx, rows, 'refreshables', ({ w, i }) => {
+      const c = ctx.state.capacities.find((x) => x.id === w.capacityId)!;
       if (ctx.state.settings.scheduledRefreshes) runScheduledRefreshes(i, ctx.now, randomUUID);
       const failures = i.refreshes.filter((r) => r.status === 'Failed').length;
       return {
@@ -87,7 +91,7 @@ export const POWERBI_HANDLERS: Record<string, Handler> = {
     return ok({ 'odata.context': `${ctx.origin}/v1.0/myorg/groups/${w.id}/$metadata#datasets`, value: w.items.filter((i) => i.type === 'SemanticModel').map(dataset) });
   },
   Datasets_GetDatasetsInGroupAsAdmin: (ctx) => {
-    const w = ctx.state.workspaces.find((x) => x.id.toLowerCase() === ctx.pathParams.groupId?.toLowerCase());
+    const w = workspaceById(ctx.state, ctx.pathParams.groupId);
     if (!w) return powerBiError(404, 'ItemNotFound', `Couldn't find group ${ctx.pathParams.groupId}`);
     return powerBiList(ctx, w.items.filter((i) => i.type === 'SemanticModel'), 'datasets', dataset);
   },

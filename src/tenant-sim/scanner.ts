@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SimControlError } from './control.js';
+import { workspaceById } from './lazy-tenant.js';
 import { type Handler, ok, powerBiError, type Reply, type RequestContext } from './reply.js';
 import type { ScannerBook, SimItem, SimScan, SimState, SimWorkspace } from './types.js';
 
@@ -124,7 +125,7 @@ export const SCANNER_HANDLERS: Record<string, Handler> = {
     if ('status' in scan) return scan;
     if (statusOf(scan) !== 'Succeeded') return powerBiError(400, 'ScanNotReady', `Scan ${scan.id} has not succeeded (${statusOf(scan)}).`);
     const wanted = new Set(scan.workspaceIds.filter((id) => !ctx.scanner.omitted.has(id)));
-    const workspaces = ctx.state.workspaces.filter((w) => wanted.has(w.id.toLowerCase()));
+    const workspaces = [...wanted].flatMap((id) => workspaceById(ctx.state, id) ?? []);
     const usedSources = new Set(workspaces.flatMap((w) => w.items.flatMap((i) => (i.gatewayDatasourceId ? [i.gatewayDatasourceId] : []))));
     const datasourceInstances = scan.datasourceDetails
       ? ctx.state.gateways

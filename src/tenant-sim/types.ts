@@ -46,6 +46,12 @@ export interface TenantSimOptions {
   /** The certificate (PEM) whose key signs accepted client assertions. */
   certificatePem?: string;
   sizes?: SimSizes;
+  /**
+   * Generate the workspaces and their items lazily (src/tenant-sim/lazy-tenant.ts): derived from
+   * their index when read, kept only once changed. For enterprise sizes (ENTERPRISE_SIZES); the
+   * generated tenant differs from the eager one of the same sizes.
+   */
+  lazy?: boolean;
   /** Same seed, same tenant (ids, names, histories). Default 1. */
   seed?: number;
   /** Check every request against the committed vendor contracts; violations are recorded and answered 400. */
