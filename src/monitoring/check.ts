@@ -7,16 +7,16 @@
  * host not found…) with the fix for that cause; a refused sign-in also opens TenantAuthFailed.
  */
 import type { AppContext } from '../context.js';
-import { takeCall } from './budget.js';
 import { COST_API_VERSION } from './collectors/cost-query.js';
 import type { Audience } from './endpoints.js';
 import { FIX_TOKEN, fixForFailure, type Texts } from './fixes.js';
-import { PlatformClient, type RunStats } from './platform-client.js';
+import type { PlatformClient } from './platform-client.js';
 import { problemDetail } from './self-watch.js';
 import { reportRefusedSignIn } from './sign-in-refusal.js';
 import { TokenRefusedError, TokenUnavailableError } from './token-errors.js';
-import { endpointsOf, loadTenant, openCredentials, type TenantRow } from './tenants.js';
-import { TenantTokens } from './tokens.js';
+import { loadTenant, type TenantRow } from './tenants.js';
+import { clientForTenant } from './tenant-client.js';
+import type { TenantTokens } from './tokens.js';
 import { VendorCallError, createTransport, type Transport } from './transport.js';
 import { utilizationChecks } from './utilization-check.js';
 import { utilizationOf } from './utilization-settings.js';
@@ -86,15 +86,7 @@ export async function checkTenant(ctx: AppContext, orgId: string, id: string): P
 }
 
 async function runChecks(ctx: AppContext, tenant: TenantRow, transport: Transport): Promise<CheckResult> {
-  const endpoints = endpointsOf(tenant);
-  const tokens = new TenantTokens(
-    { tenantId: tenant.tenant_id, clientId: tenant.client_id, authorityHost: endpoints.authorityHost, credentials: openCredentials(ctx, tenant) },
-    transport,
-    () => takeCall(ctx.db, tenant.tenant_id, 'token', ctx.clock.now()),
-    () => ctx.clock.now().getTime(),
-  );
-  const stats: RunStats = { calls: 0, throttledCalls: 0 };
-  const client = new PlatformClient({ db: ctx.db, now: () => ctx.clock.now(), transport, tokens, directoryId: tenant.tenant_id, endpoints, stats, deadline: Date.now() + 60_000, capSharePercent: tenant.cap_share_percent });
+  const { client, tokens } = clientForTenant(ctx, tenant, transport, 60_000);
   const { items, failures } = await checkTokens(tokens);
   const refusal = [...failures.values()].find((e) => e instanceof TokenRefusedError);
   if (refusal) await reportRefusedSignIn(ctx, tenant, problemDetail(refusal, `check: ${refusal.message}`));

@@ -13,12 +13,11 @@
  */
 import type { AppContext } from '../context.js';
 import { conflictError, invalidInput } from '../errors.js';
-import { takeCall } from './budget.js';
 import type { Texts } from './fixes.js';
-import { PlatformClient, ThrottledError, type RunStats, VendorAnswerError, VendorHttpError } from './platform-client.js';
+import { type PlatformClient, ThrottledError, VendorAnswerError, VendorHttpError } from './platform-client.js';
 import { TokenRefusedError, TokenUnavailableError } from './token-errors.js';
-import { endpointsOf, loadTenant, openCredentials, updateTenant } from './tenants.js';
-import { TenantTokens } from './tokens.js';
+import { loadTenant, updateTenant } from './tenants.js';
+import { clientForTenant } from './tenant-client.js';
 import { createTransport, VendorCallError } from './transport.js';
 import type { EventhouseSource } from './utilization-settings.js';
 
@@ -245,15 +244,7 @@ export async function setUpEventhouse(ctx: AppContext, orgId: string, tenantRef:
   const tenant = await loadTenant(ctx.db, orgId, tenantRef);
   const transport = createTransport(ctx, { timeoutMs: 30_000, maxResponseBytes: 8 * 1024 * 1024 });
   try {
-    const endpoints = endpointsOf(tenant);
-    const tokens = new TenantTokens(
-      { tenantId: tenant.tenant_id, clientId: tenant.client_id, authorityHost: endpoints.authorityHost, credentials: openCredentials(ctx, tenant) },
-      transport,
-      () => takeCall(ctx.db, tenant.tenant_id, 'token', ctx.clock.now()),
-      () => ctx.clock.now().getTime(),
-    );
-    const stats: RunStats = { calls: 0, throttledCalls: 0 };
-    const client = new PlatformClient({ db: ctx.db, now: () => ctx.clock.now(), transport, tokens, directoryId: tenant.tenant_id, endpoints, stats, deadline: Date.now() + 5 * 60_000 });
+    const { client } = clientForTenant(ctx, tenant, transport, 5 * 60_000);
     const setup = new Setup(client, input.workspaceId.toLowerCase());
     try {
       const eh = await setup.eventhouse(input.eventhouseId?.toLowerCase());
