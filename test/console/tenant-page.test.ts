@@ -204,7 +204,7 @@ describe('console Tenant page in Chromium', () => {
     expect(await section.textContent()).toContain('Incidentes abertos do próprio Vigia sobre esta conexão');
     // The heading shows before the list's read answers: wait for the list.
     await section.locator('li').first().waitFor();
-    expect(await section.locator('li').allTextContents()).toEqual([expect.stringMatching(/^The tenant keeps throttling Vigia|^O tenant está limitando/)]);
+    expect(await section.locator('li').allTextContents()).toEqual([expect.stringMatching(/^O tenant continua limitando o Vigia/)]);
     const all = section.getByRole('link', { name: `Todos os incidentes abertos de ${tenant.name}: ${n}` });
     await all.waitFor();
     await shot(p, 'tenant');

@@ -146,11 +146,14 @@ export const gatewayCollector: Collector = {
     const budget = new CallBudget(runBudget(HOURLY_CAPS.fabric, GATEWAY_SHARE, Math.min(intervalSeconds, Math.max(1, sinceLast))) + freshCost);
     budget.charge(listingCalls);
 
-    // 3. Member lists: hot gateways' every run, the others' when the list says they changed or they are old.
+    // 3. Member lists: a hot gateway's when its list is due (5 min), the others' when the list says they changed or they are old.
     const relistDue = listedGateways.filter((g) => {
       if (g.type !== 'OnPremises') return false;
       const rec = gateways.get(g.id)!;
-      if (isHot(g.id) || !rec.members || !rec.membersListedAt || rec.members.length !== (g.memberCount ?? rec.members.length)) return true;
+      if (!rec.members || !rec.membersListedAt || rec.members.length !== (g.memberCount ?? rec.members.length)) return true;
+      // A hot gateway's members as often as any listing (not every run: at a short interval the
+      // re-list would take the calls its status checks need).
+      if (isHot(g.id)) return listingIsDue(rec.membersListedAt, now);
       return now.getTime() - Date.parse(rec.membersListedAt) >= MEMBERS_RELIST_MS;
     });
     const order = (g: ListedGateway) => (isHot(g.id) ? '0' : gateways.get(g.id)!.membersListedAt ? `2${gateways.get(g.id)!.membersListedAt}` : '1');
