@@ -77,7 +77,10 @@ export async function readWorkspaceCatalogs(
 ): Promise<SliceRead> {
   const { powerbi, fabric } = opts;
   const pickOf = (budget: number) => pickForRun(workspaces, { key: (w) => w.id, isHot: () => false, budget, state: opts.rotation, now: opts.now });
-  let pick = pickOf(fabric ? Math.min(powerbi.left, fabric.left) : powerbi.left);
+  // A pass ends at the last workspace (no wrapping round to the first ones in the same run): the
+  // run that completes it is what marks the catalog read whole.
+  const start = workspaces.length === 0 ? 0 : Math.min(opts.rotation?.cursor ?? 0, workspaces.length) % workspaces.length;
+  let pick = pickOf(Math.min(workspaces.length - start, fabric ? Math.min(powerbi.left, fabric.left) : powerbi.left));
   const out: SliceRead = { models: [], mirrors: [], modelsOf: new Set(), mirrorsOf: new Set(), reached: new Set(), rotation: pick.next, completed: pick.completedRotation };
   for (const w of pick.poll) {
     // Further mirror pages may have spent what the pick counted on: the rest waits its turn.
