@@ -145,7 +145,7 @@ export const freshnessCollector: Collector = {
     }
 
     const catalog = state.get(CATALOG_KEY) as CatalogMark | undefined;
-    const catalogDue = !catalog || !catalog.readAt || catalog.passing === true || run.now.getTime() - Date.parse(catalog.readAt) >= CATALOG_EVERY_MS;
+    const catalogDue = !catalog?.readAt || catalog.passing === true || run.now.getTime() - Date.parse(catalog.readAt) >= CATALOG_EVERY_MS;
     let catalogProgress: RunProgress = { polled: 0, deferred: 0 };
     const keepPlaced = (placements: Placement[]) => {
       placed.placements = placements;
