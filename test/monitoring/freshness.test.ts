@@ -201,6 +201,12 @@ describe('collector: freshness', () => {
     const { rows: mark } = await t.ctx.db.query<{ value: { readAt: string | null; passing?: boolean } }>(`SELECT value FROM collector_state WHERE tenant_ref = $1 AND collector = 'freshness' AND key = 'catalog'`, [tenant.id]);
     expect(mark[0]!.value.passing).toBeUndefined();
     expect(mark[0]!.value.readAt).not.toBeNull();
+    // The tenant view shows the pass: 120 workspaces taking turns, the first pass 600 s (runs 1 to 3).
+    const view = await t.admin('GET', `/orgs/${orgId}/tenants/${tenant.id}`);
+    expect(view.statusCode).toBe(200);
+    const fresh = view.json().collectors.find((c: { name: string }) => c.name === 'freshness');
+    expect(fresh.rotation.catalog).toEqual({ lastFullRotationSeconds: 600, hot: 0, cold: 120 });
+    expect(fresh.lastPolled).toBeGreaterThanOrEqual(4);
 
     // Once catalogued, X's schedule is read (new models' schedules take turns too) and the missed slot opens.
     for (let run = 0; run < 40 && (await open(orgId)).length === 0; run++) {

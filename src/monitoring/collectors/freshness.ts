@@ -21,7 +21,7 @@ import type { StateChange } from '../output.js';
 import { isResourceRefusal, type PlatformClient } from '../platform-client.js';
 import { lastSlotAtOrBefore, type RefreshSchedule } from '../refresh-schedule.js';
 import { causesOf, openRootCauses } from '../root-causes.js';
-import { pickForRun, progressOf, ROTATION_KEY, type RotationState } from '../rotation.js';
+import { CATALOG_ROTATION_KEY, pickForRun, progressOf, ROTATION_KEY, type RotationState } from '../rotation.js';
 import { CallBudget, runBudget } from '../run-budget.js';
 import type { RunProgress } from '../collector-behind.js';
 import type { TenantRow } from '../tenants.js';
@@ -47,8 +47,6 @@ const REFRESH_SHARE = 0.15;
 const MIRROR_SHARE = 0.1;
 /** Share of the Power BI and Fabric caps each run's slice of the catalog pass may spend. */
 const CATALOG_SHARE = 0.1;
-/** Collector-state key of the catalog pass's turns over the workspaces (member mode, admin without the scan). */
-export const CATALOG_ROTATION_KEY = 'catalogRotation';
 
 /** When the catalog was last read whole, and whether a pass over the workspaces is under way. */
 interface CatalogMark {
