@@ -5,7 +5,7 @@
  * API's tenant view, the console and /metrics show it; collectors that do not rotate have none.
  */
 import type { Queryable } from '../db/index.js';
-import { ROTATION_KEY, type RotationState } from './rotation.js';
+import { CATALOG_ROTATION_KEY, ROTATION_KEY, type RotationState } from './rotation.js';
 
 export interface RotationView {
   /** Seconds between the last two completed rotations; null until one completed after another. */
@@ -13,6 +13,8 @@ export interface RotationView {
   /** Resources of the last run polled every run, and taking turns. */
   hot: number;
   cold: number;
+  /** freshness: its catalog's pass over the workspaces (CATALOG_ROTATION_KEY), when it keeps one. */
+  catalog?: RotationView;
 }
 
 export interface RotationRow extends RotationView {
@@ -41,11 +43,17 @@ export const rotationKeyOf = (tenantRef: string, collector: string) => `${tenant
  */
 export async function readRotations(q: Queryable, tenantRefs: string[]): Promise<Map<string, RotationView>> {
   if (tenantRefs.length === 0) return new Map();
-  const { rows } = await q.query<{ tenant_ref: string; collector: string; value: Partial<RotationState> }>(
-    'SELECT tenant_ref, collector, value FROM collector_state WHERE key = $1 AND tenant_ref = ANY($2::text[])',
-    [ROTATION_KEY, tenantRefs],
+  const { rows } = await q.query<{ tenant_ref: string; collector: string; key: string; value: Partial<RotationState> }>(
+    'SELECT tenant_ref, collector, key, value FROM collector_state WHERE key = ANY($1::text[]) AND tenant_ref = ANY($2::text[])',
+    [[ROTATION_KEY, CATALOG_ROTATION_KEY], tenantRefs],
   );
-  return new Map(rows.map((r) => [rotationKeyOf(r.tenant_ref, r.collector), rotationView(r.value)]));
+  const out = new Map<string, RotationView>();
+  for (const r of rows.filter((x) => x.key === ROTATION_KEY)) out.set(rotationKeyOf(r.tenant_ref, r.collector), rotationView(r.value));
+  for (const r of rows.filter((x) => x.key === CATALOG_ROTATION_KEY)) {
+    const key = rotationKeyOf(r.tenant_ref, r.collector);
+    out.set(key, { ...(out.get(key) ?? rotationView({})), catalog: rotationView(r.value) });
+  }
+  return out;
 }
 
 /** Every rotation of every tenant, with its organization (for /metrics, which reports them all). */

@@ -10,6 +10,11 @@ import type { RunProgress } from './collector-behind.js';
 
 /** The collector-state key a collector stores its RotationState under. */
 export const ROTATION_KEY = 'rotation';
+/**
+ * The key of a second rotation some collectors keep beside it: freshness's pass over the
+ * workspaces for its catalog (taken in slices). The tenant view shows it as the rotation's `catalog`.
+ */
+export const CATALOG_ROTATION_KEY = 'catalogRotation';
 
 export interface RotationState {
   /** Index into the cold resources, sorted by key, where the next run starts. */

@@ -144,6 +144,92 @@ describe('collector: freshness', () => {
     expect(s.violations).toEqual([]);
   });
 
+  it('member mode reads the catalog in slices within each run budget; a model is judged once its workspace was read, never before', async () => {
+    clock.set('2026-06-15T12:00:00Z');
+    const s = await sim(183, 120);
+    const orgId = await insertOrg(t.ctx);
+    // 300 s: a run may spend 60 Power BI and 60 Fabric calls on the catalog (10 % of each cap; the
+    // workspace listing's two pages come out of the Fabric share), so 120 workspaces take three runs.
+    const tenant = await createTenant(t.ctx, orgId, {
+      name: 'Contoso BI',
+      tenantId: s.tenantId,
+      clientId: s.clientId,
+      credentials: { clientSecret: s.clientSecret },
+      mode: 'member',
+      collectors: { freshness: { intervalSeconds: 300 } },
+      endpoints: { authorityHost: s.origin, powerBi: s.origin, fabric: s.origin, arm: s.origin },
+    });
+    // The one scheduled model is in the workspace read last (workspaces take turns by id).
+    const last = [...s.state.workspaces].sort((a, b) => (a.id.toLowerCase() < b.id.toLowerCase() ? -1 : 1)).at(-1)!;
+    const x = last.items.find((i) => i.type === 'SemanticModel')!;
+    for (const w of s.state.workspaces) for (const i of w.items) if (i.type === 'SemanticModel' && i.id !== x.id) s.control.refreshSchedule({ datasetId: i.id, enabled: false });
+    s.control.refreshSchedule({ datasetId: x.id, days: ALL_DAYS, times: ['13:00'], enabled: true, localTimeZoneId: 'UTC' });
+    s.control.scheduledRefreshes({ on: true });
+    s.control.refreshResult({ datasetId: x.id, status: 'Completed' });
+    s.control.skipScheduledRefresh({ datasetId: x.id });
+
+    const datasets = () => s.countCalls({ family: 'powerbi', path: /\/groups\/[^/]+\/datasets$/ });
+    const fabric = () => s.countCalls({ family: 'fabric' });
+    const powerbi = () => s.countCalls({ family: 'powerbi' });
+    const r = runner();
+    // Runs start past the 13:00 slot's grace period: X is late from the start.
+    clock.set('2026-06-15T13:31:00Z');
+    const perRun: { datasets: number; fabric: number; powerbi: number }[] = [];
+    for (let run = 0; run < 3; run++) {
+      const before = { datasets: datasets(), fabric: fabric(), powerbi: powerbi() };
+      await r.pass();
+      expect(await lastError(tenant.id)).toBeNull();
+      perRun.push({ datasets: datasets() - before.datasets, fabric: fabric() - before.fabric, powerbi: powerbi() - before.powerbi });
+      if (run < 2) {
+        // X's workspace is not read yet: no incident for a model not catalogued.
+        expect(await open(orgId)).toEqual([]);
+        const { rows } = await t.ctx.db.query(`SELECT 1 FROM collector_state WHERE tenant_ref = $1 AND collector = 'freshness' AND key = $2`, [tenant.id, `model:${x.id.toLowerCase()}`]);
+        expect(rows).toEqual([]);
+      }
+      clock.set(new Date(clock.now().getTime() + 300_000).toISOString());
+    }
+    // Every workspace read once over three runs, each within its share (catalog 60 per family;
+    // the whole collector 60 + 30 schedules + 90 refreshes on Power BI, 60 + 60 mirrors on Fabric).
+    expect(perRun.map((p) => p.datasets)).toEqual([perRun[0]!.datasets, perRun[1]!.datasets, 120 - perRun[0]!.datasets - perRun[1]!.datasets]);
+    for (const p of perRun) {
+      expect(p.datasets).toBeGreaterThan(0);
+      expect(p.datasets).toBeLessThanOrEqual(60);
+      expect(p.powerbi).toBeLessThanOrEqual(60 + 30 + 90);
+      expect(p.fabric).toBeLessThanOrEqual(60 + 60);
+    }
+    expect(datasets()).toBe(120);
+    const { rows: mark } = await t.ctx.db.query<{ value: { readAt: string | null; passing?: boolean } }>(`SELECT value FROM collector_state WHERE tenant_ref = $1 AND collector = 'freshness' AND key = 'catalog'`, [tenant.id]);
+    expect(mark[0]!.value.passing).toBeUndefined();
+    expect(mark[0]!.value.readAt).not.toBeNull();
+    // The tenant view shows the pass: 120 workspaces taking turns, the first pass 600 s (runs 1 to 3).
+    const view = await t.admin('GET', `/orgs/${orgId}/tenants/${tenant.id}`);
+    expect(view.statusCode).toBe(200);
+    const fresh = view.json().collectors.find((c: { name: string }) => c.name === 'freshness');
+    expect(fresh.rotation.catalog).toEqual({ lastFullRotationSeconds: 600, hot: 0, cold: 120 });
+    expect(fresh.lastPolled).toBeGreaterThanOrEqual(4);
+
+    // Once catalogued, X's schedule is read (new models' schedules take turns too) and the missed slot opens.
+    for (let run = 0; run < 40 && (await open(orgId)).length === 0; run++) {
+      const before = datasets();
+      await r.pass();
+      expect(datasets()).toBe(before); // the pass is complete: no catalog reads until it is due again
+      clock.set(new Date(clock.now().getTime() + 300_000).toISOString());
+    }
+    expect(await open(orgId)).toEqual([`RefreshMissed ${x.id.toLowerCase()}`]);
+
+    // A workspace gone from the listing loses its models (and releases their incidents) at the next pass.
+    s.state.workspaces.splice(s.state.workspaces.indexOf(last), 1);
+    clock.set(new Date(clock.now().getTime() + 6 * 3_600_000).toISOString());
+    for (let run = 0; run < 3; run++) {
+      await r.pass();
+      clock.set(new Date(clock.now().getTime() + 300_000).toISOString());
+    }
+    expect(await open(orgId)).toEqual([]);
+    const { rows: gone } = await t.ctx.db.query(`SELECT 1 FROM collector_state WHERE tenant_ref = $1 AND collector = 'freshness' AND key = $2`, [tenant.id, `model:${x.id.toLowerCase()}`]);
+    expect(gone).toEqual([]);
+    expect(s.violations).toEqual([]);
+  });
+
   it('a slot missed while the capacity is suspended is correlated to the capacity incident', async () => {
     clock.set('2026-06-15T12:00:00Z');
     const s = await sim(182, 1);

@@ -4078,6 +4078,18 @@ export interface components {
             sku: string;
             state: string;
         };
+        /**
+         * CatalogRotation
+         * @description freshness only: its catalog's pass over the workspaces, read in slices (member mode, or admin mode without the scan).
+         */
+        CatalogRotation: {
+            /** @description Workspaces in the pass. */
+            cold: number;
+            /** @description Always 0: every workspace takes its turn. */
+            hot: number;
+            /** @description Seconds the last full pass over the workspaces lasted; null until one completed after another. */
+            lastFullRotationSeconds: number | null;
+        };
         /** CollectorView */
         CollectorView: {
             defaultIntervalSeconds: number;
@@ -4103,6 +4115,7 @@ export interface components {
              * @description For a collector that rotates through a large tenant: the last full rotation and the resources of its last run.
              */
             rotation: {
+                catalog?: components["schemas"]["CatalogRotation"];
                 /** @description Resources taking turns. */
                 cold: number;
                 /** @description Resources polled every run (scheduled, ran recently, or failing). */

@@ -2,6 +2,18 @@
 import { str, nullableStr, instant, nullableInstant, int, bool, strings } from './common.js';
 import { utilizationSchema } from './utilization.js';
 
+const catalogRotationSchema = {
+  title: 'CatalogRotation',
+  type: 'object',
+  description: "freshness only: its catalog's pass over the workspaces, read in slices (member mode, or admin mode without the scan).",
+  required: ['lastFullRotationSeconds', 'hot', 'cold'],
+  properties: {
+    lastFullRotationSeconds: { type: ['integer', 'null'], description: 'Seconds the last full pass over the workspaces lasted; null until one completed after another.' },
+    hot: { type: 'integer', description: 'Always 0: every workspace takes its turn.' },
+    cold: { type: 'integer', description: 'Workspaces in the pass.' },
+  },
+} as const;
+
 const rotationSchema = {
   title: 'CollectorRotation',
   type: ['object', 'null'],
@@ -11,6 +23,7 @@ const rotationSchema = {
     lastFullRotationSeconds: { type: ['integer', 'null'], description: 'Seconds the last full rotation lasted; null until one completed after another.' },
     hot: { type: 'integer', description: 'Resources polled every run (scheduled, ran recently, or failing).' },
     cold: { type: 'integer', description: 'Resources taking turns.' },
+    catalog: catalogRotationSchema,
   },
 } as const;
 

@@ -1,15 +1,16 @@
 /**
- * Freshness's catalog in admin mode once the scanner (scanner.ts) has described the tenant: the
- * semantic models and their refresh schedules come from the scan (no call), the mirrored
- * databases from the tenant's one admin items listing, and only the workspaces the scan could
- * not describe are read workspace by workspace — in turns (rotation.ts), within a small share of
- * the Power BI cap, so a tenant whose scan leaves out thousands of workspaces still fits.
+ * Freshness's catalog read in slices. readWorkspaceCatalogs is the one way a workspace's models
+ * (and mirrored databases) are listed: in turns over the workspaces (rotation.ts), within a run's
+ * CallBudget, so a full pass over a large tenant takes several runs and no run exceeds its share.
+ * In admin mode once the scanner (scanner.ts) has described the tenant: the semantic models and
+ * their refresh schedules come from the scan (no call), the mirrored databases from the tenant's
+ * one admin items listing, and only the workspaces the scan could not describe are read that way.
  */
 import { HOURLY_CAPS } from '../budget.js';
 import { isResourceRefusal, type PlatformClient } from '../platform-client.js';
 import type { RefreshSchedule } from '../refresh-schedule.js';
 import { pickForRun, type RotationState } from '../rotation.js';
-import { runBudget } from '../run-budget.js';
+import { CallBudget, runBudget } from '../run-budget.js';
 import type { ScanCatalog } from '../scan-catalog.js';
 import { listMirroredDatabasesAsAdmin } from './mirroring-reads.js';
 
@@ -38,6 +39,83 @@ export interface CatalogRead {
   known: Set<string> | null;
   /** Whether the mirrored databases were listed (a remembered one not listed is gone). */
   mirrorsRead: boolean;
+  /** Workspaces whose mirrored databases were all read (null/absent: every workspace, when mirrorsRead). */
+  mirrorsOf?: Set<string> | null;
+}
+
+export interface WorkspaceRef {
+  id: string;
+  name: string;
+  capacityId: string | null;
+}
+
+/** One slice of a catalog pass: what the workspaces read hold, and the turns' state. */
+export interface SliceRead {
+  models: CatalogItem[];
+  mirrors: CatalogItem[];
+  /** Workspaces whose models were listed (a refused one is not). */
+  modelsOf: Set<string>;
+  /** Workspaces whose mirrored databases were listed. */
+  mirrorsOf: Set<string>;
+  /** Workspaces this run got to (read or refused). */
+  reached: Set<string>;
+  rotation: RotationState;
+  /** The slice reached the end of the workspaces: a full pass completed in this run. */
+  completed: boolean;
+}
+
+/**
+ * Reads the next slice of the workspaces' catalogs — `GET /groups/{ws}/datasets` on `powerbi`
+ * and, when `fabric` is given, `GET /workspaces/{ws}/mirroredDatabases` (every page charged) —
+ * as far as the budgets reach, from the cursor in `rotation`. A workspace the run did not get to
+ * keeps its turn for the next run.
+ */
+export async function readWorkspaceCatalogs(
+  client: PlatformClient,
+  workspaces: WorkspaceRef[],
+  opts: { powerbi: CallBudget; fabric: CallBudget | null; rotation: RotationState | undefined; now: Date },
+): Promise<SliceRead> {
+  const { powerbi, fabric } = opts;
+  const pickOf = (budget: number) => pickForRun(workspaces, { key: (w) => w.id, isHot: () => false, budget, state: opts.rotation, now: opts.now });
+  // A pass ends at the last workspace (no wrapping round to the first ones in the same run): the
+  // run that completes it is what marks the catalog read whole.
+  const start = workspaces.length === 0 ? 0 : Math.min(opts.rotation?.cursor ?? 0, workspaces.length) % workspaces.length;
+  let pick = pickOf(Math.min(workspaces.length - start, fabric ? Math.min(powerbi.left, fabric.left) : powerbi.left));
+  const out: SliceRead = { models: [], mirrors: [], modelsOf: new Set(), mirrorsOf: new Set(), reached: new Set(), rotation: pick.next, completed: pick.completedRotation };
+  for (const w of pick.poll) {
+    // Further mirror pages may have spent what the pick counted on: the rest waits its turn.
+    if (powerbi.left < 1 || (fabric && fabric.left < 1)) break;
+    powerbi.take();
+    const place = { workspaceId: w.id, workspaceName: w.name, capacityId: w.capacityId };
+    try {
+      const answer = await client.json<{ value?: { id: string; name?: string }[] }>({ family: 'powerbi', audience: 'powerbi', url: client.powerBi(`/groups/${encodeURIComponent(w.id)}/datasets`) });
+      for (const d of answer?.value ?? []) out.models.push({ id: d.id.toLowerCase(), name: d.name || d.id, ...place });
+      out.modelsOf.add(w.id);
+    } catch (err) {
+      if (!isResourceRefusal(err)) throw err;
+    }
+    if (fabric) {
+      fabric.take();
+      let pages = 0;
+      try {
+        for await (const page of client.fabricPages<{ id: string; displayName?: string }>({ family: 'fabric', audience: 'fabric', url: client.fabric(`/workspaces/${encodeURIComponent(w.id)}/mirroredDatabases`) })) {
+          if (pages++ > 0) fabric.charge(1);
+          for (const m of page) out.mirrors.push({ id: m.id.toLowerCase(), name: m.displayName || m.id, ...place });
+        }
+        out.mirrorsOf.add(w.id);
+      } catch (err) {
+        if (!isResourceRefusal(err)) throw err;
+      }
+    }
+    out.reached.add(w.id);
+  }
+  if (out.reached.size < pick.poll.length) {
+    // Stopped early: the cursor moves only past the workspaces read.
+    pick = pickOf(out.reached.size);
+    out.rotation = pick.next;
+    out.completed = pick.completedRotation;
+  }
+  return out;
 }
 
 export interface ScanCatalogRead extends CatalogRead {
@@ -64,21 +142,18 @@ export async function readCatalogFromScan(
     modelsOf.add(id);
     for (const d of w.datasets) models.push({ id: d.id, name: d.name, workspaceId: id, workspaceName: w.name ?? id, capacityId: w.capacityId, schedule: d.schedule });
   }
-  const pick = pickForRun(undescribed, { key: (id) => id, isHot: () => false, budget: runBudget(HOURLY_CAPS.powerbi, FALLBACK_SHARE, opts.intervalSeconds), state: opts.rotation, now: opts.now });
-  for (const id of pick.poll) {
-    const w = scan.workspaces.get(id)!;
-    try {
-      const answer = await client.json<{ value?: { id: string; name?: string }[] }>({ family: 'powerbi', audience: 'powerbi', url: client.powerBi(`/groups/${encodeURIComponent(id)}/datasets`) });
-      for (const d of answer?.value ?? []) models.push({ id: d.id.toLowerCase(), name: d.name || d.id, workspaceId: id, workspaceName: w.name ?? id, capacityId: w.capacityId });
-      modelsOf.add(id);
-    } catch (err) {
-      if (!isResourceRefusal(err)) throw err;
-    }
-  }
+  const names = (id: string) => scan.workspaces.get(id)!;
+  const slice = await readWorkspaceCatalogs(
+    client,
+    undescribed.map((id) => ({ id, name: names(id).name ?? id, capacityId: names(id).capacityId })),
+    { powerbi: new CallBudget(runBudget(HOURLY_CAPS.powerbi, FALLBACK_SHARE, opts.intervalSeconds)), fabric: null, rotation: opts.rotation, now: opts.now },
+  );
+  models.push(...slice.models);
+  for (const id of slice.modelsOf) modelsOf.add(id);
   let mirrors: CatalogItem[] = [];
   if (opts.withMirrors) {
     const workspaces = [...scan.workspaces].map(([id, w]) => ({ id, name: w.name ?? id, capacityId: w.capacityId }));
     mirrors = (await listMirroredDatabasesAsAdmin(client, workspaces)).map((m) => ({ ...m, workspaceName: m.workspaceName ?? m.workspaceId }));
   }
-  return { models, mirrors, modelsOf, known: new Set(scan.workspaces.keys()), mirrorsRead: opts.withMirrors, rotation: pick.next };
+  return { models, mirrors, modelsOf, known: new Set(scan.workspaces.keys()), mirrorsRead: opts.withMirrors, rotation: slice.rotation };
 }

@@ -21,12 +21,12 @@ import type { StateChange } from '../output.js';
 import { isResourceRefusal, type PlatformClient } from '../platform-client.js';
 import { lastSlotAtOrBefore, type RefreshSchedule } from '../refresh-schedule.js';
 import { causesOf, openRootCauses } from '../root-causes.js';
-import { pickForRun, ROTATION_KEY, type RotationState } from '../rotation.js';
+import { CATALOG_ROTATION_KEY, pickForRun, progressOf, ROTATION_KEY, type RotationState } from '../rotation.js';
 import { CallBudget, runBudget } from '../run-budget.js';
 import type { RunProgress } from '../collector-behind.js';
 import type { TenantRow } from '../tenants.js';
 import { readWorkspaces } from './reads.js';
-import { type CatalogRead, FALLBACK_ROTATION_KEY, readCatalogFromScan } from './freshness-scan.js';
+import { type CatalogRead, FALLBACK_ROTATION_KEY, readCatalogFromScan, readWorkspaceCatalogs, type SliceRead } from './freshness-scan.js';
 import { awaitsFirstScan, firstScanPending, readScanCatalog, scanCatalogVersion } from '../scan-catalog.js';
 import * as T from '../titles.js';
 
@@ -45,6 +45,17 @@ const REFRESHES_TOP = 10;
 const SCHEDULE_SHARE = 0.05;
 const REFRESH_SHARE = 0.15;
 const MIRROR_SHARE = 0.1;
+/** Share of the Power BI and Fabric caps each run's slice of the catalog pass may spend. */
+const CATALOG_SHARE = 0.1;
+
+/** When the catalog was last read whole, and whether a pass over the workspaces is under way. */
+interface CatalogMark {
+  /** When the last full pass completed (ISO); null until one did. */
+  readAt: string | null;
+  scanVersion?: string;
+  /** A pass is under way: the next run reads the next slice. */
+  passing?: boolean;
+}
 
 interface ModelState {
   name: string;
@@ -89,23 +100,20 @@ const modelKey = (id: string) => `model:${id}`;
 const mirrorKey = (id: string) => `mirror:${id}`;
 const tableId = (dbId: string, table: string) => `${dbId}/${table.toLowerCase()}`;
 
-/** Reads the semantic models and mirrored databases of the tenant's readable workspaces. */
-async function readCatalog(client: PlatformClient, tenant: TenantRow): Promise<CatalogRead> {
-  const models: { id: string; name: string; workspaceId: string; workspaceName: string; capacityId: string | null }[] = [];
-  const mirrors: { id: string; name: string; workspaceId: string; workspaceName: string; capacityId: string | null }[] = [];
-  for (const w of await readWorkspaces(client, tenant)) {
-    const place = { workspaceId: w.id, workspaceName: w.name, capacityId: w.capacityId };
-    try {
-      const answer = await client.json<{ value?: { id: string; name?: string }[] }>({ family: 'powerbi', audience: 'powerbi', url: client.powerBi(`/groups/${encodeURIComponent(w.id)}/datasets`) });
-      for (const d of answer?.value ?? []) models.push({ id: d.id.toLowerCase(), name: d.name || d.id, ...place });
-      for await (const page of client.fabricPages<{ id: string; displayName?: string }>({ family: 'fabric', audience: 'fabric', url: client.fabric(`/workspaces/${encodeURIComponent(w.id)}/mirroredDatabases`) })) {
-        for (const m of page) mirrors.push({ id: m.id.toLowerCase(), name: m.displayName || m.id, ...place });
-      }
-    } catch (err) {
-      if (!isResourceRefusal(err)) throw err;
-    }
-  }
-  return { models, mirrors, modelsOf: null, known: null, mirrorsRead: true };
+/**
+ * The next slice of a catalog pass over the tenant's readable workspaces (member mode, or admin
+ * mode without the scan): the workspace listing, then as many workspaces' models and mirrored
+ * databases as this run's share of the caps reaches. A workspace not reached keeps what was known
+ * of it; one no longer listed loses its models and mirrors.
+ */
+async function readCatalogSlice(client: PlatformClient, tenant: TenantRow, rotation: RotationState | undefined, intervalSeconds: number, now: Date): Promise<{ read: CatalogRead; slice: SliceRead; progress: RunProgress }> {
+  const powerbi = new CallBudget(runBudget(HOURLY_CAPS.powerbi, CATALOG_SHARE, intervalSeconds));
+  const fabric = new CallBudget(runBudget(HOURLY_CAPS.fabric, CATALOG_SHARE, intervalSeconds));
+  // Member mode lists on `fabric` (charged here); admin mode's listing is on `fabric-admin`.
+  const workspaces = await readWorkspaces(client, tenant, tenant.mode === 'admin' ? undefined : fabric);
+  const slice = await readWorkspaceCatalogs(client, workspaces, { powerbi, fabric, rotation, now });
+  const read: CatalogRead = { models: slice.models, mirrors: slice.mirrors, modelsOf: slice.modelsOf, known: new Set(workspaces.map((w) => w.id)), mirrorsRead: true, mirrorsOf: slice.mirrorsOf };
+  return { read, slice, progress: progressOf(workspaces, () => false, (w) => slice.reached.has(w.id)) };
 }
 
 /** What one run works on: the remembered models and mirrors, what changed, and its output. */
@@ -134,8 +142,9 @@ export const freshnessCollector: Collector = {
       else if (key.startsWith('mirror:')) run.mirrors.set(key.slice(7), value as MirrorState);
     }
 
-    const catalog = state.get(CATALOG_KEY) as { readAt: string; scanVersion?: string } | undefined;
-    const catalogDue = !catalog || run.now.getTime() - Date.parse(catalog.readAt) >= CATALOG_EVERY_MS;
+    const catalog = state.get(CATALOG_KEY) as CatalogMark | undefined;
+    const catalogDue = !catalog?.readAt || catalog.passing === true || run.now.getTime() - Date.parse(catalog.readAt) >= CATALOG_EVERY_MS;
+    let catalogProgress: RunProgress = { polled: 0, deferred: 0 };
     const keepPlaced = (placements: Placement[]) => {
       placed.placements = placements;
     };
@@ -150,7 +159,11 @@ export const freshnessCollector: Collector = {
         refreshCatalog(run, read, { readAt: catalogDue ? run.now.toISOString() : catalog!.readAt, scanVersion: scan.version }, keepPlaced);
       }
     } else if (scanVersion === null && catalogDue && !(await awaitsFirstScan(ctx.db, tenant, run.now))) {
-      refreshCatalog(run, await readCatalog(client, tenant), { readAt: run.now.toISOString() }, keepPlaced);
+      const pass = await readCatalogSlice(client, tenant, state.get(CATALOG_ROTATION_KEY) as RotationState | undefined, intervalSeconds, run.now);
+      run.changes.push({ key: CATALOG_ROTATION_KEY, value: pass.slice.rotation });
+      // The pass ends when its slice reached the last workspace; until then the next run goes on.
+      refreshCatalog(run, pass.read, pass.slice.completed ? { readAt: run.now.toISOString() } : { readAt: catalog?.readAt ?? null, passing: true }, keepPlaced);
+      catalogProgress = pass.progress;
     }
     await readDueSchedules(run, client, state.get(ROTATION_KEY) as RotationState | undefined, intervalSeconds);
 
@@ -159,7 +172,7 @@ export const freshnessCollector: Collector = {
     const causesFor: CausesFor = (id, capacityId) => causesOf(roots, { gatewayIds: lineage.get(id)?.gatewayIds ?? [], capacityId });
     const models = await checkModels(run, client, settings.graceMinutes, maxAgeOf, causesFor, new CallBudget(runBudget(HOURLY_CAPS.powerbi, REFRESH_SHARE, intervalSeconds)));
     const mirrors = await checkMirrors(run, client, maxAgeOf, causesFor, new CallBudget(runBudget(HOURLY_CAPS.fabric, MIRROR_SHARE, intervalSeconds)));
-    reportProgress({ polled: models.polled + mirrors.polled, deferred: models.deferred + mirrors.deferred });
+    reportProgress({ polled: models.polled + mirrors.polled + catalogProgress.polled, deferred: models.deferred + mirrors.deferred + catalogProgress.deferred });
 
     for (const id of run.changedModels) if (run.models.has(id)) run.changes.push({ key: modelKey(id), value: run.models.get(id) });
     for (const id of run.changedMirrors) if (run.mirrors.has(id)) run.changes.push({ key: mirrorKey(id), value: run.mirrors.get(id) });
@@ -183,11 +196,13 @@ type Placement = { itemId: string; itemType: string; itemName: string; workspace
  * 1. The catalog, on a slow cadence (or from the admin scan when it changed): new items are
  * remembered, gone ones release their incidents. Only what the read reaches can be gone.
  */
-function refreshCatalog(run: FreshnessRun, read: CatalogRead, mark: { readAt: string; scanVersion?: string }, keepPlaced: (placed: Placement[]) => void): void {
+function refreshCatalog(run: FreshnessRun, read: CatalogRead, mark: CatalogMark, keepPlaced: (placed: Placement[]) => void): void {
   const { now, models, mirrors } = run;
   const seenModels = new Set(read.models.map((m) => m.id));
   const seenMirrors = new Set(read.mirrors.map((m) => m.id));
-  const reached = (workspaceId: string) => read.modelsOf === null || read.modelsOf.has(workspaceId) || (read.known !== null && !read.known.has(workspaceId));
+  const gone = (workspaceId: string) => read.known !== null && !read.known.has(workspaceId);
+  const reached = (workspaceId: string) => read.modelsOf === null || read.modelsOf.has(workspaceId) || gone(workspaceId);
+  const mirrorsReached = (workspaceId: string) => read.mirrorsRead && (!read.mirrorsOf || read.mirrorsOf.has(workspaceId) || gone(workspaceId));
   for (const m of read.models) {
     const prev = models.get(m.id);
     let next: ModelState = prev
@@ -212,7 +227,7 @@ function refreshCatalog(run: FreshnessRun, read: CatalogRead, mark: { readAt: st
     run.changes.push({ key: modelKey(id), value: null });
   }
   for (const [id, prev] of mirrors) {
-    if (seenMirrors.has(id) || !read.mirrorsRead) continue;
+    if (seenMirrors.has(id) || !mirrorsReached(prev.workspaceId)) continue;
     run.signals.push(...mirrorGoneSignals(id, prev, now));
     mirrors.delete(id);
     run.changes.push({ key: mirrorKey(id), value: null });

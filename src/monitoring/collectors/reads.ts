@@ -5,6 +5,7 @@
  */
 import { VendorAnswerError, type PlatformClient } from '../platform-client.js';
 import { subscriptionOf } from '../tenant-input.js';
+import type { CallBudget } from '../run-budget.js';
 import type { TenantRow } from '../tenants.js';
 import { textOf } from './values.js';
 
@@ -86,7 +87,8 @@ export async function readCapacities(client: PlatformClient, tenant: TenantRow):
   return [...byId.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1));
 }
 
-export async function readWorkspaces(client: PlatformClient, tenant: TenantRow): Promise<WorkspaceFact[]> {
+/** The tenant's workspaces; `fabricCalls`, when given, is charged each member-mode (`fabric`) page. */
+export async function readWorkspaces(client: PlatformClient, tenant: TenantRow, fabricCalls?: CallBudget): Promise<WorkspaceFact[]> {
   const out: WorkspaceFact[] = [];
   if (tenant.mode === 'admin') {
     const spec = { family: 'fabric-admin' as const, audience: 'fabric' as const, url: `${client.fabric('/admin/workspaces')}?state=Active` };
@@ -97,6 +99,7 @@ export async function readWorkspaces(client: PlatformClient, tenant: TenantRow):
     }
   } else {
     for await (const page of client.fabricPages<Record<string, unknown>>({ family: 'fabric', audience: 'fabric', url: client.fabric('/workspaces') })) {
+      fabricCalls?.charge(1);
       for (const w of page) {
         out.push({ id: required(w, 'id', 'GET /v1/workspaces').toLowerCase(), name: textOf(w.displayName) || textOf(w.id), capacityId: textOf(w.capacityId).toLowerCase() || null });
       }
