@@ -53,52 +53,10 @@ export function generateTenant(opts: { seed: number; sizes: Required<SimSizes>; 
   const subscriptionId = guidFrom(rand);
   const resourceGroup = 'rg-analytics';
 
-  const capacities: SimCapacity[] = Array.from({ length: opts.sizes.capacities }, (_, i) => {
-    const n = String(i + 1).padStart(3, '0');
-    return {
-      id: guidFrom(rand).toUpperCase(),
-      displayName: `Capacity ${n}`,
-      sku: pick(SKUS),
-      region: pick(REGIONS),
-      state: 'Active',
-      admins: [`admin${n}@contoso.example`],
-      armName: `fabriccap${n}`,
-      subscriptionId,
-      resourceGroup,
-    };
-  });
-
-  const gateways: SimGateway[] = Array.from({ length: opts.sizes.gateways }, (_, g) => {
-    const id = guidFrom(rand);
-    const version = pick(['3000.250.5', '3000.246.4', '3000.242.8']);
-    return {
-      id,
-      displayName: `Gateway ${String(g + 1).padStart(3, '0')}`,
-      version,
-      online: true,
-      upgradeRequired: false,
-      principalIsAdmin: true,
-      members: Array.from({ length: opts.sizes.membersPerGateway }, (_, m) => ({
-        id: guidFrom(rand),
-        displayName: `gw${g + 1}-node${m + 1}`,
-        version,
-        enabled: true,
-        online: true,
-      })),
-      datasources: Array.from({ length: 2 }, (_, d) => {
-        const [datasourceType, connectionDetails] = pick(DATASOURCE_TYPES);
-        return {
-          id: guidFrom(rand),
-          gatewayId: id,
-          datasourceName: `ds-${g + 1}-${d + 1}`,
-          datasourceType,
-          connectionDetails,
-          credentialType: pick(['Basic', 'Windows', 'OAuth2'] as const),
-          reachable: true,
-        };
-      }),
-    };
-  });
+  // Steps draw from the one random stream in this order; reordering them changes every id.
+  const rng: Rng = { rand, pick };
+  const capacities = capacitiesStep(opts.sizes, rng, subscriptionId, resourceGroup);
+  const gateways = gatewaysStep(opts.sizes, rng);
 
   const workspaces: SimWorkspace[] = Array.from({ length: opts.sizes.workspaces }, (_, w) => {
     const id = guidFrom(rand);
@@ -315,4 +273,60 @@ function metricsAppOf(tenantId: string): SimMetricsApp {
   const versions: MetricsAppVersion[] = ['v37', 'v47', 'v53', 'v65'];
   const version = versions[Number.parseInt(id('version').slice(0, 2), 16) % versions.length]!;
   return { workspaceId: id('metrics-app-workspace'), datasetId: id('metrics-app-model'), version };
+}
+
+/** The tenant's one seeded random stream and a picker over it, shared by the generation steps. */
+interface Rng { rand: () => number; pick: <T>(list: readonly T[]) => T }
+
+/** Capacities: one guid, SKU and region each, in capacity order. */
+function capacitiesStep(sizes: Required<SimSizes>, rng: Rng, subscriptionId: string, resourceGroup: string): SimCapacity[] {
+  return Array.from({ length: sizes.capacities }, (_, i) => {
+    const n = String(i + 1).padStart(3, '0');
+    return {
+      id: guidFrom(rng.rand).toUpperCase(),
+      displayName: `Capacity ${n}`,
+      sku: rng.pick(SKUS),
+      region: rng.pick(REGIONS),
+      state: 'Active',
+      admins: [`admin${n}@contoso.example`],
+      armName: `fabriccap${n}`,
+      subscriptionId,
+      resourceGroup,
+    };
+  });
+}
+
+/** Gateways with their members and two datasources each, in gateway order. */
+function gatewaysStep(sizes: Required<SimSizes>, rng: Rng): SimGateway[] {
+  return Array.from({ length: sizes.gateways }, (_, g) => {
+    const id = guidFrom(rng.rand);
+    const version = rng.pick(['3000.250.5', '3000.246.4', '3000.242.8']);
+    return {
+      id,
+      displayName: `Gateway ${String(g + 1).padStart(3, '0')}`,
+      version,
+      online: true,
+      upgradeRequired: false,
+      principalIsAdmin: true,
+      members: Array.from({ length: sizes.membersPerGateway }, (_, m) => ({
+        id: guidFrom(rng.rand),
+        displayName: `gw${g + 1}-node${m + 1}`,
+        version,
+        enabled: true,
+        online: true,
+      })),
+      datasources: Array.from({ length: 2 }, (_, d) => {
+        const [datasourceType, connectionDetails] = rng.pick(DATASOURCE_TYPES);
+        return {
+          id: guidFrom(rng.rand),
+          gatewayId: id,
+          datasourceName: `ds-${g + 1}-${d + 1}`,
+          datasourceType,
+          connectionDetails,
+          credentialType: rng.pick(['Basic', 'Windows', 'OAuth2'] as const),
+          reachable: true,
+        };
+      }),
+    };
+  });
 }
