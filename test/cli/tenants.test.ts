@@ -3,68 +3,23 @@
  * and each subcommand (add with the secret on stdin or in a file, list, show, check, run-now,
  * remove) as a child process talking to the admin API. The secret never appears in any output.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ensureLocalCert } from '../../src/receiver/local-ca.js';
-import { startTenantSimulator, type TenantSim } from '../../src/tenant-sim/index.js';
-import { createPgTestDatabaseUrl, ENGINE } from '../helpers/db.js';
-import { startSim } from '../tenant-sim/helpers.js';
-import { serve, stopAll, vigia, type Child } from './processes.js';
+import { startTenantSimulator } from '../../src/tenant-sim/index.js';
+import { ENGINE } from '../helpers/db.js';
+import { useTenantsCli } from './tenants-harness.js';
 
 describe(`vigia tenants (${ENGINE})`, () => {
-  let env: Record<string, string>;
-  let dir: string;
-  let cleanup: () => Promise<void> = async () => undefined;
-  let sim: TenantSim;
-  let base: string;
-  let token: string;
-  let orgId: string;
-  /** --url/--token on PostgreSQL; on PGlite the server and its token are found in the data directory. */
-  let targetArgs: string[];
-
-  beforeAll(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'vigia-tenants-cli-'));
-    sim = await startSim({ seed: 47, sizes: { capacities: 2, workspaces: 3, gateways: 2 } });
-    env = { VIGIA_DATA_DIR: path.join(dir, 'data'), VIGIA_DESTINATION_ALLOWLIST: '127.0.0.1' };
-    if (ENGINE === 'pg') {
-      const db = await createPgTestDatabaseUrl();
-      Object.assign(env, { DATABASE_URL: db.url, VIGIA_SECRET_KEY: randomBytes(32).toString('base64'), VIGIA_ADMIN_TOKEN: `vat_${randomBytes(20).toString('hex')}` });
-      cleanup = db.drop;
-    }
-    const server = await serve(env);
-    base = server.base;
-    token = env.VIGIA_ADMIN_TOKEN ?? (await server.waitFor(/Admin token \(shown once, store it now\): (vat_\S+)/))[1]!;
-    targetArgs = ENGINE === 'pg' ? ['--url', base, '--token', token] : [];
-    const org = await fetch(`${base}/api/admin/v1/orgs`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'CLI' }),
-    });
-    orgId = ((await org.json()) as { id: string }).id;
-  }, 120_000);
-  afterAll(async () => {
-    stopAll();
-    await sim.stop();
-    await cleanup();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  const run = async (args: string[], stdin?: string): Promise<Child & { code: number | null }> => {
-    const c = vigia(['tenants', ...args, '--org', orgId, ...targetArgs], env);
-    if (stdin !== undefined) c.child.stdin!.end(stdin);
-    const code = await c.exited;
-    expect(c.stdout() + c.stderr()).not.toContain(sim.clientSecret);
-    return { ...c, code };
-  };
+  const cli = useTenantsCli('vigia-tenants-cli-', { seed: 47, sizes: { capacities: 2, workspaces: 3, gateways: 2 } });
+  const run = cli.run;
 
   it('add (secret on stdin), list, show, check, run-now and remove', async () => {
     const add = await run(
-      ['add', '--name', 'Simulated', '--tenant-id', sim.tenantId, '--client-id', sim.clientId, '--mode', 'admin', '--endpoint', sim.origin,
+      ['add', '--name', 'Simulated', '--tenant-id', cli.sim.tenantId, '--client-id', cli.sim.clientId, '--mode', 'admin', '--endpoint', cli.sim.origin,
         '--collector', 'costs=off', '--collector', 'gateway=600', '--client-secret-stdin'],
-      `${sim.clientSecret}\n`,
+      `${cli.sim.clientSecret}\n`,
     );
     expect(add.code, add.stderr()).toBe(0);
     const id = /connected Simulated: (tnt_\S+)/.exec(add.stdout())![1]!;
@@ -73,11 +28,11 @@ describe(`vigia tenants (${ENGINE})`, () => {
 
     const list = await run(['list']);
     expect(list.code).toBe(0);
-    expect(list.stdout()).toMatch(new RegExp(`${id}\\s+Simulated\\s+admin\\s+tenant ${sim.tenantId}`));
+    expect(list.stdout()).toMatch(new RegExp(`${id}\\s+Simulated\\s+admin\\s+tenant ${cli.sim.tenantId}`));
 
     const show = await run(['show', id]);
     expect(show.code).toBe(0);
-    expect(show.stdout()).toContain(`endpoints: authorityHost=${sim.origin}`);
+    expect(show.stdout()).toContain(`endpoints: authorityHost=${cli.sim.origin}`);
     expect(show.stdout()).toMatch(/gateway\s+every 600 s/);
     expect(show.stdout()).toMatch(/costs\s+off/);
     const json = await run(['show', id, '--json']);
@@ -86,9 +41,9 @@ describe(`vigia tenants (${ENGINE})`, () => {
     const check = await run(['check', id]);
     expect(check.code, check.stdout()).toBe(0);
     expect(check.stdout()).toContain('everything Vigia needs is in place');
-    sim.control.adminApisForbidden({ on: true });
+    cli.sim.control.adminApisForbidden({ on: true });
     const bad = await run(['check', id, '--lang', 'pt-BR']);
-    sim.control.adminApisForbidden({ on: false });
+    cli.sim.control.adminApisForbidden({ on: false });
     expect(bad.code).toBe(1);
     expect(bad.stdout()).toMatch(/MISSING admin\.fabric: .*answered 403/);
     expect(bad.stdout()).toContain('grupo de segurança');
@@ -106,7 +61,7 @@ describe(`vigia tenants (${ENGINE})`, () => {
   }, 180_000);
 
   it('check against a tenant whose certificate is not trusted says so, with the certificate fix, not the Entra one', async () => {
-    const own = ensureLocalCert(path.join(dir, 'untrusted'), path.join(dir, 'untrusted-ca'));
+    const own = ensureLocalCert(path.join(cli.dir, 'untrusted'), path.join(cli.dir, 'untrusted-ca'));
     const untrusted = await startTenantSimulator({ tls: { cert: own.cert, key: own.key }, strict: true, seed: 48, sizes: { capacities: 1, workspaces: 1 } });
     try {
       const add = await run(
@@ -128,10 +83,10 @@ describe(`vigia tenants (${ENGINE})`, () => {
   }, 120_000);
 
   it('add from a JSON file with the secret in a file; the secret is never taken from argv', async () => {
-    const file = path.join(dir, 'tenant.json');
-    writeFileSync(file, JSON.stringify({ name: 'From file', tenantId: sim.tenantId, clientId: sim.clientId, mode: 'member', endpoints: { authorityHost: sim.origin, powerBi: sim.origin, fabric: sim.origin, arm: sim.origin } }));
-    const secretFile = path.join(dir, 'secret');
-    writeFileSync(secretFile, `${sim.clientSecret}\n`, { mode: 0o600 });
+    const file = path.join(cli.dir, 'tenant.json');
+    writeFileSync(file, JSON.stringify({ name: 'From file', tenantId: cli.sim.tenantId, clientId: cli.sim.clientId, mode: 'member', endpoints: { authorityHost: cli.sim.origin, powerBi: cli.sim.origin, fabric: cli.sim.origin, arm: cli.sim.origin } }));
+    const secretFile = path.join(cli.dir, 'secret');
+    writeFileSync(secretFile, `${cli.sim.clientSecret}\n`, { mode: 0o600 });
     const add = await run(['add', '--file', file, '--client-secret-file', secretFile]);
     expect(add.code, add.stderr()).toBe(0);
     expect(add.stdout()).toMatch(/connected From file: tnt_\S+ \(member mode, secret stored sealed/);
