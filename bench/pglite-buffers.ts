@@ -80,7 +80,7 @@ export async function runPgliteBuffersBench(): Promise<void> {
     '',
     `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine()}; load per round ${loads.join(', ')}.`,
     `Command: \`npm run bench -- pglite-buffers\` (bench/pglite-buffers.ts, ${runs} rounds in turns, ${((Date.now() - t0) / 1000).toFixed(0)} s):`,
-    `the PGlite drain of ${n} deliveries per setting, each in a fresh Node process (fresh in-memory database, real dispatcher,`,
+    `the PGlite drain of ${n} deliveries per setting, each in a fresh Node process (fresh ${process.env.BENCH_PGLITE_DISK === '1' ? 'database in a data directory' : 'in-memory database'}, real dispatcher,`,
     `local HTTPS receiver); ratios against \`${base}\` measured in the same run. Memory: the process's peak RSS during the`,
     'drain less its RSS before the database opened (PGlite\'s WebAssembly memory never shrinks, so the peak is what it keeps).',
     '',

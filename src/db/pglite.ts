@@ -2,7 +2,8 @@ import { PGlite, type Transaction } from '@electric-sql/pglite';
 import path from 'node:path';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { describingFailure } from './errors.js';
-import { OID, parseNumeric, sessionSettingEntries, type Database, type Queryable, type QueryResult } from './types.js';
+import { PglitePreparedStatements } from './pglite-prepared.js';
+import { OID, parseNumeric, sessionSettingEntries, type Database, type Queryable, type QueryOptions, type QueryResult } from './types.js';
 
 /**
  * PGlite is one connection. Every query and every transaction goes through one FIFO queue so a
@@ -88,9 +89,14 @@ export async function createPgliteDatabase(dataDir?: string, lockDir?: string, o
   }
   const queue = new SerialQueue();
 
+  const prepared = new PglitePreparedStatements(lite);
   const direct = (target: Pick<PGlite | Transaction, 'query' | 'exec'>): Queryable => ({
-    async query<T>(text: string, params?: readonly unknown[]): Promise<QueryResult<T>> {
-      const r = await describingFailure(text, undefined, () => target.query<T>(text, params?.map(pgliteParam)));
+    async query<T>(text: string, params?: readonly unknown[], opts?: QueryOptions): Promise<QueryResult<T>> {
+      const name = opts?.name;
+      const values = params?.map(pgliteParam) ?? [];
+      const r = await describingFailure(text, name, () =>
+        PglitePreparedStatements.usable(name) ? prepared.query<T>(name, text, values, target !== lite) : target.query<T>(text, values),
+      );
       return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
     },
     async exec(text: string): Promise<void> {
@@ -121,14 +127,14 @@ export async function createPgliteDatabase(dataDir?: string, lockDir?: string, o
       const withSettings = <T>(fn: (q: Queryable) => Promise<T>): Promise<T> => inTransaction(fn, setLocal);
       return {
         ...db,
-        query: (text, params) => withSettings((q) => q.query(text, params)),
+        query: (text, params, qopts) => withSettings((q) => q.query(text, params, qopts)),
         exec: (text) => withSettings((q) => q.exec(text)),
         tx: withSettings,
         close: async () => {},
       };
     },
     dataDirLock: lock,
-    query: (text, params) => queue.run(() => raw.query(text, params)),
+    query: (text, params, qopts) => queue.run(() => raw.query(text, params, qopts)),
     exec: (text) => queue.run(() => raw.exec(text)),
     tx: (fn) => inTransaction(fn),
     async listen(channel, onNotify) {

@@ -3,7 +3,7 @@
  * key lookup and list pages) go as named prepared statements on PostgreSQL, so each pooled
  * connection plans them once instead of per call (planning cost about as much as running them).
  * PostgreSQL's plan cache still picks custom plans for the first executions and a generic one
- * only when it is no worse. PGlite ignores the name.
+ * only when it is no worse. PGlite (one connection) parses each name once too (pglite-prepared.ts).
  */
 import type { Queryable, QueryResult } from './types.js';
 

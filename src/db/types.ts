@@ -9,7 +9,7 @@ export interface QueryOptions {
   /**
    * Name of a prepared statement: on PostgreSQL each connection plans the text once and reuses
    * the plan (worth it for hot statements whose planning costs more than running them). The
-   * same name must always carry the same text. PGlite ignores it.
+   * same name must always carry the same text. PGlite does the same (pglite-prepared.ts).
    */
   name?: string;
 }

@@ -1,0 +1,96 @@
+/**
+ * Named prepared statements on PGlite. `PGlite.query` sends every statement as the unnamed one
+ * (Parse, Describe, Bind, Execute), so PostgreSQL plans it on every call; for the dispatcher's
+ * claim — a dozen CTEs — planning cost as much as running it and was most of why the embedded
+ * drain fell from ~1,150 to ~800 deliveries/s once the claim learned rate limits and disabled
+ * destinations (bench/RESULTS.md, "Embedded engine: the drain and the claim's planning").
+ *
+ * Here a named statement is parsed once per database (Parse + Describe with its name: the
+ * parameter types are remembered), then each call is Bind + Execute against that name, through
+ * PGlite's own protocol serializer and result parser (its public `protocol` and `parse`
+ * exports), so values and rows are converted exactly as `PGlite.query` converts them. PostgreSQL's
+ * plan cache then decides between custom and generic plans, as it does for the pg driver's named
+ * statements on the server.
+ */
+import { parse, type PGlite, protocol, type Results } from '@electric-sql/pglite';
+
+const { serialize } = protocol;
+/** Only names we generate (`vigia_claim`, `vigia_text_3`) ever reach the protocol. */
+const SAFE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+/** SQLSTATE of "cached plan must not change result type" (a table's columns changed under it). */
+const PLAN_RESULT_CHANGED = '0A000';
+
+
+export class PglitePreparedStatements {
+  /** Statement name → the parameter types PostgreSQL inferred at Parse. */
+  private readonly prepared = new Map<string, number[]>();
+
+  constructor(private readonly lite: PGlite) {}
+
+  static usable(name: string | undefined): name is string {
+    return name !== undefined && SAFE_NAME.test(name);
+  }
+
+  /**
+   * Runs the named statement with `params`. `inTransaction`: the caller is inside a PGlite
+   * transaction (then a failure cannot be retried, and the files are synced at COMMIT).
+   */
+  async query<T>(name: string, text: string, params: readonly unknown[], inTransaction: boolean): Promise<Results<T>> {
+    try {
+      return await this.run<T>(name, text, params, inTransaction);
+    } catch (err) {
+      // A table the statement reads changed its columns since it was parsed: parse it again.
+      if (inTransaction || (err as { code?: string }).code !== PLAN_RESULT_CHANGED || !this.prepared.has(name)) throw err;
+      await this.forget(name);
+      return this.run<T>(name, text, params, inTransaction);
+    }
+  }
+
+  private async run<T>(name: string, text: string, params: readonly unknown[], inTransaction: boolean): Promise<Results<T>> {
+    const lite = this.lite;
+    return lite._runExclusiveQuery(async () => {
+      const types = this.prepared.get(name) ?? (await this.parse(name, text));
+      const values = params.map((v, i) => {
+        if (v === null || v === undefined) return null;
+        const serializer = lite.serializers[types[i]!];
+        return serializer ? serializer(v) : String(v);
+      });
+      const messages = [];
+      try {
+        for (const m of [serialize.bind({ statement: name, values }), serialize.describe({ type: 'P' }), serialize.execute({})]) {
+          messages.push(...(await lite.execProtocol(m, { syncToFs: false })).messages);
+        }
+      } finally {
+        // After an error the server skips everything up to Sync: always send it.
+        messages.push(...(await lite.execProtocol(serialize.sync(), { syncToFs: false })).messages);
+      }
+      if (!inTransaction) await lite.syncToFs();
+      return (parse.parseResults(messages, lite.parsers) as Results<T>[])[0]!;
+    });
+  }
+
+  private async parse(name: string, text: string): Promise<number[]> {
+    const lite = this.lite;
+    const described = [];
+    try {
+      await lite.execProtocol(serialize.parse({ name, text }), { syncToFs: false });
+      described.push(...(await lite.execProtocol(serialize.describe({ type: 'S', name }), { syncToFs: false })).messages);
+    } finally {
+      await lite.execProtocol(serialize.sync(), { syncToFs: false });
+    }
+    const types = parse.parseDescribeStatementResults(described);
+    this.prepared.set(name, types);
+    return types;
+  }
+
+  private async forget(name: string): Promise<void> {
+    this.prepared.delete(name);
+    await this.lite._runExclusiveQuery(async () => {
+      try {
+        await this.lite.execProtocol(serialize.close({ type: 'S', name }), { syncToFs: false });
+      } finally {
+        await this.lite.execProtocol(serialize.sync(), { syncToFs: false });
+      }
+    });
+  }
+}
