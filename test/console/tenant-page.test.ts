@@ -168,6 +168,19 @@ describe('console Tenant page in Chromium', () => {
       JSON.stringify({ cursor: 0, passStartedAt: null, lastFullRotationSeconds: null, hot: 14, cold: 0 }),
     ]);
     await card.locator('tr[data-collector="jobs"] [data-testid="rotation"]').filter({ hasText: 'tudo a cada execução (14 sempre, 0 em rodízio)' }).waitFor({ timeout: 15_000 });
+    // freshness reads its catalog in slices beside its models' rotation: both are shown.
+    await t.ctx.db.query(
+      `INSERT INTO collector_state (tenant_ref, collector, key, value, updated_at) VALUES ($1, 'freshness', 'rotation', $2::jsonb, now()), ($1, 'freshness', 'catalogRotation', $3::jsonb, now())`,
+      [
+        tenant.id,
+        JSON.stringify({ cursor: 0, passStartedAt: null, lastFullRotationSeconds: 600, hot: 3, cold: 900 }),
+        JSON.stringify({ cursor: 0, passStartedAt: null, lastFullRotationSeconds: 25_200, hot: 0, cold: 5000 }),
+      ],
+    );
+    const freshness = card.locator('tr[data-collector="freshness"] [data-testid="rotation"]');
+    await freshness.filter({ hasText: '600 s (3 sempre, 900 em rodízio)' }).waitFor({ timeout: 15_000 });
+    expect(await freshness.getByTestId('catalog-rotation').textContent()).toBe('catálogo: 25.200 s (5.000 espaços de trabalho em fatias)');
+    expect(await card.locator('tr[data-collector="jobs"] [data-testid="catalog-rotation"]').count()).toBe(0);
     // Collectors are named in the interface language, their code beside.
     expect(await card.locator('tr[data-collector="datasources"] th').textContent()).toBe('Fontes de dados datasources');
     await p.context().close();

@@ -149,6 +149,18 @@ function TenantCard(props: { orgId: string; tenant: Tenant; onChanged: () => voi
                         cold: num.format(c.rotation.cold),
                       })
                     : '—'}
+                  {c.rotation?.catalog && (
+                    // freshness: its catalog's pass over the workspaces, read in slices beside the models' rotation.
+                    <div class="muted" data-testid="catalog-rotation">
+                      {t('tnCatalogRotation', {
+                        time:
+                          c.rotation.catalog.lastFullRotationSeconds === null
+                            ? t('tnRotationPending')
+                            : `${num.format(c.rotation.catalog.lastFullRotationSeconds)} s`,
+                        workspaces: num.format(c.rotation.catalog.cold),
+                      })}
+                    </div>
+                  )}
                 </td>
                 <td>{c.lastError ? serverText(t, lang, c.lastError) : '—'}</td>
                 <td>
