@@ -4,12 +4,16 @@
  * (HOURLY_CAPS, enforced) against a simulator whose clock is the instance's clock. Between passes
  * the clock moves by the real time the pass took plus a step, so hours of collector schedules
  * pass in minutes while every run still does its real work (HTTPS calls, database writes).
+ * The instance runs in a process of its own (bench/instance-process.ts), set to the bench's
+ * clock before each pass, so its memory is measured apart from the simulator and the bench's
+ * bookkeeping (request log, checks), which stay in this process with a context of their own on
+ * the same database.
  *
  * Per tenant: calls per simulated hour of every family and documented endpoint cap (and 429s),
  * the time to the first full picture (inventory, schedules, lineage), the full gateway rotation,
  * detection of a gateway offline behind a failing scheduled refresh, of a failing scheduled
  * refresh and of a capacity leaving the active state (time to the incident row), RSS over ten
- * rounds, rows and bytes the tenant left in the database. And the load collector (`utilization`)
+ * rounds (each process apart), rows and bytes the tenant left in the database. And the load collector (`utilization`)
  * on both engines: calls per run, time from a window crossing 100 % to the incident, rows and
  * bytes per capacity per day.
  */
@@ -28,6 +32,7 @@ import { createTenant } from '../src/monitoring/tenants.js';
 import { createOrg } from '../src/orgs/orgs.js';
 import { openContext } from '../src/service.js';
 import { DOCUMENTED_CAPS, lazyOf, startTenantSimulator, type SimItem, type SimSizes, type TenantSim } from '../src/tenant-sim/index.js';
+import { InstanceProcess, type MemorySample, memorySample } from './instance-process.js';
 import { percentile } from './kit.js';
 
 const FAMILIES = Object.keys(HOURLY_CAPS) as ApiFamily[];
@@ -66,7 +71,14 @@ export interface VirtualResult {
   picture: { inventory: number | null; schedules: number | null; lineage: number | null; schedulesRead: number; models: number; lineageRows: number; bound: number; lineageWithGateway: number };
   rotation: { first: number | null; covered: number; gateways: number };
   detection: Detection[];
-  rss: number[];
+  /** Memory of the instance's process and, apart, of the bench's process (simulator and bookkeeping), at simulated times. */
+  memory: Array<{ at: number; phase: 1 | 2; instance: MemorySample; simulator: MemorySample }>;
+  /** Simulated seconds between memory samples. */
+  memoryEvery: number;
+  /** Both processes once the instance opened its context and scheduler, before its first pass. */
+  memoryBefore: { instance: MemorySample; simulator: MemorySample };
+  /** Peak RSS over the whole run (process.resourceUsage().maxRSS) of each process. */
+  peakRss: { instance: number; simulator: number };
   errors: Array<{ collector: string; error: string }>;
   rows: number;
   bytes: number;
@@ -86,12 +98,22 @@ function* models(sim: TenantSim): Generator<{ item: SimItem; capacityId: string 
 class VirtualRun {
   readonly clock: ManualClock;
   readonly start: number;
-  scheduler!: CollectorScheduler;
+  /** One scheduler pass at simulated time `now`; resolves with its real time in ms. */
+  pass!: (now: number) => Promise<number>;
   realMs = 0;
 
   constructor(start: number) {
     this.clock = new ManualClock(start);
     this.start = start;
+  }
+
+  /** Passes of a scheduler in this process, on this run's clock. */
+  inProcess(scheduler: CollectorScheduler): void {
+    this.pass = async () => {
+      const t = performance.now();
+      await scheduler.pass();
+      return performance.now() - t;
+    };
   }
 
   elapsed(): number {
@@ -100,9 +122,7 @@ class VirtualRun {
 
   /** One pass of every due collector; the clock moves by the pass's real time, then by `seconds`. */
   async step(seconds: number): Promise<void> {
-    const t = performance.now();
-    await this.scheduler.pass();
-    const took = performance.now() - t;
+    const took = await this.pass(this.clock.now().getTime());
     this.realMs += took;
     this.clock.advance(Math.round(took) + seconds * 1000);
   }
@@ -135,10 +155,12 @@ export async function measureVirtual(config: Config, spec: VirtualTenant, opts: 
   // A day ahead: the simulator's tenant (same seed, same directory id) was just measured on the
   // real clock in this database, and its calls fill the budget's buckets of this hour.
   const run = new VirtualRun(Date.now() + 86_400_000);
+  // The bench's context: organization, tenant connection and the checks below. The collectors run in the instance's process.
   const ctx = await openContext(config, { clock: run.clock });
   opts.log(`collect bench (simulated clock): ${spec.label} ${JSON.stringify(spec.sizes)}${spec.lazy ? ' (lazy)' : ''}`);
   // msal keeps a token by the real clock: a token that outlives the simulated hours keeps the simulator from refusing it as expired.
   const sim = await startTenantSimulator({ port: 0, tls: opts.tls, sizes: spec.sizes, seed: 17, lazy: spec.lazy, now: () => run.clock.now().getTime(), tokenLifetimeSeconds: 30 * 86_400 });
+  let instance: InstanceProcess | undefined;
   try {
     const org = await createOrg(ctx, { name: `bench virtual ${spec.key}` });
     const names = DEFAULT_COLLECTORS.map((c) => c.name);
@@ -152,7 +174,30 @@ export async function measureVirtual(config: Config, spec: VirtualTenant, opts: 
       endpoints: { authorityHost: sim.origin, powerBi: sim.origin, fabric: sim.origin, arm: sim.origin },
       collectors: Object.fromEntries(names.map((n) => [n, { enabled: true }])),
     });
-    run.scheduler = new CollectorScheduler(ctx, { pollMs: 3_600_000, runTimeLimitMs: 30 * 60_000, maxConcurrent: names.length });
+    // Opened once the tenant connection exists, so its first pass sees it; every pass runs at this run's `now`.
+    const inst = await InstanceProcess.open(config, run.clock.now().getTime(), { pollMs: 3_600_000, runTimeLimitMs: 30 * 60_000, maxConcurrent: names.length });
+    instance = inst;
+    // The instance's RSS right after each pass (no GC): a new high is logged with the calls of that pass, to tell what drove it.
+    let passRss = 0;
+    let passRssHigh = 0;
+    run.pass = async (now) => {
+      const r = await inst.pass(now);
+      passRss = r.rssAfter;
+      return r.tookMs;
+    };
+    const logPassHigh = (firstRequest: number) => {
+      if (passRss <= passRssHigh) return;
+      passRssHigh = passRss;
+      const paths = new Map<string, number>();
+      for (let k = firstRequest; k < sim.requests.length; k++) {
+        const p = sim.requests[k]!.path.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/gi, '{id}').split('?')[0]!;
+        paths.set(p, (paths.get(p) ?? 0) + 1);
+      }
+      const top = [...paths].sort((a, b) => b[1] - a[1]).slice(0, 6);
+      opts.log(`  instance RSS after the pass at ${dur(run.elapsed())}: ${fmt(passRss / 2 ** 20)} MiB (new high, no GC); its calls: ${top.map(([p, n]) => `${p} ×${n}`).join(', ') || 'none'}`);
+    };
+    const memoryBefore = { instance: await inst.memory(), simulator: memorySample() };
+    opts.log(`  instance process ${inst.pid} (bench process ${process.pid}); memory after a forced GC: ${(globalThis as { gc?: unknown }).gc ? 'yes' : 'no (run without --expose-gc)'}; before the first pass: instance RSS ${fmt(memoryBefore.instance.rss / 2 ** 20)} MiB, bench process RSS ${fmt(memoryBefore.simulator.rss / 2 ** 20)} MiB`);
 
     // What a full picture is: every model's schedule read, lineage of every model, gateway-bound ones with their gateway.
     let modelCount = 0;
@@ -192,24 +237,31 @@ export async function measureVirtual(config: Config, spec: VirtualTenant, opts: 
       if (picture.lineage === null && picture.lineageRows >= modelCount && picture.lineageWithGateway >= bound) picture.lineage = t;
     };
 
+    // Memory of both processes every 15 simulated minutes, or more often so that phase 1 alone gives ten samples; on through phase 2.
+    const memory: VirtualResult['memory'] = [];
+    const memoryEvery = Math.min(15 * 60, (opts.hours * 3600) / 10);
+    let nextMemory = memoryEvery;
+    const sampleMemory = async (phase: 1 | 2) => {
+      if (run.elapsed() < nextMemory) return;
+      nextMemory += memoryEvery;
+      const sample = { at: run.elapsed(), phase, instance: await inst.memory(), simulator: memorySample() };
+      memory.push(sample);
+      opts.log(`  memory at ${dur(sample.at)} simulated: instance RSS ${fmt(sample.instance.rss / 2 ** 20)} MiB (heap ${fmt(sample.instance.heapUsed / 2 ** 20)} MiB), bench process (simulator + bookkeeping) RSS ${fmt(sample.simulator.rss / 2 ** 20)} MiB (heap ${fmt(sample.simulator.heapUsed / 2 ** 20)} MiB)`);
+    };
+
     // Phase 1: the first hours at default intervals.
-    const rss: number[] = [];
-    const gc = (globalThis as { gc?: () => void }).gc;
     let nextCheck = 0;
-    let nextRss = 15 * 60;
     while (run.elapsed() < opts.hours * 3600) {
+      const firstRequest = sim.requests.length;
       await run.step(opts.stepSeconds);
+      logPassHigh(firstRequest);
       trackRotation();
       if (run.elapsed() >= nextCheck) {
         await checkPicture();
         nextCheck = run.elapsed() + 300;
         opts.log(`  ${dur(run.elapsed())} simulated (${fmt(run.realMs / 1000)} s real): ${sim.requests.length} calls, schedules ${picture.schedulesRead}/${modelCount}, lineage ${picture.lineageRows}/${modelCount} (${picture.lineageWithGateway}/${bound} with gateway), members listed ${covered.size}/${gatewayIds.size}`);
       }
-      if (rss.length < 10 && run.elapsed() >= nextRss) {
-        gc?.();
-        rss.push(process.memoryUsage().rss);
-        nextRss += 15 * 60;
-      }
+      await sampleMemory(1);
     }
     await checkPicture();
     const hours: VirtualResult['hours'] = [];
@@ -286,13 +338,17 @@ export async function measureVirtual(config: Config, spec: VirtualTenant, opts: 
       for (let i = 0; i < opts.trials; i++) {
         const wait = Math.random() * interval;
         const until = run.elapsed() + wait;
-        while (run.elapsed() < until) await run.step(Math.min(opts.stepSeconds, Math.max(1, until - run.elapsed())));
+        while (run.elapsed() < until) {
+          await run.step(Math.min(opts.stepSeconds, Math.max(1, until - run.elapsed())));
+          await sampleMemory(2);
+        }
         const t0 = run.clock.now().getTime();
         sc.break(i);
         const limit = t0 + (interval + 1800) * 1000;
         let found: number | null = null;
         while (run.clock.now().getTime() < limit) {
           await run.step(opts.stepSeconds);
+          await sampleMemory(2);
           if (await openAlert(ctx, org.id, sc.target(i), sc.kind)) {
             // Found after this pass: the pass's end, before the step that followed it.
             found = run.clock.now().getTime() - opts.stepSeconds * 1000 - t0;
@@ -310,7 +366,8 @@ export async function measureVirtual(config: Config, spec: VirtualTenant, opts: 
 
     const { rows: errs } = await ctx.db.query<{ collector: string; last_error: string | null }>('SELECT collector, last_error FROM collector_schedules WHERE tenant_ref = $1 ORDER BY collector', [tenant.id]);
     const fp = await footprint(ctx, tenant.id, org.id);
-    await run.scheduler.stop();
+    const peakRss = { instance: (await inst.memory()).peakRss, simulator: memorySample().peakRss };
+    await inst.stop();
     await ctx.db.query('UPDATE collector_schedules SET enabled = false WHERE tenant_ref = $1', [tenant.id]);
     const lazy = lazyOf(sim.state.workspaces);
     if (lazy) opts.log(`  lazy tenant: ${lazy.pinned.size} workspaces materialized by control changes`);
@@ -321,7 +378,10 @@ export async function measureVirtual(config: Config, spec: VirtualTenant, opts: 
       picture,
       rotation: { first: firstRotation, covered: covered.size, gateways: gatewayIds.size },
       detection,
-      rss,
+      memory,
+      memoryEvery,
+      memoryBefore,
+      peakRss,
       errors: errs.filter((e) => e.last_error).map((e) => ({ collector: e.collector, error: e.last_error! })),
       rows: fp.rows,
       bytes: fp.bytes,
@@ -329,6 +389,7 @@ export async function measureVirtual(config: Config, spec: VirtualTenant, opts: 
       simulatedSeconds: run.elapsed(),
     };
   } finally {
+    await instance?.kill();
     await sim.stop();
     await ctx.db.close();
   }
@@ -369,7 +430,9 @@ export async function measureUtilization(config: Config, engine: string, opts: V
       utilization: { eventhouse: { queryUri: sim.origin, database: sim.state.eventhouse!.database, table: sim.state.eventhouse!.table } },
     } as Parameters<typeof createTenant>[2]);
     const utilization = DEFAULT_COLLECTORS.find((c) => c.name === 'utilization')!;
-    run.scheduler = new CollectorScheduler(ctx, { collectors: [utilization], pollMs: 3_600_000, runTimeLimitMs: 10 * 60_000 });
+    // In this process, with the simulator: this part measures calls, latency and rows, not memory.
+    const scheduler = new CollectorScheduler(ctx, { collectors: [utilization], pollMs: 3_600_000, runTimeLimitMs: 10 * 60_000 });
+    run.inProcess(scheduler);
     const interval = COLLECTOR_DEFAULTS.utilization;
     const firstCall = sim.requests.length;
     let runs = 0;
@@ -417,7 +480,7 @@ export async function measureUtilization(config: Config, engine: string, opts: V
       sim.control.capacityLoad({ capacityId: c.id, stage: 'normal', clearCarryForward: true });
       opts.log(`  utilization (${engine}) trial ${i + 1}: ${found === null ? 'missed' : `${fmt((found - t0) / 1000)} s`}`);
     }
-    await run.scheduler.stop();
+    await scheduler.stop();
     return {
       engine,
       capacities: opts.capacities,
@@ -450,6 +513,8 @@ export function renderVirtual(results: VirtualResult[], util: UtilizationResult[
     '**At the default intervals, on a simulated clock**',
     '',
     `One instance, every collector at its default interval in admin mode with Vigia's own hourly budgets enforced (HOURLY_CAPS); the simulator's clock is the instance's;`,
+    "the instance runs in a process of its own (bench/virtual-instance.ts: its context and collector scheduler, nothing else), its clock set to the bench's before every pass;",
+    "the simulator and the bench's bookkeeping (request log, picture and detection checks, with a context of their own on the same database) run in the bench's process;",
     `between passes the clock moves by the pass's real time plus ${opts.stepSeconds} s. Phase 1: ${opts.hours} simulated hours from the connection; phase 2: ${opts.trials} detection trials per scenario,`,
     'each change at a uniformly random moment of its collector\'s interval, detected when the incident row is open (the dispatcher\'s delivery, ~1 s in the real-clock table, is not included).',
     'Calls are what the simulator answered (throttled ones included); tokens live 30 days here (msal caches by the real clock), so the token family is not representative.',
@@ -471,13 +536,23 @@ export function renderVirtual(results: VirtualResult[], util: UtilizationResult[
       lines.push(`| ${i + 1} | ${fam.join(' | ')} | ${doc.join(', ') || '—'} | ${fmt(h.throttled)} |`);
     });
     const pic = r.picture;
-    const rss = r.rss.map((b) => b / 2 ** 20);
+    const mb = (b: number) => fmt(b / 2 ** 20);
+    const range = (xs: number[]) => (xs.length ? `${mb(Math.min(...xs))}–${mb(Math.max(...xs))} MiB` : '—');
+    const phase1 = r.memory.filter((m) => m.phase === 1);
     lines.push(
       '',
       `- First full picture: inventory ${dur(pic.inventory)}; schedules of all ${fmt(pic.models)} models ${pic.schedules === null ? `not within ${opts.hours} h (${fmt(pic.schedulesRead)} read)` : dur(pic.schedules)};` +
         ` lineage ${pic.lineage === null ? `not within ${opts.hours} h (${fmt(pic.lineageRows)} models placed, ${fmt(pic.lineageWithGateway)} of ${fmt(pic.bound)} gateway-bound with their gateway)` : dur(pic.lineage)}.`,
       `- Full gateway rotation (every gateway's members listed at least once since the connection): ${r.rotation.first === null ? `not complete (${fmt(r.rotation.covered)} of ${fmt(r.rotation.gateways)} gateways)` : dur(r.rotation.first)}.`,
-      `- RSS of the instance (simulator in the same process) every 15 simulated minutes: ${rss.map((m) => fmt(m)).join(', ')} MiB.`,
+      `- Memory after a forced GC in each process${(globalThis as { gc?: unknown }).gc ? '' : ' (no forced GC: --expose-gc was not given)'}, every ${dur(r.memoryEvery)} simulated (15 min, or a tenth of phase 1 when that is shorter, so that phase 1 alone gives ten samples; sampled on through phase 2).` +
+        ` Instance process (Vigia alone): RSS ${range(phase1.map((m) => m.instance.rss))} over the ${phase1.length} samples of phase 1, ${range(r.memory.map((m) => m.instance.rss))} over all ${r.memory.length}; peak RSS (maxRSS, no GC) ${mb(r.peakRss.instance)} MiB.` +
+        ` Bench process (simulator + bookkeeping): RSS ${range(r.memory.map((m) => m.simulator.rss))}; peak ${mb(r.peakRss.simulator)} MiB.`,
+      '',
+      '| Simulated time | Phase | Instance RSS | Instance heap used / committed | Instance external (array buffers) | Bench process RSS (simulator + bookkeeping) | Bench process heap used |',
+      '|---|---|---|---|---|---|---|',
+      `| before the first pass | — | ${mb(r.memoryBefore.instance.rss)} MiB | ${mb(r.memoryBefore.instance.heapUsed)} / ${mb(r.memoryBefore.instance.heapTotal)} MiB | ${mb(r.memoryBefore.instance.external)} (${mb(r.memoryBefore.instance.arrayBuffers)}) MiB | ${mb(r.memoryBefore.simulator.rss)} MiB | ${mb(r.memoryBefore.simulator.heapUsed)} MiB |`,
+      ...r.memory.map((m) => `| ${dur(m.at)} | ${m.phase} | ${mb(m.instance.rss)} MiB | ${mb(m.instance.heapUsed)} / ${mb(m.instance.heapTotal)} MiB | ${mb(m.instance.external)} (${mb(m.instance.arrayBuffers)}) MiB | ${mb(m.simulator.rss)} MiB | ${mb(m.simulator.heapUsed)} MiB |`),
+      '',
       `- Database: ${fmt(r.rows)} rows, ${fmt(r.bytes / 2 ** 20, 1)} MiB of row data (pg_column_size; indexes not counted) for this tenant and its organization after the run.`,
       `- Collectors whose last run ended in an error: ${r.errors.length ? r.errors.map((e) => `${e.collector} (“${e.error.slice(0, 140)}”)`).join('; ') : 'none'}.`,
       '',
@@ -497,7 +572,7 @@ export function renderVirtual(results: VirtualResult[], util: UtilizationResult[
     lines.push(
       '**The load collector (`utilization`)**',
       '',
-      `Only \`utilization\` enabled, reading the simulator's Eventhouse (capacity overview events every 30 s) at its default 30 s interval, ${util[0]!.capacities} capacities, ${util[0]!.hours} simulated hours, then ${opts.trials} pushes of one capacity into interactive delay (the 10-minute figure over 100 %), each at a random moment. Latency to the open CapacityThrottled incident, from the push and from the end of the first window over 100 % (when the platform publishes it). Rows and bytes of capacity_utilization + capacity_utilization_hourly (pg_column_size of the rows, no indexes) per capacity and day, extrapolated from the simulated hours.`,
+      `Only \`utilization\` enabled, run in the bench's process beside the simulator (this part measures calls, latency and rows, not memory), reading the simulator's Eventhouse (capacity overview events every 30 s) at its default 30 s interval, ${util[0]!.capacities} capacities, ${util[0]!.hours} simulated hours, then ${opts.trials} pushes of one capacity into interactive delay (the 10-minute figure over 100 %), each at a random moment. Latency to the open CapacityThrottled incident, from the push and from the end of the first window over 100 % (when the platform publishes it). Rows and bytes of capacity_utilization + capacity_utilization_hourly (pg_column_size of the rows, no indexes) per capacity and day, extrapolated from the simulated hours.`,
       '',
       '| Engine | Kusto calls per run (cap 1,800/h = 15 a run) | p50 / p99 from the push | p99 from the window\'s end (goal ≤ 60 s) | Rows per capacity per day (30-s + hourly) | Bytes per capacity per day |',
       '|---|---|---|---|---|---|',
