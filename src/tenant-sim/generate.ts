@@ -58,104 +58,15 @@ export function generateTenant(opts: { seed: number; sizes: Required<SimSizes>; 
   const capacities = capacitiesStep(opts.sizes, rng, subscriptionId, resourceGroup);
   const gateways = gatewaysStep(opts.sizes, rng);
 
-  const workspaces: SimWorkspace[] = Array.from({ length: opts.sizes.workspaces }, (_, w) => {
-    const id = guidFrom(rand);
-    const capacity = capacities.length > 0 && rand() < 0.9 ? capacities[w % capacities.length]! : null;
-    const model: SimItem = {
-      id: guidFrom(rand),
-      type: 'SemanticModel',
-      displayName: `Sales model ${w + 1}`,
-      workspaceId: id,
-      refreshes: Array.from({ length: 3 }, (_, r) => {
-        const start = today - (r + 1) * 86_400_000 + 6 * 3_600_000;
-        const failed = rand() < 0.05;
-        return {
-          requestId: guidFrom(rand),
-          refreshType: 'Scheduled' as const,
-          startTime: new Date(start).toISOString(),
-          endTime: new Date(start + 300_000).toISOString(),
-          status: failed ? ('Failed' as const) : ('Completed' as const),
-          ...(failed ? { serviceExceptionJson: refreshException(GENERATED_REFRESH_ERRORS[(w + r) % GENERATED_REFRESH_ERRORS.length]!) } : {}),
-        };
-      }),
-      jobs: [],
-      // Derived from the index, not the random stream, so other generated data keeps its seed.
-      refreshSchedule: {
-        days: w % 3 === 2 ? ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] : ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'],
-        times: w % 2 === 0 ? ['06:00'] : ['06:00', '18:00'],
-        enabled: w % 5 !== 4,
-        localTimeZoneId: w % 4 === 3 ? 'UTC' : 'E. South America Standard Time',
-      },
-      scheduleRunUntil: opts.now,
-    };
-    const ds = gateways.length > 0 && rand() < 0.5 ? pick(gateways).datasources[0] : undefined;
-    if (ds) model.gatewayDatasourceId = ds.id;
-    const kind = pick(['DataPipeline', 'MirroredDatabase', 'Notebook'] as const);
-    const second: SimItem = { id: guidFrom(rand), type: kind, displayName: `${kind} ${w + 1}`, workspaceId: id, refreshes: [], jobs: [] };
-    if (kind === 'MirroredDatabase') {
-      second.mirroring = {
-        status: 'Running',
-        tables: Array.from({ length: opts.sizes.mirroredTables }, (_, t) => ({
-          sourceSchemaName: 'dbo',
-          sourceTableName: `table_${t + 1}`,
-          status: 'Replicating' as const,
-          processedRows: Math.floor(rand() * 1_000_000),
-          processedBytes: Math.floor(rand() * 100_000_000),
-          lastSyncDateTime: new Date(today - 600_000).toISOString(),
-          // A healthy replication lag; not drawn from `rand`, so the rest of the tenant stays as it was.
-          lastSyncLatencyInSeconds: 15 + 5 * (t % 6),
-        })),
-      };
-    } else {
-      second.jobs = Array.from({ length: 3 }, (_, j) => {
-        const start = today - (j + 1) * 86_400_000 + 2 * 3_600_000;
-        return {
-          id: guidFrom(rand),
-          jobType: kind === 'DataPipeline' ? 'Pipeline' : 'RunNotebook',
-          invokeType: 'Scheduled' as const,
-          status: 'Completed' as const,
-          startTimeUtc: new Date(start).toISOString(),
-          endTimeUtc: new Date(start + 120_000).toISOString(),
-        };
-      });
-    }
-    return { id, name: `Workspace ${String(w + 1).padStart(4, '0')}`, capacityId: capacity?.id ?? null, member: true, items: [model, second] };
-  });
+  const workspaces = workspacesStep(opts.sizes, rng, capacities, gateways, today, opts.now);
 
   // Their own random sequence: the items above stay what they were for every seed.
   const runnableRand = seededRandom((opts.seed ^ 0x10b5) >>> 0);
   addRunnableItems(workspaces, opts.sizes.runnableItems, { rand: runnableRand, guid: () => guidFrom(runnableRand) }, opts.now);
   addBulkItems(workspaces, gateways, opts.sizes, opts.seed, today);
 
-  const connections: SimConnection[] = gateways.flatMap((g) =>
-    g.datasources.map((d) => ({
-      id: d.id,
-      displayName: d.datasourceName,
-      gatewayId: g.id,
-      connectivityType: 'OnPremisesGateway' as const,
-      type: d.datasourceType,
-      path: d.connectionDetails,
-      credentialType: d.credentialType === 'SAS' ? ('Key' as const) : d.credentialType,
-    })),
-  );
-  connections.push(...cloudConnections(opts.seed, opts.sizes.cloudConnections ?? 0));
-
-  const costs: SimCostRow[] = [];
-  for (let d = opts.sizes.costDays; d >= 1; d--) {
-    const date = dayString(today - d * 86_400_000);
-    for (const c of capacities) {
-      const cu = SKU_CU[c.sku] ?? 2;
-      const base = Math.round(cu * 24 * CU_HOUR_PRICE * 100) / 100;
-      const resourceId = `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Fabric/capacities/${c.armName}`;
-      const common = { date, resourceId, resourceType: 'microsoft.fabric/capacities', meterCategory: 'Microsoft Fabric', meterSubCategory: 'Fabric Capacity', serviceName: 'Microsoft Fabric' };
-      // Reserved capacity: amortized cost spreads the reservation; actual cost is zero on most days.
-      costs.push({ ...common, meter: 'Fabric Capacity Usage CU', actual: base, amortized: Math.round(base * 0.6 * 100) / 100 });
-      if (rand() < 0.1) {
-        const overage = Math.round(rand() * cu * 2 * CU_HOUR_PRICE * 100) / 100;
-        costs.push({ ...common, meter: OVERAGE_METER, actual: overage, amortized: overage });
-      }
-    }
-  }
+  const connections = connectionsStep(gateways, opts.seed, opts.sizes.cloudConnections ?? 0);
+  const costs = costsStep(opts.sizes.costDays, capacities, rng, today, subscriptionId, resourceGroup);
 
   return {
     tenantId: opts.tenantId,
@@ -329,4 +240,125 @@ function gatewaysStep(sizes: Required<SimSizes>, rng: Rng): SimGateway[] {
       }),
     };
   });
+}
+
+/** Workspaces, each with its semantic model and a second item, in workspace order. */
+function workspacesStep(sizes: Required<SimSizes>, rng: Rng, capacities: SimCapacity[], gateways: SimGateway[], today: number, now: number): SimWorkspace[] {
+  const { rand } = rng;
+  return Array.from({ length: sizes.workspaces }, (_, w) => {
+    const id = guidFrom(rand);
+    const capacity = capacities.length > 0 && rand() < 0.9 ? capacities[w % capacities.length]! : null;
+    const model = workspaceModel(w, id, rng, gateways, today, now);
+    const second = workspaceSecondItem(w, id, rng, sizes.mirroredTables, today);
+    return { id, name: `Workspace ${String(w + 1).padStart(4, '0')}`, capacityId: capacity?.id ?? null, member: true, items: [model, second] };
+  });
+}
+
+/** A workspace's semantic model: three days of scheduled refreshes, a schedule, maybe a gateway data source. */
+function workspaceModel(w: number, workspaceId: string, rng: Rng, gateways: SimGateway[], today: number, now: number): SimItem {
+  const { rand, pick } = rng;
+  const model: SimItem = {
+    id: guidFrom(rand),
+    type: 'SemanticModel',
+    displayName: `Sales model ${w + 1}`,
+    workspaceId,
+    refreshes: Array.from({ length: 3 }, (_, r) => {
+      const start = today - (r + 1) * 86_400_000 + 6 * 3_600_000;
+      const failed = rand() < 0.05;
+      return {
+        requestId: guidFrom(rand),
+        refreshType: 'Scheduled' as const,
+        startTime: new Date(start).toISOString(),
+        endTime: new Date(start + 300_000).toISOString(),
+        status: failed ? ('Failed' as const) : ('Completed' as const),
+        ...(failed ? { serviceExceptionJson: refreshException(GENERATED_REFRESH_ERRORS[(w + r) % GENERATED_REFRESH_ERRORS.length]!) } : {}),
+      };
+    }),
+    jobs: [],
+    // Derived from the index, not the random stream, so other generated data keeps its seed.
+    refreshSchedule: {
+      days: w % 3 === 2 ? ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] : ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'],
+      times: w % 2 === 0 ? ['06:00'] : ['06:00', '18:00'],
+      enabled: w % 5 !== 4,
+      localTimeZoneId: w % 4 === 3 ? 'UTC' : 'E. South America Standard Time',
+    },
+    scheduleRunUntil: now,
+  };
+  const ds = gateways.length > 0 && rand() < 0.5 ? pick(gateways).datasources[0] : undefined;
+  if (ds) model.gatewayDatasourceId = ds.id;
+  return model;
+}
+
+/** A workspace's second item: a pipeline or notebook with three days of runs, or a mirrored database. */
+function workspaceSecondItem(w: number, workspaceId: string, rng: Rng, mirroredTables: number, today: number): SimItem {
+  const { rand, pick } = rng;
+  const kind = pick(['DataPipeline', 'MirroredDatabase', 'Notebook'] as const);
+  const second: SimItem = { id: guidFrom(rand), type: kind, displayName: `${kind} ${w + 1}`, workspaceId, refreshes: [], jobs: [] };
+  if (kind === 'MirroredDatabase') {
+    second.mirroring = {
+      status: 'Running',
+      tables: Array.from({ length: mirroredTables }, (_, t) => ({
+        sourceSchemaName: 'dbo',
+        sourceTableName: `table_${t + 1}`,
+        status: 'Replicating' as const,
+        processedRows: Math.floor(rand() * 1_000_000),
+        processedBytes: Math.floor(rand() * 100_000_000),
+        lastSyncDateTime: new Date(today - 600_000).toISOString(),
+        // A healthy replication lag; not drawn from `rand`, so the rest of the tenant stays as it was.
+        lastSyncLatencyInSeconds: 15 + 5 * (t % 6),
+      })),
+    };
+  } else {
+    second.jobs = Array.from({ length: 3 }, (_, j) => {
+      const start = today - (j + 1) * 86_400_000 + 2 * 3_600_000;
+      return {
+        id: guidFrom(rand),
+        jobType: kind === 'DataPipeline' ? 'Pipeline' : 'RunNotebook',
+        invokeType: 'Scheduled' as const,
+        status: 'Completed' as const,
+        startTimeUtc: new Date(start).toISOString(),
+        endTimeUtc: new Date(start + 120_000).toISOString(),
+      };
+    });
+  }
+  return second;
+}
+
+/** A connection per gateway data source, then the cloud connections (their own random sequence). */
+function connectionsStep(gateways: SimGateway[], seed: number, cloudCount: number): SimConnection[] {
+  const connections: SimConnection[] = gateways.flatMap((g) =>
+    g.datasources.map((d) => ({
+      id: d.id,
+      displayName: d.datasourceName,
+      gatewayId: g.id,
+      connectivityType: 'OnPremisesGateway' as const,
+      type: d.datasourceType,
+      path: d.connectionDetails,
+      credentialType: d.credentialType === 'SAS' ? ('Key' as const) : d.credentialType,
+    })),
+  );
+  connections.push(...cloudConnections(seed, cloudCount));
+  return connections;
+}
+
+/** Daily cost rows per capacity (usage, and an overage on about one day in ten), oldest day first. */
+function costsStep(costDays: number, capacities: SimCapacity[], rng: Rng, today: number, subscriptionId: string, resourceGroup: string): SimCostRow[] {
+  const { rand } = rng;
+  const costs: SimCostRow[] = [];
+  for (let d = costDays; d >= 1; d--) {
+    const date = dayString(today - d * 86_400_000);
+    for (const c of capacities) {
+      const cu = SKU_CU[c.sku] ?? 2;
+      const base = Math.round(cu * 24 * CU_HOUR_PRICE * 100) / 100;
+      const resourceId = `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Fabric/capacities/${c.armName}`;
+      const common = { date, resourceId, resourceType: 'microsoft.fabric/capacities', meterCategory: 'Microsoft Fabric', meterSubCategory: 'Fabric Capacity', serviceName: 'Microsoft Fabric' };
+      // Reserved capacity: amortized cost spreads the reservation; actual cost is zero on most days.
+      costs.push({ ...common, meter: 'Fabric Capacity Usage CU', actual: base, amortized: Math.round(base * 0.6 * 100) / 100 });
+      if (rand() < 0.1) {
+        const overage = Math.round(rand() * cu * 2 * CU_HOUR_PRICE * 100) / 100;
+        costs.push({ ...common, meter: OVERAGE_METER, actual: overage, amortized: overage });
+      }
+    }
+  }
+  return costs;
 }
