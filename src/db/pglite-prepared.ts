@@ -15,11 +15,11 @@
 import { parse, type PGlite, protocol, type Results } from '@electric-sql/pglite';
 
 const { serialize } = protocol;
+type BackendMessage = Awaited<ReturnType<PGlite['execProtocol']>>['messages'][number];
 /** Only names we generate (`vigia_claim`, `vigia_text_3`) ever reach the protocol. */
 const SAFE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
-/** SQLSTATE of "cached plan must not change result type" (a table's columns changed under it). */
-const PLAN_RESULT_CHANGED = '0A000';
-
+/** PostgreSQL's refusal of a statement whose table's columns changed since it was parsed (SQLSTATE 0A000). */
+const PLAN_RESULT_CHANGED = { code: '0A000', message: 'cached plan must not change result type' };
 
 export class PglitePreparedStatements {
   /** Statement name → the parameter types PostgreSQL inferred at Parse. */
@@ -40,7 +40,8 @@ export class PglitePreparedStatements {
       return await this.run<T>(name, text, params, inTransaction);
     } catch (err) {
       // A table the statement reads changed its columns since it was parsed: parse it again.
-      if (inTransaction || (err as { code?: string }).code !== PLAN_RESULT_CHANGED || !this.prepared.has(name)) throw err;
+      const e = err as { code?: string; message?: string };
+      if (inTransaction || e.code !== PLAN_RESULT_CHANGED.code || e.message !== PLAN_RESULT_CHANGED.message || !this.prepared.has(name)) throw err;
       await this.forget(name);
       return this.run<T>(name, text, params, inTransaction);
     }
@@ -55,42 +56,34 @@ export class PglitePreparedStatements {
         const serializer = lite.serializers[types[i]!];
         return serializer ? serializer(v) : String(v);
       });
-      const messages = [];
-      try {
-        for (const m of [serialize.bind({ statement: name, values }), serialize.describe({ type: 'P' }), serialize.execute({})]) {
-          messages.push(...(await lite.execProtocol(m, { syncToFs: false })).messages);
-        }
-      } finally {
-        // After an error the server skips everything up to Sync: always send it.
-        messages.push(...(await lite.execProtocol(serialize.sync(), { syncToFs: false })).messages);
-      }
+      const messages = await this.exchange([serialize.bind({ statement: name, values }), serialize.describe({ type: 'P' }), serialize.execute({})]);
       if (!inTransaction) await lite.syncToFs();
       return (parse.parseResults(messages, lite.parsers) as Results<T>[])[0]!;
     });
   }
 
   private async parse(name: string, text: string): Promise<number[]> {
-    const lite = this.lite;
-    const described = [];
-    try {
-      await lite.execProtocol(serialize.parse({ name, text }), { syncToFs: false });
-      described.push(...(await lite.execProtocol(serialize.describe({ type: 'S', name }), { syncToFs: false })).messages);
-    } finally {
-      await lite.execProtocol(serialize.sync(), { syncToFs: false });
-    }
-    const types = parse.parseDescribeStatementResults(described);
+    const types = parse.parseDescribeStatementResults(await this.exchange([serialize.parse({ name, text }), serialize.describe({ type: 'S', name })]));
     this.prepared.set(name, types);
     return types;
   }
 
   private async forget(name: string): Promise<void> {
     this.prepared.delete(name);
-    await this.lite._runExclusiveQuery(async () => {
-      try {
-        await this.lite.execProtocol(serialize.close({ type: 'S', name }), { syncToFs: false });
-      } finally {
-        await this.lite.execProtocol(serialize.sync(), { syncToFs: false });
-      }
-    });
+    await this.lite._runExclusiveQuery(() => this.exchange([serialize.close({ type: 'S', name })]));
+  }
+
+  /**
+   * Sends extended-protocol messages in order, then Sync — always: after an error the server
+   * skips everything up to Sync. Returns the backend's answers to all of them.
+   */
+  private async exchange(messages: Uint8Array[]): Promise<BackendMessage[]> {
+    const answers: BackendMessage[] = [];
+    try {
+      for (const m of messages) answers.push(...(await this.lite.execProtocol(m, { syncToFs: false })).messages);
+    } finally {
+      answers.push(...(await this.lite.execProtocol(serialize.sync(), { syncToFs: false })).messages);
+    }
+    return answers;
   }
 }
