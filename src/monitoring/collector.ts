@@ -4,7 +4,7 @@ import type { SignalInput } from '../alerts/signals.js';
 import type { RunProgress } from './collector-behind.js';
 import type { CollectorName } from './collector-names.js';
 import type { LineageChanges } from './lineage.js';
-import type { StateChange } from './output.js';
+import type { EntityState, StateChange } from './output.js';
 import type { PlatformClient } from './platform-client.js';
 import type { TenantRow } from './tenants.js';
 
@@ -14,8 +14,13 @@ export interface CollectorRun {
   client: PlatformClient;
   /** The collector's interval for this tenant: what a run's share of an hourly budget is spread over. */
   intervalSeconds: number;
-  /** The collector's remembered state (key → value) as of the start of the run. */
+  /**
+   * The collector's remembered state (key → value) as of the start of the run, but for the keys
+   * under its entityPrefixes: those are read on demand through `entities`.
+   */
   state: Map<string, unknown>;
+  /** The per-entity state (keys under Collector.entityPrefixes), read as the run needs it. */
+  entities: EntityState;
   /**
    * For collectors that read resources one by one: what this run read and the due resources it
    * left for a later run (shown as lastPolled/lastDeferred; a collector that keeps deferring raises
@@ -40,6 +45,12 @@ export interface CollectorRun {
 export interface Collector {
   name: CollectorName;
   run(run: CollectorRun): Promise<void>;
+  /**
+   * Key prefixes of per-entity state (one key per model, workspace…) that a run reads on demand
+   * (CollectorRun.entities) instead of finding in CollectorRun.state: at enterprise size a
+   * collector that touches a slice of 200,000 models a run holds that slice, not all of them.
+   */
+  entityPrefixes?: readonly string[];
   /**
    * The recoveries owed when everything the collector remembers is gone at once (the tenant
    * connection is deleted): each open incident it signalled is resolved.

@@ -20,7 +20,7 @@ import type { Texts } from './fixes.js';
 import { collectorBehindDetail, collectorCaughtUp } from './titles.js';
 import { DEFAULT_COLLECTORS } from './collectors/index.js';
 import { claimDue, LeaseLostError, releaseLease, renewLease, type ClaimedRow, type Lease } from './lease.js';
-import { commitRun, applySignalsIn, readState } from './output.js';
+import { commitRun, applySignalsIn, EntityState, readState } from './output.js';
 import { PlatformClient, type RunStats } from './platform-client.js';
 import { opensAtOnce, problemDetail, problemOf, tenantSignal } from './self-watch.js';
 import { TENANT_COLUMNS, endpointsOf, openCredentials, type TenantRow } from './tenants.js';
@@ -297,7 +297,7 @@ export class CollectorScheduler {
         capSharePercent: tenant.cap_share_percent,
         sleep: this.sleeper(signal),
       });
-      const state = await readState<unknown>(this.ctx.db, tenant.id, collector.name);
+      const state = await readState<unknown>(this.ctx.db, tenant.id, collector.name, collector.entityPrefixes);
       let committed = false;
       let firstPassGoesOn = false;
       const orgId = tenant.org_id;
@@ -307,6 +307,7 @@ export class CollectorScheduler {
         client,
         intervalSeconds: row.interval_seconds,
         state,
+        entities: new EntityState(this.ctx.db, tenant.id, collector.name),
         signal,
         reportProgress: (p) => {
           progress = { polled: Math.max(0, Math.floor(p.polled)), deferred: Math.max(0, Math.floor(p.deferred)) };

@@ -50,9 +50,94 @@ export async function writeState(q: Queryable, tenantRef: string, collector: str
   }
 }
 
-export async function readState<T>(q: Queryable, tenantRef: string, collector: string): Promise<Map<string, T>> {
-  const { rows } = await q.query<{ key: string; value: T }>('SELECT key, value FROM collector_state WHERE tenant_ref = $1 AND collector = $2', [tenantRef, collector]);
-  return new Map(rows.map((r) => [r.key, r.value]));
+/** Rows a state read takes at a time: a large tenant's state is never one result in memory. */
+const STATE_PAGE = 5_000;
+
+/**
+ * The collector's remembered state, every key but those under `except` (the per-entity keys a
+ * collector reads on demand through EntityState). Read in pages by key, so the driver never
+ * holds a whole large state as one result beside the map it becomes.
+ */
+export async function readState<T>(q: Queryable, tenantRef: string, collector: string, except: readonly string[] = []): Promise<Map<string, T>> {
+  const out = new Map<string, T>();
+  let after = '';
+  for (;;) {
+    const { rows } = await q.query<{ key: string; value: T }>(
+      `SELECT key, value FROM collector_state
+        WHERE tenant_ref = $1 AND collector = $2 AND key > $3
+          AND NOT EXISTS (SELECT 1 FROM unnest($4::text[]) AS p(prefix) WHERE starts_with(key, p.prefix))
+        ORDER BY key LIMIT ${STATE_PAGE}`,
+      [tenantRef, collector, after, except],
+    );
+    for (const r of rows) out.set(r.key, r.value);
+    if (rows.length < STATE_PAGE) return out;
+    after = rows[rows.length - 1]!.key;
+  }
+}
+
+/**
+ * A collector's per-entity state (one key per model or workspace, Collector.entityPrefixes), read
+ * on demand: a run over a slice of a large tenant loads that slice, not every entity it ever saw.
+ * Writes still go through the run's commit (StateChange), fenced by its lease.
+ */
+export class EntityState {
+  constructor(
+    private readonly q: Queryable,
+    private readonly tenantRef: string,
+    private readonly collector: string,
+  ) {}
+
+  /** The values of these keys that exist. */
+  async read<T>(keys: readonly string[]): Promise<Map<string, T>> {
+    const out = new Map<string, T>();
+    for (let i = 0; i < keys.length; i += STATE_PAGE) {
+      const { rows } = await this.q.query<{ key: string; value: T }>(
+        'SELECT key, value FROM collector_state WHERE tenant_ref = $1 AND collector = $2 AND key = ANY($3::text[])',
+        [this.tenantRef, this.collector, keys.slice(i, i + STATE_PAGE)],
+      );
+      for (const r of rows) out.set(r.key, r.value);
+    }
+    return out;
+  }
+
+  /** Every key under the prefix (no values). */
+  async keys(prefix: string): Promise<string[]> {
+    const out: string[] = [];
+    let after = '';
+    for (;;) {
+      const { rows } = await this.q.query<{ key: string }>(
+        `SELECT key FROM collector_state WHERE tenant_ref = $1 AND collector = $2 AND starts_with(key, $3) AND key > $4 ORDER BY key LIMIT ${STATE_PAGE * 4}`,
+        [this.tenantRef, this.collector, prefix, after],
+      );
+      for (const r of rows) out.push(r.key);
+      if (rows.length < STATE_PAGE * 4) return out;
+      after = rows[rows.length - 1]!.key;
+    }
+  }
+
+  /** Every key and value under the prefix (a small tenant's whole set, or member mode's). */
+  async all<T>(prefix: string): Promise<Map<string, T>> {
+    const out = new Map<string, T>();
+    let after = '';
+    for (;;) {
+      const { rows } = await this.q.query<{ key: string; value: T }>(
+        `SELECT key, value FROM collector_state WHERE tenant_ref = $1 AND collector = $2 AND starts_with(key, $3) AND key > $4 ORDER BY key LIMIT ${STATE_PAGE}`,
+        [this.tenantRef, this.collector, prefix, after],
+      );
+      for (const r of rows) out.set(r.key, r.value);
+      if (rows.length < STATE_PAGE) return out;
+      after = rows[rows.length - 1]!.key;
+    }
+  }
+
+  /** How many keys the prefix has. */
+  async count(prefix: string): Promise<number> {
+    const { rows } = await this.q.query<{ n: string | number }>(
+      'SELECT count(*) AS n FROM collector_state WHERE tenant_ref = $1 AND collector = $2 AND starts_with(key, $3)',
+      [this.tenantRef, this.collector, prefix],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
 }
 
 /** What one run hands to its commit. */

@@ -86,6 +86,50 @@ describe('collector engine', () => {
     ]);
   });
 
+  it('per-entity state is read on demand: a run finds its plain keys in state and the entity keys only through entities, in pages past one read', async () => {
+    const sim = await h.sim({ seed: 26, sizes: { capacities: 1, workspaces: 1 } });
+    const orgId = await h.org();
+    const tenant = await h.tenant(orgId, sim, { collectors: { capacity: { intervalSeconds: 10 } } });
+    // More entity keys than one page of a state read (5,000), so the paging is crossed.
+    const many = Array.from({ length: 12_003 }, (_, i) => `e:${String(i).padStart(5, '0')}`);
+    const seen: Array<{ state: string[]; read: [string, unknown][]; keys: number; count: number; all: number; lastKey: string | undefined }> = [];
+    const collector: Collector = {
+      name: 'capacity',
+      entityPrefixes: ['e:'],
+      async run(run) {
+        if (seen.length === 0 && run.state.size === 0) {
+          await run.commit([], [{ key: 'plain', value: { n: 1 } }, ...many.map((key, i) => ({ key, value: { i } }))]);
+          seen.push({ state: [], read: [], keys: 0, count: 0, all: 0, lastKey: undefined });
+          return;
+        }
+        const all = await run.entities.all<{ i: number }>('e:');
+        seen.push({
+          state: [...run.state.keys()],
+          read: [...(await run.entities.read(['e:00007', 'e:12002', 'e:missing', 'plain']))],
+          keys: (await run.entities.keys('e:')).length,
+          count: await run.entities.count('e:'),
+          all: all.size,
+          lastKey: [...all.keys()].at(-1),
+        });
+        await run.commit([], []);
+      },
+    };
+    const runner = h.scheduler({ collectors: [collector] });
+    await runner.pass();
+    h.clock.advance(10_000);
+    await runner.pass();
+    expect((await schedule(h, tenant.id, 'capacity')).last_error).toBeNull();
+    expect(seen[1]).toEqual({
+      state: ['plain'],
+      // read() takes exact keys; a key outside the prefixes is found too (it is just a key).
+      read: [['e:00007', { i: 7 }], ['e:12002', { i: 12_002 }], ['plain', { n: 1 }]],
+      keys: 12_003,
+      count: 12_003,
+      all: 12_003,
+      lastKey: 'e:12002',
+    });
+  });
+
   it('two instances run each collector once per interval (counted at the simulator)', async () => {
     const sim = await h.sim({ seed: 23, sizes: { capacities: 2, workspaces: 3 } });
     const orgId = await h.org();

@@ -202,6 +202,34 @@ describe('collector: refreshes', () => {
     expect(sim.violations).toEqual([]);
   });
 
+  it('admin mode: a model the whole list no longer shows is forgotten (its incident recovers); the others keep their remembered state untouched', async () => {
+    const sim = await h.sim({ seed: 184, sizes: { capacities: 1, workspaces: 4, gateways: 0 } });
+    const orgId = await h.org();
+    const onCapacity = models(sim).filter((x) => x.w.capacityId !== null);
+    expect(onCapacity.length).toBeGreaterThanOrEqual(3);
+    const [gone, kept] = onCapacity as [(typeof onCapacity)[0], (typeof onCapacity)[0]];
+    const tenant = await h.tenant(orgId, sim, { mode: 'admin', collectors: { refreshes: { intervalSeconds: INTERVAL } } });
+    const runner = h.scheduler({ collectors: [refreshesCollector] });
+    await runOnce(runner, tenant.id);
+    sim.control.refreshResult({ datasetId: gone.m.id, status: 'Failed', errorCode: 'ModelRefreshFailed_OutOfMemory' });
+    await runOnce(runner, tenant.id);
+    expect((await datasetAlerts(h, orgId)).map((r) => [r.source_id, r.status])).toEqual([[gone.m.id.toLowerCase(), 'open']]);
+    const stateRows = async () =>
+      (await h.ctx.db.query<{ key: string; updated_at: Date }>("SELECT key, updated_at FROM collector_state WHERE tenant_ref = $1 AND collector = 'refreshes' AND key LIKE 'model:%' ORDER BY key", [tenant.id])).rows;
+    const before = new Map((await stateRows()).map((r) => [r.key, r.updated_at.getTime()]));
+    expect(before.has(`model:${gone.m.id.toLowerCase()}`)).toBe(true);
+
+    gone.w.items = gone.w.items.filter((i) => i.id !== gone.m.id);
+    await runOnce(runner, tenant.id);
+    expect((await datasetAlerts(h, orgId)).map((r) => [r.source_id, r.status])).toEqual([[gone.m.id.toLowerCase(), 'resolved']]);
+    const after = await stateRows();
+    expect(after.map((r) => r.key)).toEqual([...before.keys()].filter((k) => k !== `model:${gone.m.id.toLowerCase()}`));
+    // Nothing new about the others: their rows were not rewritten.
+    for (const r of after) expect(r.updated_at.getTime()).toBe(before.get(r.key));
+    expect(before.has(`model:${kept.m.id.toLowerCase()}`)).toBe(true);
+    expect(sim.violations).toEqual([]);
+  });
+
   it('admin mode at a short interval keeps the refreshables pages within its share of the hourly cap', async () => {
     const sim = await h.sim({ seed: 189, sizes: { capacities: 1, workspaces: 3, gateways: 0 } });
     const orgId = await h.org();

@@ -12,7 +12,8 @@ import type { TenantRow } from '../tenants.js';
 import type { PlatformClient } from '../platform-client.js';
 import { metaIsStale, type Observation, readMeta } from './refresh-reads.js';
 import { type CallBudget, RunBudgetSpent } from '../run-budget.js';
-import type { RefreshMemory } from './refresh-state.js';
+import { modelKey, MODEL_PREFIX, type RefreshMemory } from './refresh-state.js';
+import type { EntityState } from '../output.js';
 import type { RefreshEntry } from './refresh-history.js';
 import { EndpointThrottledError, isResourceRefusal } from '../platform-client.js';
 import { BudgetExhaustedError } from '../budget.js';
@@ -33,6 +34,7 @@ export async function readAdmin(
   client: PlatformClient,
   tenant: TenantRow,
   memory: RefreshMemory,
+  entities: EntityState,
   budgets: { pages: CallBudget; powerbi: CallBudget },
   now: Date,
   observe: (o: Observation) => void,
@@ -49,6 +51,8 @@ export async function readAdmin(
       const url = `${client.powerBi('/admin/capacities/refreshables')}?$expand=capacities,groups&$top=${REFRESHABLES_PAGE}&$skip=${skip}`;
       const page = await client.json<{ value?: Refreshable[] }>({ family: 'powerbi-admin', audience: 'powerbi', url });
       const items = page?.value ?? [];
+      // Only this page's models are read from the remembered state: a run holds its pages, not the tenant.
+      memory.load(await entities.read(items.flatMap((r) => (typeof r.id === 'string' ? [modelKey(r.id.toLowerCase())] : []))));
       for (const r of items) {
         const workspaceId = r.group?.id?.toLowerCase();
         if (typeof r.id !== 'string' || !workspaceId || (listed && !listed.has(workspaceId))) continue;
@@ -73,7 +77,11 @@ export async function readAdmin(
     else if (!(err instanceof RunBudgetSpent)) throw err;
   }
   // The whole list was read in this run: a model it no longer lists is gone.
-  if (complete && startedAt === 0) for (const id of [...memory.models.keys()]) if (!seen.has(id)) memory.forget(id);
+  if (complete && startedAt === 0) {
+    const gone = (await entities.keys(MODEL_PREFIX)).filter((key) => !seen.has(key.slice(MODEL_PREFIX.length)));
+    memory.load(await entities.read(gone));
+    for (const key of gone) memory.forget(key.slice(MODEL_PREFIX.length));
+  }
 
   // Data sources: failing ones first (their causes matter now), then never read, then oldest.
   const rank = (id: string) => (lastStatus.get(id) === 'Failed' || memory.models.get(id)?.failing ? 0 : memory.models.get(id)?.meta ? 2 : 1);

@@ -48,7 +48,10 @@ export interface MemberListing {
   capacities: [string, string][];
 }
 
-const MODEL = 'model:';
+/** Per-model keys: read on demand (Collector.entityPrefixes), not with the run's state. */
+export const MODEL_PREFIX = 'model:';
+const MODEL = MODEL_PREFIX;
+export const modelKey = (id: string) => MODEL + id;
 const LISTING = 'listing';
 const WORKSPACE = 'ws:';
 const ADMIN_SKIP = 'admin:skip';
@@ -94,6 +97,20 @@ export class RefreshMemory {
     this.adminPace = (state.get(ADMIN_PACE) as PaceState | undefined) ?? null;
     this.adminPaceBefore = JSON.stringify(this.adminPace);
     this.oldAdminNext = state.has(ADMIN_NEXT);
+  }
+
+  /**
+   * Adds models' remembered state read on demand (admin mode: a page's models; member mode: all).
+   * A model already in memory this run keeps what the run made of it.
+   */
+  load(entries: Map<string, unknown>): void {
+    for (const [key, value] of entries) {
+      if (!key.startsWith(MODEL)) continue;
+      const id = key.slice(MODEL.length);
+      if (this.models.has(id) || this.forgotten.has(id) || this.before.has(key)) continue;
+      this.models.set(id, value as ModelState);
+      this.before.set(key, JSON.stringify(value));
+    }
   }
 
   /** Records a model as listed by the platform; a new one starts unpolled. */

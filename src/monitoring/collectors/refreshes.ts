@@ -25,7 +25,7 @@ import { newResults } from './refresh-history.js';
 import { isHotModel, readMember } from './refresh-member.js';
 import type { Observation } from './refresh-reads.js';
 import { CallBudget, PacedBudget, RunBudgetSpent, runBudget } from '../run-budget.js';
-import { RefreshMemory, type ModelState, rememberedModels } from './refresh-state.js';
+import { MODEL_PREFIX, RefreshMemory, type ModelState, rememberedModels } from './refresh-state.js';
 
 export const REFRESH_FAILED_KIND = 'RefreshFailed';
 
@@ -46,9 +46,13 @@ export const REFRESHABLES_KEY = 'powerbi-admin:refreshables';
 
 export const refreshesCollector: Collector = {
   name: 'refreshes',
-  async run({ ctx, tenant, client, state, intervalSeconds: interval, reportProgress, commit }) {
+  // Admin mode reads a few refreshables pages a run: only their models' state is loaded.
+  entityPrefixes: [MODEL_PREFIX],
+  async run({ ctx, tenant, client, state, entities, intervalSeconds: interval, reportProgress, commit }) {
     const now = ctx.clock.now();
     const memory = new RefreshMemory(state);
+    // Member mode judges every model each run (rotation, hot models): it loads them all.
+    if (tenant.mode !== 'admin') memory.load(await entities.all(MODEL_PREFIX));
     const observations: Observation[] = [];
     const observe = (o: Observation) => observations.push(o);
     let hourSpent = false;
@@ -61,7 +65,7 @@ export const refreshesCollector: Collector = {
         // While a 429 holds the pace lowered, the models wait longer than planned: that is being behind.
         const lowered = allowed < sharedCap(tenantWideCap(REFRESHABLES_KEY)!.perHour, client.capSharePercent);
         try {
-          hourSpent = (await readAdmin(client, tenant, memory, { pages, powerbi }, now, observe)).hourSpent || lowered;
+          hourSpent = (await readAdmin(client, tenant, memory, entities, { pages, powerbi }, now, observe)).hourSpent || lowered;
         } finally {
           if (pages.left < pages.total || pages.overspent > 0 || !memory.adminPace) memory.adminPace = pages.pace();
         }
@@ -75,7 +79,7 @@ export const refreshesCollector: Collector = {
     const read = new Set(observations.map((o) => o.modelId));
     if (tenant.mode === 'admin') {
       // The refreshables list is paced by design; only a spent hourly budget (or a 429 that lowered it) leaves listed models unread.
-      reportProgress({ polled: read.size, deferred: hourSpent ? [...memory.models.keys()].filter((id) => !read.has(id)).length : 0 });
+      reportProgress({ polled: read.size, deferred: hourSpent ? Math.max(0, (await entities.count(MODEL_PREFIX)) - read.size) : 0 });
     } else {
       reportProgress(progressOf(memory.models, ([, m]) => isHotModel(m, now), ([id]) => read.has(id)));
     }
