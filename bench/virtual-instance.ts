@@ -8,6 +8,8 @@ import { performance } from 'node:perf_hooks';
 import { ManualClock } from '../src/clock.js';
 import type { AppContext } from '../src/context.js';
 import { CollectorScheduler } from '../src/monitoring/engine.js';
+import { DEFAULT_COLLECTORS } from '../src/monitoring/collectors/index.js';
+import type { Collector } from '../src/monitoring/collector.js';
 import { openContext } from '../src/service.js';
 import { type InstanceReply, type InstanceRequest, memorySample } from './instance-process.js';
 
@@ -29,7 +31,7 @@ async function handle(msg: InstanceRequest): Promise<InstanceReply> {
     case 'open':
       clock = new ManualClock(msg.startMs);
       ctx = await openContext(msg.config, { clock });
-      scheduler = new CollectorScheduler(ctx, msg.scheduler);
+      scheduler = new CollectorScheduler(ctx, process.env.BENCH_COLLECTOR_MEMORY ? { ...msg.scheduler, maxConcurrent: 1, collectors: DEFAULT_COLLECTORS.map(measured) } : msg.scheduler);
       return { type: 'ready' };
     case 'pass': {
       if (!clock || !scheduler) throw new Error('pass before open');
@@ -44,6 +46,48 @@ async function handle(msg: InstanceRequest): Promise<InstanceReply> {
       await close();
       return { type: 'stopped' };
   }
+}
+
+const MiB = (n: number) => Math.round(n / 1048576);
+let lastAfter = 0;
+
+/** Diagnostic (BENCH_COLLECTOR_MEMORY=1, one run at a time): each run's memory to stderr. */
+function measured(c: Collector): Collector {
+  return {
+    ...c,
+    run: async (run) => {
+      const before = process.memoryUsage();
+      let peak = { rss: before.rss, heap: before.heapUsed, ext: before.external };
+      const sample = () => {
+        const m = process.memoryUsage();
+        peak = { rss: Math.max(peak.rss, m.rss), heap: Math.max(peak.heap, m.heapUsed), ext: Math.max(peak.ext, m.external) };
+      };
+      const timer = setInterval(sample, 20);
+      let changes = 0;
+      let signals = 0;
+      const t = performance.now();
+      try {
+        await c.run({
+          ...run,
+          commit: async (s, ch, l) => {
+            sample();
+            changes = ch.length;
+            signals = s.length;
+            await run.commit(s, ch, l);
+            sample();
+          },
+        });
+      } finally {
+        clearInterval(timer);
+        sample();
+        const after = process.memoryUsage();
+        lastAfter = after.rss;
+        process.stderr.write(
+          `[mem] ${c.name} ${Math.round(performance.now() - t)}ms state=${run.state.size} changes=${changes} signals=${signals} rss prevEnd ${MiB(lastAfter)} start ${MiB(before.rss)}->${MiB(after.rss)} peak ${MiB(peak.rss)} heapPeak ${MiB(peak.heap)} extPeak ${MiB(peak.ext)}\n`,
+        );
+      }
+    },
+  };
 }
 
 async function fail(err: unknown): Promise<never> {

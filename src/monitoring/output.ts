@@ -130,11 +130,12 @@ export class EntityState {
     }
   }
 
-  /** How many keys the prefix has. */
-  async count(prefix: string): Promise<number> {
+  /** How many keys the prefix has; with `flag`, only those whose value has that field true. */
+  async count(prefix: string, flag: string | null = null): Promise<number> {
     const { rows } = await this.q.query<{ n: string | number }>(
-      'SELECT count(*) AS n FROM collector_state WHERE tenant_ref = $1 AND collector = $2 AND starts_with(key, $3)',
-      [this.tenantRef, this.collector, prefix],
+      `SELECT count(*) AS n FROM collector_state
+        WHERE tenant_ref = $1 AND collector = $2 AND starts_with(key, $3) AND ($4::text IS NULL OR value->>$4::text = 'true')`,
+      [this.tenantRef, this.collector, prefix, flag],
     );
     return Number(rows[0]?.n ?? 0);
   }

@@ -23,7 +23,7 @@
 import type { Collector } from '../collector.js';
 import { BudgetExhaustedError } from '../budget.js';
 import type { LineageChanges } from '../lineage.js';
-import type { StateChange } from '../output.js';
+import type { EntityState, StateChange } from '../output.js';
 import { ThrottledError, VendorAnswerError, VendorHttpError, type PlatformClient } from '../platform-client.js';
 import type { RefreshSchedule } from '../refresh-schedule.js';
 import { CallBudget, runBudget } from '../run-budget.js';
@@ -65,7 +65,13 @@ interface ScanRun {
   client: PlatformClient;
   now: Date;
   cursor: ScanCursor;
+  /** Every workspace the state knows (keys only; the values are read as a scan touches them). */
+  known: Set<string>;
+  /** The workspaces this run read or changed (null value: none remembered). */
   workspaces: Map<string, ScannedWorkspace>;
+  /** Whether each workspace read from the state was described then (for the described count). */
+  describedBefore: Map<string, boolean>;
+  entities: EntityState;
   changed: Set<string>;
   lineage: Required<LineageChanges>;
   budgets: { info: CallBudget; result: CallBudget; status: CallBudget; modified: CallBudget };
@@ -81,7 +87,9 @@ function isThrottle(err: unknown): boolean {
 
 export const scannerCollector: Collector = {
   name: 'scanner',
-  async run({ ctx, tenant, client, state, intervalSeconds, reportProgress, commit }) {
+  // 50,000 workspaces with their models at enterprise size: a run reads the ones it touches.
+  entityPrefixes: [WORKSPACE_PREFIX],
+  async run({ ctx, tenant, client, state, entities, intervalSeconds, reportProgress, commit }) {
     if (tenant.mode !== 'admin') {
       await commit([], []);
       return;
@@ -98,7 +106,10 @@ export const scannerCollector: Collector = {
       client,
       now,
       cursor: { ...emptyCursor(), ...(state.get(CURSOR_KEY) as Partial<ScanCursor> | undefined) },
+      known: new Set((await entities.keys(WORKSPACE_PREFIX)).map((key) => key.slice(WORKSPACE_PREFIX.length))),
       workspaces: new Map(),
+      describedBefore: new Map(),
+      entities,
       changed: new Set(),
       lineage: { placements: [], datasources: [], forget: [] },
       budgets: { info: budget(allowed.info), result: budget(allowed.result), status: budget(allowed.status), modified: budget(allowed.modified) },
@@ -108,7 +119,7 @@ export const scannerCollector: Collector = {
       describedNow: 0,
       throttled: false,
     };
-    for (const [key, value] of state) if (key.startsWith(WORKSPACE_PREFIX)) run.workspaces.set(key.slice(WORKSPACE_PREFIX.length), value as ScannedWorkspace);
+    const describedAtStart = await entities.count(WORKSPACE_PREFIX, 'described');
     const listed = tenant.workspaces ? new Set(tenant.workspaces) : null;
 
     // An error stops the run's calls; what it did so far (scans asked for, results read) is still
@@ -131,8 +142,11 @@ export const scannerCollector: Collector = {
 
     const changes: StateChange[] = [];
     for (const id of run.changed) changes.push({ key: WORKSPACE_PREFIX + id, value: run.workspaces.get(id) ?? null });
-    run.cursor.known = run.workspaces.size;
-    run.cursor.described = [...run.workspaces.values()].filter((w) => w.described).length;
+    run.cursor.known = run.known.size;
+    // Every changed workspace that was remembered was read first (loadWorkspaces), so its old flag is known.
+    let described = describedAtStart;
+    for (const id of run.changed) described += Number(run.workspaces.get(id)?.described === true) - Number(run.describedBefore.get(id) === true);
+    run.cursor.described = described;
     changes.push({ key: CURSOR_KEY, value: run.cursor });
     // Taking turns through the queue is the plan; only a run that could ask for no scan at all defers it.
     reportProgress({ polled: run.describedNow, deferred: run.throttled ? run.cursor.queue.length : 0 });
@@ -158,10 +172,12 @@ async function list(run: ScanRun, listed: Set<string> | null): Promise<void> {
   if (full) {
     // Workspaces a full listing no longer names are gone: forgotten, with their models' lineage.
     const present = new Set(ids);
-    for (const [id, w] of run.workspaces) {
-      if (present.has(id)) continue;
-      run.lineage.forget.push(...w.datasets.map((d) => d.id));
+    const gone = [...run.known].filter((id) => !present.has(id));
+    await loadWorkspaces(run, gone);
+    for (const id of gone) {
+      run.lineage.forget.push(...(run.workspaces.get(id)?.datasets ?? []).map((d) => d.id));
       run.workspaces.delete(id);
+      run.known.delete(id);
       run.changed.add(id);
     }
     cursor.queue = [];
@@ -171,7 +187,8 @@ async function list(run: ScanRun, listed: Set<string> | null): Promise<void> {
   }
   const queued = new Set(cursor.queue);
   for (const id of ids) {
-    if (!run.workspaces.has(id)) {
+    if (!run.known.has(id)) {
+      run.known.add(id);
       run.workspaces.set(id, { described: false, name: null, capacityId: null, scannedAt: null, datasets: [] });
       run.changed.add(id);
     }
@@ -257,6 +274,7 @@ async function pollOne(run: ScanRun, scan: PendingScan, now: Date): Promise<'wai
     if (err instanceof VendorHttpError && err.status === 404) return redo();
     throw err;
   }
+  await loadWorkspaces(run, scan.workspaceIds);
   applyResult(run, scan, result ?? {});
   return 'read';
 }
@@ -269,6 +287,18 @@ interface ScanResult {
     datasets?: { id?: unknown; name?: unknown; refreshSchedule?: Partial<RefreshSchedule>; datasourceUsages?: { datasourceInstanceId?: unknown }[] }[];
   }[];
   datasourceInstances?: { datasourceId?: unknown; gatewayId?: unknown }[];
+}
+
+/** Reads the remembered state of these workspaces, those not read or changed yet this run. */
+async function loadWorkspaces(run: ScanRun, ids: readonly string[]): Promise<void> {
+  const keys = ids.filter((id) => run.known.has(id) && !run.workspaces.has(id) && !run.changed.has(id)).map((id) => WORKSPACE_PREFIX + id);
+  if (keys.length === 0) return;
+  const read = await run.entities.read<ScannedWorkspace>(keys);
+  for (const [key, w] of read) {
+    const id = key.slice(WORKSPACE_PREFIX.length);
+    run.workspaces.set(id, w);
+    run.describedBefore.set(id, w.described === true);
+  }
 }
 
 /** 4. A result: described workspaces stored with their models and lineage, the others left out. */
