@@ -71,6 +71,21 @@ export async function readLineage(q: Queryable, tenantRef: string): Promise<Map<
   );
 }
 
+/**
+ * The items that read through any of these gateways, with their gateways: all a root-cause check
+ * needs when only those gateways have an open incident (a run judging 200,000 models reads the
+ * few behind an offline gateway, not the whole lineage).
+ */
+export async function itemsBehindGateways(q: Queryable, tenantRef: string, gatewayIds: Iterable<string>): Promise<Map<string, string[]>> {
+  const ids = [...gatewayIds].map(lower);
+  if (ids.length === 0) return new Map();
+  const { rows } = await q.query<{ item_id: string; gateway_ids: string[] }>(
+    'SELECT item_id, gateway_ids FROM monitored_lineage WHERE tenant_ref = $1 AND gateway_ids && $2::text[]',
+    [tenantRef, ids],
+  );
+  return new Map(rows.map((r) => [r.item_id, r.gateway_ids]));
+}
+
 /** The lineage a run read, written by the run's commit (in its transaction, under its lease). */
 export interface LineageChanges {
   placements?: ItemPlacement[];

@@ -67,30 +67,67 @@ export function emptyCursor(): ScanCursor {
   return { since: null, listedAt: null, fullStartedAt: null, lastFullAt: null, lastIncrementalAt: null, queue: [], pending: [], known: 0, described: 0 };
 }
 
-/** The scan's catalog of a tenant: every known workspace and whether a scan described it. */
+/** A known workspace without its models. */
+export interface KnownWorkspace {
+  described: boolean;
+  name: string | null;
+  capacityId: string | null;
+}
+
+/**
+ * The scan's catalog of a tenant: every known workspace (without its models) and the described
+ * ones with their models — all of them, or only those the scanner changed since a given time.
+ */
 export interface ScanCatalog {
   /** When the catalog last changed (the scanner's last committed change), for consumers that apply it only when it changed. */
   version: string;
-  workspaces: Map<string, ScannedWorkspace>;
+  workspaces: Map<string, KnownWorkspace>;
+  /** Described workspaces with their models (those changed since the read's `since`, or all). */
+  described: Map<string, ScannedWorkspace>;
+}
+
+/** Rows a catalog read takes at a time (a described workspace carries its models). */
+const CATALOG_PAGE = 2_000;
+/**
+ * A change read "since" a version looks back this much before it: the scanner's rows carry its
+ * instance's clock, which may run a little behind the one that wrote the version applied last.
+ */
+export const CATALOG_SINCE_OVERLAP_MS = 2 * 60_000;
+
+/** The time a catalog version names (its newest change), for a read of what changed since. */
+export function versionTime(version: string | undefined): Date | null {
+  const at = version ? Date.parse(version.split('/')[0]!) : NaN;
+  return Number.isFinite(at) ? new Date(at) : null;
 }
 
 /**
  * The tenant's scan catalog, or null when the scanner has described nothing yet (member mode, a
- * new connection): the caller then reads workspace by workspace as before.
+ * new connection): the caller then reads workspace by workspace as before. With `changedSince`,
+ * only the described workspaces the scanner wrote since then carry their models: a consumer that
+ * applied an earlier version reads what changed, not 200,000 models again.
  */
-export async function readScanCatalog(q: Queryable, tenantRef: string): Promise<ScanCatalog | null> {
-  const { rows } = await q.query<{ key: string; value: ScannedWorkspace; updated_at: Date }>(
-    'SELECT key, value, updated_at FROM collector_state WHERE tenant_ref = $1 AND collector = $2 AND key LIKE $3',
-    [tenantRef, SCANNER, `${WORKSPACE_PREFIX}%`],
-  );
-  if (!rows.some((r) => r.value.described)) return null;
-  let newest = 0;
-  const workspaces = new Map<string, ScannedWorkspace>();
-  for (const r of rows) {
-    workspaces.set(r.key.slice(WORKSPACE_PREFIX.length), r.value);
-    newest = Math.max(newest, new Date(r.updated_at).getTime());
+export async function readScanCatalog(q: Queryable, tenantRef: string, changedSince: Date | null = null): Promise<ScanCatalog | null> {
+  // The version first: a change committed during the read shows as a newer version next time.
+  const version = await scanCatalogVersion(q, tenantRef);
+  if (version === null) return null;
+  const workspaces = new Map<string, KnownWorkspace>();
+  for (const w of await readScannedWorkspaces(q, tenantRef)) workspaces.set(w.id, { described: w.described, name: w.name, capacityId: w.capacityId });
+  const since = changedSince ? new Date(changedSince.getTime() - CATALOG_SINCE_OVERLAP_MS) : null;
+  const described = new Map<string, ScannedWorkspace>();
+  let after = '';
+  for (;;) {
+    const { rows } = await q.query<{ key: string; value: ScannedWorkspace }>(
+      `SELECT key, value FROM collector_state
+        WHERE tenant_ref = $1 AND collector = $2 AND starts_with(key, $3) AND key > $4
+          AND (value->>'described')::boolean AND ($5::timestamptz IS NULL OR updated_at >= $5::timestamptz)
+        ORDER BY key LIMIT ${CATALOG_PAGE}`,
+      [tenantRef, SCANNER, WORKSPACE_PREFIX, after, since],
+    );
+    for (const r of rows) described.set(r.key.slice(WORKSPACE_PREFIX.length), r.value);
+    if (rows.length < CATALOG_PAGE) break;
+    after = rows[rows.length - 1]!.key;
   }
-  return { version: `${new Date(newest).toISOString()}/${rows.length}`, workspaces };
+  return { version, workspaces, described };
 }
 
 /** The known workspaces without their models (inventory's needs); empty before the scanner described any. */

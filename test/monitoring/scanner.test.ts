@@ -278,6 +278,53 @@ describe('collector: scanner', () => {
     expect(sim.violations).toEqual([]);
   });
 
+  it('freshness applies what the scanner changed since its last read: a new schedule and a removed model; the other models stay as they were', async () => {
+    const { sim, tenant, runner } = await setUp(8, 300);
+    const freshness = h.scheduler({ collectors: [freshnessCollector] });
+    const modelOf = (i: number) => sim.state.workspaces[i]!.items.find((x) => x.type === 'SemanticModel')!;
+    await runner.pass();
+    h.clock.advance(5 * 60_000);
+    await freshness.pass();
+    expect((await schedule(h, tenant.id, 'freshness')).last_error).toBeNull();
+    const freshnessModels = async () =>
+      (await h.ctx.db.query<{ key: string; value: { schedule: { times: string[] } | null }; updated_at: Date }>(
+        "SELECT key, value, updated_at FROM collector_state WHERE tenant_ref = $1 AND collector = 'freshness' AND key LIKE 'model:%' ORDER BY key",
+        [tenant.id],
+      )).rows;
+    const before = await freshnessModels();
+    expect(before).toHaveLength(8);
+
+    // Workspace 1: a new schedule; later workspace 2: its model removed. Each is modified, so the
+    // next incremental scan reads it, and freshness the workspaces the scanner wrote since.
+    const rescheduled = modelOf(1);
+    const removed = modelOf(2);
+    sim.control.refreshSchedule({ datasetId: rescheduled.id, days: ['Monday'], times: ['04:15'], enabled: true, localTimeZoneId: 'UTC' });
+    sim.control.workspaceModified({ workspaceId: sim.state.workspaces[1]!.id });
+    for (let round = 0; round < 2; round++) {
+      h.clock.advance(5 * 60_000);
+      await runner.pass();
+      h.clock.advance(5 * 60_000);
+      await freshness.pass();
+      expect((await schedule(h, tenant.id, 'freshness')).last_error).toBeNull();
+      if (round === 0) {
+        sim.state.workspaces[2]!.items = sim.state.workspaces[2]!.items.filter((x) => x.id !== removed.id);
+        sim.control.workspaceModified({ workspaceId: sim.state.workspaces[2]!.id });
+      }
+    }
+
+    const after = await freshnessModels();
+    const key = (id: string) => `model:${id.toLowerCase()}`;
+    expect(after.map((r) => r.key)).toEqual(before.map((r) => r.key).filter((k) => k !== key(removed.id)));
+    expect(after.find((r) => r.key === key(rescheduled.id))!.value.schedule).toMatchObject({ days: ['Monday'], times: ['04:15'] });
+    // The models of the workspaces the scan did not change are neither forgotten nor changed in their catalog part.
+    const catalogPart = (v: Record<string, unknown>) => ({ name: v.name, workspaceId: v.workspaceId, capacityId: v.capacityId, schedule: v.schedule, scanned: v.scanned });
+    for (const r of after.filter((x) => x.key !== key(rescheduled.id))) {
+      expect(catalogPart(r.value as unknown as Record<string, unknown>)).toEqual(catalogPart(before.find((b) => b.key === r.key)!.value as unknown as Record<string, unknown>));
+    }
+    expect(sim.countCalls({ path: /\/refreshSchedule$/ })).toBe(0);
+    expect(sim.violations).toEqual([]);
+  });
+
   it('inventory takes workspaces from the scan; it lists them only when one the scan left out is new to it', async () => {
     const { sim, orgId, tenant, runner } = await setUp(6, 300);
     const inventory = h.scheduler({ collectors: [inventoryCollector] });

@@ -123,8 +123,10 @@ export interface ScanCatalogRead extends CatalogRead {
 }
 
 /**
- * The catalog from the scan: models of the described workspaces, a slice of the undescribed
- * ones read one by one, and the mirrored databases when `withMirrors` (the slow cadence).
+ * The catalog from the scan: models of the described workspaces the catalog carries (all, or
+ * those changed since the version applied last), a slice of the undescribed ones read one by one,
+ * and the mirrored databases when `withMirrors` (the slow cadence). Only the workspaces whose
+ * models were read can lose a model; a workspace no longer known loses all of its.
  */
 export async function readCatalogFromScan(
   client: PlatformClient,
@@ -133,21 +135,17 @@ export async function readCatalogFromScan(
 ): Promise<ScanCatalogRead> {
   const models: CatalogItem[] = [];
   const modelsOf = new Set<string>();
-  const undescribed: string[] = [];
-  for (const [id, w] of scan.workspaces) {
-    if (!w.described) {
-      undescribed.push(id);
-      continue;
-    }
+  for (const [id, w] of scan.described) {
     modelsOf.add(id);
     for (const d of w.datasets) models.push({ id: d.id, name: d.name, workspaceId: id, workspaceName: w.name ?? id, capacityId: w.capacityId, schedule: d.schedule });
   }
-  const names = (id: string) => scan.workspaces.get(id)!;
-  const slice = await readWorkspaceCatalogs(
-    client,
-    undescribed.map((id) => ({ id, name: names(id).name ?? id, capacityId: names(id).capacityId })),
-    { powerbi: new CallBudget(runBudget(HOURLY_CAPS.powerbi, FALLBACK_SHARE, opts.intervalSeconds)), fabric: null, rotation: opts.rotation, now: opts.now },
-  );
+  const undescribed = [...scan.workspaces].filter(([, w]) => !w.described).map(([id, w]) => ({ id, name: w.name ?? id, capacityId: w.capacityId }));
+  const slice = await readWorkspaceCatalogs(client, undescribed, {
+    powerbi: new CallBudget(runBudget(HOURLY_CAPS.powerbi, FALLBACK_SHARE, opts.intervalSeconds)),
+    fabric: null,
+    rotation: opts.rotation,
+    now: opts.now,
+  });
   models.push(...slice.models);
   for (const id of slice.modelsOf) modelsOf.add(id);
   let mirrors: CatalogItem[] = [];

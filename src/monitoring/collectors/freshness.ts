@@ -16,7 +16,7 @@ import type { SignalInput } from '../../alerts/signals.js';
 import type { Collector } from '../collector.js';
 import { HOURLY_CAPS } from '../budget.js';
 import { type MaxAgeOf, maxAgeResolver, readFreshnessSettings } from '../freshness-settings.js';
-import { readLineage, type LineageChanges } from '../lineage.js';
+import { itemsBehindGateways, type LineageChanges } from '../lineage.js';
 import type { StateChange } from '../output.js';
 import { isResourceRefusal, type PlatformClient } from '../platform-client.js';
 import { lastSlotAtOrBefore, type RefreshSchedule } from '../refresh-schedule.js';
@@ -27,7 +27,7 @@ import type { RunProgress } from '../collector-behind.js';
 import type { TenantRow } from '../tenants.js';
 import { readWorkspaces } from './reads.js';
 import { type CatalogRead, FALLBACK_ROTATION_KEY, readCatalogFromScan, readWorkspaceCatalogs, type SliceRead } from './freshness-scan.js';
-import { awaitsFirstScan, firstScanPending, readScanCatalog, scanCatalogVersion } from '../scan-catalog.js';
+import { awaitsFirstScan, firstScanPending, readScanCatalog, scanCatalogVersion, versionTime } from '../scan-catalog.js';
 import * as T from '../titles.js';
 
 export const FRESHNESS_SOURCE = 'DataFreshness';
@@ -152,7 +152,8 @@ export const freshnessCollector: Collector = {
     const scanVersion = tenant.mode === 'admin' ? await scanCatalogVersion(ctx.db, tenant.id) : null;
     const fallback = state.get(FALLBACK_ROTATION_KEY) as RotationState | undefined;
     if (scanVersion !== null && (catalogDue || scanVersion !== catalog?.scanVersion || (fallback?.cold ?? 0) > 0)) {
-      const scan = await readScanCatalog(ctx.db, tenant.id);
+      // What the scanner changed since the version applied last; all of it when the catalog is due (or none was applied).
+      const scan = await readScanCatalog(ctx.db, tenant.id, catalogDue ? null : versionTime(catalog?.scanVersion));
       if (scan) {
         const read = await readCatalogFromScan(client, scan, { withMirrors: catalogDue, intervalSeconds, rotation: fallback, now: run.now });
         run.changes.push({ key: FALLBACK_ROTATION_KEY, value: read.rotation });
@@ -168,8 +169,9 @@ export const freshnessCollector: Collector = {
     await readDueSchedules(run, client, state.get(ROTATION_KEY) as RotationState | undefined, intervalSeconds);
 
     const roots = await openRootCauses(ctx.db, tenant.org_id);
-    const lineage = await readLineage(ctx.db, tenant.id);
-    const causesFor: CausesFor = (id, capacityId) => causesOf(roots, { gatewayIds: lineage.get(id)?.gatewayIds ?? [], capacityId });
+    // Only gateways with an open incident can be a cause: the items behind those are all the lineage this run needs.
+    const behind = await itemsBehindGateways(ctx.db, tenant.id, roots.gateways);
+    const causesFor: CausesFor = (id, capacityId) => causesOf(roots, { gatewayIds: behind.get(id) ?? [], capacityId });
     const models = await checkModels(run, client, settings.graceMinutes, maxAgeOf, causesFor, new CallBudget(runBudget(HOURLY_CAPS.powerbi, REFRESH_SHARE, intervalSeconds)));
     const mirrors = await checkMirrors(run, client, maxAgeOf, causesFor, new CallBudget(runBudget(HOURLY_CAPS.fabric, MIRROR_SHARE, intervalSeconds)));
     reportProgress({ polled: models.polled + mirrors.polled + catalogProgress.polled, deferred: models.deferred + mirrors.deferred + catalogProgress.deferred });
