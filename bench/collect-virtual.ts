@@ -53,6 +53,8 @@ export interface VirtualOptions {
   trials: number;
   /** Simulated seconds between passes. */
   stepSeconds: number;
+  /** V8's old-space limit of the instance process (`--max-old-space-size`), as an operator sets it; none when absent. */
+  instanceHeapMiB?: number;
   tls: { cert: Buffer; key: string | Buffer };
   log: (line: string) => void;
 }
@@ -197,7 +199,7 @@ export async function measureVirtual(config: Config, spec: VirtualTenant, opts: 
       collectors: Object.fromEntries(names.map((n) => [n, { enabled: true }])),
     });
     // Opened once the tenant connection exists, so its first pass sees it; every pass runs at this run's `now`.
-    const inst = await InstanceProcess.open(config, run.clock.now().getTime(), { pollMs: 3_600_000, runTimeLimitMs: 30 * 60_000, maxConcurrent: names.length });
+    const inst = await InstanceProcess.open(config, run.clock.now().getTime(), { pollMs: 3_600_000, runTimeLimitMs: 30 * 60_000, maxConcurrent: names.length }, opts.instanceHeapMiB ? [`--max-old-space-size=${opts.instanceHeapMiB}`] : []);
     instance = inst;
     // The instance's RSS right after each pass (no GC): a new high is logged with the calls of that pass, to tell what drove it.
     let passRss = 0;
@@ -218,8 +220,8 @@ export async function measureVirtual(config: Config, spec: VirtualTenant, opts: 
       const top = [...paths].sort((a, b) => b[1] - a[1]).slice(0, 6);
       opts.log(`  instance RSS after the pass at ${dur(run.elapsed())}: ${fmt(passRss / 2 ** 20)} MiB (new high, no GC); its calls: ${top.map(([p, n]) => `${p} ×${n}`).join(', ') || 'none'}`);
     };
-    const memoryBefore = { instance: await inst.memory(), simulator: memorySample() };
-    opts.log(`  instance process ${inst.pid} (bench process ${process.pid}); memory after a forced GC: ${(globalThis as { gc?: unknown }).gc ? 'yes' : 'no (run without --expose-gc)'}; before the first pass: instance RSS ${fmt(memoryBefore.instance.rss / 2 ** 20)} MiB, bench process RSS ${fmt(memoryBefore.simulator.rss / 2 ** 20)} MiB`);
+    const memoryBefore = { instance: await inst.memory(), simulator: await memorySample() };
+    opts.log(`  instance process ${inst.pid} (bench process ${process.pid}); memory after a forced GC, a 1 s settle and a second GC: ${(globalThis as { gc?: unknown }).gc ? 'yes' : 'no (run without --expose-gc)'}; before the first pass: instance RSS ${fmt(memoryBefore.instance.rss / 2 ** 20)} MiB, bench process RSS ${fmt(memoryBefore.simulator.rss / 2 ** 20)} MiB`);
 
     // What a full picture is: every model's schedule read, lineage of every model, gateway-bound ones with their gateway.
     let modelCount = 0;
@@ -266,7 +268,7 @@ export async function measureVirtual(config: Config, spec: VirtualTenant, opts: 
     const sampleMemory = async (phase: 1 | 2) => {
       if (run.elapsed() < nextMemory) return;
       nextMemory += memoryEvery;
-      const sample = { at: run.elapsed(), phase, instance: await inst.memory(), simulator: memorySample() };
+      const sample = { at: run.elapsed(), phase, instance: await inst.memory(), simulator: await memorySample() };
       memory.push(sample);
       opts.log(`  memory at ${dur(sample.at)} simulated: instance RSS ${fmt(sample.instance.rss / 2 ** 20)} MiB (heap ${fmt(sample.instance.heapUsed / 2 ** 20)} MiB), bench process (simulator + bookkeeping) RSS ${fmt(sample.simulator.rss / 2 ** 20)} MiB (heap ${fmt(sample.simulator.heapUsed / 2 ** 20)} MiB)`);
     };
@@ -389,7 +391,7 @@ export async function measureVirtual(config: Config, spec: VirtualTenant, opts: 
 
     const { rows: errs } = await ctx.db.query<{ collector: string; last_error: string | null }>('SELECT collector, last_error FROM collector_schedules WHERE tenant_ref = $1 ORDER BY collector', [tenant.id]);
     const fp = await footprint(ctx, tenant.id, org.id);
-    const peakRss = { instance: (await inst.memory()).peakRss, simulator: memorySample().peakRss };
+    const peakRss = { instance: (await inst.memory()).peakRss, simulator: (await memorySample()).peakRss };
     await inst.stop();
     await ctx.db.query('UPDATE collector_schedules SET enabled = false WHERE tenant_ref = $1', [tenant.id]);
     const lazy = lazyOf(sim.state.workspaces);
@@ -537,7 +539,7 @@ export function renderVirtual(results: VirtualResult[], util: UtilizationResult[
     '**At the default intervals, on a simulated clock**',
     '',
     `One instance, every collector at its default interval in admin mode with Vigia's own hourly budgets enforced (HOURLY_CAPS); the simulator's clock is the instance's;`,
-    "the instance runs in a process of its own (bench/virtual-instance.ts: its context and collector scheduler, nothing else), its clock set to the bench's before every pass;",
+    `the instance runs in a process of its own (bench/virtual-instance.ts: its context and collector scheduler, nothing else), its clock set to the bench's before every pass${opts.instanceHeapMiB ? `, started with --max-old-space-size=${opts.instanceHeapMiB} (V8's old-space limit, as docs/monitoring.md advises)` : ''};`,
     "the simulator and the bench's bookkeeping (request log, picture and detection checks, with a context of their own on the same database) run in the bench's process;",
     `between passes the clock moves by the pass's real time plus ${opts.stepSeconds} s. Phase 1: ${opts.hours} simulated hours from the connection; phase 2: ${opts.trials} detection trials per scenario,`,
     'each change at a uniformly random moment of its collector\'s interval, detected when the incident row is open (the dispatcher\'s delivery, ~1 s in the real-clock table, is not included).',
@@ -568,7 +570,7 @@ export function renderVirtual(results: VirtualResult[], util: UtilizationResult[
       `- First full picture: inventory ${dur(pic.inventory)}; schedules of all ${fmt(pic.models)} models ${pic.schedules === null ? `not within ${opts.hours} h (${fmt(pic.schedulesRead)} read)` : dur(pic.schedules)};` +
         ` lineage ${pic.lineage === null ? `not within ${opts.hours} h (${fmt(pic.lineageRows)} models placed, ${fmt(pic.lineageWithGateway)} of ${fmt(pic.bound)} gateway-bound with their gateway)` : dur(pic.lineage)}.`,
       `- Full gateway rotation (every gateway's members listed at least once since the connection): ${r.rotation.first === null ? `not complete (${fmt(r.rotation.covered)} of ${fmt(r.rotation.gateways)} gateways)` : dur(r.rotation.first)}.`,
-      `- Memory after a forced GC in each process${(globalThis as { gc?: unknown }).gc ? '' : ' (no forced GC: --expose-gc was not given)'}, every ${dur(r.memoryEvery)} simulated (15 min, or a tenth of phase 1 when that is shorter, so that phase 1 alone gives ten samples; sampled on through phase 2).` +
+      `- Memory after a forced GC in each process, a 1-second settle (V8 unmaps freed pages in the background) and a second GC${(globalThis as { gc?: unknown }).gc ? '' : ' (no forced GC: --expose-gc was not given)'}, every ${dur(r.memoryEvery)} simulated (15 min, or a tenth of phase 1 when that is shorter, so that phase 1 alone gives ten samples; sampled on through phase 2).` +
         ` Instance process (Vigia alone): RSS ${range(phase1.map((m) => m.instance.rss))} over the ${phase1.length} samples of phase 1, ${range(r.memory.map((m) => m.instance.rss))} over all ${r.memory.length}; peak RSS (maxRSS, no GC) ${mb(r.peakRss.instance)} MiB.` +
         ` Bench process (simulator + bookkeeping): RSS ${range(r.memory.map((m) => m.simulator.rss))}; peak ${mb(r.peakRss.simulator)} MiB.`,
       '',

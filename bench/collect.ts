@@ -27,7 +27,8 @@
  * Flags (after `--`): --scale=F (multiplies every tenant size, e.g. 0.1 for a quick run),
  * --runs=N (memory passes, 10), --trials=N (latency trials per scenario, 10),
  * --latency-interval=S (5), --only=issue17,issue18,enterprise,latency,virtual,utilization (a comma
- * list), --virtual-hours=H (3), --virtual-trials=N (5), --virtual-step=S (10), --no-write. Needs PostgreSQL
+ * list), --virtual-hours=H (3), --virtual-trials=N (5), --virtual-step=S (10), --instance-heap-mib=M (the instance process's
+ * --max-old-space-size; none by default), --no-write. Needs PostgreSQL
  * (VIGIA_BENCH_PG_URL or VIGIA_TEST_PG_URL; default postgres://postgres@127.0.0.1:5432/test).
  */
 import { randomBytes } from 'node:crypto';
@@ -441,7 +442,7 @@ export async function runCollectBench(): Promise<void> {
   let latency: LatencyResult[] = [];
   const virtual: VirtualResult[] = [];
   const utilization: UtilizationResult[] = [];
-  const virtualOpts = { hours: VIRTUAL_HOURS, trials: VIRTUAL_TRIALS, stepSeconds: VIRTUAL_STEP, tls: tls(), log: (l: string) => process.stdout.write(`${l}\n`) };
+  const virtualOpts = { hours: VIRTUAL_HOURS, trials: VIRTUAL_TRIALS, stepSeconds: VIRTUAL_STEP, instanceHeapMiB: flag('instance-heap-mib') === undefined ? undefined : num('instance-heap-mib', 0), tls: tls(), log: (l: string) => process.stdout.write(`${l}\n`) };
   try {
     // `--only=<tenant>,virtual,no-runs`: the simulated-clock part alone.
     for (const spec of TENANTS) if (only(spec.key) && !ONLY?.split(',').includes('no-runs')) tenants.push(await measureTenant(ctx, spec));

@@ -34,9 +34,19 @@ export type InstanceReply =
   | { type: 'stopped' }
   | { type: 'error'; message: string };
 
-/** This process's memory, measured the way the instance measures its own. */
-export function memorySample(): MemorySample {
-  (globalThis as { gc?: () => void }).gc?.();
+/**
+ * V8 gives the pages a collection freed back to the system from a background task, so RSS read
+ * right after gc() still holds much of the last pass's heap (a 460 MiB reading fell to 93 MiB a
+ * second later). A sample waits this long after the first collection and collects again.
+ */
+const SETTLE_MS = 1_000;
+
+/** This process's memory, measured the way the instance measures its own: after a forced GC and the settle. */
+export async function memorySample(): Promise<MemorySample> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  gc?.();
   const m = process.memoryUsage();
   return { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, peakRss: process.resourceUsage().maxRSS * 1024 };
 }
@@ -47,10 +57,11 @@ export class InstanceProcess {
   private exited: Promise<void>;
   private alive = true;
 
-  private constructor() {
-    // Same execArgv as the bench (tsx's loader, --expose-gc) and same environment (the test CA).
+  private constructor(nodeArgs: readonly string[]) {
+    // Same execArgv as the bench (tsx's loader, --expose-gc) and same environment (the test CA),
+    // plus what an operator would give the instance (`--max-old-space-size`, docs/monitoring.md).
     this.child = fork(fileURLToPath(new URL('./virtual-instance.ts', import.meta.url)), [], {
-      execArgv: process.execArgv,
+      execArgv: [...process.execArgv, ...nodeArgs],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'advanced',
     });
@@ -72,8 +83,8 @@ export class InstanceProcess {
   }
 
   /** Forks the instance and opens its context and scheduler; the tenant must exist before its first pass. */
-  static async open(config: Config, startMs: number, scheduler: Omit<SchedulerOptions, 'collectors' | 'transport'>): Promise<InstanceProcess> {
-    const instance = new InstanceProcess();
+  static async open(config: Config, startMs: number, scheduler: Omit<SchedulerOptions, 'collectors' | 'transport'>, nodeArgs: readonly string[] = []): Promise<InstanceProcess> {
+    const instance = new InstanceProcess(nodeArgs);
     try {
       await instance.request({ type: 'open', config, startMs, scheduler });
     } catch (err) {

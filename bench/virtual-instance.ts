@@ -41,7 +41,7 @@ async function handle(msg: InstanceRequest): Promise<InstanceReply> {
       return { type: 'passed', tookMs: performance.now() - t, rssAfter: process.memoryUsage.rss() };
     }
     case 'memory':
-      return { type: 'memory', memory: memorySample() };
+      return { type: 'memory', memory: await memorySample() };
     case 'stop':
       await close();
       return { type: 'stopped' };
