@@ -28,7 +28,9 @@
  * --runs=N (memory passes, 10), --trials=N (latency trials per scenario, 10),
  * --latency-interval=S (5), --only=issue17,issue18,enterprise,latency,virtual,utilization (a comma
  * list), --virtual-hours=H (3), --virtual-trials=N (5), --virtual-step=S (10), --instance-heap-mib=M (the instance process's
- * --max-old-space-size; none by default), --no-write. Needs PostgreSQL
+ * --max-old-space-size; none by default), --no-write. With BENCH_COLLECTOR_MEMORY=1 in the
+ * environment the instance process runs one collector at a time and logs each run's memory
+ * (`[mem] <collector> … rss … heapPeak …`) on stderr: a diagnostic, not the measured set-up. Needs PostgreSQL
  * (VIGIA_BENCH_PG_URL or VIGIA_TEST_PG_URL; default postgres://postgres@127.0.0.1:5432/test).
  */
 import { randomBytes } from 'node:crypto';
