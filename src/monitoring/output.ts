@@ -54,14 +54,30 @@ export async function writeState(q: Queryable, tenantRef: string, collector: str
 const STATE_PAGE = 5_000;
 
 /**
+ * A keyed read page by page in key order: `read(after)` returns at most `page` rows whose key
+ * is after `after`, ordered by key. Yields each non-empty page.
+ */
+export async function* pagesByKey<R extends { key: string }>(read: (after: string) => Promise<R[]>, page: number): AsyncGenerator<R[]> {
+  let after = '';
+  for (;;) {
+    const rows = await read(after);
+    if (rows.length > 0) yield rows;
+    if (rows.length < page) return;
+    after = rows[rows.length - 1]!.key;
+  }
+}
+
+/** key > $3, starts with $4 (any prefix when empty), in key order, one page. */
+const UNDER_PREFIX = `WHERE tenant_ref = $1 AND collector = $2 AND key > $3 AND starts_with(key, $4) ORDER BY key LIMIT ${STATE_PAGE}`;
+
+/**
  * The collector's remembered state, every key but those under `except` (the per-entity keys a
  * collector reads on demand through EntityState). Read in pages by key, so the driver never
  * holds a whole large state as one result beside the map it becomes.
  */
 export async function readState<T>(q: Queryable, tenantRef: string, collector: string, except: readonly string[] = []): Promise<Map<string, T>> {
   const out = new Map<string, T>();
-  let after = '';
-  for (;;) {
+  const pages = pagesByKey(async (after) => {
     const { rows } = await q.query<{ key: string; value: T }>(
       `SELECT key, value FROM collector_state
         WHERE tenant_ref = $1 AND collector = $2 AND key > $3
@@ -69,10 +85,10 @@ export async function readState<T>(q: Queryable, tenantRef: string, collector: s
         ORDER BY key LIMIT ${STATE_PAGE}`,
       [tenantRef, collector, after, except],
     );
-    for (const r of rows) out.set(r.key, r.value);
-    if (rows.length < STATE_PAGE) return out;
-    after = rows[rows.length - 1]!.key;
-  }
+    return rows;
+  }, STATE_PAGE);
+  for await (const rows of pages) for (const r of rows) out.set(r.key, r.value);
+  return out;
 }
 
 /**
@@ -103,31 +119,15 @@ export class EntityState {
   /** Every key under the prefix (no values). */
   async keys(prefix: string): Promise<string[]> {
     const out: string[] = [];
-    let after = '';
-    for (;;) {
-      const { rows } = await this.q.query<{ key: string }>(
-        `SELECT key FROM collector_state WHERE tenant_ref = $1 AND collector = $2 AND starts_with(key, $3) AND key > $4 ORDER BY key LIMIT ${STATE_PAGE * 4}`,
-        [this.tenantRef, this.collector, prefix, after],
-      );
-      for (const r of rows) out.push(r.key);
-      if (rows.length < STATE_PAGE * 4) return out;
-      after = rows[rows.length - 1]!.key;
-    }
+    for await (const rows of this.under<{ key: string }>('key', prefix)) for (const r of rows) out.push(r.key);
+    return out;
   }
 
   /** Every key and value under the prefix (a small tenant's whole set, or member mode's). */
   async all<T>(prefix: string): Promise<Map<string, T>> {
     const out = new Map<string, T>();
-    let after = '';
-    for (;;) {
-      const { rows } = await this.q.query<{ key: string; value: T }>(
-        `SELECT key, value FROM collector_state WHERE tenant_ref = $1 AND collector = $2 AND starts_with(key, $3) AND key > $4 ORDER BY key LIMIT ${STATE_PAGE}`,
-        [this.tenantRef, this.collector, prefix, after],
-      );
-      for (const r of rows) out.set(r.key, r.value);
-      if (rows.length < STATE_PAGE) return out;
-      after = rows[rows.length - 1]!.key;
-    }
+    for await (const rows of this.under<{ key: string; value: T }>('key, value', prefix)) for (const r of rows) out.set(r.key, r.value);
+    return out;
   }
 
   /** How many keys the prefix has; with `flag`, only those whose value has that field true. */
@@ -138,6 +138,10 @@ export class EntityState {
       [this.tenantRef, this.collector, prefix, flag],
     );
     return Number(rows[0]?.n ?? 0);
+  }
+
+  private under<R extends { key: string }>(columns: 'key' | 'key, value', prefix: string): AsyncGenerator<R[]> {
+    return pagesByKey(async (after) => (await this.q.query<R>(`SELECT ${columns} FROM collector_state ${UNDER_PREFIX}`, [this.tenantRef, this.collector, after, prefix])).rows, STATE_PAGE);
   }
 }
 

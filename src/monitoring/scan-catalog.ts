@@ -6,7 +6,7 @@
  * scanner is the one writer; everything here only reads.
  */
 import type { Queryable } from '../db/index.js';
-import { readState } from './output.js';
+import { pagesByKey, readState } from './output.js';
 import type { RefreshSchedule } from './refresh-schedule.js';
 
 export const SCANNER = 'scanner';
@@ -114,8 +114,7 @@ export async function readScanCatalog(q: Queryable, tenantRef: string, changedSi
   for (const w of await readScannedWorkspaces(q, tenantRef)) workspaces.set(w.id, { described: w.described, name: w.name, capacityId: w.capacityId });
   const since = changedSince ? new Date(changedSince.getTime() - CATALOG_SINCE_OVERLAP_MS) : null;
   const described = new Map<string, ScannedWorkspace>();
-  let after = '';
-  for (;;) {
+  const pages = pagesByKey(async (after) => {
     const { rows } = await q.query<{ key: string; value: ScannedWorkspace }>(
       `SELECT key, value FROM collector_state
         WHERE tenant_ref = $1 AND collector = $2 AND starts_with(key, $3) AND key > $4
@@ -123,10 +122,9 @@ export async function readScanCatalog(q: Queryable, tenantRef: string, changedSi
         ORDER BY key LIMIT ${CATALOG_PAGE}`,
       [tenantRef, SCANNER, WORKSPACE_PREFIX, after, since],
     );
-    for (const r of rows) described.set(r.key.slice(WORKSPACE_PREFIX.length), r.value);
-    if (rows.length < CATALOG_PAGE) break;
-    after = rows[rows.length - 1]!.key;
-  }
+    return rows;
+  }, CATALOG_PAGE);
+  for await (const rows of pages) for (const r of rows) described.set(r.key.slice(WORKSPACE_PREFIX.length), r.value);
   return { version, workspaces, described };
 }
 
