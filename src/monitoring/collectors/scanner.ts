@@ -67,7 +67,7 @@ interface ScanRun {
   cursor: ScanCursor;
   /** Every workspace the state knows (keys only; the values are read as a scan touches them). */
   known: Set<string>;
-  /** The workspaces this run read or changed (null value: none remembered). */
+  /** The workspaces this run read from the state or wrote (a deleted one is absent; see `changed`). */
   workspaces: Map<string, ScannedWorkspace>;
   /** Whether each workspace read from the state was described then (for the described count). */
   describedBefore: Map<string, boolean>;
