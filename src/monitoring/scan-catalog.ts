@@ -101,17 +101,18 @@ export function versionTime(version: string | undefined): Date | null {
 }
 
 /**
- * The tenant's scan catalog, or null when the scanner has described nothing yet (member mode, a
- * new connection): the caller then reads workspace by workspace as before. With `changedSince`,
- * only the described workspaces the scanner wrote since then carry their models: a consumer that
+ * The tenant's scan catalog at `version` (scanCatalogVersion, read by the caller first: a change
+ * committed during the read then shows as a newer version next time), or null when the scanner
+ * describes no workspace any more. With `changedSince`, only
+ * the described workspaces the scanner wrote since then carry their models: a consumer that
  * applied an earlier version reads what changed, not 200,000 models again.
  */
-export async function readScanCatalog(q: Queryable, tenantRef: string, changedSince: Date | null = null): Promise<ScanCatalog | null> {
-  // The version first: a change committed during the read shows as a newer version next time.
-  const version = await scanCatalogVersion(q, tenantRef);
-  if (version === null) return null;
+export async function readScanCatalog(q: Queryable, tenantRef: string, version: string, changedSince: Date | null = null): Promise<ScanCatalog | null> {
+  const known = await readScannedWorkspaces(q, tenantRef);
+  // The scanner no longer describes any workspace (it changed since the version was read).
+  if (known.length === 0) return null;
   const workspaces = new Map<string, KnownWorkspace>();
-  for (const w of await readScannedWorkspaces(q, tenantRef)) workspaces.set(w.id, { described: w.described, name: w.name, capacityId: w.capacityId });
+  for (const w of known) workspaces.set(w.id, { described: w.described, name: w.name, capacityId: w.capacityId });
   const since = changedSince ? new Date(changedSince.getTime() - CATALOG_SINCE_OVERLAP_MS) : null;
   const described = new Map<string, ScannedWorkspace>();
   const pages = pagesByKey(async (after) => {

@@ -153,7 +153,7 @@ export const freshnessCollector: Collector = {
     const fallback = state.get(FALLBACK_ROTATION_KEY) as RotationState | undefined;
     if (scanVersion !== null && (catalogDue || scanVersion !== catalog?.scanVersion || (fallback?.cold ?? 0) > 0)) {
       // What the scanner changed since the version applied last; all of it when the catalog is due (or none was applied).
-      const scan = await readScanCatalog(ctx.db, tenant.id, catalogDue ? null : versionTime(catalog?.scanVersion));
+      const scan = await readScanCatalog(ctx.db, tenant.id, scanVersion, catalogDue ? null : versionTime(catalog?.scanVersion));
       if (scan) {
         const read = await readCatalogFromScan(client, scan, { withMirrors: catalogDue, intervalSeconds, rotation: fallback, now: run.now });
         run.changes.push({ key: FALLBACK_ROTATION_KEY, value: read.rotation });

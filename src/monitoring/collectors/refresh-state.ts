@@ -50,8 +50,7 @@ export interface MemberListing {
 
 /** Per-model keys: read on demand (Collector.entityPrefixes), not with the run's state. */
 export const MODEL_PREFIX = 'model:';
-const MODEL = MODEL_PREFIX;
-export const modelKey = (id: string) => MODEL + id;
+export const modelKey = (id: string) => MODEL_PREFIX + id;
 const LISTING = 'listing';
 const WORKSPACE = 'ws:';
 const ADMIN_SKIP = 'admin:skip';
@@ -83,7 +82,7 @@ export class RefreshMemory {
 
   constructor(state: Map<string, unknown>) {
     for (const [key, value] of state) {
-      if (key.startsWith(MODEL)) this.models.set(key.slice(MODEL.length), value as ModelState);
+      if (key.startsWith(MODEL_PREFIX)) this.models.set(key.slice(MODEL_PREFIX.length), value as ModelState);
       else if (key.startsWith(WORKSPACE)) this.workspaces.set(key.slice(WORKSPACE.length), value as WorkspaceState);
       else continue;
       this.before.set(key, JSON.stringify(value));
@@ -105,9 +104,9 @@ export class RefreshMemory {
    */
   load(entries: Map<string, unknown>): void {
     for (const [key, value] of entries) {
-      if (!key.startsWith(MODEL)) continue;
-      const id = key.slice(MODEL.length);
-      if (this.models.has(id) || this.forgotten.has(id) || this.before.has(key)) continue;
+      if (!key.startsWith(MODEL_PREFIX)) continue;
+      const id = key.slice(MODEL_PREFIX.length);
+      if (this.models.has(id) || this.forgotten.has(id)) continue;
       this.models.set(id, value as ModelState);
       this.before.set(key, JSON.stringify(value));
     }
@@ -146,7 +145,7 @@ export class RefreshMemory {
       seen.add(key);
       if (this.before.get(key) !== JSON.stringify(value)) out.push({ key, value });
     };
-    for (const [id, m] of this.models) put(MODEL + id, m);
+    for (const [id, m] of this.models) put(MODEL_PREFIX + id, m);
     for (const [id, w] of this.workspaces) put(WORKSPACE + id, w);
     for (const key of this.before.keys()) if (!seen.has(key)) out.push({ key, value: null });
     if (JSON.stringify(this.rotation ?? null) !== this.rotationBefore && this.rotation) out.push({ key: ROTATION_KEY, value: this.rotation });
@@ -160,5 +159,5 @@ export class RefreshMemory {
 
 /** Models remembered in a collector state (for releaseAll). */
 export function rememberedModels(state: Map<string, unknown>): [string, ModelState][] {
-  return [...state].filter(([key]) => key.startsWith(MODEL)).map(([key, value]) => [key.slice(MODEL.length), value as ModelState]);
+  return [...state].filter(([key]) => key.startsWith(MODEL_PREFIX)).map(([key, value]) => [key.slice(MODEL_PREFIX.length), value as ModelState]);
 }
