@@ -3,11 +3,11 @@
  *   HTTP layers (src/http, src/admin-api, src/public-api routes) → domain (alerts, orgs,
  *   delivery, public queries) → outbox → db. No cycles; only src/db knows the engine.
  */
-const DOMAIN = '^src/(alerts|orgs|delivery|outbox|access|public-api/queries)/';
+const DOMAIN = '^src/(alerts|orgs|delivery|inbound|outbox|access|public-api/queries)/';
 /** Modules that speak HTTP: Fastify plugins, hooks, schemas, the envelope. */
 const HTTP = [
   '^src/(http|admin-api|inbound-api)/',
-  '^src/public-api/(index|auth|docs|limits|paging|query-validator|schemas|windows)\\.ts$',
+  '^src/public-api/(index|auth|docs|paging|query-validator|schemas|windows)\\.ts$',
   '^src/public-api/routes/',
   '^src/app\\.ts$',
 ];
@@ -48,6 +48,20 @@ module.exports = {
       comment: 'Outside src/db, use the Database interface (src/db/index.ts) and its capability flags, never an engine module or driver.',
       from: { path: '^src/', pathNot: '^src/db/' },
       to: { path: ['^src/db/(pg|pglite)\\.ts$', '^node_modules/pg/', '^node_modules/@electric-sql/pglite/'] },
+    },
+    {
+      name: 'delivery-not-alerts',
+      severity: 'error',
+      comment: 'Delivery carries events out; it never changes alerts and never reaches the inbound door. The inbound door (src/inbound: acknowledgements coming back from the tools) sits above both: it changes alerts through their lifecycle and uses delivery\'s guarded client.',
+      from: { path: '^src/delivery/' },
+      to: { path: '^src/(alerts|inbound)/' },
+    },
+    {
+      name: 'shared-rooms-below',
+      severity: 'error',
+      comment: 'src/rate-limits serves the public, admin and inbound APIs alike: it knows none of them.',
+      from: { path: '^src/rate-limits/' },
+      to: { path: ['^src/(public-api|admin-api|inbound-api|inbound|alerts|delivery|monitoring)/'] },
     },
     {
       name: 'public-api-not-delivery',

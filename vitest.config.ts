@@ -1,20 +1,39 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { engineNeutralTestFiles } from './scripts/engine-neutral.mjs';
 
-// The whole suite runs twice: once on a real PostgreSQL, once on embedded PGlite.
+// Three projects:
+// - `pg` and `pglite` run every test whose outcome can depend on the database engine, once per engine;
+// - `once` runs the engine-neutral files (pure logic, the browser, spawned CLIs, example receivers,
+//   the simulator): each says so in a line `// @engine-neutral: why` near its top
+//   (scripts/engine-neutral.mjs finds them) and runs a single time, on PostgreSQL.
+// A file named *.pg.test.ts needs PostgreSQL servers (races between connections, other processes);
+// *.pglite.test.ts is about the embedded engine itself. Each runs in its own project only, so no
+// test is registered and then skipped.
+const neutral = engineNeutralTestFiles();
+
 export default defineConfig({
   test: {
     pool: 'forks',
+    // vitest's default is one worker fewer than the cores: one on a 2-core machine, though most of a
+    // test's time is spent waiting on sockets, databases and child processes. Two files per core
+    // keep both cores busy.
+    maxWorkers: Math.max(2, availableParallelism() * 2),
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    include: ['test/**/*.test.ts'],
     // Builds the web console when it is missing or stale (test/console drives it in Chromium).
     globalSetup: ['test/console/build-console.ts'],
-    // A file named *.pg.test.ts needs PostgreSQL servers (races between connections, other
-    // processes); *.pglite.test.ts is about the embedded engine itself. Each runs in its own
-    // project only, so no test is registered and then skipped.
     projects: [
-      { extends: true, test: { name: 'pg', env: { VIGIA_TEST_ENGINE: 'pg' }, exclude: ['**/node_modules/**', 'test/**/*.pglite.test.ts'] } },
-      { extends: true, test: { name: 'pglite', env: { VIGIA_TEST_ENGINE: 'pglite' }, exclude: ['**/node_modules/**', 'test/**/*.pg.test.ts'] } },
+      {
+        extends: true,
+        // include and exclude are per project: `extends` would concatenate them with a root list.
+        test: { name: 'pg', env: { VIGIA_TEST_ENGINE: 'pg' }, include: ['test/**/*.test.ts'], exclude: ['**/node_modules/**', 'test/**/*.pglite.test.ts', ...neutral] },
+      },
+      {
+        extends: true,
+        test: { name: 'pglite', env: { VIGIA_TEST_ENGINE: 'pglite' }, include: ['test/**/*.test.ts'], exclude: ['**/node_modules/**', 'test/**/*.pg.test.ts', ...neutral] },
+      },
+      { extends: true, test: { name: 'once', env: { VIGIA_TEST_ENGINE: 'pg' }, include: neutral.length > 0 ? neutral : ['no-engine-neutral-file'] } },
     ],
   },
 });

@@ -56,7 +56,7 @@ function reachable(host, port, timeoutMs = 1500) {
 /**
  * The vitest arguments that name test files or folders (relative to root); none means the whole
  * suite. An argument names a file or folder when it exists (so the value of `-t name` does not).
- * `--project pglite` alone means no PostgreSQL is needed.
+ * `--project pglite` alone means no PostgreSQL is needed (`once`, the engine-neutral files, runs on it).
  */
 function selection(root, args) {
   const paths = [];
@@ -67,7 +67,7 @@ function selection(root, args) {
     else if (arg.startsWith('--project=')) projects.push(arg.slice('--project='.length));
     else if (!arg.startsWith('-') && existsSync(path.resolve(root, arg))) paths.push(path.relative(root, path.resolve(root, arg)).split(path.sep).join('/'));
   }
-  if (projects.length === 0) projects = ['pg', 'pglite'];
+  if (projects.length === 0) projects = ['pg', 'pglite', 'once'];
   return { paths, projects };
 }
 
@@ -90,7 +90,8 @@ export async function missingPrerequisites(root, args, env = process.env) {
   }
   for (const service of services(env)) {
     if (!selected(service.usedBy, paths)) continue;
-    if (service.engine && !projects.includes(service.engine)) continue;
+    // The `once` project (engine-neutral files, vitest.config.ts) runs on PostgreSQL too.
+    if (service.engine && !projects.includes(service.engine) && !projects.includes('once')) continue;
     if (!(await reachable(service.host, service.port))) missing.push({ name: `${service.name} not reachable`, pkg: service.pkg, service: true });
   }
   if (missing.length === 0) return null;

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ApiError, forbidden } from '../http/errors.js';
-import { createAdminAuthLimiter } from '../public-api/limits.js';
+import { createAdminAuthLimiter } from '../rate-limits/index.js';
 import { hashToken, safeEqual } from '../secrets/tokens.js';
 import { authenticatePersonalToken, looksLikePersonalToken } from '../access/personal-tokens.js';
 import { csrfMatches, touchSession, type LiveSession } from '../access/sessions.js';

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { disableInbound, enableInbound, storeToolSecret } from '../delivery/inbound/endpoints.js';
-import { createPagerDutySubscription } from '../delivery/inbound/pagerduty-subscription.js';
-import { createAzureDevOpsHook } from '../delivery/inbound/azure-devops-hook.js';
+import { disableInbound, enableInbound, storeToolSecret } from '../inbound/endpoints.js';
+import { createPagerDutySubscription } from '../inbound/pagerduty-subscription.js';
+import { createAzureDevOpsHook } from '../inbound/azure-devops-hook.js';
 import { adminResponses } from './openapi.js';
 import { inboundSecretSchema, inboundStateSchema, toolSubscriptionSchema } from './schemas.js';
 
@@ -14,7 +14,7 @@ const idParams = {
 
 /**
  * Admin routes: a connector destination's inbound address (docs/admin-api.md). Thin: secrets,
- * sealing and SQL are in delivery/inbound/endpoints.ts.
+ * sealing and SQL are in inbound/endpoints.ts.
  */
 export async function inboundAdminRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;

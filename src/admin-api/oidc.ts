@@ -6,7 +6,7 @@ import { hashToken, safeEqual } from '../secrets/tokens.js';
 import { personForSignIn, rolesFromClaims, rolesOf, verifiedEmailOf } from '../access/people.js';
 import { endSession, openSession } from '../access/sessions.js';
 import { noteAudit } from '../access/audit-context.js';
-import type { PublicApiRateLimiter } from '../public-api/rate-limit.js';
+import type { PublicApiRateLimiter } from '../rate-limits/limiters.js';
 import { tooManyAttempts } from './session.js';
 import { providerConfiguration } from './oidc-provider.js';
 import {

@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import { hashToken, safeEqual } from '../secrets/tokens.js';
 import { csrfTokenFor, endSession, openSession } from '../access/sessions.js';
-import { MemoryCounterStore, PublicApiRateLimiter, RedisCounterStore } from '../public-api/rate-limit.js';
+import { MemoryCounterStore, PublicApiRateLimiter, RedisCounterStore } from '../rate-limits/limiters.js';
 import { loadAdminTokenHash } from './admin-token.js';
 import { principalOf } from './auth.js';
 import { clearSessionCookie, readSessionCookie, sessionTimes, setSessionCookie } from './session-cookie.js';

@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import type { RecordedEvent } from './events.js';
 import { escalateDue } from './escalation.js';
 import { releaseDue } from './release.js';
-import { txWithRetry } from './retry.js';
+import { txWithRetry } from '../db/retry.js';
 import { compactAlertMetrics } from './metrics-rollup.js';
 import { compactAlertCounts } from './rollup.js';
 

@@ -10,7 +10,7 @@ import { planSignalBatch, type SignalOutcome } from './batch-plan.js';
 import { loadBatchState, writeBatchPlan } from './batch-store.js';
 import { releaseDependents } from './release.js';
 import { alertColumns, emitUnlessSuppressed, toAlertJson, type AlertJson, type AlertRow } from './rows.js';
-import { txWithRetry } from './retry.js';
+import { txWithRetry } from '../db/retry.js';
 import { validateSignals, type Signal } from './signals.js';
 
 export type Ctx = Pick<AppContext, 'db' | 'clock' | 'config'>;
@@ -144,7 +144,7 @@ export async function resolveAlert(ctx: Ctx, orgId: string, alertId: string): Pr
 export type ToolChange = 'acknowledge' | 'resolve' | 'unacknowledge';
 
 /**
- * A change made by a person in an ITSM tool (src/delivery/inbound), applied in the caller's
+ * A change made by a person in an ITSM tool (src/inbound), applied in the caller's
  * transaction: acknowledge (at the tool's time, by the person's display name), resolve (at the
  * tool's time), or undo an acknowledgement. The times are clamped between the alert's opening and
  * now, so time-to-acknowledge and time-to-resolve are never negative. Returns the changed row, or

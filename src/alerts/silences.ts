@@ -5,7 +5,7 @@ import { invalidInput, notFoundError } from '../errors.js';
 import { newId } from '../ids.js';
 import { requireOrg } from '../orgs/orgs.js';
 import { releaseOrg } from './release.js';
-import { txWithRetry } from './retry.js';
+import { txWithRetry } from '../db/retry.js';
 import { auditTarget } from '../access/audit-context.js';
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'config'>;

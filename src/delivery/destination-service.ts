@@ -26,7 +26,7 @@ import { validateDestination } from './destination-input.js';
 import type { SignatureScheme } from './signing.js';
 import { runTestAction, type TestActionResult } from './test-send.js';
 import { auditTarget } from '../access/audit-context.js';
-import { readInboundViews, type InboundView } from './inbound/views.js';
+import { readInboundViews, type InboundView } from './inbound-views.js';
 
 export interface DestinationInput {
   name: string;

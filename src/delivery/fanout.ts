@@ -66,7 +66,7 @@ function planned(event: PendingEvent, destinationId: string, now: Date, status: 
  * the incident's lock at each such destination first (held until the transaction ends), so a
  * worker settling the incident's delivery meanwhile either ran before this read or sees this
  * event's held row (see src/outbox/incident-lock.ts). `skipDestinationId`: the destination whose
- * tool made the change (src/delivery/inbound) gets nothing back — no echo, no loop.
+ * tool made the change (src/inbound) gets nothing back — no echo, no loop.
  */
 export async function planFanOut(q: Queryable, event: PendingEvent, now: Date, skipDestinationId?: string): Promise<PlannedDelivery[]> {
   const destinations = (await matchingDestinations(q, event)).filter((d) => d.id !== skipDestinationId);

@@ -1,15 +1,15 @@
 /**
  * The public inbound endpoint the ITSM tools post to (docs/connectors.md, "Acknowledging in the
  * tool"): `POST /api/inbound/v1/destinations/{destinationId}`. Thin: the body is kept as raw
- * bytes (PagerDuty signs them), the domain (delivery/inbound/receive.ts) does the rest; this
+ * bytes (PagerDuty signs them), the domain (inbound/receive.ts) does the rest; this
  * layer limits each source address and turns the outcome into the status each tool expects.
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
-import { receiveInboundEvent } from '../delivery/inbound/receive.js';
-import { createCounterStore } from '../public-api/limits.js';
-import { PublicApiRateLimiter } from '../public-api/rate-limit.js';
+import { receiveInboundEvent } from '../inbound/receive.js';
+import { createCounterStore } from '../rate-limits/index.js';
+import { PublicApiRateLimiter } from '../rate-limits/limiters.js';
 
 /** PagerDuty sends at most 256 KB; nothing the tools send legitimately comes close to this. */
 export const INBOUND_BODY_LIMIT = 512 * 1024;

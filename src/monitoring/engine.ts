@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import { txWithRetry } from '../alerts/retry.js';
+import { txWithRetry } from '../db/retry.js';
 import type { SignalInput } from '../alerts/signals.js';
 import type { ApiFamily } from './budget.js';
 import { takeCall } from './budget.js';

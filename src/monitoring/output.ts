@@ -8,7 +8,7 @@
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { applySignalsIn as applyLifecycleSignals, type SignalOutcome } from '../alerts/lifecycle.js';
-import { txWithRetry } from '../alerts/retry.js';
+import { txWithRetry } from '../db/retry.js';
 import { hasTexts, inLanguage, validateSignal, type SignalInput } from '../alerts/signals.js';
 import { DEFAULT_LANGUAGE, orgLanguage } from '../orgs/language.js';
 import { endFirstPass, FOUND_AT_CONNECTION, startFirstPass } from './first-pass.js';

@@ -5,7 +5,7 @@
  * (engine.ts), and the incident recovers when the last of them gets a token again.
  */
 import type { AppContext } from '../context.js';
-import { txWithRetry } from '../alerts/retry.js';
+import { txWithRetry } from '../db/retry.js';
 import { applySignalsIn } from './output.js';
 import { tenantSignal } from './self-watch.js';
 

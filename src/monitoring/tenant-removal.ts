@@ -4,7 +4,7 @@
  * The collectors' state is read in that transaction too, with their schedule rows locked.
  */
 import type { AppContext } from '../context.js';
-import { txWithRetry } from '../alerts/retry.js';
+import { txWithRetry } from '../db/retry.js';
 import type { SignalInput } from '../alerts/signals.js';
 import { notFoundError } from '../errors.js';
 import { DEFAULT_COLLECTORS } from './collectors/index.js';

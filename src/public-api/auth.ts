@@ -5,7 +5,7 @@ import { hashToken, parseApiKey, safeEqual } from '../secrets/tokens.js';
 import type { ApiKeyCache, CachedKey } from './key-cache.js';
 import type { KeyRecheck, KeyState } from './page-statement.js';
 import { preparedQuery } from '../db/index.js';
-import type { PublicApiRateLimiter } from './rate-limit.js';
+import type { PublicApiRateLimiter } from '../rate-limits/limiters.js';
 
 export const SCOPES = ['ReadAlerts', 'ReadMetrics', 'ReadCapacities', 'ReadWorkspaces', 'ReadCosts', 'ReadSla'] as const;
 export type Scope = (typeof SCOPES)[number];

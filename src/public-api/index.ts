@@ -8,7 +8,7 @@ import { ApiKeyCache } from './key-cache.js';
 import { registerSpec } from './docs.js';
 import { hoistNamedSchemas } from './openapi.js';
 import { strictQueryCompiler } from './query-validator.js';
-import { createRateLimiter } from './limits.js';
+import { createRateLimiter } from '../rate-limits/index.js';
 import { alertsRoutes } from './routes/alerts.js';
 import { costsRoutes } from './routes/costs.js';
 import { capacityUtilizationRoutes } from './routes/capacity-utilization.js';

@@ -1,3 +1,4 @@
+// @engine-neutral: what the browser shows; the queries behind each page run on both engines in the API tests
 /**
  * OpenID Connect sign-in against a real, certified provider (oidc-provider) on loopback with the
  * test CA, the whole flow in headless Chromium; then the refusals: wrong state, wrong nonce,

@@ -1,3 +1,4 @@
+// @engine-neutral: no database is opened here
 /**
  * `vigia` (bin/vigia.mjs, also `npm start`) runs the compiled dist/main.js when it is up to date
  * with src/, and otherwise the TypeScript sources through tsx, saying why in one stderr line.

@@ -1,3 +1,4 @@
+// @engine-neutral: no database is opened here
 /**
  * `vigia tenants show` says how a rotating collector gets through the tenant in words, never
  * "rotation — s" when nothing takes turns or no rotation has completed yet.

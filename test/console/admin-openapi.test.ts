@@ -1,3 +1,4 @@
+// @engine-neutral: the console's routes, static files and generated types, not the database
 /**
  * The admin API's OpenAPI document is generated from the route schemas, and the web console's
  * types (web/src/admin-api.gen.ts) are generated from it: this fails when the committed file is

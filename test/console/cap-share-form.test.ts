@@ -1,3 +1,4 @@
+// @engine-neutral: what the browser shows; the queries behind each page run on both engines in the API tests
 /**
  * Vigia's share of the tenant's caps on the console's Tenant page, in headless Chromium: the
  * stored share is shown, a value that is not a whole percent from 1 to 100 is refused on the

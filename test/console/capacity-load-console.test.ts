@@ -1,3 +1,4 @@
+// @engine-neutral: what the browser shows; the queries behind each page run on both engines in the API tests
 /**
  * Capacity load in the console, in headless Chromium: the Tenant page's `utilization` form
  * (sources, thresholds, per-capacity overrides) refuses wrong values in the console's words

@@ -1,3 +1,4 @@
+// @engine-neutral: what the browser shows; the queries behind each page run on both engines in the API tests
 /**
  * The web console end to end, in headless Chromium (Debian's chromium driven by playwright-core):
  * a real Vigia process on loopback (HTTP app, dispatcher, database of the engine under test) and a

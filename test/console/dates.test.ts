@@ -1,3 +1,4 @@
+// @engine-neutral: no database is opened here
 /**
  * Dates typed in the console's language (web/src/dates.ts): the pattern follows the language's
  * order of day, month and year; impossible days and times are refused rather than rolled over;

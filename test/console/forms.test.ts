@@ -1,3 +1,4 @@
+// @engine-neutral: what the browser shows; the queries behind each page run on both engines in the API tests
 /**
  * The console's forms in headless Chromium: every refused field carries `aria-invalid` and the
  * message through `aria-describedby` (one mechanism, `Field`), focus goes to the first refused

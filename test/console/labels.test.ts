@@ -1,3 +1,4 @@
+// @engine-neutral: no database is opened here
 /**
  * The console shows the server's fixed texts (delivery errors, why a destination is disabled) in
  * its own language, and names a disabled destination's state after who disabled it.

@@ -1,3 +1,4 @@
+// @engine-neutral: what the browser shows; the queries behind each page run on both engines in the API tests
 /**
  * The replication lag thresholds on the console's Tenant page, in headless Chromium: shown with
  * the stored values, refused on the page when not whole seconds or out of order (no request),

@@ -1,3 +1,4 @@
+// @engine-neutral: what the browser shows; the queries behind each page run on both engines in the API tests
 /**
  * Gateways and semantic models in the console: the admin reads (what the gateway collector's
  * state and the lineage table hold, with open incidents, scoped to the organization) and their

@@ -1,3 +1,4 @@
+// @engine-neutral: what the browser shows; the queries behind each page run on both engines in the API tests
 /**
  * The console's overview and inventory pages in headless Chromium, over the demo data: each
  * chart's text alternative (its table) shows the public API's numbers for the same period; the

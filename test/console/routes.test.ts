@@ -1,3 +1,4 @@
+// @engine-neutral: the console's routes, static files and generated types, not the database
 /** The console's one route list: the browser router and the server agree on every page. */
 import { describe, expect, it } from 'vitest';
 import { CONSOLE_ROUTES, matchConsoleRoute } from '../../src/console/routes.js';

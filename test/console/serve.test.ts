@@ -1,3 +1,4 @@
+// @engine-neutral: the console's routes, static files and generated types, not the database
 /**
  * How the process serves the console: index.html at `/` and at the console's browser routes
  * (the alert link of every delivery among them), hashed assets cached for good, the other paths

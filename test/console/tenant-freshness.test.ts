@@ -1,3 +1,4 @@
+// @engine-neutral: what the browser shows; the queries behind each page run on both engines in the API tests
 /**
  * The Tenant page's data freshness section in headless Chromium: the saved settings show, a
  * value that is not whole minutes is refused on the page before any request, a saved document

@@ -1,3 +1,4 @@
+// @engine-neutral: what the browser shows; the queries behind each page run on both engines in the API tests
 /**
  * The console's Tenant page in headless Chromium against a real tenant simulator: connecting a
  * tenant through the form, the permission check with each fix in the chosen language, and "run
@@ -18,7 +19,7 @@ import { clickNavLink } from '../helpers/console-nav.js';
 import { applySignalsIn, commitRun } from '../../src/monitoring/output.js';
 import { releaseLease } from '../../src/monitoring/lease.js';
 import { tenantSignal } from '../../src/monitoring/self-watch.js';
-import { txWithRetry } from '../../src/alerts/retry.js';
+import { txWithRetry } from '../../src/db/retry.js';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 

@@ -1,3 +1,4 @@
+// @engine-neutral: no database is opened here
 /**
  * The committed vendor contracts (contracts/*.json) are what the descriptions give: where the
  * vendors' descriptions are at hand (the repository root's sibling shared/vendor-specs, or

@@ -1,3 +1,4 @@
+// @engine-neutral: no database is opened here
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseRetrySchedule } from '../../src/config.js';
 

@@ -1,3 +1,4 @@
+// @engine-neutral: no database is opened here
 /**
  * The data-directory lock against real processes: a live owner keeps it, a dead owner's lock is
  * taken over, and a pid reused by an unrelated process (different start time) is not an owner.

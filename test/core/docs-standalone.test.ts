@@ -1,3 +1,4 @@
+// @engine-neutral: no database is opened here
 /**
  * README.md, docs/ and the code's comments stand alone: no pointers to design files a user of the
  * repository does not have.

@@ -1,3 +1,4 @@
+// @engine-neutral: no database is opened here
 import { describe, expect, it } from 'vitest';
 import { newId, randomBase62 } from '../../src/ids.js';
 

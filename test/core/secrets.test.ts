@@ -1,3 +1,4 @@
+// @engine-neutral: no database is opened here
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,4 @@
+// @engine-neutral: no database is opened here
 /** `npm test` names, in one line, what the selected tests need and is missing, with the install command. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';

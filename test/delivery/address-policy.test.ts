@@ -1,3 +1,4 @@
+// @engine-neutral: no database is opened here
 /** Destination safety rules as a table (docs/delivery.md, "Destination safety"; issue 3 item 6). */
 import { describe, expect, it } from 'vitest';
 import { Allowlist, checkDestinationUrl, isRefusedAddress } from '../../src/delivery/address-policy.js';

@@ -1,3 +1,4 @@
+// @engine-neutral: no database is opened here
 /**
  * The guarded client's per-origin pool (src/delivery/origin-pool.ts): a closed pool's late
  * `disconnect` must not close the origin's next pool, or every later send opens a new connection.

@@ -1,3 +1,4 @@
+// @engine-neutral: no database is opened here
 /**
  * Receiver kit: verifyWebhook, exported from the package, and `vigia listen`
  * run as the real CLI over HTTPS on loopback, answering 2xx / 400 (stale timestamp) / 401 (bad signature).

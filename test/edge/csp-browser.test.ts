@@ -1,3 +1,4 @@
+// @engine-neutral: what the browser shows; the queries behind each page run on both engines in the API tests
 /**
  * The Content-Security-Policy is checked where it matters: in a browser. Swagger UI (/docs) and
  * the console must render under it with no violation, and neither can be framed.

@@ -1,3 +1,4 @@
+// @engine-neutral: the example receivers verify real deliveries; the delivery path runs on both engines elsewhere
 /**
  * The receiver examples in Python and Go (standard libraries only), run against real deliveries
  * from a live service. The TypeScript example runs in test/package/package.test.ts, where the

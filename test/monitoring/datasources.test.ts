@@ -13,7 +13,7 @@ import { gatewayCollector } from '../../src/monitoring/collectors/gateway.js';
 import { hotMarks } from '../../src/monitoring/gateway-evidence.js';
 import { savePlacements, saveDatasources } from '../../src/monitoring/lineage.js';
 import { applySignalsIn, readState } from '../../src/monitoring/output.js';
-import { txWithRetry } from '../../src/alerts/retry.js';
+import { txWithRetry } from '../../src/db/retry.js';
 import { ROTATION_KEY, type RotationState } from '../../src/monitoring/rotation.js';
 import { alerts, createHarness, schedule, type Harness } from './harness.js';
 

@@ -1,3 +1,4 @@
+// @engine-neutral: no database is opened here
 /**
  * Which refresh results are new since the last run (pure): first sight, the entries above the
  * remembered one, a remembered one that left the 60-entry history, running refreshes that

@@ -1,3 +1,4 @@
+// @engine-neutral: no database is opened here
 /**
  * Slots of a Power BI refresh schedule: local times in a Windows time zone, daylight saving
  * applied on the slot's own date, the newest slot at or before now, disabled or empty schedules.

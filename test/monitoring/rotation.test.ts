@@ -1,3 +1,4 @@
+// @engine-neutral: no database is opened here
 /**
  * The rotation of resources polled under a budget: hot ones every run, the others in turns from
  * a cursor that survives between runs, and the time a full rotation takes.

@@ -1,3 +1,4 @@
+// @engine-neutral: no database is opened here
 /**
  * package-lock.json is committed exactly as npm writes it, so `npm install` in a fresh clone has
  * nothing to rewrite — including after scripts/complete-lockfile.cjs has added the optional

@@ -1,3 +1,4 @@
+// @engine-neutral: the packed package installs and imports, no database
 /**
  * The package as a consumer gets it: `npm pack`, installed into a scratch project, used from plain
  * Node (no tsx, no TypeScript) — `vigia/receiver` verifies a real delivery and `vigia/client` walks

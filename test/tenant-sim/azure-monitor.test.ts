@@ -1,3 +1,4 @@
+// @engine-neutral: the tenant simulator alone, no database
 /**
  * The simulator's Power BI Embedded side, called like a client: A SKUs are listed as
  * `Microsoft.PowerBIDedicated/capacities` (and no longer as Fabric ones), their Azure Monitor

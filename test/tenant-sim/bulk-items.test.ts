@@ -1,3 +1,4 @@
+// @engine-neutral: the tenant simulator alone, no database
 /**
  * The large-tenant sizes of the benchmarks (`modelsPerWorkspace`, `pipelinesPerWorkspace`): the
  * counts asked for, and everything else exactly as the default sizes generate it — the extra

@@ -1,3 +1,4 @@
+// @engine-neutral: the tenant simulator alone, no database
 /**
  * `vigia tenant-sim` starts the simulator, prints what a client needs to connect, and answers a
  * client that uses the printed credentials; its control API changes state.

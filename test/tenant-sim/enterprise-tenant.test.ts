@@ -1,3 +1,4 @@
+// @engine-neutral: the tenant simulator alone, no database
 /**
  * The enterprise tenant of issue 27 (50,000 workspaces, 200,000 semantic models, 20,000
  * pipelines, 2,000 gateways × 3 members, 200 capacities), generated lazily: a client pages

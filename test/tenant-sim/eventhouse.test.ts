@@ -1,3 +1,4 @@
+// @engine-neutral: the tenant simulator alone, no database
 /**
  * The simulated Eventhouse: the capacity-overview events an Eventstream lands in a table,
  * answered through the Kusto REST query API (v2 frames) to a token of the Kusto audience only;

@@ -1,3 +1,4 @@
+// @engine-neutral: the tenant simulator alone, no database
 /**
  * The simulator generates and serves the tenant size of the monitoring benchmark — 60 capacities,
  * 5,000 workspaces, 500 gateways with 4 members each — and a client can walk all of it through

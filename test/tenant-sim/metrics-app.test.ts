@@ -1,3 +1,4 @@
+// @engine-neutral: the tenant simulator alone, no database
 /**
  * The simulated Capacity Metrics app model behind Power BI executeQueries: each app version's
  * names (a name the model lacks is a 400 DAX error, as the engine answers), timepoints published

@@ -1,3 +1,4 @@
+// @engine-neutral: the tenant simulator alone, no database
 /**
  * The simulator's runnable items: the `runnableItems` size adds Spark job definitions, dataflows,
  * copy jobs, pipelines and notebooks without changing what a seed generated before; their

@@ -1,3 +1,4 @@
+// @engine-neutral: the tenant simulator alone, no database
 /**
  * The simulator's Power BI scanner (metadata scanning), on the strict simulator: the modified
  * listing, a scan's life (NotStarted → Running → Succeeded), what a result describes (datasets,

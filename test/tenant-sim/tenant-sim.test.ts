@@ -1,3 +1,4 @@
+// @engine-neutral: the tenant simulator alone, no database
 /**
  * The tenant simulator behaves like the vendors towards a client: msal-node gets tokens from it
  * (secret and certificate), each API checks the token's audience, lists page like the vendor,

@@ -6,12 +6,12 @@
  * through the alert lifecycle (events to the other destinations only), write the audit log with
  * the tool as actor, and count the outcome on the destination.
  */
-import type { AppContext } from '../../context.js';
-import type { Queryable } from '../../db/index.js';
-import { applyToolChangeIn } from '../../alerts/lifecycle.js';
-import { txWithRetry } from '../../alerts/retry.js';
-import { recordAudit } from '../../access/audit.js';
-import { createGuardedSend } from '../guarded-http.js';
+import type { AppContext } from '../context.js';
+import type { Queryable } from '../db/index.js';
+import { applyToolChangeIn } from '../alerts/lifecycle.js';
+import { txWithRetry } from '../db/retry.js';
+import { recordAudit } from '../access/audit.js';
+import { createGuardedSend } from '../delivery/guarded-http.js';
 import { countInbound, loadInboundTarget, type InboundTarget, type Verdict } from './endpoints.js';
 import { incidentAlertKeys } from './pagerduty-alerts.js';
 import { parseToolEvent, TOOL_NAMES, type InboundEvent } from './tools.js';

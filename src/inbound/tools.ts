@@ -5,7 +5,7 @@
  * wrote (dedup_key / alias / correlation_id / work item tag) and the tool's own reference (the
  * incident's sys_id, the work item id) that must agree with what the delivery stored.
  */
-import type { ToolChange } from '../../alerts/lifecycle.js';
+import type { ToolChange } from '../alerts/lifecycle.js';
 
 export interface InboundEvent {
   /** Unique per event of this destination; retries of one event share it. */

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { type CounterStore, FailedAttemptLimiter, MemoryCounterStore, PublicApiRateLimiter, RedisCounterStore } from './rate-limit.js';
+import { type CounterStore, FailedAttemptLimiter, MemoryCounterStore, PublicApiRateLimiter, RedisCounterStore } from './limiters.js';
 
 /** Documented defaults (docs/public-api.md, "Rate limits"); config (VIGIA_API_RATE_LIMIT, VIGIA_API_INVALID_KEY_LIMIT) may change them. */
 export const DEFAULT_PER_KEY_PER_MINUTE = 60;

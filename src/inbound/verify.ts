@@ -6,7 +6,7 @@
  * costs the same comparison as a known one, so timing tells nothing about it.
  */
 import { createHmac } from 'node:crypto';
-import { safeEqual } from '../../secrets/tokens.js';
+import { safeEqual } from '../secrets/tokens.js';
 
 type Headers = Record<string, string | undefined>;
 

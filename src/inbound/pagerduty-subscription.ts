@@ -3,14 +3,14 @@
  * with the destination's REST API key (`credentials.restApiKey`), and stores the signing secret
  * PagerDuty returns — it is shown only in the create answer (REST `POST /webhook_subscriptions`).
  */
-import type { AppContext } from '../../context.js';
-import { invalidInput } from '../../errors.js';
-import { parseJson, redact } from '../connectors/shared.js';
-import { loadDestination } from '../destination-service.js';
-import { createGuardedSend } from '../guarded-http.js';
+import type { AppContext } from '../context.js';
+import { invalidInput } from '../errors.js';
+import { parseJson, redact } from '../delivery/connectors/shared.js';
+import { loadDestination } from '../delivery/destination-service.js';
+import { createGuardedSend } from '../delivery/guarded-http.js';
 import { storeToolSecret } from './endpoints.js';
 import { pagerDutyRestBaseUrl } from './pagerduty-alerts.js';
-import { inboundUrl } from './views.js';
+import { inboundUrl } from '../delivery/inbound-views.js';
 
 /** The incident events Vigia acts on; PagerDuty sends nothing else. */
 export const PAGERDUTY_EVENTS = ['incident.acknowledged', 'incident.unacknowledged', 'incident.resolved'] as const;

@@ -2,7 +2,7 @@
  * The inbound block of a connector destination's view: its address, whether it is on, the last
  * event and the counts of applied, ignored and refused events (endpoints.ts writes them).
  */
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../context.js';
 
 export interface InboundView {
   url: string;

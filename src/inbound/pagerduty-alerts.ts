@@ -4,8 +4,8 @@
  * destination (credentials.restApiKey) Vigia reads the incident's alerts and takes their
  * `alert_key`s — the Events API's dedup keys, our alert ids (REST `GET /incidents/{id}/alerts`).
  */
-import type { Send } from '../connectors/types.js';
-import { base, parseJson, str } from '../connectors/shared.js';
+import type { Send } from '../delivery/connectors/types.js';
+import { base, parseJson, str } from '../delivery/connectors/shared.js';
 
 const REST_REGIONS: Record<string, string> = { us: 'https://api.pagerduty.com', eu: 'https://api.eu.pagerduty.com' };
 /** Alerts read per incident (a grouped incident rarely holds more). */

@@ -1,4 +1,4 @@
-import type { Database, Queryable } from '../db/index.js';
+import type { Database, Queryable } from './index.js';
 
 /** Deadlock and serialization failures are safe to retry: the whole transaction rolled back. */
 const RETRYABLE = new Set(['40P01', '40001']);

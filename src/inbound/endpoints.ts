@@ -5,15 +5,15 @@
  * SECRET_OVERLAP_MS so the tool can be switched over without losing events, as with any
  * rotation. Counters and the last refusal are what the destination view shows.
  */
-import type { AppContext } from '../../context.js';
-import type { Queryable } from '../../db/index.js';
-import { invalidInput } from '../../errors.js';
-import { randomBase62 } from '../../ids.js';
-import type { Sealer } from '../../secrets/sealing.js';
-import { loadDestination } from '../destination-service.js';
-import { inboundUrl as inboundUrlOf, readInboundViews, type EndpointRow, type InboundView } from './views.js';
+import type { AppContext } from '../context.js';
+import type { Queryable } from '../db/index.js';
+import { invalidInput } from '../errors.js';
+import { randomBase62 } from '../ids.js';
+import type { Sealer } from '../secrets/sealing.js';
+import { loadDestination } from '../delivery/destination-service.js';
+import { inboundUrl as inboundUrlOf, readInboundViews, type EndpointRow, type InboundView } from '../delivery/inbound-views.js';
 
-export { inboundUrl } from './views.js';
+export { inboundUrl } from '../delivery/inbound-views.js';
 
 /** How long a replaced secret is still accepted. */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60_000;

@@ -5,12 +5,12 @@
  * it is never returned. The hook needs the project's id: read from the Core API by the
  * destination's project name.
  */
-import type { AppContext } from '../../context.js';
-import { invalidInput } from '../../errors.js';
-import { base, basicAuth, parseJson, redact, str } from '../connectors/shared.js';
-import type { Send } from '../connectors/types.js';
-import { loadDestination } from '../destination-service.js';
-import { createGuardedSend } from '../guarded-http.js';
+import type { AppContext } from '../context.js';
+import { invalidInput } from '../errors.js';
+import { base, basicAuth, parseJson, redact, str } from '../delivery/connectors/shared.js';
+import type { Send } from '../delivery/connectors/types.js';
+import { loadDestination } from '../delivery/destination-service.js';
+import { createGuardedSend } from '../delivery/guarded-http.js';
 import { enableInbound } from './endpoints.js';
 
 const API = 'api-version=7.1';

@@ -1,0 +1,2 @@
+/** Repository-relative paths (`test/…`) of the test files marked `// @engine-neutral: why`. */
+export function engineNeutralTestFiles(): string[];
