@@ -1,18 +1,23 @@
 // `npm run walls`, second half: dependency-cruiser forbids cycles between modules; this forbids
 // them between rooms. A room is a folder of src/ (src/alerts, src/delivery, …), and inside
-// src/monitoring each of its folders (engine, platform, sources/<name>, …). Two rooms that import
+// src/monitoring each folder named in MONITORING_ROOMS (engine, platform, sources/<name>, …). Two rooms that import
 // each other are one room in disguise: the shared part belongs in a room below both.
 // Reads dependency-cruiser's JSON on standard input; prints each cycle and exits 1 when there is one.
 import { readFileSync } from 'node:fs';
+
+/**
+ * Folders of src/monitoring that are rooms of their own (each source's folder under sources/ too);
+ * everything else in src/monitoring is one room with it.
+ */
+const MONITORING_ROOMS = /^src\/monitoring\/(engine|platform|connection|lineage|tenants|sources\/[^/]+)\//;
 
 /** The room of a module path, or null for files outside src/. */
 export function roomOf(file) {
   const parts = file.split('/');
   if (parts[0] !== 'src') return null;
   if (parts.length === 2) return file; // a file at the top of src (app.ts, service.ts…) is its own room
-  if (parts[1] === 'monitoring' && parts.length > 3) {
-    return parts[2] === 'sources' && parts.length > 4 ? parts.slice(0, 4).join('/') : parts.slice(0, 3).join('/');
-  }
+  const sub = MONITORING_ROOMS.exec(file);
+  if (sub) return sub[0].slice(0, -1);
   return parts.slice(0, 2).join('/');
 }
 
