@@ -4,6 +4,7 @@
  * `Intl` apply the zone's offset (daylight saving included) on each slot's own date. An id we do
  * not know is read as UTC and said so, rather than guessed.
  */
+import { zoneOffsetMs as offsetMs } from '../zone-offset.js';
 
 /** Windows time-zone id → IANA zone (CLDR's "001" territory mapping, for the zones customers use). */
 const WINDOWS_TO_IANA: Record<string, string> = {
@@ -74,39 +75,6 @@ export function ianaZoneOf(windowsId: string): string | null {
   } catch {
     return null;
   }
-}
-
-/** local wall-clock time − UTC, in ms, of `zone` at the instant `at`. */
-/** One formatter per zone: building one costs far more than using it (20,000 models a run). */
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/**
- * Offsets by zone and quarter hour: zones change offset only on quarter-hour boundaries, and a
- * run asks for the same few instants (each slot of each day) for every model.
- */
-const offsets = new Map<string, number>();
-const QUARTER_MS = 900_000;
-
-function offsetMs(zone: string, at: number): number {
-  const key = `${zone}|${Math.floor(at / QUARTER_MS)}`;
-  let known = offsets.get(key);
-  if (known === undefined) {
-    if (offsets.size >= 10_000) offsets.clear();
-    known = computeOffsetMs(zone, Math.floor(at / QUARTER_MS) * QUARTER_MS);
-    offsets.set(key, known);
-  }
-  return known;
-}
-
-function computeOffsetMs(zone: string, at: number): number {
-  let f = formatters.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
-    formatters.set(zone, f);
-  }
-  const parts = f.formatToParts(at);
-  const n = (t: string) => Number(parts.find((p) => p.type === t)?.value);
-  return Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second')) - Math.floor(at / 1000) * 1000;
 }
 
 /** The UTC instant of a local wall-clock time (given as if it were UTC) in `zone`. */

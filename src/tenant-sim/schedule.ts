@@ -6,10 +6,12 @@
  * and now; only when the tenant's `scheduledRefreshes` setting is on (tests of other workloads
  * keep a history that changes only when they say so).
  *
- * The slot arithmetic is written apart from src/monitoring/refresh-schedule.ts on purpose: the
+ * The slot arithmetic is written apart from src/monitoring/refresh-schedule.ts on purpose (only the
+ * zone offsets, the platform's Intl data, are shared: src/zone-offset.ts): the
  * simulator is the tests' oracle, and an oracle that shares the checked code shares its bugs.
  */
 import type { SimItem, SimRefresh, SimRefreshSchedule } from './types.js';
+import { zoneOffsetMs as offsetMs } from '../zone-offset.js';
 
 /** Windows time-zone ids the simulator knows (those the generated tenant and the tests use). */
 const WINDOWS_TO_IANA: Record<string, string> = {
@@ -25,38 +27,6 @@ const WINDOWS_TO_IANA: Record<string, string> = {
 const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const RUN_MS = 5 * 60_000;
 const DAY_MS = 86_400_000;
-
-/** One formatter per zone: building one costs far more than using it (20,000 models a run). */
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/**
- * Offsets by zone and quarter hour: zones change offset only on quarter-hour boundaries, and a
- * run asks for the same few instants (each slot of each day) for every model.
- */
-const offsets = new Map<string, number>();
-const QUARTER_MS = 900_000;
-
-function offsetMs(zone: string, at: number): number {
-  const key = `${zone}|${Math.floor(at / QUARTER_MS)}`;
-  let known = offsets.get(key);
-  if (known === undefined) {
-    if (offsets.size >= 10_000) offsets.clear();
-    known = computeOffsetMs(zone, Math.floor(at / QUARTER_MS) * QUARTER_MS);
-    offsets.set(key, known);
-  }
-  return known;
-}
-
-function computeOffsetMs(zone: string, at: number): number {
-  let f = formatters.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
-    formatters.set(zone, f);
-  }
-  const parts = f.formatToParts(at);
-  const n = (t: string) => Number(parts.find((p) => p.type === t)?.value);
-  return Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second')) - Math.floor(at / 1000) * 1000;
-}
 
 /** Slot instants (epoch ms) of a schedule in (from, to], oldest first. */
 export function slotsBetween(s: SimRefreshSchedule, from: number, to: number): number[] {
