@@ -78,176 +78,202 @@ const later = (a: Date, b: Date) => (b.getTime() > a.getTime() ? b : a);
  * resolves, and a later failure of its key opens a new incident that pages as usual.
  */
 export function planSignalBatch(orgId: string, signals: Signal[], state: BatchState, now: Date, baseUrl: string, quietReason: string | null = null): BatchPlan {
-  const tracked = new Map<string, Tracked>();
-  const openByKey = new Map<string, Tracked>();
-  /** Open incidents by (sourceType, sourceId): id → notification kind. Exact for every cause's source. */
-  const openBySource = new Map<string, Map<string, string>>();
-  /** Open incidents not tracked here (causes outside the batch): open for the whole batch. */
-  const untrackedOpen = new Set<string>();
-  /** Suppressed incidents by the cause ids they wait on. */
-  const waitingOn = new Map<string, Tracked[]>();
+  const planner = new BatchPlanner(orgId, state, now, baseUrl, quietReason);
+  for (const s of signals) planner.apply(s);
+  return planner.plan();
+}
 
-  const addOpenSource = (r: OpenIncidentRef) => {
+/** The batch's in-memory state between two signals, and what each kind of signal does to it. */
+class BatchPlanner {
+  private readonly tracked = new Map<string, Tracked>();
+  private readonly openByKey = new Map<string, Tracked>();
+  /** Open incidents by (sourceType, sourceId): id → notification kind. Exact for every cause's source. */
+  private readonly openBySource = new Map<string, Map<string, string>>();
+  /** Open incidents not tracked here (causes outside the batch): open for the whole batch. */
+  private readonly untrackedOpen = new Set<string>();
+  /** Suppressed incidents by the cause ids they wait on. */
+  private readonly waitingOn = new Map<string, Tracked[]>();
+  private readonly outcomes: SignalOutcome[] = [];
+  private readonly inserts: Tracked[] = [];
+  private readonly events: EventInput[] = [];
+
+  constructor(
+    private readonly orgId: string,
+    private readonly state: BatchState,
+    private readonly now: Date,
+    private readonly baseUrl: string,
+    private readonly quietReason: string | null,
+  ) {
+    for (const r of state.openRows) this.openByKey.set(keyOf(r), this.track(r, true));
+    for (const d of state.dependents) {
+      this.track(d.row, true);
+      for (const c of d.openCauseIds) this.untrackedOpen.add(c);
+    }
+    for (const c of state.openCauses) {
+      this.untrackedOpen.add(c.id);
+      this.addOpenSource(c);
+    }
+  }
+
+  apply(s: Signal): void {
+    const key = signalKey(s);
+    const open = this.openByKey.get(key);
+    if (s.kind === 'failure') {
+      if (open) this.reoccur(open, s);
+      else this.open(key, s);
+    } else if (open) this.recover(key, open, s);
+    else this.outcomes.push({ alertId: null, outcome: 'ignored', silenced: false, correlated: false });
+  }
+
+  plan(): BatchPlan {
+    return {
+      outcomes: this.outcomes,
+      inserts: this.inserts.map((t) => t.row),
+      updates: [...this.tracked.values()].flatMap((t) => (t.update ? [t.update] : [])),
+      events: this.events,
+    };
+  }
+
+  private reoccur(open: Tracked, s: Signal): void {
+    const r = open.row;
+    r.failure_count += 1;
+    r.last_occurrence_at = later(r.last_occurrence_at, s.occurredAt);
+    r.updated_at = this.now;
+    const u = this.updateOf(open);
+    if (u) {
+      u.addedFailures += 1;
+      u.lastOccurrence = u.lastOccurrence ? later(u.lastOccurrence, s.occurredAt) : s.occurredAt;
+    }
+    this.outcomes.push({ alertId: r.id, outcome: 'reoccurred', silenced: r.silenced, correlated: r.correlated });
+  }
+
+  private open(key: string, s: Signal): void {
+    const silence = matchSilence(this.state.silences, s);
+    const causeIds = this.openCauseIds(s);
+    const quiet = silence !== null || this.quietReason !== null;
+    const row: AlertRow = {
+      id: newId('alr', this.now),
+      org_id: this.orgId,
+      source_type: s.sourceType,
+      source_id: s.sourceId,
+      source_name: s.sourceName,
+      notification_kind: s.notificationKind,
+      severity: s.severity,
+      title: s.title,
+      message: s.message,
+      workspace_name: s.workspaceName,
+      capacity_name: s.capacityName,
+      status: 'open',
+      acknowledged: false,
+      acknowledged_at: null,
+      acknowledged_by: null,
+      created_at: s.occurredAt,
+      resolved_at: null,
+      failure_count: 1,
+      last_occurrence_at: s.occurredAt,
+      silenced: quiet,
+      silence_id: silence,
+      silence_reason: this.quietReason,
+      correlated: causeIds.length > 0,
+      cause_alert_ids: causeIds,
+      suppressed: quiet || causeIds.length > 0,
+      released_at: null,
+      escalated_at: null,
+      updated_at: this.now,
+    };
+    const t = this.track(row, false);
+    this.inserts.push(t);
+    this.openByKey.set(key, t);
+    this.emit(t.row, 'alert.opened', s.occurredAt);
+    this.outcomes.push({ alertId: row.id, outcome: 'opened', silenced: row.silenced, correlated: row.correlated });
+  }
+
+  private recover(key: string, open: Tracked, s: Signal): void {
+    const r = open.row;
+    r.status = 'resolved';
+    r.resolved_at = later(s.occurredAt, r.created_at);
+    r.updated_at = this.now;
+    const u = this.updateOf(open);
+    if (u) u.recoveredAt = s.occurredAt;
+    this.openByKey.delete(key);
+    this.openBySource.get(sourceOf(r.source_type, r.source_id))?.delete(r.id);
+    this.emit(r, 'alert.recovered', r.resolved_at);
+    this.release(r.id);
+    this.outcomes.push({ alertId: r.id, outcome: 'recovered', silenced: r.silenced, correlated: r.correlated });
+  }
+
+  private addOpenSource(r: OpenIncidentRef): void {
     const k = sourceOf(r.source_type, r.source_id);
-    const m = openBySource.get(k) ?? new Map<string, string>();
-    openBySource.set(k, m);
+    const m = this.openBySource.get(k) ?? new Map<string, string>();
+    this.openBySource.set(k, m);
     m.set(r.id, r.notification_kind);
-  };
-  const track = (row: AlertRow, existing: boolean): Tracked => {
-    const known = tracked.get(row.id);
+  }
+
+  private track(row: AlertRow, existing: boolean): Tracked {
+    const known = this.tracked.get(row.id);
     if (known) return known;
     const t: Tracked = { row: { ...row }, existing, update: null };
-    tracked.set(row.id, t);
+    this.tracked.set(row.id, t);
     if (row.status === 'open') {
-      addOpenSource(row);
+      this.addOpenSource(row);
       if (row.suppressed) {
         for (const c of row.cause_alert_ids) {
-          const list = waitingOn.get(c);
+          const list = this.waitingOn.get(c);
           if (list) list.push(t);
-          else waitingOn.set(c, [t]);
+          else this.waitingOn.set(c, [t]);
         }
       }
     }
     return t;
-  };
-  const updateOf = (t: Tracked): IncidentUpdate | null => {
+  }
+
+  private updateOf(t: Tracked): IncidentUpdate | null {
     if (!t.existing) return null;
     if (!t.update) t.update = { id: t.row.id, addedFailures: 0, lastOccurrence: null, recoveredAt: null, releasedAt: null };
     return t.update;
-  };
-  const isOpen = (id: string) => {
-    const t = tracked.get(id);
-    return t ? t.row.status === 'open' : untrackedOpen.has(id);
-  };
-
-  for (const r of state.openRows) openByKey.set(keyOf(r), track(r, true));
-  for (const d of state.dependents) {
-    track(d.row, true);
-    for (const c of d.openCauseIds) untrackedOpen.add(c);
-  }
-  for (const c of state.openCauses) {
-    untrackedOpen.add(c.id);
-    addOpenSource(c);
   }
 
-  const outcomes: SignalOutcome[] = [];
-  const inserts: Tracked[] = [];
-  const events: EventInput[] = [];
-  const emit = (row: AlertRow, event: EventInput['event'], occurredAt: Date) => {
+  private isOpen(id: string): boolean {
+    const t = this.tracked.get(id);
+    return t ? t.row.status === 'open' : this.untrackedOpen.has(id);
+  }
+
+  private emit(row: AlertRow, event: EventInput['event'], occurredAt: Date): void {
     if (row.suppressed) return;
-    events.push({ orgId, alertId: row.id, event, occurredAt, snapshot: toAlertSnapshot(row, baseUrl), now });
-  };
+    this.events.push({ orgId: this.orgId, alertId: row.id, event, occurredAt, snapshot: toAlertSnapshot(row, this.baseUrl), now: this.now });
+  }
 
   /** Open incidents of the causes' sources, any notification kind, never the signal's own key. */
-  const openCauseIds = (s: Signal): string[] => {
+  private openCauseIds(s: Signal): string[] {
     const ids = new Set<string>();
     for (const c of s.causes) {
-      for (const [id, kind] of openBySource.get(sourceOf(c.sourceType, c.sourceId)) ?? []) {
+      for (const [id, kind] of this.openBySource.get(sourceOf(c.sourceType, c.sourceId)) ?? []) {
         if (c.sourceType === s.sourceType && c.sourceId === s.sourceId && kind === s.notificationKind) continue;
         ids.add(id);
       }
     }
     return [...ids];
-  };
+  }
 
-  const release = (causeId: string) => {
-    const due = (waitingOn.get(causeId) ?? []).filter(
+  /** Releases the suppressed incidents that waited on `causeId` and have no other open cause. */
+  private release(causeId: string): void {
+    const due = (this.waitingOn.get(causeId) ?? []).filter(
       (t) =>
         t.row.status === 'open' &&
         t.row.suppressed &&
         t.row.silence_reason === null &&
-        matchSilence(state.silences, { sourceType: t.row.source_type, sourceId: t.row.source_id, notificationKind: t.row.notification_kind }) === null &&
-        !t.row.cause_alert_ids.some(isOpen),
+        matchSilence(this.state.silences, { sourceType: t.row.source_type, sourceId: t.row.source_id, notificationKind: t.row.notification_kind }) === null &&
+        !t.row.cause_alert_ids.some((id) => this.isOpen(id)),
     );
     // Released incidents emit in id order (code-unit order, as the release pass sorts them).
     due.sort((x, y) => (x.row.id < y.row.id ? -1 : 1));
     for (const t of due) {
       t.row.suppressed = false;
-      t.row.released_at = now;
-      t.row.updated_at = now;
-      const u = updateOf(t);
-      if (u) u.releasedAt = now;
-      emit(t.row, 'alert.opened', now);
+      t.row.released_at = this.now;
+      t.row.updated_at = this.now;
+      const u = this.updateOf(t);
+      if (u) u.releasedAt = this.now;
+      this.emit(t.row, 'alert.opened', this.now);
     }
-  };
-
-  for (const s of signals) {
-    const key = signalKey(s);
-    const open = openByKey.get(key);
-    if (s.kind === 'failure') {
-      if (open) {
-        const r = open.row;
-        r.failure_count += 1;
-        r.last_occurrence_at = later(r.last_occurrence_at, s.occurredAt);
-        r.updated_at = now;
-        const u = updateOf(open);
-        if (u) {
-          u.addedFailures += 1;
-          u.lastOccurrence = u.lastOccurrence ? later(u.lastOccurrence, s.occurredAt) : s.occurredAt;
-        }
-        outcomes.push({ alertId: r.id, outcome: 'reoccurred', silenced: r.silenced, correlated: r.correlated });
-        continue;
-      }
-      const silence = matchSilence(state.silences, s);
-      const causeIds = openCauseIds(s);
-      const row: AlertRow = {
-        id: newId('alr', now),
-        org_id: orgId,
-        source_type: s.sourceType,
-        source_id: s.sourceId,
-        source_name: s.sourceName,
-        notification_kind: s.notificationKind,
-        severity: s.severity,
-        title: s.title,
-        message: s.message,
-        workspace_name: s.workspaceName,
-        capacity_name: s.capacityName,
-        status: 'open',
-        acknowledged: false,
-        acknowledged_at: null,
-        acknowledged_by: null,
-        created_at: s.occurredAt,
-        resolved_at: null,
-        failure_count: 1,
-        last_occurrence_at: s.occurredAt,
-        silenced: silence !== null || quietReason !== null,
-        silence_id: silence,
-        silence_reason: quietReason,
-        correlated: causeIds.length > 0,
-        cause_alert_ids: causeIds,
-        suppressed: silence !== null || quietReason !== null || causeIds.length > 0,
-        released_at: null,
-        escalated_at: null,
-        updated_at: now,
-      };
-      const t = track(row, false);
-      inserts.push(t);
-      openByKey.set(key, t);
-      emit(t.row, 'alert.opened', s.occurredAt);
-      outcomes.push({ alertId: row.id, outcome: 'opened', silenced: row.silenced, correlated: row.correlated });
-      continue;
-    }
-    if (!open) {
-      outcomes.push({ alertId: null, outcome: 'ignored', silenced: false, correlated: false });
-      continue;
-    }
-    const r = open.row;
-    r.status = 'resolved';
-    r.resolved_at = later(s.occurredAt, r.created_at);
-    r.updated_at = now;
-    const u = updateOf(open);
-    if (u) u.recoveredAt = s.occurredAt;
-    openByKey.delete(key);
-    openBySource.get(sourceOf(r.source_type, r.source_id))?.delete(r.id);
-    emit(r, 'alert.recovered', r.resolved_at);
-    release(r.id);
-    outcomes.push({ alertId: r.id, outcome: 'recovered', silenced: r.silenced, correlated: r.correlated });
   }
-
-  return {
-    outcomes,
-    inserts: inserts.map((t) => t.row),
-    updates: [...tracked.values()].flatMap((t) => (t.update ? [t.update] : [])),
-    events,
-  };
 }
