@@ -62,102 +62,23 @@ export function createPgDatabase(url: string, logger?: Logger, opts: PgPoolOptio
     client.on('error', (err) => logger?.warn({ err: err.message }, 'database connection lost'));
   });
   const root = wrap(pool);
-  const listeners = new Set<{ stop(): Promise<void> }>();
+  const listeners = new Set<Listener>();
 
-  const db: Database = {
+  return {
     capabilities: { concurrentConnections: true, crossProcessNotify: true },
     dedicatedPool: (max, poolOpts = {}) => createPgDatabase(url, logger, { max, ...poolOpts }),
     query: root.query,
     exec: root.exec,
-    async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
-      const client = await pool.connect();
-      let broken = false;
-      // A checked-out client has no pool error listener: a server restart between two
-      // statements would otherwise be an uncaught 'error' event and kill the process.
-      const onError = () => {
-        broken = true;
-      };
-      client.on('error', onError);
-      try {
-        await client.query('BEGIN');
-        const result = await fn(wrap(client));
-        await client.query('COMMIT');
-        return result;
-      } catch (err) {
-        try {
-          await client.query('ROLLBACK');
-        } catch {
-          broken = true;
-        }
-        throw err;
-      } finally {
-        client.off('error', onError);
-        client.release(broken);
-      }
-    },
+    tx: (fn) => transaction(pool, fn),
     async listen(channel, onNotify) {
       if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error('invalid channel name');
-      let client: pg.Client | undefined;
-      /** The connection being opened, if any: stop() must wait for it, or it would outlive stop(). */
-      let opening: Promise<void> | undefined;
-      let stopped = false;
-      let retryTimer: NodeJS.Timeout | undefined;
-      const retry = (ms: number) => {
-        if (!stopped) retryTimer = setTimeout(() => void connect().catch(() => undefined), ms);
-      };
-      const connect = (): Promise<void> => {
-        if (stopped) return Promise.resolve();
-        const c = new pg.Client({ connectionString: url, types, connectionTimeoutMillis: 10_000 });
-        c.on('notification', (msg) => {
-          if (msg.channel === channel) onNotify(msg.payload ?? '');
-        });
-        c.on('error', () => {
-          /* handled by 'end' */
-        });
-        c.on('end', () => {
-          if (client === c && !stopped) {
-            client = undefined;
-            retry(500);
-            // A reconnect may have missed notifications: wake the subscriber once.
-            onNotify('');
-          }
-        });
-        const attempt = (async () => {
-          try {
-            await c.connect();
-            await c.query(`LISTEN ${channel}`);
-          } catch (err) {
-            logger?.warn({ err: (err as Error).message }, 'LISTEN connection failed; retrying');
-            await c.end().catch(() => undefined);
-            retry(1000);
-            return;
-          }
-          // stop() ran while this connection was being opened: it is nobody's now, close it.
-          if (stopped) await c.end().catch(() => undefined);
-          else client = c;
-        })();
-        const tracked: Promise<void> = attempt.finally(() => {
-          if (opening === tracked) opening = undefined;
-        });
-        opening = tracked;
-        return tracked;
-      };
-      const handle = {
-        async stop() {
-          stopped = true;
-          if (retryTimer) clearTimeout(retryTimer);
-          await opening;
-          const c = client;
-          client = undefined;
-          await c?.end().catch(() => undefined);
-        },
-      };
+      const listener = new Listener(url, channel, onNotify, logger);
       // Registered before the first connection opens, so close() during it stops it too.
-      listeners.add(handle);
-      await connect();
+      listeners.add(listener);
+      await listener.connect();
       return async () => {
-        listeners.delete(handle);
-        await handle.stop();
+        listeners.delete(listener);
+        await listener.stop();
       };
     },
     async close() {
@@ -165,5 +86,103 @@ export function createPgDatabase(url: string, logger?: Logger, opts: PgPoolOptio
       await pool.end();
     },
   };
-  return db;
+}
+
+/** BEGIN … COMMIT on one checked-out client; ROLLBACK on failure, and a broken client is discarded. */
+async function transaction<T>(pool: pg.Pool, fn: (q: Queryable) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken = false;
+  // A checked-out client has no pool error listener: a server restart between two
+  // statements would otherwise be an uncaught 'error' event and kill the process.
+  const onError = () => {
+    broken = true;
+  };
+  client.on('error', onError);
+  try {
+    await client.query('BEGIN');
+    const result = await fn(wrap(client));
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    try {
+      await client.query('ROLLBACK');
+    } catch {
+      broken = true;
+    }
+    throw err;
+  } finally {
+    client.off('error', onError);
+    client.release(broken);
+  }
+}
+
+/**
+ * LISTEN on a connection of its own that comes back by itself: a lost connection is reopened
+ * (and the subscriber woken once, since notifications may have been missed) until stop().
+ */
+class Listener {
+  private client: pg.Client | undefined;
+  /** The connection being opened, if any: stop() must wait for it, or it would outlive stop(). */
+  private opening: Promise<void> | undefined;
+  private stopped = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly url: string,
+    private readonly channel: string,
+    private readonly onNotify: (payload: string) => void,
+    private readonly logger?: Logger,
+  ) {}
+
+  connect(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    const c = new pg.Client({ connectionString: this.url, types, connectionTimeoutMillis: 10_000 });
+    c.on('notification', (msg) => {
+      if (msg.channel === this.channel) this.onNotify(msg.payload ?? '');
+    });
+    c.on('error', () => {
+      /* handled by 'end' */
+    });
+    c.on('end', () => {
+      if (this.client === c && !this.stopped) {
+        this.client = undefined;
+        this.retry(500);
+        // A reconnect may have missed notifications: wake the subscriber once.
+        this.onNotify('');
+      }
+    });
+    const tracked: Promise<void> = this.open(c).finally(() => {
+      if (this.opening === tracked) this.opening = undefined;
+    });
+    this.opening = tracked;
+    return tracked;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    await this.opening;
+    const c = this.client;
+    this.client = undefined;
+    await c?.end().catch(() => undefined);
+  }
+
+  private async open(c: pg.Client): Promise<void> {
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${this.channel}`);
+    } catch (err) {
+      this.logger?.warn({ err: (err as Error).message }, 'LISTEN connection failed; retrying');
+      await c.end().catch(() => undefined);
+      this.retry(1000);
+      return;
+    }
+    // stop() ran while this connection was being opened: it is nobody's now, close it.
+    if (this.stopped) await c.end().catch(() => undefined);
+    else this.client = c;
+  }
+
+  private retry(ms: number): void {
+    if (!this.stopped) this.retryTimer = setTimeout(() => void this.connect().catch(() => undefined), ms);
+  }
 }
