@@ -49,9 +49,26 @@ async function claimsOfCallback(config: oidc.Configuration, url: URL, login: { s
  * short-lived HttpOnly cookie, so a callback URL someone else obtained (login CSRF: signing a
  * victim's browser in as the attacker) is refused.
  */
+/** The person a verified sign-in names, with their roles; 403 when they have none. */
+async function signedInPerson(ctx: AppContext, claims: Record<string, unknown>) {
+  const idpRoles = rolesFromClaims(claims, ctx.config.oidc!.roleMap);
+  const person = await personForSignIn(ctx.db, {
+    issuer: String(claims.iss),
+    subject: String(claims.sub),
+    verifiedEmail: verifiedEmailOf(claims),
+    name: typeof claims.name === 'string' ? claims.name : null,
+    grantedByIdp: idpRoles.length > 0,
+    now: ctx.clock.now(),
+  });
+  if (!person) throw forbidden(`${NO_ROLE} (an invitation is taken only with an e-mail address your identity provider marks as verified)`);
+  const principal = { kind: 'person' as const, personId: person.id, email: person.email, via: 'session' as const, idpRoles };
+  const roles = await rolesOf(ctx.db, principal);
+  if (roles.length === 0) throw forbidden(NO_ROLE);
+  return { principal, person, roles, idpRoles };
+}
+
 export async function oidcRoutes(app: FastifyInstance, opts: { ctx: AppContext; limiter: PublicApiRateLimiter }): Promise<void> {
   const { ctx, limiter } = opts;
-  const settings = ctx.config.oidc;
   const reachableConfiguration = providerConfiguration(ctx);
 
   app.get('/session/oidc/login', { config: { access: 'public' }, onSend: signInErrorToConsole }, async (_req, reply) => {
@@ -107,19 +124,7 @@ export async function oidcRoutes(app: FastifyInstance, opts: { ctx: AppContext; 
       ctx.log.warn({ err: (err as Error).message, code: (err as { code?: string }).code }, 'OpenID sign-in refused');
       throw await refuse(new ApiError(401, 'unauthorized', 'the sign-in could not be verified; start it again'));
     }
-    const idpRoles = rolesFromClaims(claims, settings!.roleMap);
-    const person = await personForSignIn(ctx.db, {
-      issuer: String(claims.iss),
-      subject: String(claims.sub),
-      verifiedEmail: verifiedEmailOf(claims),
-      name: typeof claims.name === 'string' ? claims.name : null,
-      grantedByIdp: idpRoles.length > 0,
-      now: ctx.clock.now(),
-    });
-    if (!person) throw forbidden(`${NO_ROLE} (an invitation is taken only with an e-mail address your identity provider marks as verified)`);
-    const principal = { kind: 'person' as const, personId: person.id, email: person.email, via: 'session' as const, idpRoles };
-    const roles = await rolesOf(ctx.db, principal);
-    if (roles.length === 0) throw forbidden(NO_ROLE);
+    const { principal, person, roles, idpRoles } = await signedInPerson(ctx, claims);
     // The sign-in is recorded in every organization where it gives access, with the session it opens.
     req.principal = principal;
     noteAudit({ action: 'session.create', orgIds: roles.map((r) => r.orgId), target: person.id, changes: { method: 'oidc', roles } });
