@@ -21,8 +21,9 @@ export default defineConfig({
     maxWorkers: Math.max(2, availableParallelism() * 2),
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Builds the web console when it is missing or stale (test/console drives it in Chromium).
-    globalSetup: ['test/console/build-console.ts'],
+    // Builds the web console when it is missing or stale (test/console drives it in Chromium), and
+    // the migrated template databases each file's fresh database is copied from.
+    globalSetup: ['test/console/build-console.ts', 'test/helpers/db-template-setup.ts'],
     projects: [
       {
         extends: true,

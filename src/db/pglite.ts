@@ -69,13 +69,16 @@ const SHARED_BUFFERS = '16MB';
 /**
  * `lockDir`: the directory to lock for this process (VIGIA_DATA_DIR); the lock is released when
  * the database closes. In-memory databases (tests) take no lock. `sharedBuffers` overrides
- * SHARED_BUFFERS (the bench compares settings with it).
+ * SHARED_BUFFERS (the bench compares settings with it). `loadDataDir` starts from a data
+ * directory dumped by PGlite's `dumpDataDir` instead of running initdb (the test suite starts each
+ * file's database from one migrated template: initdb is most of a new database's cost).
  */
-export async function createPgliteDatabase(dataDir?: string, lockDir?: string, opts: { sharedBuffers?: string } = {}): Promise<Database> {
+export async function createPgliteDatabase(dataDir?: string, lockDir?: string, opts: { sharedBuffers?: string; loadDataDir?: Blob } = {}): Promise<Database> {
   const lock = lockDir ? acquireDataDirLock(path.resolve(lockDir)) : undefined;
   let lite: PGlite;
   try {
     lite = await PGlite.create(dataDir, {
+      ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
       startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${opts.sharedBuffers ?? SHARED_BUFFERS}`],
       parsers: {
         [OID.INT8]: parseNumeric,

@@ -3,6 +3,7 @@ import { randomBase62 } from '../../src/ids.js';
 import { createPgDatabase } from '../../src/db/pg.js';
 import { createPgliteDatabase } from '../../src/db/pglite.js';
 import { migrate, type Database, type Engine } from '../../src/db/index.js';
+import { pgliteTemplate, pgTemplateExists } from './db-template.js';
 
 /** Which engine this test process runs on; vitest's projects set it (see vitest.config.ts). */
 export const ENGINE: Engine = process.env.VIGIA_TEST_ENGINE === 'pg' ? 'pg' : 'pglite';
@@ -16,17 +17,22 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** Creates an empty PostgreSQL database and returns its URL (no migrations applied). */
-export async function createPgTestDatabaseUrl(): Promise<{ url: string; drop(): Promise<void> }> {
+/**
+ * Creates a PostgreSQL database and returns its URL: empty (no migrations applied), or with
+ * `fromTemplate` a copy of the migrated template when this run made one (db-template.ts).
+ */
+export async function createPgTestDatabaseUrl(opts: { fromTemplate?: boolean } = {}): Promise<{ url: string; drop(): Promise<void>; migrated: boolean }> {
   const name = `vigia_t_${randomBase62(10).toLowerCase()}`;
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  const template = opts.fromTemplate ? await pgTemplateExists(admin) : null;
+  await admin.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
   await admin.end();
   const url = new URL(PG_ADMIN_URL);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
+    migrated: template !== null,
     async drop() {
       const c = new pg.Client({ connectionString: PG_ADMIN_URL });
       await c.connect();
@@ -36,12 +42,13 @@ export async function createPgTestDatabaseUrl(): Promise<{ url: string; drop(): 
   };
 }
 
-/** A fresh, migrated database of the engine under test. */
+/** A fresh, migrated database of the engine under test (a copy of the run's template when there is one). */
 export async function createTestDatabase(opts: { migrate?: boolean } = {}): Promise<TestDatabase> {
+  const wantsMigrated = opts.migrate !== false;
   if (ENGINE === 'pg') {
-    const { url, drop } = await createPgTestDatabaseUrl();
+    const { url, drop, migrated } = await createPgTestDatabaseUrl({ fromTemplate: wantsMigrated });
     const db = createPgDatabase(url);
-    if (opts.migrate !== false) await migrate(db);
+    if (wantsMigrated && !migrated) await migrate(db);
     return {
       db,
       url,
@@ -51,7 +58,8 @@ export async function createTestDatabase(opts: { migrate?: boolean } = {}): Prom
       },
     };
   }
-  const db = await createPgliteDatabase();
-  if (opts.migrate !== false) await migrate(db);
+  const template = wantsMigrated ? pgliteTemplate() : null;
+  const db = await createPgliteDatabase(undefined, undefined, template ? { loadDataDir: template } : {});
+  if (wantsMigrated && !template) await migrate(db);
   return { db, drop: () => db.close().catch(() => undefined) };
 }

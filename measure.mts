@@ -1,0 +1,16 @@
+import { createPgliteDatabase } from './src/db/pglite.ts';
+import { migrate } from './src/db/index.ts';
+import { PGlite } from '@electric-sql/pglite';
+let t = Date.now();
+const db = await createPgliteDatabase();
+console.log('pglite create', Date.now() - t); t = Date.now();
+await migrate(db);
+console.log('pglite migrate', Date.now() - t); t = Date.now();
+await db.close();
+const lite = await PGlite.create();
+await lite.exec('select 1');
+const blob = await lite.dumpDataDir('none');
+console.log('dump', Date.now() - t, blob.size); t = Date.now();
+const l2 = await PGlite.create({ loadDataDir: blob });
+await l2.exec('select 1');
+console.log('load', Date.now() - t);
