@@ -1,17 +1,16 @@
+// @engine-neutral: the README's commands run as a newcomer runs them, on the embedded database they start
 /**
  * The README's five-minute tour, run as written: the code blocks marked `<!-- tour: shell 1 -->`
  * and `<!-- tour: shell 2 -->` are extracted from README.md and run with bash. Only the fixed
  * addresses are moved so parallel tests never collide: port 8080 and 9443 become free ports and
- * `data/` a temporary data directory. On PostgreSQL the server uses DATABASE_URL, so the admin
- * token is set with VIGIA_ADMIN_TOKEN and placed where the tour reads it.
+ * `data/` a temporary data directory. The tour starts Vigia as the README does, on its embedded
+ * database in the data directory (the same server on PostgreSQL is test/foundation/serve.test.ts's).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPgTestDatabaseUrl, ENGINE } from '../helpers/db.js';
 import { baseEnv, root } from './processes.js';
 import { freePort } from '../helpers/ports.js';
 
@@ -65,22 +64,13 @@ function shell(script: string, env: Record<string, string>): Shell {
   };
 }
 
-describe(`README five-minute tour (${ENGINE})`, () => {
+describe('README five-minute tour', () => {
   let env: Record<string, string>;
   let dir: string;
-  let cleanup: () => Promise<void> = async () => undefined;
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'vigia-tour-'));
     // Missed deliveries (the receiver still starting) are retried within seconds, not minutes.
     env = { VIGIA_DATA_DIR: path.join(dir, 'data'), VIGIA_RETRY_SCHEDULE: '1s,1s,2s,5s' };
-    if (ENGINE === 'pg') {
-      const db = await createPgTestDatabaseUrl();
-      const token = `vat_${randomBytes(20).toString('hex')}`;
-      Object.assign(env, { DATABASE_URL: db.url, VIGIA_SECRET_KEY: randomBytes(32).toString('base64'), VIGIA_ADMIN_TOKEN: token });
-      mkdirSync(env.VIGIA_DATA_DIR!, { recursive: true });
-      writeFileSync(path.join(env.VIGIA_DATA_DIR!, 'admin-token'), `${token}\n`, { mode: 0o600 });
-      cleanup = db.drop;
-    }
   });
   afterAll(async () => {
     for (const child of shells) {
@@ -90,7 +80,6 @@ describe(`README five-minute tour (${ENGINE})`, () => {
         // already gone
       }
     }
-    await cleanup();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -123,15 +112,6 @@ describe(`README five-minute tour (${ENGINE})`, () => {
     expect(block.trim()).toBe('npm run demo');
     // Its own data directory: the tour above holds env's (the demo needs no server on it).
     const demoEnv: Record<string, string> = { ...env, VIGIA_DATA_DIR: path.join(dir, 'demo-data') };
-    if (ENGINE === 'pg') {
-      const db = await createPgTestDatabaseUrl();
-      const drop = cleanup;
-      cleanup = async () => {
-        await drop();
-        await db.drop();
-      };
-      demoEnv.DATABASE_URL = db.url;
-    }
     const run = shell(block, demoEnv);
     const code = await run.exited;
     const out = run.output();
