@@ -5,30 +5,23 @@
  * reaches the API (ids in lower case), the texts follow the language, and "back to defaults"
  * resets after its confirmation.
  */
-import type { AddressInfo } from 'node:net';
-import type { Browser } from 'playwright-core';
-import { launchChromium } from '../helpers/browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/clock.js';
 import { createTenant } from '../../src/monitoring/tenants.js';
-import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/context.js';
+import { openConsole, startConsoleServer, type ConsoleServer } from '../helpers/console-session.js';
 import { insertOrg } from '../monitoring/support.js';
 import { clickNavLink } from '../helpers/console-nav.js';
 
 const ORG_NAME = 'Freshness page org';
 
 describe('console Tenant page: data freshness section in Chromium', () => {
-  let t: TestApp;
-  let browser: Browser;
-  let origin: string;
+  let server: ConsoleServer;
   let orgId: string;
   let tenantId: string;
-  const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    t = await createTestApp({ clock: systemClock });
-    orgId = await insertOrg(t.ctx, ORG_NAME);
-    const tenant = await createTenant(t.ctx, orgId, {
+    server = await startConsoleServer();
+    orgId = await insertOrg(server.t.ctx, ORG_NAME);
+    const tenant = await createTenant(server.t.ctx, orgId, {
       name: 'Contoso',
       tenantId: '00000000-0000-4000-8000-000000000001',
       clientId: '00000000-0000-4000-8000-000000000002',
@@ -37,27 +30,16 @@ describe('console Tenant page: data freshness section in Chromium', () => {
       collectors: Object.fromEntries(['inventory', 'capacity', 'gateway', 'costs', 'freshness'].map((n) => [n, { enabled: false }])),
     });
     tenantId = tenant.id;
-    await t.admin('PUT', `/orgs/${orgId}/tenants/${tenantId}/freshness`, { graceMinutes: 20, workspaces: [{ id: 'ws-1', maxAgeMinutes: 600 }] });
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
+    await server.t.admin('PUT', `/orgs/${orgId}/tenants/${tenantId}/freshness`, { graceMinutes: 20, workspaces: [{ id: 'ws-1', maxAgeMinutes: 600 }] });
   }, 180_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-    expect(pageErrors).toEqual([]);
+    await server?.close();
+    expect(server?.pageErrors).toEqual([]);
   });
 
   it('shows, checks, saves and resets the settings in both languages', async () => {
-    const context = await browser.newContext({ locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
-    const p = await context.newPage();
-    p.on('pageerror', (err) => pageErrors.push(err.message));
-    await p.goto(`${origin}/orgs`);
-    await p.getByLabel('Token de administrador').fill(TEST_ADMIN_TOKEN);
-    await p.getByRole('button', { name: 'Entrar' }).click();
-    await p.getByRole('button', { name: `Abrir: ${ORG_NAME}` }).click();
-    await p.getByRole('heading', { level: 1 }).first().waitFor();
+    const p = await openConsole(server, ORG_NAME);
     await clickNavLink(p, 'Tenant');
     const section = p.locator('article[data-tenant="Contoso"]').getByTestId('freshness');
     await section.getByRole('heading', { name: 'Atualização dos dados de Contoso' }).waitFor();
@@ -72,14 +54,14 @@ describe('console Tenant page: data freshness section in Chromium', () => {
     await section.getByRole('button', { name: 'Salvar atualização dos dados' }).click();
     await section.getByRole('alert').getByText('Tolerância após o horário agendado (minutos): informe minutos inteiros, de 1 a 1440.').waitFor();
     await section.getByRole('alert').getByText(/linha 2: use ID=minutos/).waitFor();
-    expect((await t.admin('GET', `/orgs/${orgId}/tenants/${tenantId}/freshness`)).json().graceMinutes).toBe(20);
+    expect((await server.t.admin('GET', `/orgs/${orgId}/tenants/${tenantId}/freshness`)).json().graceMinutes).toBe(20);
 
     await grace.fill('45');
     await section.getByLabel('Idade máxima dos dados no tenant (minutos; vazio = sem limite)').fill('120');
     await section.getByLabel(/Idade máxima por item/).fill('ABC=15');
     await section.getByRole('button', { name: 'Salvar atualização dos dados' }).click();
     await section.getByText('Configuração de atualização dos dados salva.').waitFor();
-    expect((await t.admin('GET', `/orgs/${orgId}/tenants/${tenantId}/freshness`)).json()).toEqual({
+    expect((await server.t.admin('GET', `/orgs/${orgId}/tenants/${tenantId}/freshness`)).json()).toEqual({
       graceMinutes: 45,
       maxAgeMinutes: 120,
       workspaces: [{ id: 'ws-1', maxAgeMinutes: 600 }],
@@ -93,7 +75,7 @@ describe('console Tenant page: data freshness section in Chromium', () => {
     await section.getByRole('group', { name: /Back to the defaults/ }).getByRole('button', { name: 'Confirm' }).click();
     await section.getByText('Data freshness settings back to the defaults.').waitFor();
     await expect.poll(() => section.getByLabel('Grace period after the scheduled time (minutes)').inputValue()).toBe('30');
-    expect((await t.admin('GET', `/orgs/${orgId}/tenants/${tenantId}/freshness`)).json()).toEqual({ graceMinutes: 30, maxAgeMinutes: null, workspaces: [], items: [] });
-    await context.close();
+    expect((await server.t.admin('GET', `/orgs/${orgId}/tenants/${tenantId}/freshness`)).json()).toEqual({ graceMinutes: 30, maxAgeMinutes: null, workspaces: [], items: [] });
+    await p.context().close();
   });
 });
