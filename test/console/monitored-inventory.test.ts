@@ -9,15 +9,13 @@
  * With VIGIA_CONSOLE_SCREENSHOTS=<dir> the pg run also saves both pages at desktop and phone width.
  */
 import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../helpers/browser.js';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/clock.js';
 import { savePlacements, saveDatasources } from '../../src/monitoring/lineage.js';
 import { writeState } from '../../src/monitoring/output.js';
-import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/context.js';
+import type { TestApp } from '../helpers/context.js';
+import { openConsole as openSignedIn, startConsoleServer, type ConsoleServer } from '../helpers/console-session.js';
 import { tenantBody } from '../monitoring/support.js';
 import { clickNavLink } from '../helpers/console-nav.js';
 
@@ -36,12 +34,10 @@ async function shot(p: Page, name: string): Promise<void> {
 }
 
 describe('gateways and semantic models (admin reads and console pages)', () => {
+  let server: ConsoleServer;
   let t: TestApp;
-  let browser: Browser;
-  let origin: string;
   let orgId: string;
   let otherOrgId: string;
-  const pageErrors: string[] = [];
 
   async function signal(org: string, over: Record<string, unknown>): Promise<string> {
     const res = await t.admin('POST', `/orgs/${org}/signals`, { kind: 'failure', notificationKind: 'Failed', title: 'Falha', message: 'Falhou', ...over });
@@ -56,7 +52,8 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
   }
 
   beforeAll(async () => {
-    t = await createTestApp({ clock: systemClock });
+    server = await startConsoleServer({  });
+    t = server.t;
     orgId = (await t.admin('POST', '/orgs', { name: ORG_NAME })).json().id;
     otherOrgId = (await t.admin('POST', '/orgs', { name: 'Outra' })).json().id;
     const now = t.ctx.clock.now();
@@ -86,15 +83,11 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
     await savePlacements(t.ctx.db, other, [{ itemId: 'sm-9', itemType: 'SemanticModel', itemName: 'Outro modelo', workspaceId: 'ws-9', capacityId: null }], now);
     await signal(otherOrgId, { sourceType: 'Gateway', sourceId: 'gw-a', sourceName: 'GW de outra org', notificationKind: 'GatewayOffline' });
 
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
   }, 180_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-    expect(pageErrors).toEqual([]);
+    await server?.close();
+    expect(server?.pageErrors).toEqual([]);
   });
 
   it('lists the organization’s gateways with status, upgrade and their own open incidents', async () => {
@@ -142,16 +135,8 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
     expect(res.json().value.map((a: { sourceName: string }) => a.sourceName)).toEqual(['Vendas Diárias']);
   });
 
-  async function openConsole(locale = 'pt-BR'): Promise<Page> {
-    const context = await browser.newContext({ viewport: DESKTOP, locale, timezoneId: 'America/Sao_Paulo' });
-    const p = await context.newPage();
-    p.on('pageerror', (err) => pageErrors.push(err.message));
-    await p.goto(`${origin}/orgs`);
-    await p.getByLabel('Token de administrador').fill(TEST_ADMIN_TOKEN);
-    await p.getByRole('button', { name: 'Entrar' }).click();
-    await p.getByRole('button', { name: `Abrir: ${ORG_NAME}` }).click();
-    await p.getByRole('heading', { level: 1 }).first().waitFor();
-    return p;
+  function openConsole(locale = 'pt-BR'): Promise<Page> {
+    return openSignedIn(server, ORG_NAME, { viewport: DESKTOP, locale });
   }
 
   async function alertTitlesShown(p: Page): Promise<string[]> {

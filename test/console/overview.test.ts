@@ -10,14 +10,12 @@
  * width there (docs/console/ holds the ones shown in the README).
  */
 import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../helpers/browser.js';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/clock.js';
 import { seedDemo } from '../../src/demo.js';
-import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/context.js';
+import type { TestApp } from '../helpers/context.js';
+import { openConsole as openSignedIn, startConsoleServer, type ConsoleServer } from '../helpers/console-session.js';
 import { clickNavLink } from '../helpers/console-nav.js';
 
 const SHOTS = process.env.VIGIA_TEST_ENGINE === 'pg' ? process.env.VIGIA_CONSOLE_SCREENSHOTS : undefined;
@@ -26,11 +24,9 @@ const PHONE = { width: 390, height: 844 };
 const ORG_NAME = 'Demo — Contoso Analytics';
 
 describe('console overview and inventory in Chromium', () => {
+  let server: ConsoleServer;
   let t: TestApp;
-  let browser: Browser;
-  let origin: string;
   let apiKey: string;
-  const pageErrors: string[] = [];
 
   const pub = async (url: string) => {
     const res = await t.app.inject({ method: 'GET', url: `/api/public/v1${url}`, headers: { 'x-api-key': apiKey } });
@@ -39,16 +35,8 @@ describe('console overview and inventory in Chromium', () => {
   };
 
   /** A fresh browser context (pt-BR, São Paulo time unless told), signed in, the demo organization chosen. */
-  async function openConsole(opts: { locale?: string; timezoneId?: string } = {}): Promise<Page> {
-    const context = await browser.newContext({ viewport: DESKTOP, locale: opts.locale ?? 'pt-BR', timezoneId: opts.timezoneId ?? 'America/Sao_Paulo' });
-    const p = await context.newPage();
-    p.on('pageerror', (err) => pageErrors.push(err.message));
-    await p.goto(`${origin}/orgs`);
-    await p.getByLabel('Token de administrador').fill(TEST_ADMIN_TOKEN);
-    await p.getByRole('button', { name: 'Entrar' }).click();
-    await p.getByRole('button', { name: `Abrir: ${ORG_NAME}` }).click();
-    await p.getByRole('heading', { level: 1 }).first().waitFor();
-    return p;
+  function openConsole(opts: { locale?: string; timezoneId?: string } = {}): Promise<Page> {
+    return openSignedIn(server, ORG_NAME, { viewport: DESKTOP, ...opts });
   }
 
   async function go(p: Page, link: string, heading: string): Promise<void> {
@@ -94,17 +82,14 @@ describe('console overview and inventory in Chromium', () => {
   }
 
   beforeAll(async () => {
-    t = await createTestApp({ clock: systemClock });
+    server = await startConsoleServer({  });
+    t = server.t;
     ({ apiKey } = await seedDemo(t.ctx, new Date()));
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
   }, 180_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-    expect(pageErrors).toEqual([]);
+    await server?.close();
+    expect(server?.pageErrors).toEqual([]);
   });
 
   it('every chart table of the overview shows the public API’s numbers for the period', async () => {
