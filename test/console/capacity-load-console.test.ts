@@ -5,18 +5,15 @@
  * without sending anything and saves through PATCH; the Capacidades page draws each capacity's
  * load with the 100 % line and its load incident shaded, the numbers one click away.
  */
-import type { AddressInfo } from 'node:net';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/clock.js';
 import { setResolver } from '../../src/delivery/guarded-http.js';
 import { storeWindows } from '../../src/monitoring/capacity-history.js';
 import type { WindowFigures } from '../../src/monitoring/collectors/utilization-events.js';
 import type { TenantSim } from '../../src/tenant-sim/index.js';
-import { launchChromium } from '../helpers/browser.js';
 import { startSim } from '../tenant-sim/helpers.js';
 import { clickNavLink } from '../helpers/console-nav.js';
-import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/context.js';
+import type { TestApp } from '../helpers/context.js';
+import { openConsole, startConsoleServer, type ConsoleServer } from '../helpers/console-session.js';
 import { insertOrg, tenantBody } from '../monitoring/support.js';
 
 const ORG_NAME = 'Capacity load org';
@@ -39,43 +36,31 @@ function win(at: Date, utilizationPct: number): WindowFigures {
 }
 
 describe('console: capacity load', () => {
+  let server: ConsoleServer;
   let t: TestApp;
-  let browser: Browser;
-  let origin: string;
   let orgId: string;
   let tenantRef: string;
   let sim: TenantSim | undefined;
-  const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    t = await createTestApp({ clock: systemClock, config: { destinationAllowlist: ['127.0.0.1'] } });
+    server = await startConsoleServer({ config: { destinationAllowlist: ['127.0.0.1'] } });
+    t = server.t;
     setResolver(t.ctx, async () => [{ address: '93.184.216.34', family: 4 }]);
     orgId = await insertOrg(t.ctx, ORG_NAME);
     const created = await t.admin('POST', `/orgs/${orgId}/tenants`, tenantBody({ name: 'Contoso' }));
     expect(created.statusCode).toBe(201);
     tenantRef = created.json().id;
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
   }, 180_000);
 
   afterAll(async () => {
     await sim?.stop();
-    await browser?.close();
-    await t?.close();
-    expect(pageErrors).toEqual([]);
+    await server?.close();
+    expect(server?.pageErrors).toEqual([]);
   });
 
   async function signIn(locale: string) {
-    const context = await browser.newContext({ locale, timezoneId: 'America/Sao_Paulo' });
-    const p = await context.newPage();
-    p.on('pageerror', (err) => pageErrors.push(err.message));
-    await p.goto(`${origin}/orgs`);
-    await p.getByLabel('Token de administrador').fill(TEST_ADMIN_TOKEN);
-    await p.getByRole('button', { name: 'Entrar' }).click();
-    await p.getByRole('button', { name: `Abrir: ${ORG_NAME}` }).click();
-    await p.getByRole('heading', { level: 1 }).first().waitFor();
-    return { context, p };
+    const p = await openConsole(server, ORG_NAME, { locale });
+    return { context: p.context(), p };
   }
 
   it('fills the tenant\'s utilization form: refused values are said in Portuguese and nothing is sent; valid ones are saved', async () => {
@@ -159,15 +144,8 @@ describe('console: capacity load', () => {
     await p.waitForFunction(() => document.querySelectorAll('[data-capacity-load] table[id$="-table"] tbody tr').length === 3);
 
     await context.close();
-    const en = await browser.newContext({ locale: 'en-US' });
-    await en.addInitScript(() => localStorage.setItem('vigia.lang', 'en'));
-    const q = await en.newPage();
-    q.on('pageerror', (err) => pageErrors.push(err.message));
-    await q.goto(`${origin}/orgs`);
-    await q.getByLabel('Admin token').fill(TEST_ADMIN_TOKEN);
-    await q.getByRole('button', { name: 'Sign in' }).click();
-    await q.getByRole('button', { name: `Open: ${ORG_NAME}` }).click();
-    await q.getByRole('heading', { level: 1 }).first().waitFor();
+    const q = await openConsole(server, ORG_NAME, { lang: 'en' });
+    const en = q.context();
     await clickNavLink(q, 'Capacities');
     await q.getByRole('heading', { name: 'Load of Produção F64', exact: true }).waitFor();
     await q.getByText('Show data (table)').click();
