@@ -14,7 +14,7 @@ import type { PlatformClient } from './platform-client.js';
 import { problemDetail } from './self-watch.js';
 import { reportRefusedSignIn } from './sign-in-refusal.js';
 import { TokenRefusedError, TokenUnavailableError } from './token-errors.js';
-import { loadTenant, type TenantRow } from './tenants.js';
+import { loadTenant, type TenantRow } from './tenant-row.js';
 import { clientForTenant } from './tenant-client.js';
 import type { TenantTokens } from './tokens.js';
 import { VendorCallError, createTransport, type Transport } from './transport.js';

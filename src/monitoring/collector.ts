@@ -6,7 +6,7 @@ import type { CollectorName } from './collector-names.js';
 import type { LineageChanges } from './lineage.js';
 import type { EntityState, StateChange } from './output.js';
 import type { PlatformClient } from './platform-client.js';
-import type { TenantRow } from './tenants.js';
+import type { TenantRow } from './tenant-row.js';
 
 export interface CollectorRun {
   ctx: AppContext;

@@ -23,7 +23,7 @@ import { claimDue, LeaseLostError, releaseLease, renewLease, type ClaimedRow, ty
 import { commitRun, applySignalsIn, EntityState, readState } from './output.js';
 import { PlatformClient, type RunStats } from './platform-client.js';
 import { opensAtOnce, problemDetail, problemOf, tenantSignal } from './self-watch.js';
-import { TENANT_COLUMNS, endpointsOf, openCredentials, type TenantRow } from './tenants.js';
+import { TENANT_COLUMNS, endpointsOf, openCredentials, type TenantRow } from './tenant-row.js';
 import { TenantTokens } from './tokens.js';
 import { createTransport, type Transport, type TransportOptions } from './transport.js';
 

@@ -8,7 +8,7 @@
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { invalidInput } from '../errors.js';
-import { loadTenant } from './tenants.js';
+import { loadTenant } from './tenant-row.js';
 
 export const DEFAULT_GRACE_MINUTES = 30;
 export const MAX_GRACE_MINUTES = 24 * 60;

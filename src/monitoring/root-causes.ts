@@ -7,10 +7,15 @@
  * upgrade must not swallow a refresh failure's page).
  */
 import type { Queryable } from '../db/index.js';
-import { CAPACITY_KIND } from './collectors/capacity.js';
-import { THROTTLED_KIND } from './collectors/utilization-verdicts.js';
 
+/**
+ * The notification kinds of the incidents that are causes. Their collectors (gateway, capacity,
+ * utilization) take them from here: this room is below every source, which writes to it and
+ * never the reverse.
+ */
 export const GATEWAY_OFFLINE_KIND = 'GatewayOffline';
+export const CAPACITY_KIND = 'CapacityNotActive';
+export const THROTTLED_KIND = 'CapacityThrottled';
 
 export interface OpenRootCauses {
   /** Lower-case ids of gateways with an open GatewayOffline incident. */

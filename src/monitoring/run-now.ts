@@ -4,7 +4,7 @@ import type { Queryable } from '../db/index.js';
 import { conflictError, notFoundError } from '../errors.js';
 import { isCollectorName } from './collector-names.js';
 import { IMPLEMENTED_COLLECTORS } from './implemented.js';
-import { loadTenant } from './tenants.js';
+import { loadTenant } from './tenant-row.js';
 
 export async function requestRun(ctx: AppContext, orgId: string, tenantRef: string, collector: string): Promise<{ nextRunAt: string }> {
   await loadTenant(ctx.db, orgId, tenantRef);

@@ -6,7 +6,7 @@
 import type { AppContext } from '../context.js';
 import { takeCall } from './budget.js';
 import { PlatformClient, type RunStats } from './platform-client.js';
-import { endpointsOf, openCredentials, type TenantRow } from './tenants.js';
+import { endpointsOf, openCredentials, type TenantRow } from './tenant-row.js';
 import { TenantTokens } from './tokens.js';
 import type { Transport } from './transport.js';
 

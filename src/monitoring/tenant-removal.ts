@@ -13,7 +13,7 @@ import { applySignalsIn } from './output.js';
 import { TENANT_DELETED } from './titles.js';
 import { tenantSignal, type TenantProblem } from './self-watch.js';
 import { tenantConnectedSignal } from './first-pass.js';
-import { loadTenant } from './tenants.js';
+import { loadTenant } from './tenant-row.js';
 
 const PROBLEMS: TenantProblem[] = ['TenantAuthFailed', 'TenantAccessDenied', 'TenantThrottled', 'TenantUnreachable'];
 

@@ -33,28 +33,8 @@ import {
   type TenantMode,
 } from './tenant-input.js';
 import { auditTarget } from '../access/audit-context.js';
+import { endpointsOf, loadTenant, mirroringLagOf, TENANT_COLUMNS, type TenantRow } from './tenant-row.js';
 
-export interface TenantRow {
-  id: string;
-  org_id: string;
-  name: string;
-  tenant_id: string;
-  client_id: string;
-  credential_type: 'secret' | 'certificate';
-  credentials_sealed: string;
-  mode: TenantMode;
-  workspaces: string[] | null;
-  cost_scopes: string[];
-  endpoints: Partial<TenantEndpoints>;
-  mirroring_lag_info_seconds: number;
-  mirroring_lag_error_seconds: number;
-  utilization: Partial<UtilizationSettings>;
-  page_findings_at_connection: boolean;
-  /** Vigia's share of each documented per-tenant cap, in percent (1–100). */
-  cap_share_percent: number;
-  created_at: Date;
-  updated_at: Date;
-}
 
 export interface ScheduleRow {
   tenant_ref: string;
@@ -120,18 +100,8 @@ export interface TenantView {
   scan: ScanProgress | null;
 }
 
-export const TENANT_COLUMNS =
-  'id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints, mirroring_lag_info_seconds, mirroring_lag_error_seconds, utilization, page_findings_at_connection, cap_share_percent, created_at, updated_at';
 const SCHEDULE_COLUMNS =
   'tenant_ref, collector, enabled, interval_seconds, next_run_at, coalesce(locked_until > now(), false) AS running, last_run_at, last_success_at, last_duration_ms, last_calls, last_throttled_calls, last_error, last_polled, last_deferred';
-
-export function endpointsOf(row: Pick<TenantRow, 'endpoints'>): TenantEndpoints {
-  return { ...PUBLIC_CLOUD, ...row.endpoints };
-}
-
-export function mirroringLagOf(row: Pick<TenantRow, 'mirroring_lag_info_seconds' | 'mirroring_lag_error_seconds'>): MirroringLag {
-  return { infoSeconds: row.mirroring_lag_info_seconds, errorSeconds: row.mirroring_lag_error_seconds };
-}
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
@@ -190,12 +160,6 @@ async function views(ctx: AppContext, rows: TenantRow[]): Promise<TenantView[]> 
   const budgets = await readBudgetUseOf(ctx.db, rows.map((r) => r.tenant_id), ctx.clock.now());
   const scans = await readScanProgress(ctx.db, rows.map((r) => r.id));
   return rows.map((r) => toView(r, schedules.filter((s) => s.tenant_ref === r.id), rotations, budgets.get(r.tenant_id) ?? [], scans));
-}
-
-export async function loadTenant(q: Queryable, orgId: string, id: string): Promise<TenantRow> {
-  const { rows } = await q.query<TenantRow>(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE org_id = $1 AND id = $2`, [orgId, id]);
-  if (!rows[0]) throw notFoundError('tenant');
-  return rows[0];
 }
 
 /** A schedule row per collector, each due now (a new connection collects at once). */
@@ -323,9 +287,4 @@ export async function updateTenant(ctx: AppContext, orgId: string, id: string, b
     return rows[0]!;
   });
   return (await views(ctx, [row]))[0]!;
-}
-
-/** The stored credentials, opened for the token client only. */
-export function openCredentials(ctx: Pick<AppContext, 'sealer'>, row: Pick<TenantRow, 'credentials_sealed'>): TenantCredentials {
-  return ctx.sealer.openJson<TenantCredentials>(row.credentials_sealed);
 }

@@ -11,7 +11,9 @@ import type { StateChange } from '../output.js';
 import { readCapacities } from './reads.js';
 import * as T from '../titles.js';
 
-export const CAPACITY_KIND = 'CapacityNotActive';
+import { CAPACITY_KIND } from '../root-causes.js';
+
+export { CAPACITY_KIND };
 
 const DOWN = new Set(['suspended', 'inactive', 'paused', 'provisionfailed', 'failed', 'notactivated', 'presuspended', 'deleted', 'invalid', 'suspending', 'pausing']);
 const UP = new Set(['active', 'succeeded']);

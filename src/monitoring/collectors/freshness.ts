@@ -24,7 +24,7 @@ import { causesOf, openRootCauses } from '../root-causes.js';
 import { CATALOG_ROTATION_KEY, pickForRun, progressOf, ROTATION_KEY, type RotationState } from '../rotation.js';
 import { CallBudget, runBudget } from '../run-budget.js';
 import type { RunProgress } from '../collector-behind.js';
-import type { TenantRow } from '../tenants.js';
+import type { TenantRow } from '../tenant-row.js';
 import { readWorkspaces } from './reads.js';
 import { type CatalogRead, FALLBACK_ROTATION_KEY, readCatalogFromScan, readWorkspaceCatalogs, type SliceRead } from './freshness-scan.js';
 import { awaitsFirstScan, firstScanPending, readScanCatalog, scanCatalogVersion, versionTime } from '../scan-catalog.js';

@@ -7,7 +7,7 @@
 import type { Queryable } from '../../db/index.js';
 import type { Workspace } from '../../orgs/inventory.js';
 import { readScannedWorkspaces } from '../scan-catalog.js';
-import type { TenantRow } from '../tenants.js';
+import type { TenantRow } from '../tenant-row.js';
 import type { CapacityFact, WorkspaceFact } from './reads.js';
 
 /** The workspaces from the scan, or null when the scan cannot stand for the listing (the caller lists). */

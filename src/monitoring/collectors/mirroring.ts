@@ -29,7 +29,7 @@ import { isResourceRefusal, type PlatformClient } from '../platform-client.js';
 import { causesOf, openRootCauses, type OpenRootCauses } from '../root-causes.js';
 import { ROTATION_KEY, pickForRun, progressOf, type RotationState } from '../rotation.js';
 import { CallBudget, listingIsDue, PacedBudget, type PaceState, runBudget } from '../run-budget.js';
-import { mirroringLagOf } from '../tenants.js';
+import { mirroringLagOf } from '../tenant-row.js';
 import { listMirroredDatabasesAsAdmin, listWorkspaceDatabases, readMirroringStatus, readTables, type DatabaseStatus, type MirroredDatabaseFact, type TableFact } from './mirroring-reads.js';
 import { databaseIsDown, lagLevel, tableIsFailed, type LagLevel } from './mirroring-verdicts.js';
 import { readWorkspaces, type WorkspaceFact } from './reads.js';

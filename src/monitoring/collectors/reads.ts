@@ -6,7 +6,7 @@
 import { VendorAnswerError, type PlatformClient } from '../platform-client.js';
 import { subscriptionOf } from '../tenant-input.js';
 import type { CallBudget } from '../run-budget.js';
-import type { TenantRow } from '../tenants.js';
+import type { TenantRow } from '../tenant-row.js';
 import { textOf } from './values.js';
 
 export interface CapacityFact {

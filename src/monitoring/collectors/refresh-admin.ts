@@ -8,7 +8,7 @@
  * continues in the next run from where it stopped. Data sources (for gateway root causes) are read with the member API on the slow
  * cadence, failing models first; models outside the principal's workspaces simply have none.
  */
-import type { TenantRow } from '../tenants.js';
+import type { TenantRow } from '../tenant-row.js';
 import type { PlatformClient } from '../platform-client.js';
 import { metaIsStale, type Observation, readMeta } from './refresh-reads.js';
 import { type CallBudget, RunBudgetSpent } from '../run-budget.js';

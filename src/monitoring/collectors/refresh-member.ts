@@ -8,7 +8,7 @@
  * refresh in the last 24 h, running, failing, never read) every run, the rest in turns — as many
  * as the run's call budget reaches, a model whose data sources are due costing 3 calls.
  */
-import type { TenantRow } from '../tenants.js';
+import type { TenantRow } from '../tenant-row.js';
 import type { PlatformClient } from '../platform-client.js';
 import { inPool } from '../pool.js';
 import { pickForRun } from '../rotation.js';

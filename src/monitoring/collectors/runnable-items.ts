@@ -5,7 +5,7 @@
  * workspaces when given. Capacity names come from Fabric's capacity list.
  */
 import { isResourceRefusal, type PlatformClient } from '../platform-client.js';
-import type { TenantRow } from '../tenants.js';
+import type { TenantRow } from '../tenant-row.js';
 import { readWorkspaces } from './reads.js';
 import { textOf } from './values.js';
 

@@ -20,7 +20,9 @@ import * as T from '../titles.js';
 import type { CapacityThresholds } from '../utilization-settings.js';
 import type { StateChangeEvent, WindowFigures } from './utilization-events.js';
 
-export const THROTTLED_KIND = 'CapacityThrottled';
+import { THROTTLED_KIND } from '../root-causes.js';
+
+export { THROTTLED_KIND };
 export const HIGH_UTILIZATION_KIND = 'CapacityHighUtilization';
 export const PAUSE_SPIKE_PERCENT = 500;
 
