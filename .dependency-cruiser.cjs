@@ -87,6 +87,46 @@ module.exports = {
       },
     },
     {
+      name: 'monitoring-rooms-downward',
+      severity: 'error',
+      comment:
+        'src/monitoring is a house of rooms, each importing only the rooms below it: connection (what a tenant connection is) < platform (the vendors\' APIs: client, transport, tokens, budgets, paged reads) < messages (titles and fixes) < lineage (what sources record for each other: lineage, root causes) < engine (collector, lease, output, first pass, rotation) < sources/<name> (one folder per source) < the files at the top of src/monitoring (scheduler, registry, the tenants service, check, removal, metrics). A source may use another source only where no cycle follows (folder-walls).',
+      from: { path: '^src/monitoring/(connection|platform|messages|lineage|engine|sources)/' },
+      to: { path: '^src/monitoring/[^/]+\\.ts$' },
+    },
+    {
+      name: 'monitoring-connection-at-the-bottom',
+      severity: 'error',
+      from: { path: '^src/monitoring/connection/' },
+      to: { path: '^src/monitoring/(platform|messages|lineage|engine|sources)/' },
+    },
+    {
+      name: 'monitoring-platform-below-the-rest',
+      severity: 'error',
+      from: { path: '^src/monitoring/platform/' },
+      to: { path: '^src/monitoring/(messages|lineage|engine|sources)/' },
+    },
+    {
+      name: 'monitoring-messages-below-engine',
+      severity: 'error',
+      from: { path: '^src/monitoring/messages/' },
+      to: { path: '^src/monitoring/(lineage|engine|sources)/' },
+    },
+    {
+      name: 'monitoring-lineage-below-sources',
+      severity: 'error',
+      comment: 'Sources write lineage and root causes; the lineage room never reads a source.',
+      from: { path: '^src/monitoring/lineage/' },
+      to: { path: '^src/monitoring/(engine|sources)/' },
+    },
+    {
+      name: 'monitoring-engine-knows-no-source',
+      severity: 'error',
+      comment: 'The engine runs any collector it is given (the registry at the top of src/monitoring names them).',
+      from: { path: '^src/monitoring/engine/' },
+      to: { path: '^src/monitoring/sources/' },
+    },
+    {
       name: 'domain-not-monitoring',
       severity: 'error',
       comment: 'The domain and the outbox do not depend on the monitoring core; only the admin API, the service and the metrics call into it.',

@@ -7,7 +7,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../src/config.js';
-import type { SchedulerOptions } from '../src/monitoring/engine.js';
+import type { SchedulerOptions } from '../src/monitoring/scheduler.js';
 
 /** process.memoryUsage() of one process after a forced GC (when --expose-gc), and its peak RSS so far. */
 export interface MemorySample {

@@ -7,9 +7,9 @@
 import { performance } from 'node:perf_hooks';
 import { ManualClock } from '../src/clock.js';
 import type { AppContext } from '../src/context.js';
-import { CollectorScheduler } from '../src/monitoring/engine.js';
-import { DEFAULT_COLLECTORS } from '../src/monitoring/collectors/index.js';
-import type { Collector } from '../src/monitoring/collector.js';
+import { CollectorScheduler } from '../src/monitoring/scheduler.js';
+import { DEFAULT_COLLECTORS } from '../src/monitoring/registry.js';
+import type { Collector } from '../src/monitoring/engine/collector.js';
 import { openContext } from '../src/service.js';
 import { type InstanceReply, type InstanceRequest, memorySample } from './instance-process.js';
 

@@ -9,7 +9,7 @@
  * 15 s later, so each of these steps takes up to about a minute.
  */
 import type { RunningService } from './service.js';
-import { THROTTLED_KIND } from './monitoring/collectors/utilization-verdicts.js';
+import { THROTTLED_KIND } from './monitoring/sources/utilization/utilization-verdicts.js';
 import { updateTenant } from './monitoring/tenants.js';
 import { setUpEventhouse } from './monitoring/utilization-setup.js';
 import type { TenantSim } from './tenant-sim/index.js';

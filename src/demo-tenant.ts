@@ -21,7 +21,7 @@ import path from 'node:path';
 import type { Config } from './config.js';
 import { capacityLoadStory } from './demo-capacity-load.js';
 import { createDestination } from './delivery/destination-service.js';
-import { IMPLEMENTED_COLLECTORS } from './monitoring/implemented.js';
+import { IMPLEMENTED_COLLECTORS } from './monitoring/connection/implemented.js';
 import { createTenant } from './monitoring/tenants.js';
 import { API_SCOPES, createApiKey } from './orgs/api-keys.js';
 import { createOrg } from './orgs/orgs.js';

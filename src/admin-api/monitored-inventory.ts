@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { listMonitoredGateways, listMonitoredSemanticModels } from '../monitoring/inventory-views.js';
+import { listMonitoredGateways, listMonitoredSemanticModels } from '../monitoring/sources/inventory/inventory-views.js';
 import { requireOrg } from '../orgs/orgs.js';
 import { orgIdParams } from '../orgs/schemas.js';
 import { adminResponses } from './openapi.js';
 
 /**
  * Admin read views of the console's gateway and semantic model pages: what the monitoring
- * collectors found in the organization's tenants (src/monitoring/inventory-views.ts).
+ * collectors found in the organization's tenants (src/monitoring/sources/inventory/inventory-views.ts).
  */
 
 const gatewaysSchema = {

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { COLLECTOR_NAMES, MAX_INTERVAL_SECONDS, MIN_INTERVAL_SECONDS } from '../monitoring/collector-names.js';
+import { COLLECTOR_NAMES, MAX_INTERVAL_SECONDS, MIN_INTERVAL_SECONDS } from '../monitoring/connection/collector-names.js';
 import { checkTenant } from '../monitoring/check.js';
-import { requestRun } from '../monitoring/run-now.js';
+import { requestRun } from '../monitoring/engine/run-now.js';
 import { removeTenant } from '../monitoring/tenant-removal.js';
 import { createTenant, getTenant, listTenants, updateTenant } from '../monitoring/tenants.js';
-import { MAX_MIRRORING_LAG_SECONDS } from '../monitoring/mirroring-lag.js';
-import type { TenantChange, TenantInput } from '../monitoring/tenant-input.js';
+import { MAX_MIRRORING_LAG_SECONDS } from '../monitoring/connection/mirroring-lag.js';
+import type { TenantChange, TenantInput } from '../monitoring/connection/tenant-input.js';
 import { nonEmptyText, orgIdParams } from '../orgs/schemas.js';
 import { adminResponses } from './openapi.js';
 import { utilizationInputSchema } from './schemas.js';
@@ -61,7 +61,7 @@ const properties = {
       arm: { anyOf: [origin, { type: 'null' }] },
     },
   },
-  // info < error is checked in src/monitoring/mirroring-lag.ts (a change may give one of them).
+  // info < error is checked in src/monitoring/connection/mirroring-lag.ts (a change may give one of them).
   mirroringLag: { type: 'object', additionalProperties: false, minProperties: 1, properties: { infoSeconds: lagSeconds, errorSeconds: lagSeconds } },
   utilization: utilizationInputSchema,
   pageFindingsAtConnection: { type: 'boolean' },

@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { adminCall, CliError, type AdminTarget } from './admin-target.js';
-import type { Texts } from '../monitoring/fixes.js';
+import type { Texts } from '../monitoring/messages/fixes.js';
 
 type Out = (line: string) => void;
 

@@ -7,19 +7,19 @@
  * host not found…) with the fix for that cause; a refused sign-in also opens TenantAuthFailed.
  */
 import type { AppContext } from '../context.js';
-import { COST_API_VERSION } from './collectors/cost-query.js';
-import type { Audience } from './endpoints.js';
-import { FIX_TOKEN, fixForFailure, type Texts } from './fixes.js';
-import type { PlatformClient } from './platform-client.js';
-import { problemDetail } from './self-watch.js';
-import { reportRefusedSignIn } from './sign-in-refusal.js';
-import { TokenRefusedError, TokenUnavailableError } from './token-errors.js';
-import { loadTenant, type TenantRow } from './tenant-row.js';
-import { clientForTenant } from './tenant-client.js';
-import type { TenantTokens } from './tokens.js';
-import { VendorCallError, createTransport, type Transport } from './transport.js';
-import { utilizationChecks } from './utilization-check.js';
-import { utilizationOf } from './utilization-settings.js';
+import { COST_API_VERSION } from './sources/costs/cost-query.js';
+import type { Audience } from './connection/endpoints.js';
+import { FIX_TOKEN, fixForFailure, type Texts } from './messages/fixes.js';
+import type { PlatformClient } from './platform/platform-client.js';
+import { problemDetail } from './engine/self-watch.js';
+import { reportRefusedSignIn } from './engine/sign-in-refusal.js';
+import { TokenRefusedError, TokenUnavailableError } from './platform/token-errors.js';
+import { loadTenant, type TenantRow } from './connection/tenant-row.js';
+import { clientForTenant } from './platform/tenant-client.js';
+import type { TenantTokens } from './platform/tokens.js';
+import { VendorCallError, createTransport, type Transport } from './platform/transport.js';
+import { utilizationChecks } from './sources/utilization/utilization-check.js';
+import { utilizationOf } from './connection/utilization-settings.js';
 
 export interface CheckItem {
   id: string;

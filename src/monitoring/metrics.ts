@@ -10,10 +10,10 @@
 import { Gauge } from 'prom-client';
 import type { AppContext } from '../context.js';
 import { registry } from '../metrics.js';
-import { HOURLY_CAPS, callsInLastHour, type ApiFamily } from './budget.js';
-import { readAllRotations } from './rotation-status.js';
-import { budgetViewOf, readBudgetUseOf } from './budget-view.js';
-import { readAllScanProgress } from './scan-catalog.js';
+import { HOURLY_CAPS, callsInLastHour, type ApiFamily } from './platform/budget.js';
+import { readAllRotations } from './engine/rotation-status.js';
+import { budgetViewOf, readBudgetUseOf } from './platform/budget-view.js';
+import { readAllScanProgress } from './sources/scanner/scan-catalog.js';
 
 type Source = Pick<AppContext, 'db' | 'clock'>;
 let source: Source | null = null;

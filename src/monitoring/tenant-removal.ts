@@ -7,13 +7,13 @@ import type { AppContext } from '../context.js';
 import { txWithRetry } from '../db/retry.js';
 import type { SignalInput } from '../alerts/signals.js';
 import { notFoundError } from '../errors.js';
-import { DEFAULT_COLLECTORS } from './collectors/index.js';
-import { collectorBehindSignal } from './collector-behind.js';
-import { applySignalsIn } from './output.js';
-import { TENANT_DELETED } from './titles.js';
-import { tenantSignal, type TenantProblem } from './self-watch.js';
-import { tenantConnectedSignal } from './first-pass.js';
-import { loadTenant } from './tenant-row.js';
+import { DEFAULT_COLLECTORS } from './registry.js';
+import { collectorBehindSignal } from './engine/collector-behind.js';
+import { applySignalsIn } from './engine/output.js';
+import { TENANT_DELETED } from './messages/titles.js';
+import { tenantSignal, type TenantProblem } from './engine/self-watch.js';
+import { tenantConnectedSignal } from './engine/first-pass.js';
+import { loadTenant } from './connection/tenant-row.js';
 
 const PROBLEMS: TenantProblem[] = ['TenantAuthFailed', 'TenantAccessDenied', 'TenantThrottled', 'TenantUnreachable'];
 

@@ -8,16 +8,16 @@ import type { Queryable } from '../db/index.js';
 import { invalidInput, notFoundError } from '../errors.js';
 import { newId } from '../ids.js';
 import { requireOrg } from '../orgs/orgs.js';
-import { COLLECTOR_DEFAULTS, COLLECTOR_NAMES, type CollectorName } from './collector-names.js';
-import { IMPLEMENTED_COLLECTORS } from './implemented.js';
-import { PUBLIC_CLOUD, type TenantEndpoints } from './endpoints.js';
-import { endpointsChanged } from './endpoint-hosts.js';
-import { checkMirroringLag, type MirroringLag } from './mirroring-lag.js';
-import { applyUtilization, checkUtilization, DEFAULT_UTILIZATION, utilizationOf, type UtilizationSettings } from './utilization-settings.js';
-import { readRotations, rotationKeyOf, type RotationView } from './rotation-status.js';
-import type { BudgetUse } from './budget.js';
-import { budgetViewOf, readBudgetUseOf, type ApiBudgetView } from './budget-view.js';
-import { readScanProgress, type ScanProgress } from './scan-catalog.js';
+import { COLLECTOR_DEFAULTS, COLLECTOR_NAMES, type CollectorName } from './connection/collector-names.js';
+import { IMPLEMENTED_COLLECTORS } from './connection/implemented.js';
+import { PUBLIC_CLOUD, type TenantEndpoints } from './connection/endpoints.js';
+import { endpointsChanged } from './connection/endpoint-hosts.js';
+import { checkMirroringLag, type MirroringLag } from './connection/mirroring-lag.js';
+import { applyUtilization, checkUtilization, DEFAULT_UTILIZATION, utilizationOf, type UtilizationSettings } from './connection/utilization-settings.js';
+import { readRotations, rotationKeyOf, type RotationView } from './engine/rotation-status.js';
+import type { BudgetUse } from './platform/budget.js';
+import { budgetViewOf, readBudgetUseOf, type ApiBudgetView } from './platform/budget-view.js';
+import { readScanProgress, type ScanProgress } from './sources/scanner/scan-catalog.js';
 import {
   checkCapShare,
   checkCollectors,
@@ -31,9 +31,9 @@ import {
   type TenantCredentials,
   type TenantInput,
   type TenantMode,
-} from './tenant-input.js';
+} from './connection/tenant-input.js';
 import { auditTarget } from '../access/audit-context.js';
-import { endpointsOf, loadTenant, mirroringLagOf, TENANT_COLUMNS, type TenantRow } from './tenant-row.js';
+import { endpointsOf, loadTenant, mirroringLagOf, TENANT_COLUMNS, type TenantRow } from './connection/tenant-row.js';
 
 
 export interface ScheduleRow {

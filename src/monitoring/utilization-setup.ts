@@ -13,14 +13,14 @@
  */
 import type { AppContext } from '../context.js';
 import { conflictError, invalidInput } from '../errors.js';
-import type { Texts } from './fixes.js';
-import { type PlatformClient, ThrottledError, VendorAnswerError, VendorHttpError } from './platform-client.js';
-import { TokenRefusedError, TokenUnavailableError } from './token-errors.js';
+import type { Texts } from './messages/fixes.js';
+import { type PlatformClient, ThrottledError, VendorAnswerError, VendorHttpError } from './platform/platform-client.js';
+import { TokenRefusedError, TokenUnavailableError } from './platform/token-errors.js';
 import { updateTenant } from './tenants.js';
-import { loadTenant } from './tenant-row.js';
-import { clientForTenant } from './tenant-client.js';
-import { createTransport, VendorCallError } from './transport.js';
-import type { EventhouseSource } from './utilization-settings.js';
+import { loadTenant } from './connection/tenant-row.js';
+import { clientForTenant } from './platform/tenant-client.js';
+import { createTransport, VendorCallError } from './platform/transport.js';
+import type { EventhouseSource } from './connection/utilization-settings.js';
 
 /** Names of what Vigia creates (looked up by these names on a second call). */
 export const SETUP_NAMES = { eventhouse: 'Vigia_Eventhouse', database: 'VigiaCapacity', table: 'CapacityEvents', eventstream: 'Vigia_CapacityEvents' } as const;

@@ -1,6 +1,6 @@
 /**
  * The languages person-facing texts exist in, and an organization's choice among them. Vigia's
- * own collectors write every title and message in both (monitoring/titles.ts); the alert stores
+ * own collectors write every title and message in both (monitoring/messages/titles.ts); the alert stores
  * the one its organization reads (docs/alerts.md, "Language of titles").
  */
 import type { Queryable } from '../db/index.js';

@@ -6,7 +6,7 @@
  * and now; only when the tenant's `scheduledRefreshes` setting is on (tests of other workloads
  * keep a history that changes only when they say so).
  *
- * The slot arithmetic is written apart from src/monitoring/refresh-schedule.ts on purpose (only the
+ * The slot arithmetic is written apart from src/monitoring/platform/refresh-schedule.ts on purpose (only the
  * zone offsets, the platform's Intl data, are shared: src/zone-offset.ts): the
  * simulator is the tests' oracle, and an oracle that shares the checked code shares its bugs.
  */

@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setResolver } from '../../src/delivery/guarded-http.js';
-import { storeWindows } from '../../src/monitoring/capacity-history.js';
-import type { WindowFigures } from '../../src/monitoring/collectors/utilization-events.js';
+import { storeWindows } from '../../src/monitoring/sources/utilization/capacity-history.js';
+import type { WindowFigures } from '../../src/monitoring/sources/utilization/utilization-events.js';
 import type { TenantSim } from '../../src/tenant-sim/index.js';
 import { startSim } from '../tenant-sim/helpers.js';
 import { clickNavLink } from '../helpers/console-nav.js';

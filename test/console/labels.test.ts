@@ -56,9 +56,17 @@ describe('monitor names in the console language', () => {
 
   it('every source type, notification kind and collector the monitor and the demo write has both names', async () => {
     const { SOURCE_TYPE_NAMES, NOTIFICATION_KIND_NAMES, COLLECTOR_NAMES } = await import('../../web/src/i18n-sources.js');
-    const { COLLECTOR_NAMES: collectors } = await import('../../src/monitoring/collector-names.js');
+    const { COLLECTOR_NAMES: collectors } = await import('../../src/monitoring/connection/collector-names.js');
     const { readFileSync, readdirSync } = await import('node:fs');
-    const files = [...readdirSync('src/monitoring/collectors').map((f) => `src/monitoring/collectors/${f}`), 'src/monitoring/self-watch.ts', 'src/monitoring/first-pass.ts', 'src/demo.ts', 'src/demo-tenant.ts'];
+    const sources = readdirSync('src/monitoring/sources', { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    const files = [
+      ...sources.map((f) => `src/monitoring/sources/${f}`),
+      'src/monitoring/lineage/root-causes.ts',
+      'src/monitoring/engine/self-watch.ts',
+      'src/monitoring/engine/first-pass.ts',
+      'src/demo.ts',
+      'src/demo-tenant.ts',
+    ];
     const text = files.map((f) => readFileSync(f, 'utf8')).join('\n');
     const kinds = new Set([...text.matchAll(/(?:notificationKind: |_KIND = |KIND = )'([A-Z][A-Za-z]+)'/g)].map((m) => m[1]!));
     for (const m of text.matchAll(/export const [A-Z_]+ = '([A-Z][A-Za-z]+)'/g)) kinds.add(m[1]!);
@@ -68,7 +76,7 @@ describe('monitor names in the console language', () => {
   });
 
   it('a gateway named "Gateway 001" is not "Gateway Gateway 001" in its incident titles', async () => {
-    const { gatewayNamed } = await import('../../src/monitoring/collectors/gateway.js');
+    const { gatewayNamed } = await import('../../src/monitoring/sources/gateway/gateway.js');
     expect(gatewayNamed('Gateway 001')).toBe('Gateway 001');
     expect(gatewayNamed('GW Matriz')).toBe('Gateway GW Matriz');
   });

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/index.js';
-import { BudgetExhaustedError, callsInLastHour, HOURLY_CAPS, takeCall } from '../../src/monitoring/budget.js';
+import { BudgetExhaustedError, callsInLastHour, HOURLY_CAPS, takeCall } from '../../src/monitoring/platform/budget.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 
 describe('hourly API budget', () => {

@@ -8,9 +8,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { BudgetExhaustedError, HOURLY_CAPS, sharedCap, takeCall, takeKey } from '../../src/monitoring/budget.js';
-import { DATASOURCES_SHARE, datasourcesCollector } from '../../src/monitoring/collectors/datasources.js';
-import { ADMIN_SHARE, REFRESHABLES_KEY, refreshesCollector } from '../../src/monitoring/collectors/refreshes.js';
+import { BudgetExhaustedError, HOURLY_CAPS, sharedCap, takeCall, takeKey } from '../../src/monitoring/platform/budget.js';
+import { DATASOURCES_SHARE, datasourcesCollector } from '../../src/monitoring/sources/datasources/datasources.js';
+import { ADMIN_SHARE, REFRESHABLES_KEY, refreshesCollector } from '../../src/monitoring/sources/refreshes/refreshes.js';
 import { getTenant, updateTenant } from '../../src/monitoring/tenants.js';
 import { registerMonitoringMetrics } from '../../src/monitoring/metrics.js';
 import type { TenantSim } from '../../src/tenant-sim/index.js';

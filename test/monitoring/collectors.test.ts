@@ -5,8 +5,8 @@
  * subscriptions are given, member mode sees only the principal's workspaces.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { capacityCollector } from '../../src/monitoring/collectors/capacity.js';
-import { inventoryCollector } from '../../src/monitoring/collectors/inventory.js';
+import { capacityCollector } from '../../src/monitoring/sources/capacity/capacity.js';
+import { inventoryCollector } from '../../src/monitoring/sources/inventory/inventory.js';
 import { listCapacities, listWorkspaces } from '../../src/orgs/inventory.js';
 import { alerts, createHarness, schedule, type Harness } from './harness.js';
 

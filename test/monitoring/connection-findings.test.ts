@@ -1,5 +1,5 @@
 /**
- * Findings at connection (src/monitoring/first-pass.ts): connecting a tenant whose platform is
+ * Findings at connection (src/monitoring/engine/first-pass.ts): connecting a tenant whose platform is
  * already broken opens those problems silenced "found at connection" — no delivery for them,
  * not even when a silence ends — and one TenantConnected incident says how many were found (one
  * delivery). Problems that start later, and a finding that recovers and fails again, page as
@@ -9,10 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { releaseDue } from '../../src/alerts/release.js';
 import { ManualClock } from '../../src/clock.js';
 import { createDestination } from '../../src/delivery/destination-service.js';
-import { COLLECTOR_NAMES } from '../../src/monitoring/collector-names.js';
-import { gatewayCollector } from '../../src/monitoring/collectors/gateway.js';
-import { refreshesCollector } from '../../src/monitoring/collectors/refreshes.js';
-import { CollectorScheduler } from '../../src/monitoring/engine.js';
+import { COLLECTOR_NAMES } from '../../src/monitoring/connection/collector-names.js';
+import { gatewayCollector } from '../../src/monitoring/sources/gateway/gateway.js';
+import { refreshesCollector } from '../../src/monitoring/sources/refreshes/refreshes.js';
+import { CollectorScheduler } from '../../src/monitoring/scheduler.js';
 import type { SimItem, SimWorkspace, TenantSim } from '../../src/tenant-sim/index.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { startSim } from '../tenant-sim/helpers.js';

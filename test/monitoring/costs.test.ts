@@ -5,7 +5,7 @@
  * later runs read only the last days again.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { costsCollector } from '../../src/monitoring/collectors/costs.js';
+import { costsCollector } from '../../src/monitoring/sources/costs/costs.js';
 import { replaceCapacities } from '../../src/orgs/inventory.js';
 import { createHarness, schedule, type Harness } from './harness.js';
 

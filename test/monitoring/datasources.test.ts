@@ -6,15 +6,15 @@
  * first) and released when it outlives it; the checks rotate under the run budget, hot data sources every run.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { HOURLY_CAPS } from '../../src/monitoring/budget.js';
-import { DATASOURCES_SHARE, datasourcesCollector } from '../../src/monitoring/collectors/datasources.js';
-import { runBudget } from '../../src/monitoring/run-budget.js';
-import { gatewayCollector } from '../../src/monitoring/collectors/gateway.js';
-import { hotMarks } from '../../src/monitoring/gateway-evidence.js';
-import { savePlacements, saveDatasources } from '../../src/monitoring/lineage.js';
-import { applySignalsIn, readState } from '../../src/monitoring/output.js';
+import { HOURLY_CAPS } from '../../src/monitoring/platform/budget.js';
+import { DATASOURCES_SHARE, datasourcesCollector } from '../../src/monitoring/sources/datasources/datasources.js';
+import { runBudget } from '../../src/monitoring/platform/run-budget.js';
+import { gatewayCollector } from '../../src/monitoring/sources/gateway/gateway.js';
+import { hotMarks } from '../../src/monitoring/sources/refreshes/gateway-evidence.js';
+import { savePlacements, saveDatasources } from '../../src/monitoring/lineage/lineage.js';
+import { applySignalsIn, readState } from '../../src/monitoring/engine/output.js';
 import { txWithRetry } from '../../src/db/retry.js';
-import { ROTATION_KEY, type RotationState } from '../../src/monitoring/rotation.js';
+import { ROTATION_KEY, type RotationState } from '../../src/monitoring/engine/rotation.js';
 import { alerts, createHarness, schedule, type Harness } from './harness.js';
 
 const STATUS_PATH = /^\/v1\.0\/myorg\/gateways\/[^/]+\/datasources\/[^/]+\/status$/;

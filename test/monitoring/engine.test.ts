@@ -6,10 +6,10 @@
  * leaving other tenants alone; garbage and huge answers fail the run with a clear error.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { HOURLY_CAPS } from '../../src/monitoring/budget.js';
-import type { Collector } from '../../src/monitoring/collector.js';
-import { capacityCollector } from '../../src/monitoring/collectors/capacity.js';
-import { inventoryCollector } from '../../src/monitoring/collectors/inventory.js';
+import { HOURLY_CAPS } from '../../src/monitoring/platform/budget.js';
+import type { Collector } from '../../src/monitoring/engine/collector.js';
+import { capacityCollector } from '../../src/monitoring/sources/capacity/capacity.js';
+import { inventoryCollector } from '../../src/monitoring/sources/inventory/inventory.js';
 import { alerts, createHarness, expireLeases, schedule, type Harness } from './harness.js';
 
 const activeAll = (sim: { state: { capacities: { id: string }[] }; control: { capacityState(a: { capacityId: string; state: 'Active' }): void } }) => {

@@ -9,9 +9,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSession } from '../../src/access/sessions.js';
 import { ManualClock } from '../../src/clock.js';
-import { capacityCollector } from '../../src/monitoring/collectors/capacity.js';
-import { freshnessCollector } from '../../src/monitoring/collectors/freshness.js';
-import { CollectorScheduler } from '../../src/monitoring/engine.js';
+import { capacityCollector } from '../../src/monitoring/sources/capacity/capacity.js';
+import { freshnessCollector } from '../../src/monitoring/sources/freshness/freshness.js';
+import { CollectorScheduler } from '../../src/monitoring/scheduler.js';
 import { createTenant } from '../../src/monitoring/tenants.js';
 import type { TenantSim } from '../../src/tenant-sim/index.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';

@@ -7,12 +7,12 @@
  * the gateway's turn is far away; the mark expires.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { HOURLY_CAPS } from '../../src/monitoring/budget.js';
-import { GATEWAY_SHARE, gatewayCollector } from '../../src/monitoring/collectors/gateway.js';
-import { refreshesCollector } from '../../src/monitoring/collectors/refreshes.js';
-import { HOT_MARK_MS, hotMarks } from '../../src/monitoring/gateway-evidence.js';
-import { readRotations, rotationKeyOf } from '../../src/monitoring/rotation-status.js';
-import { runBudget } from '../../src/monitoring/run-budget.js';
+import { HOURLY_CAPS } from '../../src/monitoring/platform/budget.js';
+import { GATEWAY_SHARE, gatewayCollector } from '../../src/monitoring/sources/gateway/gateway.js';
+import { refreshesCollector } from '../../src/monitoring/sources/refreshes/refreshes.js';
+import { HOT_MARK_MS, hotMarks } from '../../src/monitoring/sources/refreshes/gateway-evidence.js';
+import { readRotations, rotationKeyOf } from '../../src/monitoring/engine/rotation-status.js';
+import { runBudget } from '../../src/monitoring/platform/run-budget.js';
 import type { SimGateway, TenantSim } from '../../src/tenant-sim/index.js';
 import { alerts, createHarness, schedule, type Harness } from './harness.js';
 

@@ -5,7 +5,7 @@
  * long-running status checks are followed, and everything recovers.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { gatewayCollector } from '../../src/monitoring/collectors/gateway.js';
+import { gatewayCollector } from '../../src/monitoring/sources/gateway/gateway.js';
 import { alerts, createHarness, schedule, type Harness } from './harness.js';
 
 describe('collector: gateway', () => {

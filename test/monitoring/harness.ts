@@ -5,9 +5,9 @@
  * schedulers that run on a ManualClock (a run is due when the test moves the clock).
  */
 import { ManualClock } from '../../src/clock.js';
-import { CollectorScheduler, type SchedulerOptions } from '../../src/monitoring/engine.js';
+import { CollectorScheduler, type SchedulerOptions } from '../../src/monitoring/scheduler.js';
 import { createTenant, type TenantView } from '../../src/monitoring/tenants.js';
-import type { TenantInput } from '../../src/monitoring/tenant-input.js';
+import type { TenantInput } from '../../src/monitoring/connection/tenant-input.js';
 import type { TenantSim, TenantSimOptions } from '../../src/tenant-sim/index.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { startSim } from '../tenant-sim/helpers.js';
@@ -23,7 +23,7 @@ export interface Harness {
   /**
    * A tenant connection whose collectors have done their first pass (their findings page as
    * usual), unless `connecting`: then it is a new connection, whose first passes open what
-   * they find silenced "found at connection" (src/monitoring/first-pass.ts).
+   * they find silenced "found at connection" (src/monitoring/engine/first-pass.ts).
    */
   tenant(orgId: string, sim: TenantSim, over?: Partial<TenantInput>, opts?: { connecting?: boolean }): Promise<TenantView>;
   scheduler(opts?: SchedulerOptions): CollectorScheduler;

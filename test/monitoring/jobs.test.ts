@@ -7,11 +7,11 @@
  * that ran recently or have a schedule every run and the others in turns, within the budget.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { capacityCollector } from '../../src/monitoring/collectors/capacity.js';
-import { JOBS_SHARE, jobsCollector } from '../../src/monitoring/collectors/jobs.js';
-import { HOURLY_CAPS } from '../../src/monitoring/budget.js';
-import { readLineage } from '../../src/monitoring/lineage.js';
-import { runBudget } from '../../src/monitoring/run-budget.js';
+import { capacityCollector } from '../../src/monitoring/sources/capacity/capacity.js';
+import { JOBS_SHARE, jobsCollector } from '../../src/monitoring/sources/jobs/jobs.js';
+import { HOURLY_CAPS } from '../../src/monitoring/platform/budget.js';
+import { readLineage } from '../../src/monitoring/lineage/lineage.js';
+import { runBudget } from '../../src/monitoring/platform/run-budget.js';
 import type { TenantSim } from '../../src/tenant-sim/index.js';
 import type { SimItem, SimWorkspace } from '../../src/tenant-sim/types.js';
 import { createHarness, schedule, type Harness } from './harness.js';

@@ -5,10 +5,10 @@
  * behind; a deleted tenant's token client (its decrypted credentials) leaves the engine's memory.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Collector, CollectorRun } from '../../src/monitoring/collector.js';
-import { capacityCollector } from '../../src/monitoring/collectors/capacity.js';
-import { holdLease } from '../../src/monitoring/lease.js';
-import { applySignalsIn, readState, writeState } from '../../src/monitoring/output.js';
+import type { Collector, CollectorRun } from '../../src/monitoring/engine/collector.js';
+import { capacityCollector } from '../../src/monitoring/sources/capacity/capacity.js';
+import { holdLease } from '../../src/monitoring/engine/lease.js';
+import { applySignalsIn, readState, writeState } from '../../src/monitoring/engine/output.js';
 import { removeTenant } from '../../src/monitoring/tenant-removal.js';
 import { updateTenant } from '../../src/monitoring/tenants.js';
 import type { TenantSim } from '../../src/tenant-sim/index.js';

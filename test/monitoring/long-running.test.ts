@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PlatformClient, VendorAnswerError } from '../../src/monitoring/platform-client.js';
-import { createTransport, type Transport } from '../../src/monitoring/transport.js';
+import { PlatformClient, VendorAnswerError } from '../../src/monitoring/platform/platform-client.js';
+import { createTransport, type Transport } from '../../src/monitoring/platform/transport.js';
 import { certFiles } from '../fakes/fake-server.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 

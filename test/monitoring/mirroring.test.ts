@@ -6,13 +6,13 @@
  * `mirroringLag` thresholds in the admin API (stored, returned, PATCHable, 400 envelope).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { capacityCollector } from '../../src/monitoring/collectors/capacity.js';
-import { mirroringCollector } from '../../src/monitoring/collectors/mirroring.js';
-import { readLineage } from '../../src/monitoring/lineage.js';
+import { capacityCollector } from '../../src/monitoring/sources/capacity/capacity.js';
+import { mirroringCollector } from '../../src/monitoring/sources/mirroring/mirroring.js';
+import { readLineage } from '../../src/monitoring/lineage/lineage.js';
 import { removeTenant } from '../../src/monitoring/tenant-removal.js';
 import { getTenant, updateTenant } from '../../src/monitoring/tenants.js';
-import { HOURLY_CAPS } from '../../src/monitoring/budget.js';
-import { runBudget } from '../../src/monitoring/run-budget.js';
+import { HOURLY_CAPS } from '../../src/monitoring/platform/budget.js';
+import { runBudget } from '../../src/monitoring/platform/run-budget.js';
 import type { SimItem, TenantSim } from '../../src/tenant-sim/index.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { createHarness, schedule, type Harness } from './harness.js';

@@ -6,8 +6,8 @@
  * explanation of the common error codes.
  */
 import { describe, expect, it } from 'vitest';
-import { explainRefreshError, refreshFailureMessage } from '../../src/monitoring/collectors/refresh-errors.js';
-import { newResults, type RefreshEntry } from '../../src/monitoring/collectors/refresh-history.js';
+import { explainRefreshError, refreshFailureMessage } from '../../src/monitoring/sources/refreshes/refresh-errors.js';
+import { newResults, type RefreshEntry } from '../../src/monitoring/sources/refreshes/refresh-history.js';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 5, 15, 12, minute)).toISOString();
 const r = (id: string, minute: number, status: RefreshEntry['status']): RefreshEntry => ({ requestId: id, startTime: at(minute), status });

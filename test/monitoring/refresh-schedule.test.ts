@@ -4,7 +4,7 @@
  * applied on the slot's own date, the newest slot at or before now, disabled or empty schedules.
  */
 import { describe, expect, it } from 'vitest';
-import { ianaZoneOf, lastSlotAtOrBefore, type RefreshSchedule } from '../../src/monitoring/refresh-schedule.js';
+import { ianaZoneOf, lastSlotAtOrBefore, type RefreshSchedule } from '../../src/monitoring/platform/refresh-schedule.js';
 
 const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'];
 const sched = (over: Partial<RefreshSchedule> = {}): RefreshSchedule => ({ days: WEEKDAYS, times: ['06:00'], enabled: true, localTimeZoneId: 'E. South America Standard Time', ...over });

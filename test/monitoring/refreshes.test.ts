@@ -8,12 +8,12 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDestination } from '../../src/delivery/destination-service.js';
-import { HOURLY_CAPS, sharedCap } from '../../src/monitoring/budget.js';
-import { capacityCollector } from '../../src/monitoring/collectors/capacity.js';
-import { gatewayCollector } from '../../src/monitoring/collectors/gateway.js';
-import { ADMIN_SHARE, POWERBI_SHARE, refreshesCollector } from '../../src/monitoring/collectors/refreshes.js';
-import { runBudget } from '../../src/monitoring/run-budget.js';
-import { readLineage } from '../../src/monitoring/lineage.js';
+import { HOURLY_CAPS, sharedCap } from '../../src/monitoring/platform/budget.js';
+import { capacityCollector } from '../../src/monitoring/sources/capacity/capacity.js';
+import { gatewayCollector } from '../../src/monitoring/sources/gateway/gateway.js';
+import { ADMIN_SHARE, POWERBI_SHARE, refreshesCollector } from '../../src/monitoring/sources/refreshes/refreshes.js';
+import { runBudget } from '../../src/monitoring/platform/run-budget.js';
+import { readLineage } from '../../src/monitoring/lineage/lineage.js';
 import { getTenant } from '../../src/monitoring/tenants.js';
 import type { ApiFamily, SimItem, SimWorkspace, TenantSim } from '../../src/tenant-sim/index.js';
 import { alerts, createHarness, schedule, type Harness } from './harness.js';

@@ -7,10 +7,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import type { Collector } from '../../src/monitoring/collector.js';
-import { CollectorScheduler } from '../../src/monitoring/engine.js';
+import type { Collector } from '../../src/monitoring/engine/collector.js';
+import { CollectorScheduler } from '../../src/monitoring/scheduler.js';
 import { registerMonitoringMetrics } from '../../src/monitoring/metrics.js';
-import { ROTATION_KEY, pickForRun, type RotationState } from '../../src/monitoring/rotation.js';
+import { ROTATION_KEY, pickForRun, type RotationState } from '../../src/monitoring/engine/rotation.js';
 import type { TenantSim } from '../../src/tenant-sim/index.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { startSim } from '../tenant-sim/helpers.js';

@@ -4,8 +4,8 @@
  * a cursor that survives between runs, and the time a full rotation takes.
  */
 import { describe, expect, it } from 'vitest';
-import { pickForRun, type RotationState } from '../../src/monitoring/rotation.js';
-import { runBudget } from '../../src/monitoring/run-budget.js';
+import { pickForRun, type RotationState } from '../../src/monitoring/engine/rotation.js';
+import { runBudget } from '../../src/monitoring/platform/run-budget.js';
 
 const items = Array.from({ length: 10 }, (_, i) => ({ id: `m${String(i).padStart(2, '0')}`, hot: i % 5 === 0 }));
 type Item = (typeof items)[number];

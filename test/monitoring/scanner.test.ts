@@ -7,19 +7,19 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { CollectorScheduler } from '../../src/monitoring/engine.js';
+import { CollectorScheduler } from '../../src/monitoring/scheduler.js';
 import { registerMonitoringMetrics } from '../../src/monitoring/metrics.js';
 import type { TenantSim } from '../../src/tenant-sim/index.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { startSim } from '../tenant-sim/helpers.js';
 import { insertOrg } from './support.js';
-import { freshnessCollector } from '../../src/monitoring/collectors/freshness.js';
-import { inventoryCollector } from '../../src/monitoring/collectors/inventory.js';
+import { freshnessCollector } from '../../src/monitoring/sources/freshness/freshness.js';
+import { inventoryCollector } from '../../src/monitoring/sources/inventory/inventory.js';
 import { listWorkspaces } from '../../src/orgs/inventory.js';
-import { scannerCollector } from '../../src/monitoring/collectors/scanner.js';
-import { readState } from '../../src/monitoring/output.js';
-import { readLineage } from '../../src/monitoring/lineage.js';
-import { CURSOR_KEY, readScannerState, type ScanCursor, type ScannedWorkspace } from '../../src/monitoring/scan-catalog.js';
+import { scannerCollector } from '../../src/monitoring/sources/scanner/scanner.js';
+import { readState } from '../../src/monitoring/engine/output.js';
+import { readLineage } from '../../src/monitoring/lineage/lineage.js';
+import { CURSOR_KEY, readScannerState, type ScanCursor, type ScannedWorkspace } from '../../src/monitoring/sources/scanner/scan-catalog.js';
 import { getTenant } from '../../src/monitoring/tenants.js';
 import { alerts, createHarness, type Harness, schedule } from './harness.js';
 

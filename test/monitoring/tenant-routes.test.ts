@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { HOURLY_CAPS } from '../../src/monitoring/budget.js';
-import { capacityCollector } from '../../src/monitoring/collectors/capacity.js';
-import { CollectorScheduler } from '../../src/monitoring/engine.js';
+import { HOURLY_CAPS } from '../../src/monitoring/platform/budget.js';
+import { capacityCollector } from '../../src/monitoring/sources/capacity/capacity.js';
+import { CollectorScheduler } from '../../src/monitoring/scheduler.js';
 import { registerMonitoringMetrics } from '../../src/monitoring/metrics.js';
 import type { TenantSim } from '../../src/tenant-sim/index.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';

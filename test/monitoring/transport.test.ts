@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTransport, type Transport } from '../../src/monitoring/transport.js';
+import { createTransport, type Transport } from '../../src/monitoring/platform/transport.js';
 import { certFiles } from '../fakes/fake-server.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 

@@ -8,7 +8,7 @@
  * not read as calm; scopes without an A SKU cost one listing call.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { utilizationCollector } from '../../src/monitoring/collectors/utilization.js';
+import { utilizationCollector } from '../../src/monitoring/sources/utilization/utilization.js';
 import { alerts, createHarness, type Harness, schedule } from './harness.js';
 
 describe('collector: utilization (Azure Monitor metrics of Power BI Embedded A SKUs)', () => {

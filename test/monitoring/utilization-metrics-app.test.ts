@@ -7,7 +7,7 @@
  * capacity and a gap.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { utilizationCollector } from '../../src/monitoring/collectors/utilization.js';
+import { utilizationCollector } from '../../src/monitoring/sources/utilization/utilization.js';
 import { removeTenant } from '../../src/monitoring/tenant-removal.js';
 import type { MetricsAppVersion } from '../../src/tenant-sim/types.js';
 import { alerts, createHarness, type Harness, schedule } from './harness.js';

@@ -5,8 +5,8 @@
  * warning, still open at 80 %, does not hold it back.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { jobsCollector } from '../../src/monitoring/collectors/jobs.js';
-import { utilizationCollector } from '../../src/monitoring/collectors/utilization.js';
+import { jobsCollector } from '../../src/monitoring/sources/jobs/jobs.js';
+import { utilizationCollector } from '../../src/monitoring/sources/utilization/utilization.js';
 import { createHarness, type Harness } from './harness.js';
 
 describe('root causes: a throttled capacity', () => {

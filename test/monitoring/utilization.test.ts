@@ -6,7 +6,7 @@
  * platform's duplicates; token refused, 403, 429 and a paused capacity.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { utilizationCollector } from '../../src/monitoring/collectors/utilization.js';
+import { utilizationCollector } from '../../src/monitoring/sources/utilization/utilization.js';
 import { removeTenant } from '../../src/monitoring/tenant-removal.js';
 import { alerts, createHarness, type Harness, schedule } from './harness.js';
 

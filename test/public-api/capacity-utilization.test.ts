@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { purgeUtilizationHistory, storeWindows } from '../../src/monitoring/capacity-history.js';
-import type { WindowFigures } from '../../src/monitoring/collectors/utilization-events.js';
+import { purgeUtilizationHistory, storeWindows } from '../../src/monitoring/sources/utilization/capacity-history.js';
+import type { WindowFigures } from '../../src/monitoring/sources/utilization/utilization-events.js';
 import { createTenant } from '../../src/monitoring/tenants.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { get, insertKey, insertOrg } from './helpers.js';

@@ -1,9 +1,9 @@
 /**
  * Admin API schemas of the tenant connection's `utilization` field (capacity load sources and
- * thresholds, src/monitoring/utilization-settings.ts): the answer's shape and the request body's.
+ * thresholds, src/monitoring/connection/utilization-settings.ts): the answer's shape and the request body's.
  * Kept apart from schemas.ts, which imports it.
  */
-import { MAX_OVERRIDES, MAX_RECOVER_WINDOWS } from '../../monitoring/utilization-settings.js';
+import { MAX_OVERRIDES, MAX_RECOVER_WINDOWS } from '../../monitoring/connection/utilization-settings.js';
 import { capacityUtilizationItem } from '../../public-api/schemas.js';
 
 const str = { type: 'string' } as const;

@@ -1,0 +1,185 @@
+/**
+ * Where collected facts go: signals into the alert lifecycle, the collector's remembered state
+ * and the lineage it read, written in ONE transaction, and only while the run still holds its
+ * schedule row (lease.ts's fence). A run that dies before the commit, or lost its lease, wrote
+ * nothing and the next run sees the same transitions again; a run that committed never signals
+ * them twice.
+ */
+import type { AppContext } from '../../context.js';
+import type { Queryable } from '../../db/index.js';
+import { applySignalsIn as applyLifecycleSignals, type SignalOutcome } from '../../alerts/lifecycle.js';
+import { txWithRetry } from '../../db/retry.js';
+import { hasTexts, inLanguage, validateSignal, type SignalInput } from '../../alerts/signals.js';
+import { DEFAULT_LANGUAGE, orgLanguage } from '../../orgs/language.js';
+import { endFirstPass, FOUND_AT_CONNECTION, startFirstPass } from './first-pass.js';
+import { holdLease, type Lease } from './lease.js';
+import { writeLineage, type LineageChanges } from '../lineage/lineage.js';
+
+export interface StateChange {
+  key: string;
+  /** null deletes the remembered state of the key. */
+  value: unknown | null;
+}
+
+type Ctx = Pick<AppContext, 'db' | 'clock' | 'config'>;
+
+/**
+ * Validates the collector's signals and applies them inside the caller's transaction (the
+ * lifecycle's batch). This is where a collected title and message, written in every language
+ * (titles.ts), become the organization's language: the one place that choice is made.
+ */
+export async function applySignalsIn(q: Queryable, ctx: Ctx, orgId: string, inputs: SignalInput[], now: Date, quietReason: string | null = null): Promise<SignalOutcome[]> {
+  const language = hasTexts(inputs) ? await orgLanguage(q, orgId) : DEFAULT_LANGUAGE;
+  const signals = inputs.map((s, i) => validateSignal(inLanguage(s, language), `signals[${i}]`, now));
+  return applyLifecycleSignals(q, ctx, orgId, signals, now, quietReason);
+}
+
+export async function writeState(q: Queryable, tenantRef: string, collector: string, changes: StateChange[], now: Date): Promise<void> {
+  const upserts = changes.filter((c) => c.value !== null);
+  const deletes = changes.filter((c) => c.value === null).map((c) => c.key);
+  if (upserts.length > 0) {
+    await q.query(
+      `INSERT INTO collector_state (tenant_ref, collector, key, value, updated_at)
+       SELECT $1, $2, k, v::jsonb, $5 FROM unnest($3::text[], $4::text[]) AS u(k, v)
+       ON CONFLICT (tenant_ref, collector, key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at`,
+      [tenantRef, collector, upserts.map((c) => c.key), upserts.map((c) => JSON.stringify(c.value)), now],
+    );
+  }
+  if (deletes.length > 0) {
+    await q.query('DELETE FROM collector_state WHERE tenant_ref = $1 AND collector = $2 AND key = ANY($3::text[])', [tenantRef, collector, deletes]);
+  }
+}
+
+/** Rows a state read takes at a time: a large tenant's state is never one result in memory. */
+const STATE_PAGE = 5_000;
+
+/**
+ * A keyed read page by page in key order: `read(after)` returns at most `page` rows whose key
+ * is after `after`, ordered by key. Yields each non-empty page.
+ */
+export async function* pagesByKey<R extends { key: string }>(read: (after: string) => Promise<R[]>, page: number): AsyncGenerator<R[]> {
+  let after = '';
+  for (;;) {
+    const rows = await read(after);
+    if (rows.length > 0) yield rows;
+    if (rows.length < page) return;
+    after = rows[rows.length - 1]!.key;
+  }
+}
+
+/** key > $3, starts with $4 (any prefix when empty), in key order, one page. */
+const UNDER_PREFIX = `WHERE tenant_ref = $1 AND collector = $2 AND key > $3 AND starts_with(key, $4) ORDER BY key LIMIT ${STATE_PAGE}`;
+
+/**
+ * The collector's remembered state, every key but those under `except` (the per-entity keys a
+ * collector reads on demand through EntityState). Read in pages by key, so the driver never
+ * holds a whole large state as one result beside the map it becomes.
+ */
+export async function readState<T>(q: Queryable, tenantRef: string, collector: string, except: readonly string[] = []): Promise<Map<string, T>> {
+  const out = new Map<string, T>();
+  const pages = pagesByKey(async (after) => {
+    const { rows } = await q.query<{ key: string; value: T }>(
+      `SELECT key, value FROM collector_state
+        WHERE tenant_ref = $1 AND collector = $2 AND key > $3
+          AND NOT EXISTS (SELECT 1 FROM unnest($4::text[]) AS p(prefix) WHERE starts_with(key, p.prefix))
+        ORDER BY key LIMIT ${STATE_PAGE}`,
+      [tenantRef, collector, after, except],
+    );
+    return rows;
+  }, STATE_PAGE);
+  for await (const rows of pages) for (const r of rows) out.set(r.key, r.value);
+  return out;
+}
+
+/**
+ * A collector's per-entity state (one key per model or workspace, Collector.entityPrefixes), read
+ * on demand: a run over a slice of a large tenant loads that slice, not every entity it ever saw.
+ * Writes still go through the run's commit (StateChange), fenced by its lease.
+ */
+export class EntityState {
+  constructor(
+    private readonly q: Queryable,
+    private readonly tenantRef: string,
+    private readonly collector: string,
+  ) {}
+
+  /** The values of these keys that exist. */
+  async read<T>(keys: readonly string[]): Promise<Map<string, T>> {
+    const out = new Map<string, T>();
+    for (let i = 0; i < keys.length; i += STATE_PAGE) {
+      const { rows } = await this.q.query<{ key: string; value: T }>(
+        'SELECT key, value FROM collector_state WHERE tenant_ref = $1 AND collector = $2 AND key = ANY($3::text[])',
+        [this.tenantRef, this.collector, keys.slice(i, i + STATE_PAGE)],
+      );
+      for (const r of rows) out.set(r.key, r.value);
+    }
+    return out;
+  }
+
+  /** Every key under the prefix (no values). */
+  async keys(prefix: string): Promise<string[]> {
+    const out: string[] = [];
+    for await (const rows of this.under<{ key: string }>('key', prefix)) for (const r of rows) out.push(r.key);
+    return out;
+  }
+
+  /** Every key and value under the prefix (a small tenant's whole set, or member mode's). */
+  async all<T>(prefix: string): Promise<Map<string, T>> {
+    const out = new Map<string, T>();
+    for await (const rows of this.under<{ key: string; value: T }>('key, value', prefix)) for (const r of rows) out.set(r.key, r.value);
+    return out;
+  }
+
+  /** How many keys the prefix has; with `flag`, only those whose value has that field true. */
+  async count(prefix: string, flag: string | null = null): Promise<number> {
+    const { rows } = await this.q.query<{ n: string | number }>(
+      `SELECT count(*) AS n FROM collector_state
+        WHERE tenant_ref = $1 AND collector = $2 AND starts_with(key, $3) AND ($4::text IS NULL OR value->>$4::text = 'true')`,
+      [this.tenantRef, this.collector, prefix, flag],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  private under<R extends { key: string }>(columns: 'key' | 'key, value', prefix: string): AsyncGenerator<R[]> {
+    return pagesByKey(async (after) => (await this.q.query<R>(`SELECT ${columns} FROM collector_state ${UNDER_PREFIX}`, [this.tenantRef, this.collector, after, prefix])).rows, STATE_PAGE);
+  }
+}
+
+/** What one run hands to its commit. */
+export interface RunOutput {
+  signals: SignalInput[];
+  changes: StateChange[];
+  lineage?: LineageChanges;
+  /** The collector has not seen the tenant whole yet: a first pass goes on in a later run (collector.ts). */
+  firstPassGoesOn?: boolean;
+}
+
+/** Marks the run's incidents as its tenant's (the admin alert list filters by it). */
+async function tagTenant(q: Queryable, orgId: string, tenantRef: string, outcomes: SignalOutcome[]): Promise<void> {
+  const ids = outcomes.map((o) => o.alertId).filter((id): id is string => id !== null);
+  if (ids.length === 0) return;
+  await q.query('UPDATE alerts SET tenant_ref = $1 WHERE org_id = $2 AND id = ANY($3::text[]) AND tenant_ref IS DISTINCT FROM $1', [tenantRef, orgId, ids]);
+}
+
+/**
+ * One run's output, committed together under its lease: the schedule row first (the fence;
+ * throws LeaseLostError when the run no longer holds it), then all incident keys in one order.
+ * A collector's first pass of a new tenant (first-pass.ts) locks the tenant row before the
+ * fence, opens its incidents silenced "found at connection", and ends the pass in this commit.
+ */
+export async function commitRun(ctx: Ctx, orgId: string, lease: Lease, output: RunOutput): Promise<SignalOutcome[]> {
+  const now = ctx.clock.now();
+  return txWithRetry(ctx.db, async (q) => {
+    const first = await startFirstPass(q, lease);
+    await holdLease(q, lease);
+    const out = await applySignalsIn(q, ctx, orgId, output.signals, now, first?.quiet ? FOUND_AT_CONNECTION : null);
+    await tagTenant(q, orgId, lease.tenantRef, out);
+    await writeState(q, lease.tenantRef, lease.collector, output.changes, now);
+    if (output.lineage) await writeLineage(q, lease.tenantRef, output.lineage, now);
+    if (first && !output.firstPassGoesOn) {
+      const connected = await endFirstPass(q, lease, out, now, ctx.config.baseUrl);
+      if (connected) await tagTenant(q, orgId, lease.tenantRef, await applySignalsIn(q, ctx, orgId, [connected], now));
+    }
+    return out;
+  });
+}

@@ -1,0 +1,57 @@
+/**
+ * The monitor watches itself. A run that cannot sign in, is refused (401/403), stays throttled
+ * or cannot connect records that problem on its schedule row; once the problem has lasted
+ * longer than two of the collector's intervals a `Tenant` incident opens (TenantAccessDenied,
+ * TenantThrottled, TenantUnreachable). A refused sign-in (TenantAuthFailed) opens at once: the
+ * token endpoint's answer about the credentials is evidence enough, and cached tokens would
+ * otherwise hide it for their whole lifetime. It recovers by itself when no collector of the
+ * tenant has that problem any more. Other failures (a garbage answer) are the collector's
+ * `lastError` only.
+ */
+import type { SignalInput } from '../../alerts/signals.js';
+import { BudgetExhaustedError } from '../platform/budget.js';
+import { fixForFailure, isConnectionFailure, type Texts } from '../messages/fixes.js';
+import { tenantProblemTitle } from '../messages/titles.js';
+import { ThrottledError, VendorHttpError } from '../platform/platform-client.js';
+import { TokenRefusedError, TokenUnavailableError } from '../platform/token-errors.js';
+
+export type TenantProblem = 'TenantAuthFailed' | 'TenantAccessDenied' | 'TenantThrottled' | 'TenantUnreachable';
+
+export function problemOf(err: unknown): TenantProblem | null {
+  if (err instanceof TokenRefusedError) return 'TenantAuthFailed';
+  if (err instanceof VendorHttpError && (err.status === 401 || err.status === 403)) return 'TenantAccessDenied';
+  if (err instanceof ThrottledError || err instanceof BudgetExhaustedError || err instanceof TokenUnavailableError) return 'TenantThrottled';
+  if (isConnectionFailure(err)) return 'TenantUnreachable';
+  return null;
+}
+
+/** Problems that open their incident at the first run that sees them. */
+export function opensAtOnce(problem: TenantProblem): boolean {
+  return problem === 'TenantAuthFailed';
+}
+
+/** The text a run's failure leaves as `lastError` and in a Tenant incident, with its fix when known. */
+export function problemDetail(err: unknown, text: string): string {
+  const fix = fixForFailure(err);
+  return fix ? `${text}\nWhat to do: ${fix.en}\nO que fazer: ${fix['pt-BR']}` : text;
+}
+
+export function tenantSignal(
+  kind: 'failure' | 'recovery',
+  problem: TenantProblem,
+  tenant: { id: string; name: string },
+  detail: string | Texts,
+  occurredAt: Date,
+): SignalInput {
+  return {
+    sourceType: 'Tenant',
+    sourceId: tenant.id,
+    sourceName: tenant.name,
+    kind,
+    notificationKind: problem,
+    severity: 'error',
+    title: tenantProblemTitle(problem, tenant.name),
+    message: detail,
+    occurredAt,
+  };
+}

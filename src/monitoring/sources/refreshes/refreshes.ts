@@ -1,0 +1,165 @@
+/**
+ * refreshes — semantic-model refresh results. A `Failed` refresh opens `Dataset` /
+ * `RefreshFailed` (error) with the platform's error code and a Portuguese explanation; every
+ * further failed refresh is a reoccurrence; the next `Completed` one recovers it. `Unknown`
+ * (running) is not a result yet and `Disabled` is no failure. Each result is counted once,
+ * across restarts, from the newest one remembered per model (refresh-history.ts).
+ *
+ * Member mode reads each model's history (refresh-member.ts), admin mode the refreshables list
+ * (refresh-admin.ts). A failure names as its causes the offline gateways its data sources go
+ * through and its capacity when not active, so it is correlated to that incident and pages
+ * nobody while the cause is open. The lineage (model → workspace → capacity; model → data
+ * sources → gateways) is saved for the other collectors and the console.
+ */
+import type { SignalInput } from '../../../alerts/signals.js';
+import { BudgetExhaustedError, HOURLY_CAPS, sharedCap, tenantWideCap } from '../../platform/budget.js';
+import type { Collector } from '../../engine/collector.js';
+import { noteRefreshFailures } from './gateway-evidence.js';
+import type { LineageChanges } from '../../lineage/lineage.js';
+import { causesOf, openRootCauses, type OpenRootCauses } from '../../lineage/root-causes.js';
+import { progressOf } from '../../engine/rotation.js';
+import * as T from '../../messages/titles.js';
+import { readAdmin } from './refresh-admin.js';
+import { explainRefreshError, refreshFailureMessage } from './refresh-errors.js';
+import { newResults } from './refresh-history.js';
+import { isHotModel, readMember } from './refresh-member.js';
+import type { Observation } from './refresh-reads.js';
+import { CallBudget, PacedBudget, RunBudgetSpent, runBudget } from '../../platform/run-budget.js';
+import { MODEL_PREFIX, RefreshMemory, type ModelState, rememberedModels } from './refresh-state.js';
+
+export const REFRESH_FAILED_KIND = 'RefreshFailed';
+
+/**
+ * Share of the `powerbi` family's hourly budget this collector plans to use. It is the main
+ * Power BI caller (one history read per model); the freshness and data-source collectors and
+ * the connection check share the other half.
+ */
+export const POWERBI_SHARE = 0.5;
+/**
+ * Share of Vigia's allowance on the refreshables endpoint (its share of the documented 200/h per
+ * tenant) this collector plans to use: it is the endpoint's only caller; the rest absorbs the one
+ * run's worth a paced budget may go over within an hour.
+ */
+export const ADMIN_SHARE = 0.9;
+/** The budget key of the admin refreshables endpoint (budget.ts TENANT_WIDE_CAPS). */
+export const REFRESHABLES_KEY = 'powerbi-admin:refreshables';
+
+export const refreshesCollector: Collector = {
+  name: 'refreshes',
+  // Admin mode reads a few refreshables pages a run: only their models' state is loaded.
+  entityPrefixes: [MODEL_PREFIX],
+  async run({ ctx, tenant, client, state, entities, intervalSeconds: interval, reportProgress, commit }) {
+    const now = ctx.clock.now();
+    const memory = new RefreshMemory(state);
+    // Member mode judges every model each run (rotation, hot models): it loads them all.
+    if (tenant.mode !== 'admin') memory.load(await entities.all(MODEL_PREFIX));
+    const observations: Observation[] = [];
+    const observe = (o: Observation) => observations.push(o);
+    let hourSpent = false;
+    const powerbi = new CallBudget(runBudget(HOURLY_CAPS.powerbi, POWERBI_SHARE, interval));
+    try {
+      if (tenant.mode === 'admin') {
+        // Pages are paced on the endpoint's allowance: at a short interval a run may have no page to read.
+        const allowed = await client.allowedPerHour(REFRESHABLES_KEY);
+        const pages = new PacedBudget(allowed * ADMIN_SHARE, interval, memory.adminPace ?? undefined, now);
+        // While a 429 holds the pace lowered, the models wait longer than planned: that is being behind.
+        const lowered = allowed < sharedCap(tenantWideCap(REFRESHABLES_KEY)!.perHour, client.capSharePercent);
+        try {
+          hourSpent = (await readAdmin(client, tenant, memory, entities, { pages, powerbi }, now, observe)).hourSpent || lowered;
+        } finally {
+          if (pages.left < pages.total || pages.overspent > 0 || !memory.adminPace) memory.adminPace = pages.pace();
+        }
+      } else await readMember(client, tenant, memory, powerbi, now, observe);
+    } catch (err) {
+      // A spent budget ends the run quietly: what was read is applied, the rest waits for the next run.
+      if (!(err instanceof RunBudgetSpent || err instanceof BudgetExhaustedError)) throw err;
+      ctx.log.info({ tenant: tenant.id, collector: 'refreshes', err: err.message }, 'refreshes: budget spent; continuing next run');
+      hourSpent = err instanceof BudgetExhaustedError;
+    }
+    const read = new Set(observations.map((o) => o.modelId));
+    if (tenant.mode === 'admin') {
+      // The refreshables list is paced by design; only a spent hourly budget (or a 429 that lowered it) leaves listed models unread.
+      reportProgress({ polled: read.size, deferred: hourSpent ? Math.max(0, (await entities.count(MODEL_PREFIX)) - read.size) : 0 });
+    } else {
+      reportProgress(progressOf(memory.models, ([, m]) => isHotModel(m, now), ([id]) => read.has(id)));
+    }
+
+    const roots = await openRootCauses(ctx.db, tenant.org_id);
+    const signals: SignalInput[] = [];
+    for (const o of observations) {
+      const prev = memory.models.get(o.modelId);
+      if (!prev) continue;
+      const { next, signals: out } = applyResults(o.modelId, prev, o, roots, now);
+      memory.update(o.modelId, next);
+      signals.push(...out);
+    }
+    for (const [id, prev] of memory.forgotten) signals.push(...goneSignals(id, prev, now));
+
+    await commit(signals, memory.changes(), lineageOf(memory));
+    // Evidence for the gateway collector: a failure of the gateway family checks its gateways now.
+    await noteRefreshFailures(ctx, tenant.id, observations.map((o) => ({ ...o, gatewayIds: memory.models.get(o.modelId)?.meta?.gatewayIds })), now);
+  },
+  releaseAll(state, now) {
+    return rememberedModels(state).flatMap(([id, m]) => goneSignals(id, m, now));
+  },
+};
+
+/** The new results of one model become signals, oldest first; the model's cursor moves past them. */
+function applyResults(id: string, prev: ModelState, o: Observation, roots: OpenRootCauses, now: Date): { next: ModelState; signals: SignalInput[] } {
+  const { results, next: cursor } = newResults(o.history, prev.polled ? { last: prev.last, running: prev.running } : undefined);
+  const base = {
+    sourceType: 'Dataset',
+    sourceId: id,
+    sourceName: prev.name,
+    notificationKind: REFRESH_FAILED_KIND,
+    severity: 'error' as const,
+    workspaceName: o.workspaceName,
+    capacityName: o.capacityName,
+    occurredAt: now,
+  };
+  const signals: SignalInput[] = [];
+  let failing = prev.failing;
+  for (const r of results) {
+    if (r.status === 'Failed') {
+      const err = explainRefreshError(r.serviceExceptionJson);
+      signals.push({
+        ...base,
+        kind: 'failure',
+        title: T.refreshFailedTitle(prev.name, err.code),
+        message: refreshFailureMessage(prev.name, o.workspaceName, err),
+        causes: causesOf(roots, { gatewayIds: prev.meta?.gatewayIds, capacityId: prev.capacityId }),
+      });
+      failing = true;
+    } else if (r.status === 'Completed' && failing) {
+      signals.push({ ...base, kind: 'recovery', ...T.refreshSucceeded(prev.name) });
+      failing = false;
+    }
+  }
+  const newest = o.history[0]?.startTime ?? null;
+  const lastSeenAt = newest && (!prev.lastSeenAt || newest > prev.lastSeenAt) ? newest : prev.lastSeenAt;
+  return { next: { ...prev, ...cursor, polled: true, failing, lastSeenAt }, signals };
+}
+
+/** A model no longer watched: its incident, if it had one, recovers. */
+function goneSignals(id: string, prev: ModelState, now: Date): SignalInput[] {
+  if (!prev.failing) return [];
+  return [
+    {
+      sourceType: 'Dataset', sourceId: id, sourceName: prev.name, notificationKind: REFRESH_FAILED_KIND, severity: 'error', occurredAt: now,
+      kind: 'recovery', ...T.semanticModelGone(prev.name),
+    },
+  ];
+}
+
+/** The lineage this run read, committed with its signals (placements, data sources, what is gone). */
+function lineageOf(memory: RefreshMemory): LineageChanges {
+  const placements = [...memory.placed].map((id) => {
+    const m = memory.models.get(id)!;
+    return { itemId: id, itemType: 'SemanticModel', itemName: m.name, workspaceId: m.workspaceId, capacityId: m.capacityId };
+  });
+  const datasources = [...memory.metaRead].flatMap((id) => {
+    const meta = memory.models.get(id)?.meta;
+    return meta ? [{ itemId: id, gatewayIds: meta.gatewayIds, datasourceIds: meta.datasourceIds }] : [];
+  });
+  return { placements, datasources, forget: [...memory.forgotten.keys()] };
+}
