@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { engineNeutralTestFiles } from './scripts/engine-neutral.mjs';
+import LongestFirstSequencer from './test/helpers/sequencer.js';
 
 // Three projects:
 // - `pg` and `pglite` run every test whose outcome can depend on the database engine, once per engine;
@@ -19,6 +20,8 @@ export default defineConfig({
     // test's time is spent waiting on sockets, databases and child processes. Two files per core
     // keep both cores busy.
     maxWorkers: Math.max(2, availableParallelism() * 2),
+    // The longest files first, across the three projects (test/helpers/sequencer.ts).
+    sequence: { sequencer: LongestFirstSequencer },
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Builds the web console when it is missing or stale (test/console drives it in Chromium), and

@@ -73,8 +73,8 @@ describe(`data directory and demo (${ENGINE})`, () => {
       expect(await first.exited).toBe(0);
     }, 120_000);
 
-    it('kill -9 of the process group and an immediate restart, ten times: each restart takes the directory', async () => {
-      for (let run = 0; run < 10; run++) {
+    it('kill -9 of the process group and an immediate restart, five times: each restart takes the directory', async () => {
+      for (let run = 0; run < 5; run++) {
         const flag = path.join(env.VIGIA_DATA_DIR!, `reaped-${run}`);
         const supervisor = slowSupervisor(env, flag);
         await supervisor.waitFor(/"msg":"vigia listening"/);
