@@ -21,6 +21,8 @@ export const SCANS_IN_PROGRESS_LIMIT = 16;
 export const WORKSPACES_PER_SCAN = 100;
 /** `modifiedSince` may look back at most this far. */
 export const MODIFIED_SINCE_MAX_MS = 30 * 24 * 3_600_000;
+/** … and at least 30 minutes back (the scanner API's documented range). */
+export const MODIFIED_SINCE_MIN_MS = 30 * 60_000;
 
 export function newScannerBook(now: number): ScannerBook {
   return { scans: new Map(), omitted: new Set(), failNext: 0, modifiedAt: new Map(), startedAt: now };
@@ -87,6 +89,8 @@ export const SCANNER_HANDLERS: Record<string, Handler> = {
       sinceMs = Date.parse(since);
       if (Number.isNaN(sinceMs)) return powerBiError(400, 'InvalidRequest', 'modifiedSince is not a date-time.');
       if (ctx.now - sinceMs > MODIFIED_SINCE_MAX_MS) return powerBiError(400, 'InvalidRequest', 'modifiedSince must be within the last 30 days.');
+      // The documented range starts 30 minutes back, "to allow workspace changes to take effect".
+      if (ctx.now - sinceMs < MODIFIED_SINCE_MIN_MS) return powerBiError(400, 'InvalidRequest', 'modifiedSince must be at least 30 minutes before the current time.');
     }
     const changed = ctx.state.workspaces.filter((w) => (ctx.scanner.modifiedAt.get(w.id.toLowerCase()) ?? ctx.scanner.startedAt) > sinceMs);
     return ok(changed.map((w) => ({ id: w.id })));
@@ -146,8 +150,11 @@ export interface ScannerControl {
   scanOmits(a: { workspaceId: string; omitted?: boolean }): void;
   /** The next `count` scans end Failed. */
   failScans(a: { count: number }): void;
-  /** The workspace changed now (a modified-workspaces listing since before now names it). */
-  workspaceModified(a: { workspaceId: string }): void;
+  /**
+   * The workspace changed now, or `minutesAgo` back (a change that took effect late: listings
+   * since before that time name it).
+   */
+  workspaceModified(a: { workspaceId: string; minutesAgo?: number }): void;
 }
 
 export const SCANNER_CONTROL_OPERATIONS = ['scanOmits', 'failScans', 'workspaceModified'] as const;
@@ -167,7 +174,9 @@ export function scannerControl(book: ScannerBook, now: () => number): ScannerCon
       book.failNext = a.count;
     },
     workspaceModified: (a) => {
-      book.modifiedAt.set(id(a.workspaceId), now());
+      const back = a.minutesAgo ?? 0;
+      if (!Number.isFinite(back) || back < 0) throw new SimControlError('minutesAgo must be a number ≥ 0');
+      book.modifiedAt.set(id(a.workspaceId), now() - back * 60_000);
     },
   };
 }

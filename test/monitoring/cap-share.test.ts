@@ -86,8 +86,8 @@ describe('share of the per-tenant caps', () => {
     const models = (await schedule(h, tenant.id, 'refreshes')).last_polled as number;
     expect(models).toBeGreaterThan(0);
 
-    // Another tool spent the tenant's cap: the platform answers 429 (Retry-After 1 s).
-    sim.control.throttle({ family: 'powerbi-admin', count: 1, retryAfterSeconds: 1 });
+    // Another tool spent the tenant's cap: the platform answers 429, come back in an hour.
+    sim.control.throttle({ family: 'powerbi-admin', count: 1, retryAfterSeconds: 3_600 });
     h.clock.advance(300_000);
     const throttledAt = h.clock.now();
     await a.pass();

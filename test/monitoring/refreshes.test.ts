@@ -13,7 +13,7 @@ import { capacityCollector } from '../../src/monitoring/sources/capacity/capacit
 import { gatewayCollector } from '../../src/monitoring/sources/gateway/gateway.js';
 import { ADMIN_SHARE, POWERBI_SHARE, refreshesCollector } from '../../src/monitoring/sources/refreshes/refreshes.js';
 import { runBudget } from '../../src/monitoring/platform/run-budget.js';
-import { readLineage } from '../../src/monitoring/lineage/lineage.js';
+import { readLineage, saveDatasources, savePlacements } from '../../src/monitoring/lineage/lineage.js';
 import { getTenant } from '../../src/monitoring/tenants.js';
 import type { ApiFamily, SimItem, SimWorkspace, TenantSim } from '../../src/tenant-sim/index.js';
 import { alerts, createHarness, schedule, type Harness } from './harness.js';
@@ -299,6 +299,39 @@ describe('collector: refreshes', () => {
     expect(await view()).toMatchObject({ lastPolled: 3, lastDeferred: 0 });
     expect((await alerts(h, orgId, 'Tenant')).map((a) => [a.notification_kind, a.status])).toEqual([['CollectorBehind', 'resolved']]);
     expect(sim.violations).toEqual([]);
+  });
+
+  it('admin mode: data sources the principal may not read leave the scanner\'s lineage as it was, and a failure behind its offline gateway is correlated', async () => {
+    const sim = await h.sim({ seed: 184, sizes: { capacities: 1, workspaces: 2, gateways: 1, membersPerGateway: 1 } });
+    const orgId = await h.org();
+    const [{ w, m }] = models(sim) as [{ w: SimWorkspace; m: SimItem }];
+    const gw = sim.state.gateways[0]!;
+    m.gatewayDatasourceId = gw.datasources[0]!.id;
+    // The principal is a tenant admin, not a member of the model's workspace: /datasources answers 401.
+    sim.control.workspaceMembership({ workspaceId: w.id, member: false });
+    const tenant = await h.tenant(orgId, sim, { mode: 'admin', collectors: { refreshes: { intervalSeconds: INTERVAL }, gateway: { intervalSeconds: INTERVAL } } });
+    // What the scanner recorded (the only reader that sees a non-member workspace's data sources).
+    await savePlacements(h.ctx.db, tenant.id, [{ itemId: m.id, itemType: 'SemanticModel', itemName: m.displayName, workspaceId: w.id, capacityId: w.capacityId }], h.clock.now());
+    await saveDatasources(h.ctx.db, tenant.id, m.id, [gw.id], [gw.datasources[0]!.id], h.clock.now());
+    const gateways = h.scheduler({ collectors: [gatewayCollector] });
+    const refreshes = h.scheduler({ collectors: [refreshesCollector] });
+    const both = async () => {
+      h.clock.advance(INTERVAL * 1000);
+      await gateways.pass();
+      await refreshes.pass();
+      expect((await schedule(h, tenant.id, 'refreshes')).last_error).toBeNull();
+    };
+    await both();
+    expect(sim.countCalls({ path: /\/datasources$/, status: 401 })).toBeGreaterThan(0);
+    expect((await readLineage(h.ctx.db, tenant.id)).get(m.id.toLowerCase())).toMatchObject({ gatewayIds: [gw.id.toLowerCase()] });
+
+    sim.control.gatewayOffline({ gatewayId: gw.id, offline: true });
+    sim.control.refreshResult({ datasetId: m.id, status: 'Failed', errorCode: 'DM_GWPipeline_Client_GatewayUnreachable' });
+    await both();
+    await both();
+    expect((await alerts(h, orgId, 'Gateway')).filter((r) => r.notification_kind === 'GatewayOffline')).toEqual([expect.objectContaining({ status: 'open' })]);
+    expect((await datasetAlerts(h, orgId)).find((r) => r.source_id === m.id.toLowerCase())).toMatchObject({ status: 'open', correlated: true, suppressed: true });
+    expect((await readLineage(h.ctx.db, tenant.id)).get(m.id.toLowerCase())).toMatchObject({ gatewayIds: [gw.id.toLowerCase()] });
   });
 
   it('a failure behind an offline gateway is correlated (no delivery) and released when it outlives the gateway incident', async () => {

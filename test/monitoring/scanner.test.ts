@@ -19,7 +19,7 @@ import { listWorkspaces } from '../../src/orgs/inventory.js';
 import { scannerCollector } from '../../src/monitoring/sources/scanner/scanner.js';
 import { readState } from '../../src/monitoring/engine/output.js';
 import { readLineage } from '../../src/monitoring/lineage/lineage.js';
-import { CURSOR_KEY, readScannerState, type ScanCursor, type ScannedWorkspace } from '../../src/monitoring/sources/scanner/scan-catalog.js';
+import { CURSOR_KEY, readScannerState, readScanProgress, type ScanCursor, type ScannedWorkspace } from '../../src/monitoring/sources/scanner/scan-catalog.js';
 import { getTenant } from '../../src/monitoring/tenants.js';
 import { alerts, createHarness, type Harness, schedule } from './harness.js';
 
@@ -37,8 +37,9 @@ describe('collector: scanner', () => {
 
   async function setUp(workspaces: number, intervalSeconds: number, mode: 'admin' | 'member' = 'admin') {
     const sim = await h.sim({ seed: 2701, sizes: { capacities: 2, workspaces, gateways: 2 }, now: () => h.clock.now().getTime(), tokenLifetimeSeconds: 60 * 86_400 });
-    // The simulator's workspaces were last modified when it started: the scans begin a little later.
-    h.clock.advance(10 * 60_000);
+    // The simulator's workspaces were last modified when it started: the scans begin later, past
+    // the 30 minutes every modified listing looks back (so only later changes are listed).
+    h.clock.advance(40 * 60_000);
     const orgId = await h.org();
     const tenant = await h.tenant(orgId, sim, { mode, collectors: { scanner: { intervalSeconds } } });
     const runner = h.scheduler({ collectors: [scannerCollector] });
@@ -104,10 +105,17 @@ describe('collector: scanner', () => {
     expect(s.cursor.lastIncrementalAt).toBe(h.clock.now().toISOString());
     expect(s.workspaces.get(changed.id.toLowerCase())!.datasets[0]!.schedule).toEqual({ days: ['Monday'], times: ['03:30'], enabled: true, localTimeZoneId: 'UTC' });
 
-    // Nothing changed: a listing, no scan.
+    // Every listing looks back at least 30 minutes (the platform lists a change that late), so the
+    // workspace changed 5 minutes before is named again and scanned again, once (not queued twice).
     h.clock.advance(5 * 60_000);
     await runner.pass();
-    expect(sim.countCalls({ path: GET_INFO })).toBe(4);
+    expect(sim.countCalls({ path: GET_INFO })).toBe(5);
+    const again = sim.requests.filter((r) => MODIFIED.test(r.path)).at(-1)!;
+    expect(h.clock.now().getTime() - Date.parse(again.query.modifiedSince!)).toBeGreaterThanOrEqual(30 * 60_000);
+    // Nothing changed since: once the window has passed the change, a listing names nothing.
+    h.clock.advance(40 * 60_000);
+    await runner.pass();
+    expect(sim.countCalls({ path: GET_INFO })).toBe(5);
 
     // A week after the full scan began: every workspace is listed and scanned again.
     h.clock.advance(7 * 86_400_000);
@@ -353,6 +361,80 @@ describe('collector: scanner', () => {
     expect(await listWorkspaces(h.ctx, orgId)).toHaveLength(6);
   });
 
+  it('hostile names (NUL, a lone surrogate) are cleaned and a model the result names twice is one: the commit holds', async () => {
+    const { sim, tenant, runner } = await setUp(4, 300);
+    const w = sim.state.workspaces[0]!;
+    w.name = 'Vendas\u0000 Norte';
+    const model = w.items.find((i) => i.type === 'SemanticModel')!;
+    model.displayName = 'Modelo \ud800 de vendas';
+    w.items.push({ ...model });
+    await runner.pass();
+    expect(await lastError(tenant.id)).toBeNull();
+    const s = await scanState(tenant.id);
+    expect(s.cursor).toMatchObject({ known: 4, described: 4, queue: [], pending: [] });
+    const scanned = s.workspaces.get(w.id.toLowerCase())!;
+    expect(scanned.name).toBe('Vendas Norte');
+    expect(scanned.datasets.filter((d) => d.id === model.id.toLowerCase())).toEqual([expect.objectContaining({ name: 'Modelo \uFFFD de vendas' })]);
+    expect((await readLineage(h.ctx.db, tenant.id)).get(model.id.toLowerCase())).toMatchObject({ itemName: 'Modelo \uFFFD de vendas' });
+  });
+
+  it('a 429 on getInfo with Retry-After 40 s holds the scans back 40 seconds, not an hour', async () => {
+    const { sim, tenant, runner } = await setUp(120, 10);
+    await runner.pass();
+    sim.control.throttle({ family: 'powerbi-admin', count: 1, retryAfterSeconds: 40 });
+    h.clock.advance(10_000);
+    await runner.pass();
+    expect(sim.countCalls({ path: GET_INFO, throttled: true })).toBe(1);
+    expect((await scanState(tenant.id)).cursor.queue).toHaveLength(20);
+    // Before the 40 seconds are over Vigia does not ask; after them the scans go on.
+    h.clock.advance(20_000);
+    await runner.pass();
+    expect(sim.countCalls({ path: GET_INFO })).toBe(2);
+    h.clock.advance(30_000);
+    await runner.pass();
+    expect((await scanState(tenant.id)).cursor).toMatchObject({ described: 120, queue: [], lastFullAt: expect.any(String) });
+    expect(await lastError(tenant.id)).toBeNull();
+  });
+
+  it('a slice whose scan keeps failing is set aside after three attempts: the full scan finishes and the view names it', async () => {
+    const { sim, tenant, runner } = await setUp(6, 300);
+    sim.control.failScans({ count: 1_000 });
+    for (let i = 0; i < 8 && !(await scanState(tenant.id)).cursor?.lastFullAt; i++) {
+      await runner.pass();
+      h.clock.advance(5 * 60_000);
+    }
+    const s = await scanState(tenant.id);
+    expect(s.cursor).toMatchObject({ queue: [], pending: [], lastFullAt: expect.any(String), fullStartedAt: null });
+    expect([...(s.cursor.failed ?? [])].sort()).toEqual(sim.state.workspaces.map((w) => w.id.toLowerCase()).sort());
+    expect(sim.countCalls({ path: GET_INFO })).toBe(3);
+    // What the tenant view shows (its `scan`).
+    expect((await readScanProgress(h.ctx.db, [tenant.id])).get(tenant.id)!.failedWorkspaces).toHaveLength(6);
+    // The next full scan tries them again.
+    sim.control.failScans({ count: 0 });
+    h.clock.advance(7 * 86_400_000);
+    await runner.pass();
+    h.clock.advance(5 * 60_000);
+    await runner.pass();
+    expect((await scanState(tenant.id)).cursor).toMatchObject({ described: 6, failed: [] });
+  });
+
+  it('a change that the platform lists late (30 minutes back) is still listed and scanned', async () => {
+    const { sim, tenant, runner } = await setUp(6, 300);
+    await runner.pass();
+    h.clock.advance(5 * 60_000);
+    await runner.pass();
+    const before = sim.countCalls({ path: GET_INFO });
+    // A change made 20 minutes ago that the listing shows only now.
+    const w = sim.state.workspaces[2]!;
+    w.items.find((i) => i.type === 'SemanticModel')!.displayName = 'Renomeado';
+    sim.control.workspaceModified({ workspaceId: w.id, minutesAgo: 20 });
+    h.clock.advance(5 * 60_000);
+    await runner.pass();
+    expect(sim.countCalls({ path: GET_INFO })).toBe(before + 1);
+    expect((await scanState(tenant.id)).workspaces.get(w.id.toLowerCase())!.datasets[0]!.name).toBe('Renomeado');
+    expect(sim.violations).toEqual([]);
+  });
+
   it('in member mode the scanner makes no call', async () => {
     const { sim, tenant, runner } = await setUp(3, 300, 'member');
     await runner.pass();
@@ -399,7 +481,7 @@ describe('scan progress in the admin API and /metrics', () => {
     }
     const view = (await t.admin('GET', `/orgs/${orgId}/tenants/${tenant.id}`)).json();
     const fullAt = clock.now().toISOString();
-    expect(view.scan).toEqual({ known: 5, described: 4, queued: 0, pendingScans: 0, lastIncrementalScanAt: null, lastFullScanAt: fullAt, fullScanStartedAt: null });
+    expect(view.scan).toEqual({ known: 5, described: 4, queued: 0, pendingScans: 0, lastIncrementalScanAt: null, lastFullScanAt: fullAt, fullScanStartedAt: null, failedWorkspaces: [] });
 
     const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
     const labels = `org="${orgId}",tenant="${tenant.id}"`;

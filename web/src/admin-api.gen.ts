@@ -4681,6 +4681,8 @@ export interface components {
             scan: {
                 /** @description Of them, those a scan described; the others are read workspace by workspace, in turns. */
                 described: number;
+                /** @description Workspaces whose scan failed three times in a row: set aside so the full scan finishes, tried again by the next full scan. */
+                failedWorkspaces: string[];
                 /**
                  * Format: date-time
                  * @description When the full scan under way began; null when none is.

@@ -31,7 +31,7 @@ const scanSchema = {
   title: 'ScanProgress',
   type: ['object', 'null'],
   description: "Admin mode's metadata scanning (the scanner collector): how much of the tenant it describes. Null before its first run (and in member mode, where it makes no call).",
-  required: ['known', 'described', 'queued', 'pendingScans', 'lastIncrementalScanAt', 'lastFullScanAt', 'fullScanStartedAt'],
+  required: ['known', 'described', 'queued', 'pendingScans', 'lastIncrementalScanAt', 'lastFullScanAt', 'fullScanStartedAt', 'failedWorkspaces'],
   properties: {
     known: { type: 'integer', description: 'Workspaces the modified-workspaces listings named.' },
     described: { type: 'integer', description: 'Of them, those a scan described; the others are read workspace by workspace, in turns.' },
@@ -40,6 +40,11 @@ const scanSchema = {
     lastIncrementalScanAt: { ...nullableInstant, description: 'When the workspaces modified since the previous listing were last listed.' },
     lastFullScanAt: { ...nullableInstant, description: 'When the last full scan (every workspace) began; it had finished when this was set.' },
     fullScanStartedAt: { ...nullableInstant, description: 'When the full scan under way began; null when none is.' },
+    failedWorkspaces: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Workspaces whose scan failed three times in a row: set aside so the full scan finishes, tried again by the next full scan.',
+    },
   },
 } as const;
 

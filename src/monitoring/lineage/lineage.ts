@@ -21,9 +21,15 @@ export interface Lineage extends ItemPlacement {
 
 const lower = (s: string) => s.toLowerCase();
 
+/** One entry per item id (lower case), the last one given winning: a statement may touch each row once. */
+function lastPerItem<T extends { itemId: string }>(items: readonly T[]): T[] {
+  return [...new Map(items.map((i) => [lower(i.itemId), i])).values()];
+}
+
 /** Records where items run (their workspace and capacity); data sources already known are kept. */
-export async function savePlacements(q: Queryable, tenantRef: string, items: ItemPlacement[], now: Date): Promise<void> {
-  if (items.length === 0) return;
+export async function savePlacements(q: Queryable, tenantRef: string, given: ItemPlacement[], now: Date): Promise<void> {
+  if (given.length === 0) return;
+  const items = lastPerItem(given);
   await q.query(
     `INSERT INTO monitored_lineage (tenant_ref, item_id, item_type, item_name, workspace_id, capacity_id, updated_at)
      SELECT $1, i, t, n, w, NULLIF(c, ''), $7 FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS u(i, t, n, w, c)
@@ -43,13 +49,20 @@ export async function savePlacements(q: Queryable, tenantRef: string, items: Ite
 
 /** Records the data sources and gateways an item reads through (the item's placement must be saved first). */
 export async function saveDatasources(q: Queryable, tenantRef: string, itemId: string, gatewayIds: string[], datasourceIds: string[], now: Date): Promise<void> {
-  await q.query('UPDATE monitored_lineage SET gateway_ids = $3::text[], datasource_ids = $4::text[], updated_at = $5 WHERE tenant_ref = $1 AND item_id = $2', [
-    tenantRef,
-    lower(itemId),
-    [...new Set(gatewayIds.map(lower))],
-    [...new Set(datasourceIds.map(lower))],
-    now,
-  ]);
+  await saveAllDatasources(q, tenantRef, [{ itemId, gatewayIds, datasourceIds }], now);
+}
+
+/** The data sources and gateways of many items in one statement (a scanner run describes thousands). */
+async function saveAllDatasources(q: Queryable, tenantRef: string, given: NonNullable<LineageChanges['datasources']>, now: Date): Promise<void> {
+  if (given.length === 0) return;
+  const items = lastPerItem(given).map((d) => ({ i: lower(d.itemId), g: [...new Set(d.gatewayIds.map(lower))], d: [...new Set(d.datasourceIds.map(lower))] }));
+  await q.query(
+    `UPDATE monitored_lineage l SET
+       gateway_ids = ARRAY(SELECT jsonb_array_elements_text(u.g)), datasource_ids = ARRAY(SELECT jsonb_array_elements_text(u.d)), updated_at = $3
+     FROM jsonb_to_recordset($2::jsonb) AS u(i text, g jsonb, d jsonb)
+     WHERE l.tenant_ref = $1 AND l.item_id = u.i`,
+    [tenantRef, JSON.stringify(items), now],
+  );
 }
 
 /** Forgets items the platform no longer lists. */
@@ -97,6 +110,6 @@ export interface LineageChanges {
 /** Placements first (a data-source update needs its item's row), then data sources, then what is gone. */
 export async function writeLineage(q: Queryable, tenantRef: string, changes: LineageChanges, now: Date): Promise<void> {
   await savePlacements(q, tenantRef, changes.placements ?? [], now);
-  for (const d of changes.datasources ?? []) await saveDatasources(q, tenantRef, d.itemId, d.gatewayIds, d.datasourceIds, now);
+  await saveAllDatasources(q, tenantRef, changes.datasources ?? [], now);
   await forgetItems(q, tenantRef, changes.forget ?? []);
 }

@@ -128,7 +128,10 @@ export class BudgetExhaustedError extends Error {
 const BUCKET_MS = 10_000;
 /** Buckets before the current one that a call made now can share a 60-minute window with. */
 const WINDOW_BUCKETS = 3_600_000 / BUCKET_MS;
-/** How long a 429 on a per-tenant capped endpoint lowers Vigia's cap there. */
+/**
+ * How long a 429 on a per-tenant capped endpoint lowers Vigia's cap there at most: the platform's
+ * Retry-After when it sends one (a 40-second wait is not an hour's), else this.
+ */
 export const LOWERED_FOR_MS = 3_600_000;
 
 const bucketOf = (at: Date) => Math.floor(at.getTime() / BUCKET_MS);
@@ -196,8 +199,8 @@ function freesAt(window: readonly (readonly [number, number])[], cap: number, bu
  * hour before (at most half of what it allowed itself; at least one), and a further 429 lowers it
  * again. One statement on the endpoint's row, which every instance takes from.
  */
-export async function recordThrottle(db: Queryable, directoryId: string, key: string, cap: number, now: Date): Promise<{ loweredCap: number; loweredUntil: Date }> {
-  const until = new Date(now.getTime() + LOWERED_FOR_MS);
+export async function recordThrottle(db: Queryable, directoryId: string, key: string, cap: number, now: Date, forMs = LOWERED_FOR_MS): Promise<{ loweredCap: number; loweredUntil: Date }> {
+  const until = new Date(now.getTime() + Math.min(LOWERED_FOR_MS, Math.max(1_000, forMs)));
   const { rows } = await db.query<{ lowered_cap: number; lowered_until: Date }>(
     `INSERT INTO tenant_api_budget AS b (directory_id, family, buckets, counts, lowered_cap, lowered_until, throttled_at)
      VALUES ($1, $2, ARRAY[]::bigint[], ARRAY[]::int[], 1, $5, $4)

@@ -65,7 +65,8 @@ export class ThrottledError extends Error {
 
 /**
  * A per-tenant capped endpoint answered 429: the tenant's whole cap is spent (by every tool of the
- * customer), so the call is given up, not retried, and Vigia's cap there is lowered for the hour.
+ * customer), so the call is given up, not retried, and Vigia's cap there is lowered until the
+ * platform's Retry-After (an hour when it names none).
  */
 export class EndpointThrottledError extends ThrottledError {
   constructor(
@@ -128,6 +129,11 @@ export function retryAfterSeconds(headers: Record<string, string>, now: Date): n
     }
   }
   return best < 0 ? DEFAULT_RETRY_AFTER_S : Math.max(0, best);
+}
+
+/** Whether a 429 says how long to wait (else the wait is Vigia's own default). */
+function hasRetryAfter(headers: Record<string, string>): boolean {
+  return Object.keys(headers).some((name) => name === 'retry-after' || (name.startsWith('x-ms-ratelimit-') && name.endsWith('retry-after')));
 }
 
 function describe(method: string, url: string): string {
@@ -217,7 +223,8 @@ export class PlatformClient {
       if (res.status === 429) {
         this.deps.stats.throttledCalls++;
         if (wide) {
-          const lowered = await recordThrottle(this.deps.db, this.deps.directoryId, wide.key, sharedCap(wide.perHour, share), this.deps.now());
+          const told = hasRetryAfter(res.headers) ? retryAfterSeconds(res.headers, this.deps.now()) * 1000 : undefined;
+          const lowered = await recordThrottle(this.deps.db, this.deps.directoryId, wide.key, sharedCap(wide.perHour, share), this.deps.now(), told);
           throw new EndpointThrottledError(spec.family, wide.key, what, lowered.loweredCap, lowered.loweredUntil);
         }
         const waitMs = retryAfterSeconds(res.headers, this.deps.now()) * 1000;

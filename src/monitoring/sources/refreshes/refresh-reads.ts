@@ -30,6 +30,7 @@ const modelPath = (workspaceId: string, modelId: string) => `/groups/${encodeURI
 export async function readMeta(client: PlatformClient, budget: CallBudget, workspaceId: string, modelId: string, withSchedule: boolean, now: Date): Promise<ModelMeta> {
   const gatewayIds: string[] = [];
   const datasourceIds: string[] = [];
+  let refused = false;
   budget.take();
   try {
     const ds = await client.json<{ value?: { gatewayId?: string; datasourceId?: string }[] }>({ family: 'powerbi', audience: 'powerbi', url: client.powerBi(`${modelPath(workspaceId, modelId)}/datasources`) });
@@ -38,8 +39,9 @@ export async function readMeta(client: PlatformClient, budget: CallBudget, works
       if (typeof d.datasourceId === 'string' && d.datasourceId) datasourceIds.push(d.datasourceId.toLowerCase());
     }
   } catch (err) {
-    // Not readable with this principal (admin mode without membership): no known gateways.
+    // Not readable with this principal (admin mode without membership): nothing learnt here.
     if (!isResourceRefusal(err)) throw err;
+    refused = true;
   }
   let scheduled = false;
   if (withSchedule) {
@@ -51,7 +53,7 @@ export async function readMeta(client: PlatformClient, budget: CallBudget, works
       if (!isResourceRefusal(err)) throw err;
     }
   }
-  return { readAt: now.toISOString(), gatewayIds: [...new Set(gatewayIds)], datasourceIds: [...new Set(datasourceIds)], scheduled };
+  return { readAt: now.toISOString(), gatewayIds: [...new Set(gatewayIds)], datasourceIds: [...new Set(datasourceIds)], scheduled, ...(refused ? { refused } : {}) };
 }
 
 /** Refresh history of a model in a workspace the principal belongs to (the platform keeps ~60). */

@@ -15,6 +15,12 @@ export interface ModelMeta {
   datasourceIds: string[];
   /** Member mode: the model has an enabled refresh schedule (admin mode does not read it). */
   scheduled: boolean;
+  /**
+   * The data sources could not be read with this principal (admin mode without membership): the
+   * lists are empty for lack of an answer, not because the model has none, so they neither replace
+   * the lineage the scanner recorded nor name the model's gateways.
+   */
+  refused?: boolean;
 }
 
 export interface ModelState extends RefreshCursor {

@@ -15,7 +15,7 @@ import type { SignalInput } from '../../../alerts/signals.js';
 import { BudgetExhaustedError, HOURLY_CAPS, sharedCap, tenantWideCap } from '../../platform/budget.js';
 import type { Collector } from '../../engine/collector.js';
 import { noteRefreshFailures } from './gateway-evidence.js';
-import type { LineageChanges } from '../../lineage/lineage.js';
+import { itemsBehindGateways, type LineageChanges } from '../../lineage/lineage.js';
 import { causesOf, openRootCauses, type OpenRootCauses } from '../../lineage/root-causes.js';
 import { progressOf } from '../../engine/rotation.js';
 import * as T from '../../messages/titles.js';
@@ -85,11 +85,15 @@ export const refreshesCollector: Collector = {
     }
 
     const roots = await openRootCauses(ctx.db, tenant.org_id);
+    // The gateways each model reads through, as far as an open gateway incident matters: what this
+    // collector read, and what the lineage holds (the scanner's, when this principal cannot read them).
+    const behind = await itemsBehindGateways(ctx.db, tenant.id, roots.gateways);
+    const gatewaysOf = (id: string) => [...new Set([...(memory.models.get(id)?.meta?.gatewayIds ?? []), ...(behind.get(id) ?? [])])];
     const signals: SignalInput[] = [];
     for (const o of observations) {
       const prev = memory.models.get(o.modelId);
       if (!prev) continue;
-      const { next, signals: out } = applyResults(o.modelId, prev, o, roots, now);
+      const { next, signals: out } = applyResults(o.modelId, prev, o, roots, gatewaysOf(o.modelId), now);
       memory.update(o.modelId, next);
       signals.push(...out);
     }
@@ -97,7 +101,7 @@ export const refreshesCollector: Collector = {
 
     await commit(signals, memory.changes(), lineageOf(memory));
     // Evidence for the gateway collector: a failure of the gateway family checks its gateways now.
-    await noteRefreshFailures(ctx, tenant.id, observations.map((o) => ({ ...o, gatewayIds: memory.models.get(o.modelId)?.meta?.gatewayIds })), now);
+    await noteRefreshFailures(ctx, tenant.id, observations.map((o) => ({ ...o, gatewayIds: gatewaysOf(o.modelId) })), now);
   },
   releaseAll(state, now) {
     return rememberedModels(state).flatMap(([id, m]) => goneSignals(id, m, now));
@@ -105,7 +109,7 @@ export const refreshesCollector: Collector = {
 };
 
 /** The new results of one model become signals, oldest first; the model's cursor moves past them. */
-function applyResults(id: string, prev: ModelState, o: Observation, roots: OpenRootCauses, now: Date): { next: ModelState; signals: SignalInput[] } {
+function applyResults(id: string, prev: ModelState, o: Observation, roots: OpenRootCauses, gatewayIds: string[], now: Date): { next: ModelState; signals: SignalInput[] } {
   const { results, next: cursor } = newResults(o.history, prev.polled ? { last: prev.last, running: prev.running } : undefined);
   const base = {
     sourceType: 'Dataset',
@@ -127,7 +131,7 @@ function applyResults(id: string, prev: ModelState, o: Observation, roots: OpenR
         kind: 'failure',
         title: T.refreshFailedTitle(prev.name, err.code),
         message: refreshFailureMessage(prev.name, o.workspaceName, err),
-        causes: causesOf(roots, { gatewayIds: prev.meta?.gatewayIds, capacityId: prev.capacityId }),
+        causes: causesOf(roots, { gatewayIds, capacityId: prev.capacityId }),
       });
       failing = true;
     } else if (r.status === 'Completed' && failing) {
@@ -157,9 +161,10 @@ function lineageOf(memory: RefreshMemory): LineageChanges {
     const m = memory.models.get(id)!;
     return { itemId: id, itemType: 'SemanticModel', itemName: m.name, workspaceId: m.workspaceId, capacityId: m.capacityId };
   });
+  // A refused read leaves the lineage as it was (the scanner's, when it described the model).
   const datasources = [...memory.metaRead].flatMap((id) => {
     const meta = memory.models.get(id)?.meta;
-    return meta ? [{ itemId: id, gatewayIds: meta.gatewayIds, datasourceIds: meta.datasourceIds }] : [];
+    return meta && !meta.refused ? [{ itemId: id, gatewayIds: meta.gatewayIds, datasourceIds: meta.datasourceIds }] : [];
   });
   return { placements, datasources, forget: [...memory.forgotten.keys()] };
 }

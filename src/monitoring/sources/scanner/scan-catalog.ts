@@ -58,6 +58,10 @@ export interface ScanCursor {
   queue: string[];
   /** Scans asked for and not yet read. */
   pending: PendingScan[];
+  /** Failed scans per workspace since it was last described (scanner.ts, requeueFailed). */
+  attempts?: Record<string, number>;
+  /** Workspaces whose scan failed MAX_SLICE_ATTEMPTS times: set aside until the next full scan. */
+  failed?: string[];
   /** Counts kept for the tenant view and /metrics. */
   known: number;
   described: number;
@@ -195,6 +199,8 @@ export interface ScanProgress {
   lastFullScanAt: string | null;
   /** When the full scan under way started; null when none is. */
   fullScanStartedAt: string | null;
+  /** Workspaces set aside after their scan failed again and again (retried by the next full scan). */
+  failedWorkspaces: string[];
 }
 
 export function progressOf(c: Partial<ScanCursor>): ScanProgress {
@@ -208,6 +214,7 @@ export function progressOf(c: Partial<ScanCursor>): ScanProgress {
     lastIncrementalScanAt: t(c.lastIncrementalAt),
     lastFullScanAt: t(c.lastFullAt),
     fullScanStartedAt: t(c.fullStartedAt),
+    failedWorkspaces: Array.isArray(c.failed) ? c.failed.filter((x): x is string => typeof x === 'string') : [],
   };
 }
 

@@ -36,7 +36,7 @@ import {
   type ScannedWorkspace,
   WORKSPACE_PREFIX,
 } from './scan-catalog.js';
-import { textOf } from '../../platform/values.js';
+import { textOf, textsOf } from '../../platform/values.js';
 
 /**
  * The per-tenant capped endpoints the scanner calls: it plans each run on what Vigia allows
@@ -50,6 +50,10 @@ export const FULL_SCAN_EVERY_MS = 7 * 86_400_000;
 export const OVERLAP_MS = 2 * 60_000;
 /** The platform keeps a scan's result this long after the scan was asked for. */
 export const SCAN_RESULT_TTL_MS = 24 * 3_600_000;
+/** `modifiedSince` must look back at least this much (the platform's documented window starts there). */
+export const MODIFIED_SETTLE_MS = 30 * 60_000;
+/** A slice whose scan failed this many times is set aside (named in the status) so the rest goes on. */
+export const MAX_SLICE_ATTEMPTS = 3;
 /** `modifiedSince` may look back at most 30 days; older, a full scan is done instead. */
 const MODIFIED_SINCE_MAX_MS = 29 * 86_400_000;
 export const WORKSPACES_PER_SCAN = 100;
@@ -166,9 +170,14 @@ async function list(run: ScanRun, listed: Set<string> | null): Promise<void> {
   // A full scan under way waits for its queue before the next full listing; changes are still listed.
   if (!full && cursor.since === null) return;
   run.budgets.modified.take();
-  const query = full ? '' : `&modifiedSince=${encodeURIComponent(cursor.since!)}`;
+  // The platform takes modifiedSince from 30 minutes to 30 days back, "to allow workspace changes
+  // to take effect": a change may be listed up to 30 minutes after it was made, so every listing
+  // looks back at least that far. A workspace listed again is queued once (the queue holds it).
+  const query = full ? '' : `&modifiedSince=${encodeURIComponent(new Date(Math.min(Date.parse(cursor.since!), nowMs - MODIFIED_SETTLE_MS)).toISOString())}`;
   const answer = await run.client.json<{ id?: unknown }[]>({ family: 'scanner-modified', audience: 'powerbi', url: `${run.client.powerBi(`${API}/modified`)}?excludePersonalWorkspaces=true${query}` });
-  const ids = (Array.isArray(answer) ? answer : []).map((w) => textOf(w?.id).toLowerCase()).filter((id) => id !== '' && (!listed || listed.has(id)));
+  // Anything but an array is not "no workspaces": read as such, a full listing would forget them all.
+  if (!Array.isArray(answer)) throw new VendorAnswerError('GET /admin/workspaces/modified answered something other than a list of workspaces');
+  const ids = [...new Set(answer.map((w) => textOf(w?.id).toLowerCase()))].filter((id) => id !== '' && (!listed || listed.has(id)));
   if (full) {
     // Workspaces a full listing no longer names are gone: forgotten, with their models' lineage.
     const present = new Set(ids);
@@ -181,6 +190,9 @@ async function list(run: ScanRun, listed: Set<string> | null): Promise<void> {
       run.changed.add(id);
     }
     cursor.queue = [];
+    // A new full scan gives the set-aside workspaces their attempts again.
+    cursor.failed = [];
+    cursor.attempts = {};
     cursor.fullStartedAt = now.toISOString();
   } else {
     cursor.lastIncrementalAt = now.toISOString();
@@ -247,8 +259,7 @@ async function pollPending(run: ScanRun): Promise<number> {
 
 async function pollOne(run: ScanRun, scan: PendingScan, now: Date): Promise<'waiting' | 'read' | 'redo'> {
   const redo = () => {
-    const queued = new Set(run.cursor.queue);
-    run.cursor.queue.unshift(...scan.workspaceIds.filter((id) => !queued.has(id)));
+    requeueFailed(run.cursor, scan);
     return 'redo' as const;
   };
   if (now.getTime() - Date.parse(scan.createdAt) >= SCAN_RESULT_TTL_MS) return redo();
@@ -301,36 +312,64 @@ async function loadWorkspaces(run: ScanRun, ids: readonly string[]): Promise<voi
   }
 }
 
-/** 4. A result: described workspaces stored with their models and lineage, the others left out. */
-function applyResult(run: ScanRun, scan: PendingScan, result: ScanResult): void {
+/** A workspace of a scan result, its duplicates merged (one entry per id, datasets by id). */
+interface ResultWorkspace {
+  name: string;
+  capacityId: string | null;
+  datasets: Map<string, ScannedDataset>;
+}
+
+/**
+ * The described workspaces of a result, by id: a workspace or a model the platform names twice is
+ * one (the later entry's fields win), so the commit writes each row once.
+ */
+function workspacesOf(scan: PendingScan, result: ScanResult): Map<string, ResultWorkspace> {
   const gatewayOf = new Map<string, string>();
-  for (const d of result.datasourceInstances ?? []) {
-    const id = textOf(d.datasourceId).toLowerCase();
-    const gw = textOf(d.gatewayId).toLowerCase();
+  for (const d of Array.isArray(result.datasourceInstances) ? result.datasourceInstances : []) {
+    const id = textOf(d?.datasourceId).toLowerCase();
+    const gw = textOf(d?.gatewayId).toLowerCase();
     if (id && gw) gatewayOf.set(id, gw);
   }
-  const described = new Set<string>();
-  for (const w of result.workspaces ?? []) {
-    const id = textOf(w.id).toLowerCase();
+  const out = new Map<string, ResultWorkspace>();
+  for (const w of Array.isArray(result.workspaces) ? result.workspaces : []) {
+    const id = textOf(w?.id).toLowerCase();
     if (!id || !scan.workspaceIds.includes(id)) continue;
-    described.add(id);
-    const capacityId = textOf(w.capacityId).toLowerCase() || null;
-    const datasets: ScannedDataset[] = (w.datasets ?? []).flatMap((d) => {
-      const dsId = textOf(d.id).toLowerCase();
-      if (!dsId) return [];
-      const s = d.refreshSchedule;
-      const schedule = s?.enabled === true && Array.isArray(s.days) && Array.isArray(s.times) ? { days: s.days, times: s.times, enabled: true, localTimeZoneId: s.localTimeZoneId ?? 'UTC' } : null;
-      const datasourceIds = [...new Set((d.datasourceUsages ?? []).map((u) => textOf(u.datasourceInstanceId).toLowerCase()).filter(Boolean))];
-      const gatewayIds = [...new Set(datasourceIds.flatMap((x) => (gatewayOf.has(x) ? [gatewayOf.get(x)!] : [])))];
-      return [{ id: dsId, name: textOf(d.name) || dsId, schedule, datasourceIds, gatewayIds }];
-    });
+    const entry = out.get(id) ?? { name: id, capacityId: null, datasets: new Map() };
+    entry.name = textOf(w.name) || entry.name;
+    entry.capacityId = textOf(w.capacityId).toLowerCase() || entry.capacityId;
+    for (const d of Array.isArray(w.datasets) ? w.datasets : []) {
+      const dataset = datasetOf(d, gatewayOf);
+      if (dataset) entry.datasets.set(dataset.id, dataset);
+    }
+    out.set(id, entry);
+  }
+  return out;
+}
+
+function datasetOf(d: NonNullable<NonNullable<ScanResult['workspaces']>[number]['datasets']>[number], gatewayOf: Map<string, string>): ScannedDataset | null {
+  const dsId = textOf(d?.id).toLowerCase();
+  if (!dsId) return null;
+  const s = d.refreshSchedule;
+  const schedule =
+    s?.enabled === true && Array.isArray(s.days) && Array.isArray(s.times) ? { days: textsOf(s.days), times: textsOf(s.times), enabled: true, localTimeZoneId: textOf(s.localTimeZoneId) || 'UTC' } : null;
+  const usages = Array.isArray(d.datasourceUsages) ? d.datasourceUsages : [];
+  const datasourceIds = [...new Set(usages.map((u) => textOf(u?.datasourceInstanceId).toLowerCase()).filter(Boolean))];
+  const gatewayIds = [...new Set(datasourceIds.flatMap((x) => (gatewayOf.has(x) ? [gatewayOf.get(x)!] : [])))];
+  return { id: dsId, name: textOf(d.name) || dsId, schedule, datasourceIds, gatewayIds };
+}
+
+/** 4. A result: described workspaces stored with their models and lineage, the others left out. */
+function applyResult(run: ScanRun, scan: PendingScan, result: ScanResult): void {
+  const described = workspacesOf(scan, result);
+  for (const [id, w] of described) {
+    const datasets = [...w.datasets.values()];
     const prev = run.workspaces.get(id);
     const kept = new Set(datasets.map((d) => d.id));
     run.lineage.forget.push(...(prev?.datasets ?? []).filter((d) => !kept.has(d.id)).map((d) => d.id));
-    run.workspaces.set(id, { described: true, name: textOf(w.name) || id, capacityId, scannedAt: scan.createdAt, datasets });
+    run.workspaces.set(id, { described: true, name: w.name, capacityId: w.capacityId, scannedAt: scan.createdAt, datasets });
     run.changed.add(id);
     run.describedNow++;
-    run.lineage.placements.push(...datasets.map((d) => ({ itemId: d.id, itemType: 'SemanticModel', itemName: d.name, workspaceId: id, capacityId })));
+    run.lineage.placements.push(...datasets.map((d) => ({ itemId: d.id, itemType: 'SemanticModel', itemName: d.name, workspaceId: id, capacityId: w.capacityId })));
     run.lineage.datasources.push(...datasets.map((d) => ({ itemId: d.id, gatewayIds: d.gatewayIds, datasourceIds: d.datasourceIds })));
   }
   // Left out of the result: known, not described; what an earlier scan said of it no longer holds.
@@ -341,7 +380,32 @@ function applyResult(run: ScanRun, scan: PendingScan, result: ScanResult): void 
     run.workspaces.set(id, { described: false, omitted: true, name: prev?.name ?? null, capacityId: prev?.capacityId ?? null, scannedAt: scan.createdAt, datasets: [] });
     run.changed.add(id);
   }
+  for (const id of scan.workspaceIds) delete run.cursor.attempts?.[id];
 }
+
+/**
+ * A scan that failed or expired: its workspaces go to the back of the queue (the other slices go
+ * first: a back-off), each counting an attempt; one that failed MAX_SLICE_ATTEMPTS times is set
+ * aside in `cursor.failed` (shown in the tenant view) until the next full scan lists it again, so
+ * the queue empties, the full scan finishes and gone workspaces are still forgotten.
+ */
+function requeueFailed(cursor: ScanCursor, scan: PendingScan): void {
+  const queued = new Set(cursor.queue);
+  const attempts = (cursor.attempts ??= {});
+  for (const id of scan.workspaceIds) {
+    if (queued.has(id)) continue;
+    attempts[id] = (attempts[id] ?? 0) + 1;
+    if (attempts[id]! >= MAX_SLICE_ATTEMPTS) {
+      delete attempts[id];
+      cursor.failed = [...new Set([...(cursor.failed ?? []), id])].slice(-FAILED_KEPT);
+      continue;
+    }
+    cursor.queue.push(id);
+  }
+}
+
+/** How many set-aside workspaces the cursor names (the count is kept whole in the status). */
+const FAILED_KEPT = 1_000;
 
 /** A full scan is over when everything it listed was scanned (nothing queued or pending). */
 function finishFullScan(run: ScanRun): void {
