@@ -36,7 +36,8 @@ import {
   type ScannedWorkspace,
   WORKSPACE_PREFIX,
 } from './scan-catalog.js';
-import { textOf, textsOf } from '../../platform/values.js';
+import { textOf } from '../../platform/values.js';
+import { requeueFailed, type ScanResult, workspacesOf } from './scan-results.js';
 
 /**
  * The per-tenant capped endpoints the scanner calls: it plans each run on what Vigia allows
@@ -52,8 +53,6 @@ export const OVERLAP_MS = 2 * 60_000;
 export const SCAN_RESULT_TTL_MS = 24 * 3_600_000;
 /** `modifiedSince` must look back at least this much (the platform's documented window starts there). */
 export const MODIFIED_SETTLE_MS = 30 * 60_000;
-/** A slice whose scan failed this many times is set aside (named in the status) so the rest goes on. */
-export const MAX_SLICE_ATTEMPTS = 3;
 /** `modifiedSince` may look back at most 30 days; older, a full scan is done instead. */
 const MODIFIED_SINCE_MAX_MS = 29 * 86_400_000;
 export const WORKSPACES_PER_SCAN = 100;
@@ -290,16 +289,6 @@ async function pollOne(run: ScanRun, scan: PendingScan, now: Date): Promise<'wai
   return 'read';
 }
 
-interface ScanResult {
-  workspaces?: {
-    id?: unknown;
-    name?: unknown;
-    capacityId?: unknown;
-    datasets?: { id?: unknown; name?: unknown; refreshSchedule?: Partial<RefreshSchedule>; datasourceUsages?: { datasourceInstanceId?: unknown }[] }[];
-  }[];
-  datasourceInstances?: { datasourceId?: unknown; gatewayId?: unknown }[];
-}
-
 /** Reads the remembered state of these workspaces, those not read or changed yet this run. */
 async function loadWorkspaces(run: ScanRun, ids: readonly string[]): Promise<void> {
   const keys = ids.filter((id) => run.known.has(id) && !run.workspaces.has(id) && !run.changed.has(id)).map((id) => WORKSPACE_PREFIX + id);
@@ -310,52 +299,6 @@ async function loadWorkspaces(run: ScanRun, ids: readonly string[]): Promise<voi
     run.workspaces.set(id, w);
     run.describedBefore.set(id, w.described === true);
   }
-}
-
-/** A workspace of a scan result, its duplicates merged (one entry per id, datasets by id). */
-interface ResultWorkspace {
-  name: string;
-  capacityId: string | null;
-  datasets: Map<string, ScannedDataset>;
-}
-
-/**
- * The described workspaces of a result, by id: a workspace or a model the platform names twice is
- * one (the later entry's fields win), so the commit writes each row once.
- */
-function workspacesOf(scan: PendingScan, result: ScanResult): Map<string, ResultWorkspace> {
-  const gatewayOf = new Map<string, string>();
-  for (const d of Array.isArray(result.datasourceInstances) ? result.datasourceInstances : []) {
-    const id = textOf(d?.datasourceId).toLowerCase();
-    const gw = textOf(d?.gatewayId).toLowerCase();
-    if (id && gw) gatewayOf.set(id, gw);
-  }
-  const out = new Map<string, ResultWorkspace>();
-  for (const w of Array.isArray(result.workspaces) ? result.workspaces : []) {
-    const id = textOf(w?.id).toLowerCase();
-    if (!id || !scan.workspaceIds.includes(id)) continue;
-    const entry = out.get(id) ?? { name: id, capacityId: null, datasets: new Map() };
-    entry.name = textOf(w.name) || entry.name;
-    entry.capacityId = textOf(w.capacityId).toLowerCase() || entry.capacityId;
-    for (const d of Array.isArray(w.datasets) ? w.datasets : []) {
-      const dataset = datasetOf(d, gatewayOf);
-      if (dataset) entry.datasets.set(dataset.id, dataset);
-    }
-    out.set(id, entry);
-  }
-  return out;
-}
-
-function datasetOf(d: NonNullable<NonNullable<ScanResult['workspaces']>[number]['datasets']>[number], gatewayOf: Map<string, string>): ScannedDataset | null {
-  const dsId = textOf(d?.id).toLowerCase();
-  if (!dsId) return null;
-  const s = d.refreshSchedule;
-  const schedule =
-    s?.enabled === true && Array.isArray(s.days) && Array.isArray(s.times) ? { days: textsOf(s.days), times: textsOf(s.times), enabled: true, localTimeZoneId: textOf(s.localTimeZoneId) || 'UTC' } : null;
-  const usages = Array.isArray(d.datasourceUsages) ? d.datasourceUsages : [];
-  const datasourceIds = [...new Set(usages.map((u) => textOf(u?.datasourceInstanceId).toLowerCase()).filter(Boolean))];
-  const gatewayIds = [...new Set(datasourceIds.flatMap((x) => (gatewayOf.has(x) ? [gatewayOf.get(x)!] : [])))];
-  return { id: dsId, name: textOf(d.name) || dsId, schedule, datasourceIds, gatewayIds };
 }
 
 /** 4. A result: described workspaces stored with their models and lineage, the others left out. */
@@ -382,30 +325,6 @@ function applyResult(run: ScanRun, scan: PendingScan, result: ScanResult): void 
   }
   for (const id of scan.workspaceIds) delete run.cursor.attempts?.[id];
 }
-
-/**
- * A scan that failed or expired: its workspaces go to the back of the queue (the other slices go
- * first: a back-off), each counting an attempt; one that failed MAX_SLICE_ATTEMPTS times is set
- * aside in `cursor.failed` (shown in the tenant view) until the next full scan lists it again, so
- * the queue empties, the full scan finishes and gone workspaces are still forgotten.
- */
-function requeueFailed(cursor: ScanCursor, scan: PendingScan): void {
-  const queued = new Set(cursor.queue);
-  const attempts = (cursor.attempts ??= {});
-  for (const id of scan.workspaceIds) {
-    if (queued.has(id)) continue;
-    attempts[id] = (attempts[id] ?? 0) + 1;
-    if (attempts[id]! >= MAX_SLICE_ATTEMPTS) {
-      delete attempts[id];
-      cursor.failed = [...new Set([...(cursor.failed ?? []), id])].slice(-FAILED_KEPT);
-      continue;
-    }
-    cursor.queue.push(id);
-  }
-}
-
-/** How many set-aside workspaces the cursor names (the count is kept whole in the status). */
-const FAILED_KEPT = 1_000;
 
 /** A full scan is over when everything it listed was scanned (nothing queued or pending). */
 function finishFullScan(run: ScanRun): void {
