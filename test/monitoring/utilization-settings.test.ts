@@ -43,6 +43,10 @@ describe('tenant connections: utilization settings', () => {
       [{ eventhouse: { ...EVENTHOUSE, queryUri: 'http://trd.kusto.fabric.microsoft.com' } }, /https/i],
       [{ eventhouse: { ...EVENTHOUSE, queryUri: 'https://evil.example.com' } }, /utilization\.eventhouse\.queryUri/],
       [{ eventhouse: { ...EVENTHOUSE, queryUri: `${EVENTHOUSE.queryUri}/v2/rest/query` } }, /query URI alone/],
+      // issue 35: a public host that is not Kusto's would receive the tenant's Kusto Bearer token.
+      [{ eventhouse: { ...EVENTHOUSE, queryUri: 'https://93.184.216.34' } }, /Kusto host/],
+      [{ eventhouse: { ...EVENTHOUSE, queryUri: 'https://kusto-exfil.example.com' } }, /Kusto host/],
+      [{ eventhouse: { ...EVENTHOUSE, queryUri: 'https://kusto.windows.net.example.com' } }, /Kusto host/],
       [{ eventhouse: { ...EVENTHOUSE, table: "T'] | take 1" } }, /Kusto name/],
       [{ warnPercent: 0 }, /warnPercent/],
       [{ recoverWindows: 1000 }, /recoverWindows/],

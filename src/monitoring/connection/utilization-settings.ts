@@ -14,9 +14,26 @@
  * A change replaces the top-level fields it gives (null removes a source); the rest stay.
  */
 import type { AppContext } from '../../context.js';
-import { UnsafeDestinationError } from '../../delivery/address-policy.js';
+import { Allowlist, UnsafeDestinationError } from '../../delivery/address-policy.js';
 import { checkDestinationUrlResolved } from '../../delivery/guarded-http.js';
 import { invalidInput } from '../../errors.js';
+
+/**
+ * Where the Eventhouse query URI may point: it receives a Bearer token of the tenant's service
+ * principal (audience Kusto), so only Kusto's own hosts (public, Fabric, US Government, China)
+ * or a host the operator allowlisted (VIGIA_DESTINATION_ALLOWLIST: simulator, tests).
+ */
+export const KUSTO_HOST_SUFFIXES = ['.kusto.windows.net', '.kusto.fabric.microsoft.com', '.kusto.usgovcloudapi.net', '.kusto.chinacloudapi.cn'] as const;
+
+function checkKustoHost(ctx: AppContext, raw: string): void {
+  if (!URL.canParse(raw)) return; // the URL check below names the field
+  const url = new URL(raw);
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
+  if (url.port === '' && KUSTO_HOST_SUFFIXES.some((s) => host.endsWith(s) && host.length > s.length)) return;
+  const allowlist = new Allowlist(ctx.config.destinationAllowlist);
+  if (allowlist.hasHost(host) || allowlist.hasAddress(host)) return;
+  throw invalidInput(`utilization.eventhouse.queryUri must be a Kusto host (*${KUSTO_HOST_SUFFIXES.join(', *')}) or a host the operator lists in VIGIA_DESTINATION_ALLOWLIST`);
+}
 
 export interface EventhouseSource {
   /** The Eventhouse's (or KQL database's) `queryServiceUri`, an https origin. */
@@ -71,6 +88,7 @@ function windows(v: unknown, field: string): number {
 }
 
 async function checkEventhouse(ctx: AppContext, e: EventhouseSource): Promise<EventhouseSource> {
+  if (typeof e.queryUri === 'string') checkKustoHost(ctx, e.queryUri);
   let url: URL;
   try {
     url = await checkDestinationUrlResolved(ctx, e.queryUri, 'utilization.eventhouse.queryUri');
