@@ -33,7 +33,7 @@ async function scanToSuccess(s: TenantSim, token: string, ids: string[], query =
 }
 
 describe('tenant simulator: scanner API', () => {
-  it('lists every workspace as modified, then only those changed since an instant', async () => {
+  it('lists every workspace as modified, then only those changed since an instant 30 minutes to 30 days back', async () => {
     let t = Date.parse('2026-06-15T12:00:00Z');
     const { sim: s, token } = await started(() => t);
     const all = await call(s, 'GET', `${BASE}/modified`, { token });
@@ -44,8 +44,17 @@ describe('tenant simulator: scanner API', () => {
     t += 60_000;
     const changed = s.state.workspaces[3]!;
     s.control.workspaceModified({ workspaceId: changed.id });
+    // Less than 30 minutes back is outside the documented range.
+    const tooRecent = await call(s, 'GET', `${BASE}/modified?modifiedSince=${encodeURIComponent(since)}`, { token });
+    expect(tooRecent.status).toBe(400);
+    t += 30 * 60_000;
     const later = await call(s, 'GET', `${BASE}/modified?modifiedSince=${encodeURIComponent(since)}`, { token });
     expect(later.json).toEqual([{ id: changed.id }]);
+    // A change that shows late: made 20 minutes ago, listed since then.
+    const late = s.state.workspaces[4]!;
+    s.control.workspaceModified({ workspaceId: late.id, minutesAgo: 20 });
+    const withLate = await call(s, 'GET', `${BASE}/modified?modifiedSince=${encodeURIComponent(new Date(t - 30 * 60_000).toISOString())}`, { token });
+    expect(withLate.json).toEqual([{ id: late.id }]);
     const tooOld = await call(s, 'GET', `${BASE}/modified?modifiedSince=${encodeURIComponent(new Date(t - 31 * 86_400_000).toISOString())}`, { token });
     expect(tooOld.status).toBe(400);
     expect(s.violations).toEqual([]);
