@@ -266,7 +266,7 @@ export class CollectorScheduler {
     const startedAt = this.ctx.clock.now();
     const startedMs = Date.now();
     const stats: RunStats = { calls: 0, throttledCalls: 0 };
-    const lease: Lease = { tenantRef: row.tenant_ref, collector: row.collector, holder: this.workerId };
+    const lease: Lease = { tenantRef: row.tenant_ref, collector: row.collector, holder: row.locked_by };
     const active: ActiveRun = { lease, abort: new AbortController() };
     const signal = active.abort.signal;
     this.active.add(active);
@@ -387,9 +387,9 @@ export class CollectorScheduler {
            last_polled = CASE WHEN $16::boolean THEN $17 ELSE last_polled END,
            last_deferred = CASE WHEN $16::boolean THEN $18 ELSE last_deferred END,
            behind_since = $19, behind_runs = $20, behind_reported = $21
-         WHERE tenant_ref = $1 AND collector = $2 AND locked_by = $3 AND locked_until > now() RETURNING tenant_ref`,
+         WHERE tenant_ref = $1 AND collector = $2 AND locked_by = $3 AND locked_until > clock_timestamp() RETURNING tenant_ref`,
         [
-          row.tenant_ref, row.collector, this.workerId, startedAt, !error, end, durationMs, stats.calls, stats.throttledCalls,
+          row.tenant_ref, row.collector, row.locked_by, startedAt, !error, end, durationMs, stats.calls, stats.throttledCalls,
           message, row.next_run_at, next, problem, since, reported,
           progress !== null, progress?.polled ?? null, progress?.deferred ?? null, behind.next.since, behind.next.runs, behind.next.reported,
         ],

@@ -87,6 +87,38 @@ describe('leases on the database clock, fenced commits', () => {
     expect(row.last_error).toBeNull();
   });
 
+  it('the same instance claiming a row again: the stalled claim\'s commit is refused, the fresh claim\'s kept (a fence per claim)', async () => {
+    const sim = await h.sim({ seed: 72, sizes: { capacities: 1, workspaces: 1 } });
+    const orgId = await h.org();
+    const tenant = await h.tenant(orgId, sim, { collectors: { capacity: { intervalSeconds: 60 } } });
+    const capacityId = sim.state.capacities[0]!.id.toLowerCase();
+    setAll(sim, 'Suspended');
+    const g = gate();
+    const stalled = h.scheduler({ collectors: [pausedBeforeCommit(g)], workerId: 'one-instance' });
+    const stalledPass = stalled.pass();
+    await g.reached;
+    const first = (await schedule(h, tenant.id, 'capacity')).locked_by as string;
+    await expireLeases(h);
+    // The same instance (same worker id) claims the row again, reads the capacity active and is
+    // about to commit when the stalled run wakes up and commits what it read long ago.
+    setAll(sim, 'Active');
+    const g2 = gate();
+    const fresh = h.scheduler({ collectors: [pausedBeforeCommit(g2)], workerId: 'one-instance' });
+    const freshPass = fresh.pass();
+    await g2.reached;
+    g.open();
+    await stalledPass;
+    g2.open();
+    expect(await freshPass).toBe(1);
+    // The stale "Suspended" never became an incident; the state is the fresh run's.
+    expect(await alerts(h, orgId, 'Capacity')).toEqual([]);
+    const state = await readState<{ state: string; down: boolean }>(h.ctx.db, tenant.id, 'capacity');
+    expect(state.get(capacityId)).toMatchObject({ state: 'Active', down: false });
+    expect((await schedule(h, tenant.id, 'capacity')).last_error).toBeNull();
+    // Each claim wrote its own token: the instance's id and a random part.
+    expect(first).toMatch(/^one-instance:[0-9a-f]{32}$/);
+  });
+
   it('a renewal that finds the row no longer held aborts the run: no more calls, nothing written', async () => {
     const sim = await h.sim({ seed: 72, sizes: { capacities: 1, workspaces: 1 } });
     const orgId = await h.org();
