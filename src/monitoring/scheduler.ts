@@ -15,8 +15,7 @@ import type { SignalInput } from '../alerts/signals.js';
 import type { ApiFamily } from './platform/budget.js';
 import { takeCall } from './platform/budget.js';
 import type { Collector } from './engine/collector.js';
-import { behindStep, collectorBehindSignal, type BehindState, type RunProgress } from './engine/collector-behind.js';
-import type { Texts } from './messages/fixes.js';
+import { behindStep, collectorBehindSignal, type RunProgress } from './engine/collector-behind.js';
 import { collectorBehindDetail, collectorCaughtUp } from './messages/titles.js';
 import { DEFAULT_COLLECTORS } from './registry.js';
 import { claimDue, LeaseLostError, releaseLease, renewLease, type ClaimedRow, type Lease } from './engine/lease.js';
@@ -358,9 +357,9 @@ export class CollectorScheduler {
     const since = problem ? (same ? row.problem_since! : startedAt) : null;
     let reported = same ? row.problem_reported : false;
     const message = error ? errorText(error) : null;
-    const signals: SignalInput[] = [];
+    const runSignals: SignalInput[] = [];
     if (problem && !reported && (opensAtOnce(problem) || end.getTime() - new Date(since!).getTime() > 2 * row.interval_seconds * 1000)) {
-      signals.push(tenantSignal('failure', problem, tenant, problemDetail(error, `${row.collector}: ${message}`), end));
+      runSignals.push(tenantSignal('failure', problem, tenant, problemDetail(error, `${row.collector}: ${message}`), end));
       reported = true;
     }
     const behind = behindStep(
@@ -371,7 +370,10 @@ export class CollectorScheduler {
       end,
       row.interval_seconds,
     );
-    if (behind.raise) signals.push(collectorBehindSignal('failure', row.collector, tenant, behindDetail(row.collector, behind.next, progress!), end));
+    if (behind.raise) {
+      const detail = collectorBehindDetail(row.collector, progress!.deferred, progress!.polled, behind.next.runs, new Date(behind.next.since!).toISOString());
+      runSignals.push(collectorBehindSignal('failure', row.collector, tenant, detail, end));
+    }
     const intervalMs = row.interval_seconds * 1000;
     // Once per interval from the slot it was due at; after a pause, from this run (missed runs are not caught up).
     let nextMs = new Date(row.next_run_at).getTime() + intervalMs;
@@ -395,6 +397,7 @@ export class CollectorScheduler {
         ],
       );
       if (rows.length === 0) return; // the lease was lost (or the tenant deleted): the row is not this run's to record
+      const signals = [...runSignals]; // afresh on each attempt: a rolled-back attempt's recoveries would apply twice
       if (row.problem_kind && row.problem_reported && row.problem_kind !== problem) {
         const others = await q.query('SELECT 1 FROM collector_schedules WHERE tenant_ref = $1 AND problem_kind = $2 AND problem_reported AND enabled LIMIT 1', [
           row.tenant_ref,
@@ -409,10 +412,6 @@ export class CollectorScheduler {
       await applySignalsIn(q, this.ctx, tenant.org_id, signals, end);
     });
   }
-}
-
-function behindDetail(collector: string, behind: BehindState, progress: RunProgress): Texts {
-  return collectorBehindDetail(collector, progress.deferred, progress.polled, behind.runs, new Date(behind.since!).toISOString());
 }
 
 /** The text kept as `lastError` and in Tenant incidents: our own messages, never a credential. */
