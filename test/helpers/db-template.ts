@@ -79,7 +79,8 @@ export async function ensurePgTemplate(adminUrl: string): Promise<string> {
   try {
     const { rows } = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'vigia\\_tpl\\_%'");
     if (rows.some((r) => r.datname === name)) return name;
-    for (const r of rows) await admin.query(`DROP DATABASE IF EXISTS ${r.datname} WITH (FORCE)`);
+    // Older templates (other migrations) go, unless a run of another checkout is copying one now.
+    for (const r of rows) await admin.query(`DROP DATABASE IF EXISTS ${r.datname}`).catch(() => undefined);
     const building = `${name}_${process.pid}`;
     await admin.query(`CREATE DATABASE ${building}`);
     const url = new URL(adminUrl);

@@ -25,9 +25,17 @@ export async function createPgTestDatabaseUrl(opts: { fromTemplate?: boolean } =
   const name = `vigia_t_${randomBase62(10).toLowerCase()}`;
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
   await admin.connect();
-  const template = opts.fromTemplate ? await pgTemplateExists(admin) : null;
-  await admin.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
-  await admin.end();
+  let template = opts.fromTemplate ? await pgTemplateExists(admin) : null;
+  try {
+    await admin.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
+  } catch (err) {
+    // The template went away (a run of another checkout replaced it): an empty database, migrated by the caller.
+    if (!template) throw err;
+    template = null;
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
   const url = new URL(PG_ADMIN_URL);
   url.pathname = `/${name}`;
   return {
