@@ -31,6 +31,8 @@ export interface SimControl {
   hugeResponse(a: { target: string; bytes: number | null }): void;
   /** Answers under a path prefix are not JSON. */
   garbageResponse(a: { path: string; on: boolean }): void;
+  /** Answers under a path prefix become 200 with `body`, JSON of a shape the API does not describe (null to stop). */
+  oddResponse(a: { path: string; body: unknown }): void;
   /** Fabric gateway status checks answer 202 and a long-running operation. */
   longRunningStatusChecks(a: { on: boolean; fail?: boolean }): void;
   /**
@@ -114,6 +116,7 @@ export const CONTROL_OPERATIONS = [
   'throttle',
   'hugeResponse',
   'garbageResponse',
+  'oddResponse',
   'longRunningStatusChecks',
   'refreshResult',
   'jobResult',

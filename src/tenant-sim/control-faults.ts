@@ -3,7 +3,7 @@ import type { SimControl } from './control-api.js';
 import { type ControlKit, SimControlError } from './control-kit.js';
 import { API_FAMILIES } from './types.js';
 
-export type FaultsControls = Pick<SimControl, 'metricsThrottled' | 'throttle' | 'hugeResponse' | 'garbageResponse'>;
+export type FaultsControls = Pick<SimControl, 'metricsThrottled' | 'throttle' | 'hugeResponse' | 'garbageResponse' | 'oddResponse'>;
 
 export function faultsControls(kit: ControlKit): FaultsControls {
   const { s, deps } = kit;
@@ -27,6 +27,11 @@ export function faultsControls(kit: ControlKit): FaultsControls {
       if (typeof path !== 'string' || path === '') throw new SimControlError('path is required');
       if (on) deps.faults.garbage.add(path);
       else deps.faults.garbage.delete(path);
+    },
+    oddResponse({ path, body }) {
+      if (typeof path !== 'string' || path === '') throw new SimControlError('path is required');
+      if (body === null || body === undefined) deps.faults.odd.delete(path);
+      else deps.faults.odd.set(path, body);
     },
   };
 }

@@ -14,6 +14,8 @@ export interface Faults {
   huge: Map<string, number>;
   /** Path prefixes answered with a body that is not JSON. */
   garbage: Set<string>;
+  /** Path prefixes answered 200 with this JSON, of a shape the API does not describe (a list where an object is due, or the reverse). */
+  odd: Map<string, unknown>;
 }
 
 export interface ControlDeps {

@@ -65,7 +65,7 @@ export async function startTenantSimulator(opts: TenantSimOptions): Promise<Tena
   const sizes = { ...DEFAULT_SIZES, ...Object.fromEntries(Object.entries(opts.sizes ?? {}).filter(([, v]) => v !== undefined)) };
   const generate = () => (opts.lazy ? generateLazyTenant : generateTenant)({ seed, sizes, tenantId, now: now() });
 
-  const faults: Faults = { huge: new Map(), garbage: new Set() };
+  const faults: Faults = { huge: new Map(), garbage: new Set(), odd: new Map() };
   const limits = new Limits(now);
   const requests: RecordedRequest[] = [];
   const violations: string[] = [];
@@ -93,6 +93,7 @@ export async function startTenantSimulator(opts: TenantSimOptions): Promise<Tena
       limits.reset();
       faults.huge.clear();
       faults.garbage.clear();
+      faults.odd.clear();
       resetScannerBook(scanner, now());
     },
   });

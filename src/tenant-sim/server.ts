@@ -187,6 +187,9 @@ export async function handleRequest(rt: SimRuntime, req: IncomingMessage, res: S
       return;
     }
   }
+  for (const [target, body] of rt.faults.odd) {
+    if (targetMatches(target, family, path)) return send(res, rec, { status: 200, body });
+  }
   for (const [target, bytes] of rt.faults.huge) {
     if (targetMatches(target, family, path)) return sendHuge(res, rec, bytes);
   }

@@ -435,6 +435,27 @@ describe('collector: scanner', () => {
     expect(sim.violations).toEqual([]);
   });
 
+  it('a listing that is not a list is the run\'s error: a full listing answering an object forgets nothing', async () => {
+    const { sim, tenant, runner } = await setUp(6, 300);
+    await runner.pass();
+    expect((await scanState(tenant.id)).cursor).toMatchObject({ known: 6, described: 6 });
+    const models = (await readLineage(h.ctx.db, tenant.id)).size;
+    expect(models).toBeGreaterThan(0);
+    // A week on the full listing is due; the platform answers an object instead of the list.
+    sim.control.oddResponse({ path: '/v1.0/myorg/admin/workspaces/modified', body: { value: [] } });
+    h.clock.advance(7 * 86_400_000);
+    await runner.pass();
+    expect(await lastError(tenant.id)).toMatch(/other than a list of workspaces/);
+    expect((await scanState(tenant.id)).cursor).toMatchObject({ known: 6, described: 6 });
+    expect((await readLineage(h.ctx.db, tenant.id)).size).toBe(models);
+    // Answered as documented again, the full scan goes on.
+    sim.control.oddResponse({ path: '/v1.0/myorg/admin/workspaces/modified', body: null });
+    h.clock.advance(5 * 60_000);
+    await runner.pass();
+    expect(await lastError(tenant.id)).toBeNull();
+    expect((await scanState(tenant.id)).cursor).toMatchObject({ known: 6, described: 6 });
+  });
+
   it('in member mode the scanner makes no call', async () => {
     const { sim, tenant, runner } = await setUp(3, 300, 'member');
     await runner.pass();
