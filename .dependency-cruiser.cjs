@@ -4,6 +4,26 @@
  *   delivery, public queries) → outbox → db. No cycles; only src/db knows the engine.
  */
 const DOMAIN = '^src/(alerts|orgs|delivery|inbound|outbox|access|public-api/queries)/';
+/**
+ * The rooms of src/monitoring from the bottom up (docs/architecture.md draws them): each imports
+ * only the rooms below it; the files at the top of src/monitoring come above them all.
+ */
+const MONITORING_LAYERS = ['connection', 'platform', 'messages', 'lineage', 'engine', 'sources'];
+const WHY = {
+  lineage: 'Sources write lineage and root causes; the lineage room never reads a source.',
+  engine: 'The engine runs any collector it is given (the registry at the top of src/monitoring names them).',
+};
+
+/** One rule per monitoring room: it imports no room above it. */
+function monitoringLayerRules() {
+  return MONITORING_LAYERS.slice(0, -1).map((room, i) => ({
+    name: `monitoring-${room}-below-${MONITORING_LAYERS.slice(i + 1).join('-')}`,
+    severity: 'error',
+    ...(WHY[room] ? { comment: WHY[room] } : {}),
+    from: { path: `^src/monitoring/${room}/` },
+    to: { path: `^src/monitoring/(${MONITORING_LAYERS.slice(i + 1).join('|')})/` },
+  }));
+}
 /** Modules that speak HTTP: Fastify plugins, hooks, schemas, the envelope. */
 const HTTP = [
   '^src/(http|admin-api|inbound-api)/',
@@ -94,38 +114,7 @@ module.exports = {
       from: { path: '^src/monitoring/(connection|platform|messages|lineage|engine|sources)/' },
       to: { path: '^src/monitoring/[^/]+\\.ts$' },
     },
-    {
-      name: 'monitoring-connection-at-the-bottom',
-      severity: 'error',
-      from: { path: '^src/monitoring/connection/' },
-      to: { path: '^src/monitoring/(platform|messages|lineage|engine|sources)/' },
-    },
-    {
-      name: 'monitoring-platform-below-the-rest',
-      severity: 'error',
-      from: { path: '^src/monitoring/platform/' },
-      to: { path: '^src/monitoring/(messages|lineage|engine|sources)/' },
-    },
-    {
-      name: 'monitoring-messages-below-engine',
-      severity: 'error',
-      from: { path: '^src/monitoring/messages/' },
-      to: { path: '^src/monitoring/(lineage|engine|sources)/' },
-    },
-    {
-      name: 'monitoring-lineage-below-sources',
-      severity: 'error',
-      comment: 'Sources write lineage and root causes; the lineage room never reads a source.',
-      from: { path: '^src/monitoring/lineage/' },
-      to: { path: '^src/monitoring/(engine|sources)/' },
-    },
-    {
-      name: 'monitoring-engine-knows-no-source',
-      severity: 'error',
-      comment: 'The engine runs any collector it is given (the registry at the top of src/monitoring names them).',
-      from: { path: '^src/monitoring/engine/' },
-      to: { path: '^src/monitoring/sources/' },
-    },
+    ...monitoringLayerRules(),
     {
       name: 'domain-not-monitoring',
       severity: 'error',
