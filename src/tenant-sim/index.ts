@@ -91,9 +91,7 @@ export async function startTenantSimulator(opts: TenantSimOptions): Promise<Tena
       // Replace the contents, not the object: callers keep `sim.state` references.
       Object.assign(sim.state, generate());
       limits.reset();
-      faults.huge.clear();
-      faults.garbage.clear();
-      faults.odd.clear();
+      for (const fault of Object.values(faults)) fault.clear();
       resetScannerBook(scanner, now());
     },
   });

@@ -20,7 +20,8 @@ import { fabricError, type Handler, powerBiError, type Reply, type RequestContex
 import type { SimRuntime } from './runtime.js';
 import { tokenRequest } from './token-http.js';
 import { kustoError, kustoQuery } from './kusto.js';
-import type { RecordedRequest } from './types.js';
+import type { Faults } from './control-kit.js';
+import type { ApiFamily, RecordedRequest } from './types.js';
 
 const MAX_REQUEST_BYTES = 1 << 20;
 
@@ -63,6 +64,31 @@ async function readBody(req: IncomingMessage): Promise<Buffer | null> {
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
+}
+
+/** The transport faults a test switched on (garbage, odd and huge answers): true when one answered. */
+function answerFault(faults: Faults, family: ApiFamily, path: string, res: ServerResponse, rec: RecordedRequest): boolean {
+  for (const g of faults.garbage) {
+    if (targetMatches(g, family, path)) {
+      rec.status = 200;
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      res.end('{"value":[{"id":"<html><body>Service Unavailable</body></html>\u0000\u00ff');
+      return true;
+    }
+  }
+  for (const [target, body] of faults.odd) {
+    if (targetMatches(target, family, path)) {
+      send(res, rec, { status: 200, body });
+      return true;
+    }
+  }
+  for (const [target, bytes] of faults.huge) {
+    if (targetMatches(target, family, path)) {
+      sendHuge(res, rec, bytes);
+      return true;
+    }
+  }
+  return false;
 }
 
 function send(res: ServerResponse, rec: RecordedRequest, reply: Reply): void {
@@ -179,20 +205,7 @@ export async function handleRequest(rt: SimRuntime, req: IncomingMessage, res: S
     rec.throttleReason = refusal.reason;
     return send(res, rec, throttled(family, refusal));
   }
-  for (const g of rt.faults.garbage) {
-    if (targetMatches(g, family, path)) {
-      rec.status = 200;
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
-      res.end('{"value":[{"id":"<html><body>Service Unavailable</body></html>\u0000\u00ff');
-      return;
-    }
-  }
-  for (const [target, body] of rt.faults.odd) {
-    if (targetMatches(target, family, path)) return send(res, rec, { status: 200, body });
-  }
-  for (const [target, bytes] of rt.faults.huge) {
-    if (targetMatches(target, family, path)) return sendHuge(res, rec, bytes);
-  }
+  if (answerFault(rt.faults, family, path, res, rec)) return;
 
   const ctx: RequestContext = {
     state,

@@ -154,6 +154,23 @@ export function ConfirmAction(props: { label: string; question: string; onConfir
 }
 
 /** Runs an action, keeping its error and a success notice for the page to show. */
+/**
+ * Removing (revoking, ending) one row of a list after its confirmation: `remove(id)` sends DELETE
+ * `{path}/{id}` and calls `onDone` (the list reloads); `error` is what to show when it failed.
+ */
+export function useRemoval(path: string, onDone: () => void): { error: unknown; remove: (id: string) => Promise<void> } {
+  const { call } = useConsole();
+  const action = useAction();
+  return {
+    error: action.error,
+    remove: (id) =>
+      action.run(async () => {
+        await call('DELETE', `${path}/${encodeURIComponent(id)}`);
+        onDone();
+      }),
+  };
+}
+
 export function useAction(): {
   busy: boolean;
   error: unknown;

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { SCOPES, type ApiKey, type CreatedApiKey } from '../api.js';
 import { orgPath, useConsole } from '../app-context.js';
-import { ConfirmAction, Empty, ErrorMessage, Field, invalidProps, ShownOnce, useAction, useFieldErrors, useLoad, usePageTitle } from '../components.js';
+import { ConfirmAction, Empty, ErrorMessage, Field, invalidProps, ShownOnce, useAction, useFieldErrors, useLoad, usePageTitle, useRemoval } from '../components.js';
 import { DateField, readDateField } from '../date-field.js';
 import { formatDate } from '../format.js';
 
@@ -33,8 +33,8 @@ export function ApiKeysPage(props: { orgId: string }) {
 
 /** The organization's keys, each revocable after a confirmation. */
 function ApiKeysTable(props: { path: string; keys: ApiKey[]; onChange: () => void }) {
-  const { t, call, lang } = useConsole();
-  const revoke = useAction();
+  const { t, lang } = useConsole();
+  const revoke = useRemoval(props.path, props.onChange);
   const stateOf = (k: ApiKey) =>
     k.revokedAt ? `${t('revoked')} ${formatDate(lang, k.revokedAt)}` : k.expiresAt && new Date(k.expiresAt) <= new Date() ? t('expired') : t('active');
   return (
@@ -73,12 +73,7 @@ function ApiKeysTable(props: { path: string; keys: ApiKey[]; onChange: () => voi
                     label={t('revoke')}
                     accessibleLabel={`${t('revoke')}: ${k.name}`}
                     question={t('revokeConfirm', { name: k.name })}
-                    onConfirm={() =>
-                      revoke.run(async () => {
-                        await call('DELETE', `${props.path}/${encodeURIComponent(k.id)}`);
-                        props.onChange();
-                      })
-                    }
+                    onConfirm={() => revoke.remove(k.id)}
                   />
                 )}
               </td>

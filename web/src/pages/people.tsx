@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { AuditPage as AuditEntries, CreatedPersonalToken, Member, PersonalToken, Role } from '../api.js';
 import { orgPath, useConsole } from '../app-context.js';
-import { ConfirmAction, Empty, ErrorMessage, Field, ShownOnce, useAction, useFieldErrors, useLoad, usePageTitle } from '../components.js';
+import { ConfirmAction, Empty, ErrorMessage, Field, ShownOnce, useAction, useFieldErrors, useLoad, usePageTitle, useRemoval } from '../components.js';
 import { formatDate } from '../format.js';
 
 const ROLES: Role[] = ['viewer', 'operator', 'owner'];
@@ -24,8 +24,8 @@ export function MembersPage(props: { orgId: string }) {
 }
 
 function MembersTable(props: { path: string; members: Member[]; onChange: () => void }) {
-  const { t, call, can } = useConsole();
-  const remove = useAction();
+  const { t, can } = useConsole();
+  const remove = useRemoval(props.path, props.onChange);
   return (
     <>
       <ErrorMessage error={remove.error} />
@@ -54,12 +54,7 @@ function MembersTable(props: { path: string; members: Member[]; onChange: () => 
                     accessibleLabel={`${t('removeMember')}: ${m.email}`}
                     question={t('removeMemberQuestion', { email: m.email })}
                     danger
-                    onConfirm={() =>
-                      remove.run(async () => {
-                        await call('DELETE', `${props.path}/${encodeURIComponent(m.id)}`);
-                        props.onChange();
-                      })
-                    }
+                    onConfirm={() => remove.remove(m.id)}
                   />
                 )}
               </td>
@@ -138,8 +133,8 @@ export function TokensPage(props: { orgId: string }) {
 }
 
 function TokensTable(props: { path: string; tokens: PersonalToken[]; onChange: () => void }) {
-  const { t, call, lang } = useConsole();
-  const revoke = useAction();
+  const { t, lang } = useConsole();
+  const revoke = useRemoval(props.path, props.onChange);
   return (
     <>
       <ErrorMessage error={revoke.error} />
@@ -169,12 +164,7 @@ function TokensTable(props: { path: string; tokens: PersonalToken[]; onChange: (
                     accessibleLabel={`${t('revoke')}: ${k.name}`}
                     question={t('revokeTokenQuestion', { name: k.name })}
                     danger
-                    onConfirm={() =>
-                      revoke.run(async () => {
-                        await call('DELETE', `${props.path}/${encodeURIComponent(k.id)}`);
-                        props.onChange();
-                      })
-                    }
+                    onConfirm={() => revoke.remove(k.id)}
                   />
                 )}
               </td>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { Silence } from '../api.js';
 import { orgPath, useConsole } from '../app-context.js';
-import { ConfirmAction, Empty, ErrorMessage, Field, useAction, useFieldErrors, useLoad, usePageTitle } from '../components.js';
+import { ConfirmAction, Empty, ErrorMessage, Field, useAction, useFieldErrors, useLoad, usePageTitle, useRemoval } from '../components.js';
 import { DateField, readDateField } from '../date-field.js';
 import { formatDate } from '../format.js';
 
@@ -26,8 +26,8 @@ export function SilencesPage(props: { orgId: string }) {
 
 /** The silences, each active one endable after a confirmation. */
 function SilencesTable(props: { path: string; silences: Silence[]; onChange: () => void }) {
-  const { t, call, lang } = useConsole();
-  const end = useAction();
+  const { t, lang } = useConsole();
+  const end = useRemoval(props.path, props.onChange);
   const describe = (s: Silence) => {
     const names: Record<string, string> = { sourceType: t('sourceType'), sourceId: t('sourceId'), notificationKind: t('notificationKind') };
     const parts = Object.entries(s.matchers).map(([k, v]) => `${names[k] ?? k} = ${v}`);
@@ -65,12 +65,7 @@ function SilencesTable(props: { path: string; silences: Silence[]; onChange: () 
                     label={t('endSilence')}
                     accessibleLabel={`${t('endSilence')}: ${describe(s)}`}
                     question={t('endSilenceConfirm')}
-                    onConfirm={() =>
-                      end.run(async () => {
-                        await call('DELETE', `${props.path}/${encodeURIComponent(s.id)}`);
-                        props.onChange();
-                      })
-                    }
+                    onConfirm={() => end.remove(s.id)}
                   />
                 )}
               </td>
