@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { listMonitoredGateways, listMonitoredSemanticModels } from '../monitoring/sources/inventory/inventory-views.js';
+import { invalidRequest } from '../http/errors.js';
+import { decodeModelCursor, listMonitoredGateways, listMonitoredSemanticModels } from '../monitoring/sources/inventory/inventory-views.js';
 import { requireOrg } from '../orgs/orgs.js';
+import { findUnstorableText } from '../orgs/validation.js';
 import { orgIdParams } from '../orgs/schemas.js';
 import { adminResponses } from './openapi.js';
 
@@ -37,8 +39,12 @@ const gatewaysSchema = {
 const semanticModelsSchema = {
   title: 'SemanticModelInventory',
   type: 'object',
-  required: ['items'],
+  required: ['items', 'nextCursor'],
   properties: {
+    nextCursor: {
+      type: ['string', 'null'],
+      description: 'Pass as `after` for the next page; null on the last page.',
+    },
     items: {
       type: 'array',
       items: {
@@ -69,6 +75,9 @@ const semanticModelsSchema = {
   },
 } as const;
 
+const DEFAULT_MODELS_PAGE = 100;
+const MAX_MODELS_PAGE = 500;
+
 export async function monitoredInventoryRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
 
@@ -90,7 +99,7 @@ export async function monitoredInventoryRoutes(app: FastifyInstance, opts: { ctx
     },
   );
 
-  app.get<{ Params: { orgId: string } }>(
+  app.get<{ Params: { orgId: string }; Querystring: { limit?: string; after?: string; search?: string } }>(
     '/orgs/:orgId/semantic-models',
     {
       config: { access: 'viewer' },
@@ -98,13 +107,29 @@ export async function monitoredInventoryRoutes(app: FastifyInstance, opts: { ctx
         operationId: 'getOrgSemanticModels',
         summary: 'Semantic models of the organization’s tenants with workspace, capacity, gateways and open incidents',
         tags: ['inventory'],
+        description:
+          'Paged by name (byte order), then id: at most `limit` models (default 100, at most 500) and a `nextCursor` to pass as `after` for the next page.',
         params: orgIdParams,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            limit: { type: 'string', pattern: '^[0-9]{1,4}$', description: 'Models per page, 1 to 500 (default 100).' },
+            after: { type: 'string', maxLength: 4000, description: 'The `nextCursor` of the page before.' },
+            search: { type: 'string', maxLength: 200, description: 'Only models whose name contains this text (case-insensitive).' },
+          },
+        },
         response: adminResponses(semanticModelsSchema),
       },
     },
     async (req) => {
+      const limit = Number(req.query.limit ?? DEFAULT_MODELS_PAGE);
+      if (limit < 1 || limit > MAX_MODELS_PAGE) throw invalidRequest(`limit must be from 1 to ${MAX_MODELS_PAGE}`);
+      const after = req.query.after === undefined ? null : decodeModelCursor(req.query.after);
+      // A forged cursor may carry text the database cannot compare (NUL, a lone surrogate).
+      if (req.query.after !== undefined && (!after || findUnstorableText(after))) throw invalidRequest('after must be the nextCursor of a page of this list');
       await requireOrg(ctx.db, req.params.orgId);
-      return { items: await listMonitoredSemanticModels(ctx.db, req.params.orgId) };
+      return listMonitoredSemanticModels(ctx.db, req.params.orgId, { limit, after, search: req.query.search || null });
     },
   );
 }

@@ -20,6 +20,7 @@ import { tenantBody } from '../monitoring/support.js';
 import { clickNavLink } from '../helpers/console-nav.js';
 
 const ORG_NAME = 'Inventário monitorado';
+const MANY_ORG = 'Muitos modelos';
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 860 };
 const SHOTS = process.env.VIGIA_TEST_ENGINE === 'pg' ? process.env.VIGIA_CONSOLE_SCREENSHOTS : undefined;
@@ -82,6 +83,10 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
     await writeState(t.ctx.db, other, 'gateway', [{ key: 'gateway:gw-a', value: { name: 'GW de outra org', offline: false, upgrade: false } }], now);
     await savePlacements(t.ctx.db, other, [{ itemId: 'sm-9', itemType: 'SemanticModel', itemName: 'Outro modelo', workspaceId: 'ws-9', capacityId: null }], now);
     await signal(otherOrgId, { sourceType: 'Gateway', sourceId: 'gw-a', sourceName: 'GW de outra org', notificationKind: 'GatewayOffline' });
+    // An organization with more models than a page holds.
+    const manyOrgId = (await t.admin('POST', '/orgs', { name: MANY_ORG })).json().id;
+    const many = Array.from({ length: 130 }, (_, i) => ({ itemId: `sm-${1000 + i}`, itemType: 'SemanticModel', itemName: `Modelo ${1000 + i}`, workspaceId: 'ws-1', capacityId: null }));
+    await savePlacements(t.ctx.db, await connectTenant(manyOrgId, 'Grande'), many, now);
 
   }, 180_000);
 
@@ -126,6 +131,7 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
           openIncidents: 1,
         },
       ],
+      nextCursor: null,
     });
     expect((await t.admin('GET', `/orgs/${otherOrgId}/semantic-models`)).json().items.map((m: { id: string }) => m.id)).toEqual(['sm-9']);
   });
@@ -185,6 +191,25 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
     await p.goBack();
     await p.getByRole('link', { name: 'GW Matriz' }).click();
     expect(await alertTitlesShown(p)).toEqual(['GW Matriz']);
+    await p.context().close();
+  });
+
+  it('the semantic models page shows a page at a time, "Mostrar mais" appends the next, and the search narrows by name', async () => {
+    const p = await openSignedIn(server, MANY_ORG, { viewport: DESKTOP });
+    await clickNavLink(p, 'Modelos semânticos');
+    await p.locator('#semantic-models tbody tr').first().waitFor();
+    const names = () => p.$$eval('#semantic-models tbody th', (ths) => ths.map((th) => th.textContent));
+    expect(await names()).toEqual(Array.from({ length: 100 }, (_, i) => `Modelo ${1000 + i}`));
+    await p.getByRole('button', { name: 'Mostrar mais' }).click();
+    await expect.poll(async () => (await names()).length).toBe(130);
+    expect(await names()).toEqual(Array.from({ length: 130 }, (_, i) => `Modelo ${1000 + i}`));
+    expect(await p.getByRole('button', { name: 'Mostrar mais' }).count()).toBe(0);
+    await p.getByLabel('Nome contém').fill('modelo 112');
+    await p.getByRole('button', { name: 'Buscar' }).click();
+    await expect.poll(names).toEqual(Array.from({ length: 10 }, (_, i) => `Modelo ${1120 + i}`));
+    await p.getByLabel('Nome contém').fill('nada assim');
+    await p.getByRole('button', { name: 'Buscar' }).click();
+    await p.getByText('Nenhum modelo semântico com “nada assim” no nome.').waitFor();
     await p.context().close();
   });
 

@@ -2264,7 +2264,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Semantic models of the organization’s tenants with workspace, capacity, gateways and open incidents */
+        /**
+         * Semantic models of the organization’s tenants with workspace, capacity, gateways and open incidents
+         * @description Paged by name (byte order), then id: at most `limit` models (default 100, at most 500) and a `nextCursor` to pass as `after` for the next page.
+         */
         get: operations["getOrgSemanticModels"];
         put?: never;
         post?: never;
@@ -4553,6 +4556,8 @@ export interface components {
         /** SemanticModelInventory */
         SemanticModelInventory: {
             items: components["schemas"]["SemanticModelView"][];
+            /** @description Pass as `after` for the next page; null on the last page. */
+            nextCursor: string | null;
         };
         /** SemanticModelView */
         SemanticModelView: {
@@ -5228,7 +5233,14 @@ export interface operations {
     };
     getOrgSemanticModels: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The `nextCursor` of the page before. */
+                after?: string;
+                /** @description Models per page, 1 to 500 (default 100). */
+                limit?: string;
+                /** @description Only models whose name contains this text (case-insensitive). */
+                search?: string;
+            };
             header?: never;
             path: {
                 orgId: string;

@@ -20,15 +20,21 @@ export function InventoryFrame<D extends { items: unknown[] }>(props: {
   empty: string;
   list: { data: D | undefined; error: unknown; loading: boolean; reload: () => void };
   children: (data: D) => ComponentChildren;
+  /** Shown under the title, before the list (a search form). */
+  tools?: ComponentChildren;
+  /** Shown under the table (a "show more" button). */
+  after?: ComponentChildren;
 }) {
   const d = props.list.data;
   return (
     <section>
       <h1>{props.title}</h1>
+      {props.tools}
       {props.list.loading && <Loading />}
       <ErrorMessage error={props.list.error} onRetry={props.list.reload} />
       {d && d.items.length === 0 && <Empty>{props.empty}</Empty>}
       {d && d.items.length > 0 && <div class="table-wrap">{props.children(d)}</div>}
+      {props.after}
     </section>
   );
 }

@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import type { components } from '../admin-api.gen.js';
 import { orgPath, useConsole } from '../app-context.js';
 import { useLoad, usePageTitle } from '../components.js';
@@ -54,13 +55,75 @@ export function GatewaysPage(props: { orgId: string }) {
   );
 }
 
+type ModelPage = S['SemanticModelInventory'];
+
+/**
+ * The semantic-models list, a page at a time (an enterprise tenant has 200,000): the first page
+ * for the name searched, and "Mostrar mais" appends the next one.
+ */
+function useModelPages(orgId: string, search: string) {
+  const { call } = useConsole();
+  const path = (after: string | null) => {
+    const query = new URLSearchParams();
+    if (search) query.set('search', search);
+    if (after) query.set('after', after);
+    return orgPath(orgId, `/semantic-models?${query}`);
+  };
+  const [extra, setExtra] = useState<{ key: string; pages: ModelPage[] }>({ key: '', pages: [] });
+  const key = `${orgId}\n${search}`;
+  const first = useLoad((signal) => call<ModelPage>('GET', path(null), undefined, signal), [orgId, search]);
+  const pages = extra.key === key ? extra.pages : [];
+  const last = pages.at(-1) ?? first.data;
+  const [moreError, setMoreError] = useState<unknown>(null);
+  const loadMore = async () => {
+    if (!last?.nextCursor) return;
+    try {
+      const next = await call<ModelPage>('GET', path(last.nextCursor));
+      setMoreError(null);
+      setExtra({ key, pages: [...pages, next] });
+    } catch (error) {
+      setMoreError(error);
+    }
+  };
+  const data = first.data && { items: [first.data, ...pages].flatMap((p) => p.items), nextCursor: last?.nextCursor ?? null };
+  return { list: { ...first, data }, loadMore, moreError };
+}
+
 /** Semantic models with their workspace, capacity and gateways, and open incidents (linked). */
 export function SemanticModelsPage(props: { orgId: string }) {
-  const { t, call } = useConsole();
+  const { t } = useConsole();
   usePageTitle(t('smTitle'));
-  const list = useLoad((signal) => call<S['SemanticModelInventory']>('GET', orgPath(props.orgId, '/semantic-models'), undefined, signal), [props.orgId]);
+  const [draft, setDraft] = useState('');
+  const [search, setSearch] = useState('');
+  const { list, loadMore, moreError } = useModelPages(props.orgId, search);
+  const tools = (
+    <form
+      class="filters"
+      role="search"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setSearch(draft.trim());
+      }}
+    >
+      <div class="field">
+        <label for="sm-search">{t('smSearch')}</label>
+        <input id="sm-search" type="search" maxLength={200} value={draft} onInput={(e) => setDraft((e.target as HTMLInputElement).value)} />
+      </div>
+      <button type="submit">{t('smSearchGo')}</button>
+    </form>
+  );
+  const after = (
+    <>
+      {moreError !== null && <p role="alert">{t('smMoreFailed')}</p>}
+      {list.data?.nextCursor && (
+        <button type="button" id="sm-more" onClick={loadMore}>
+          {t('smMore')}
+        </button>
+      )}
+    </>
+  );
   return (
-    <InventoryFrame title={t('smTitle')} empty={t('smEmpty')} list={list}>
+    <InventoryFrame title={t('smTitle')} empty={search ? t('smNoMatch', { search }) : t('smEmpty')} list={list} tools={tools} after={after}>
       {(d) => (
         <table id="semantic-models">
           <thead>
@@ -80,40 +143,49 @@ export function SemanticModelsPage(props: { orgId: string }) {
           </thead>
           <tbody>
             {d.items.map((m) => (
-              <tr key={`${m.tenantName}/${m.id}`} data-semantic-model={m.id}>
-                <th scope="row">{m.name}</th>
-                <td class="text">
-                  {m.workspaceName ? (
-                    <Link href={incidentsHref('workspaceName', m.workspaceName)}>{m.workspaceName}</Link>
-                  ) : (
-                    t('unknownName', { id: m.workspaceId })
-                  )}
-                </td>
-                <td class="text">
-                  {m.capacityName ? (
-                    <Link href={incidentsHref('capacityName', m.capacityName)}>{m.capacityName}</Link>
-                  ) : m.capacityId ? (
-                    t('unknownName', { id: m.capacityId })
-                  ) : (
-                    t('none')
-                  )}
-                </td>
-                <td class="text">
-                  {m.gateways.length === 0
-                    ? t('none')
-                    : m.gateways.map((g, i) => (
-                        <span key={g.id}>
-                          {i > 0 && ', '}
-                          <Link href={sourceIncidentsHref('Gateway', g.id, g.name ?? g.id)}>{g.name ?? t('unknownName', { id: g.id })}</Link>
-                        </span>
-                      ))}
-                </td>
-                <OpenIncidentsCell count={m.openIncidents} href={sourceIncidentsHref('Dataset', m.id, m.name)} name={m.name} />
-              </tr>
+              <ModelRow key={`${m.tenantName}/${m.id}`} m={m} />
             ))}
           </tbody>
         </table>
       )}
     </InventoryFrame>
+  );
+}
+
+/** One semantic model: name, workspace and capacity (linked to their incidents), gateways, open incidents. */
+function ModelRow(props: { m: ModelPage['items'][number] }) {
+  const { t } = useConsole();
+  const m = props.m;
+  return (
+    <tr data-semantic-model={m.id}>
+      <th scope="row">{m.name}</th>
+      <td class="text">
+        {m.workspaceName ? (
+          <Link href={incidentsHref('workspaceName', m.workspaceName)}>{m.workspaceName}</Link>
+        ) : (
+          t('unknownName', { id: m.workspaceId })
+        )}
+      </td>
+      <td class="text">
+        {m.capacityName ? (
+          <Link href={incidentsHref('capacityName', m.capacityName)}>{m.capacityName}</Link>
+        ) : m.capacityId ? (
+          t('unknownName', { id: m.capacityId })
+        ) : (
+          t('none')
+        )}
+      </td>
+      <td class="text">
+        {m.gateways.length === 0
+          ? t('none')
+          : m.gateways.map((g, i) => (
+              <span key={g.id}>
+                {i > 0 && ', '}
+                <Link href={sourceIncidentsHref('Gateway', g.id, g.name ?? g.id)}>{g.name ?? t('unknownName', { id: g.id })}</Link>
+              </span>
+            ))}
+      </td>
+      <OpenIncidentsCell count={m.openIncidents} href={sourceIncidentsHref('Dataset', m.id, m.name)} name={m.name} />
+    </tr>
   );
 }
