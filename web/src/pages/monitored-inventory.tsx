@@ -99,7 +99,6 @@ export function SemanticModelsPage(props: { orgId: string }) {
   const tools = (
     <form
       class="filters"
-      role="search"
       onSubmit={(e) => {
         e.preventDefault();
         setSearch(draft.trim());
