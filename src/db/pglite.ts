@@ -3,6 +3,7 @@ import path from 'node:path';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { describingFailure } from './errors.js';
 import { PglitePreparedStatements } from './pglite-prepared.js';
+import { isStaleStatement } from './stale-statement.js';
 import { OID, parseNumeric, sessionSettingEntries, type Database, type Queryable, type QueryOptions, type QueryResult } from './types.js';
 
 /**
@@ -131,7 +132,13 @@ export async function createPgliteDatabase(dataDir?: string, lockDir?: string, o
       const withSettings = <T>(fn: (q: Queryable) => Promise<T>): Promise<T> => inTransaction(fn, setLocal);
       return {
         ...db,
-        query: (text, params, qopts) => withSettings((q) => q.query(text, params, qopts)),
+        // One statement in its own transaction: if its prepared statement went stale, that
+        // transaction only held the statement, so it is run once more (parsed afresh).
+        query: <T>(text: string, params?: readonly unknown[], qopts?: QueryOptions) =>
+          withSettings((q) => q.query<T>(text, params, qopts)).catch((err: unknown) => {
+            if (!isStaleStatement(err)) throw err;
+            return withSettings((q) => q.query<T>(text, params, qopts));
+          }),
         exec: (text) => withSettings((q) => q.exec(text)),
         tx: withSettings,
         close: async () => {},
