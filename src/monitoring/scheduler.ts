@@ -139,8 +139,8 @@ export class CollectorScheduler {
     const nowMs = this.ctx.clock.now().getTime();
     if (this.tokens.size === 0 || (!force && nowMs - this.lastSweepMs < TOKENS_SWEEP_MS)) return;
     this.lastSweepMs = nowMs;
-    const { rows } = await this.ctx.db.query<{ id: string; updated_at: Date }>('SELECT id, updated_at FROM tenants WHERE id = ANY($1::text[])', [[...this.tokens.keys()]]);
-    const current = new Map(rows.map((r) => [r.id, new Date(r.updated_at).getTime()]));
+    const { rows } = await this.ctx.db.query<{ id: string; version: number }>('SELECT id, version FROM tenants WHERE id = ANY($1::text[])', [[...this.tokens.keys()]]);
+    const current = new Map(rows.map((r) => [r.id, Number(r.version)]));
     for (const [id, cached] of this.tokens) {
       if (current.get(id) !== cached.version || nowMs - cached.lastUsedMs > TOKENS_IDLE_MS) this.tokens.delete(id);
     }
@@ -199,7 +199,8 @@ export class CollectorScheduler {
   }
 
   private tokensFor(tenant: TenantRow): TenantTokens {
-    const version = new Date(tenant.updated_at).getTime();
+    // The database's count of credential changes, not a clock (two changes may share a tick).
+    const version = Number(tenant.version);
     const lastUsedMs = this.ctx.clock.now().getTime();
     const cached = this.tokens.get(tenant.id);
     if (cached && cached.version === version) {
