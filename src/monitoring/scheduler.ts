@@ -199,8 +199,7 @@ export class CollectorScheduler {
   }
 
   private tokensFor(tenant: TenantRow): TenantTokens {
-    // The database's count of credential changes, not a clock (two changes may share a tick).
-    const version = Number(tenant.version);
+    const version = Number(tenant.version); // counted by the database, not a clock (migration 391)
     const lastUsedMs = this.ctx.clock.now().getTime();
     const cached = this.tokens.get(tenant.id);
     if (cached && cached.version === version) {
