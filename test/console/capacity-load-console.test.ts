@@ -105,7 +105,7 @@ describe('console: capacity load', () => {
     await save.click();
     await form.getByText('Informe o segredo do cliente de novo para definir ou mudar a URI de consulta (uma conexão com certificado: use a API de administração).').waitFor();
     expect(patches).toBe(0);
-    await form.getByLabel('Segredo do cliente (ao definir ou mudar a URI de consulta)').fill('console-given-secret');
+    await form.getByLabel('Segredo do cliente', { exact: true }).fill('console-given-secret');
     await save.click();
     await form.getByText('Carga das capacidades de Contoso salva.').waitFor();
     expect(patches).toBe(1);
