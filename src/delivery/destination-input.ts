@@ -1,7 +1,8 @@
 /**
  * The input rules of a destination being saved (created or changed): a webhook needs a safe
  * https `url`; a connector kind gets its connector's own checks, no config key the connector
- * does not read, and the safety rules on every URL field. A webhook URL is stored as its WHATWG
+ * does not read, and the text rules on every URL field; then every address field passes the
+ * credential rule (credential-rule.ts: per-field hosts, DNS, the credentials again when it moves). A webhook URL is stored as its WHATWG
  * serialization (what is sent is what is shown). In every URL, text a person could not have
  * meant is refused rather than silently repaired: control characters and white space (the URL
  * parser would drop a CR/LF or tab without a word), backslashes (read as `/`), and a scheme not
