@@ -1269,6 +1269,7 @@ export interface paths {
                         credentials?: {
                             [key: string]: string;
                         };
+                        customInstanceDomain?: string;
                         enabled?: boolean;
                         filter?: {
                             events?: ("alert.opened" | "alert.acknowledged" | "alert.escalated" | "alert.recovered")[];
@@ -1429,6 +1430,7 @@ export interface paths {
                         credentials?: {
                             [key: string]: string;
                         };
+                        customInstanceDomain?: string;
                         enabled?: boolean;
                         filter?: {
                             events?: ("alert.opened" | "alert.acknowledged" | "alert.escalated" | "alert.recovered")[];

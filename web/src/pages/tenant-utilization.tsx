@@ -13,7 +13,7 @@ const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ARM_SCOPE = /^\/subscriptions\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(\/resourceGroups\/[-\w.()]{1,90})?$/i;
 const KUSTO_NAME = /^[\w .-]{1,1024}$/;
 
-export type UlField = 'queryUri' | 'database' | 'table' | 'workspaceId' | 'datasetId' | 'armScopes' | 'warnPercent' | 'recoverWindows' | 'overrides';
+export type UlField = 'queryUri' | 'clientSecret' | 'database' | 'table' | 'workspaceId' | 'datasetId' | 'armScopes' | 'warnPercent' | 'recoverWindows' | 'overrides';
 export type UlForm = Record<UlField, string>;
 
 const lines = (s: string) =>
@@ -25,6 +25,7 @@ const lines = (s: string) =>
 export function formOf(u: Utilization): UlForm {
   return {
     queryUri: u.eventhouse?.queryUri ?? '',
+    clientSecret: '',
     database: u.eventhouse?.database ?? '',
     table: u.eventhouse?.table ?? '',
     workspaceId: u.metricsApp?.workspaceId ?? '',
@@ -40,11 +41,16 @@ export function formOf(u: Utilization): UlForm {
 
 const whole = (s: string) => (/^\d+$/.test(s.trim()) ? Number(s.trim()) : Number.NaN);
 
+/** The origin of a query URI as the server stores it (or the text when it is not a URL). */
+const originOf = (uri: string) => (URL.canParse(uri) ? new URL(uri).origin : uri);
+
 /**
- * The PATCH body's `utilization`, or the refused fields in the viewer's language. A source is
- * either fully given or fully empty (empty removes it).
+ * The PATCH body (`utilization`, and `credentials` when the client secret is given), or the
+ * refused fields in the viewer's language. A source is either fully given or fully empty (empty
+ * removes it). Setting or changing the query URI needs the client secret again: the URI receives
+ * the connection's tokens (docs/access.md, "Where credentials may go").
  */
-export function parseForm(t: Translate, f: UlForm): { body?: Record<string, unknown>; errors: Partial<Record<UlField, string>> } {
+export function parseForm(t: Translate, f: UlForm, storedQueryUri: string | null = null): { body?: Record<string, unknown>; errors: Partial<Record<UlField, string>> } {
   const errors: Partial<Record<UlField, string>> = {};
   const labelOf = { queryUri: t('ulQueryUri'), database: t('ulDatabase'), table: t('ulTable'), workspaceId: t('ulWorkspaceId'), datasetId: t('ulDatasetId') };
   const group = (keys: Array<keyof typeof labelOf>) => {
@@ -67,6 +73,7 @@ export function parseForm(t: Translate, f: UlForm): { body?: Record<string, unkn
     if (!ok) errors.queryUri = t('ulHttps');
     for (const k of ['database', 'table'] as const) if (!KUSTO_NAME.test(f[k].trim())) errors[k] = t('ulName', { field: labelOf[k] });
     eventhouse = { queryUri: f.queryUri.trim(), database: f.database.trim(), table: f.table.trim() };
+    if (ok && originOf(eventhouse.queryUri) !== storedQueryUri && f.clientSecret === '') errors.clientSecret = t('ulNeedSecret');
   }
   let metricsApp: Record<string, string> | null = null;
   if (group(['workspaceId', 'datasetId'])) {
@@ -104,7 +111,8 @@ export function parseForm(t: Translate, f: UlForm): { body?: Record<string, unkn
     else overrides[name] = o;
   });
   if (Object.keys(errors).length > 0) return { errors };
-  return { errors, body: { eventhouse, metricsApp, armScopes, warnPercent, recoverWindows, overrides } };
+  const utilization = { eventhouse, metricsApp, armScopes, warnPercent, recoverWindows, overrides };
+  return { errors, body: { utilization, ...(f.clientSecret !== '' ? { credentials: { clientSecret: f.clientSecret } } : {}) } };
 }
 
 const ids = (tenantId: string) => (k: UlField | 'title') => `ul-${k}-${tenantId}`;
@@ -126,10 +134,10 @@ export function UtilizationForm(props: { path: string; tenantId: string; tenantN
   };
   const submit = (e: Event) => {
     e.preventDefault();
-    const parsed = parseForm(t, f);
+    const parsed = parseForm(t, f, props.utilization.eventhouse?.queryUri ?? null);
     if (!fields.check(parsed.errors) || !parsed.body) return;
     void save.run(async () => {
-      const saved = await call<Tenant>('PATCH', props.path, { utilization: parsed.body });
+      const saved = await call<Tenant>('PATCH', props.path, parsed.body);
       setF(formOf(saved.utilization));
       props.onSaved();
       return t('ulSaved', { name: props.tenantName });
@@ -153,6 +161,9 @@ export function UtilizationForm(props: { path: string; tenantId: string; tenantN
         <legend>{t('ulEventhouse')}</legend>
         <div class="grid">
           {input('queryUri', t('ulQueryUri'), t('ulQueryUriHint'))}
+          <Field id={id('clientSecret')} label={t('ulClientSecret')} error={fields.errors.clientSecret} hint={t('ulClientSecretHint')}>
+            <input id={id('clientSecret')} type="password" autocomplete="off" value={f.clientSecret} maxLength={1024} onInput={set('clientSecret')} />
+          </Field>
           {input('database', t('ulDatabase'))}
           {input('table', t('ulTable'))}
         </div>
