@@ -6,6 +6,7 @@
  */
 import type { Send } from '../delivery/connectors/types.js';
 import { base, parseJson, str } from '../delivery/connectors/shared.js';
+import { isSafeText } from './text-safety.js';
 
 const REST_REGIONS: Record<string, string> = { us: 'https://api.pagerduty.com', eu: 'https://api.eu.pagerduty.com' };
 /** Alerts read per incident (a grouped incident rarely holds more). */
@@ -26,7 +27,7 @@ export async function incidentAlertKeys(send: Send, config: Record<string, unkno
     if (res.statusCode !== 200) return null;
     const alerts = (parseJson(res.body) as { alerts?: Array<{ alert_key?: unknown }> } | undefined)?.alerts;
     if (!Array.isArray(alerts)) return null;
-    return alerts.map((a) => a.alert_key).filter((k): k is string => typeof k === 'string' && k.length > 0);
+    return alerts.map((a) => a.alert_key).filter((k): k is string => typeof k === 'string' && k.length > 0 && k.length <= 255 && isSafeText(k));
   } catch {
     return null;
   }
