@@ -28,8 +28,10 @@ import { authenticate } from './verify.js';
 export const MAX_EVENT_AGE_MS = 72 * 60 * 60_000;
 /** A tool's clock may be this far ahead of Vigia's. */
 export const MAX_CLOCK_AHEAD_MS = 10 * 60_000;
-/** Event ids are remembered this long (well past the age an event may have). */
+/** Event ids, and Vigia's own writes to the tools, are remembered this long (well past the age an event may have). */
 const SEEN_RETENTION_MS = 7 * 24 * 60 * 60_000;
+/** A tool's time of a change Vigia wrote is within this of the write's start (clock skew, queueing). */
+const ECHO_WINDOW_MS = 2 * 60_000;
 export const AUTH_FAILED = 'authentication failed (signature or secret does not match)';
 
 export type InboundOutcome =
@@ -98,7 +100,9 @@ async function applyEvent(
   address: string,
   now: Date,
 ): Promise<{ applied: string[]; reason: string | null }> {
-  await q.query('DELETE FROM inbound_seen_events WHERE destination_id = $1 AND seen_at < $2', [target.destinationId, new Date(now.getTime() - SEEN_RETENTION_MS)]);
+  const forgetBefore = new Date(now.getTime() - SEEN_RETENTION_MS);
+  await q.query('DELETE FROM inbound_seen_events WHERE destination_id = $1 AND seen_at < $2', [target.destinationId, forgetBefore]);
+  await q.query('DELETE FROM connector_writes WHERE destination_id = $1 AND written_at < $2', [target.destinationId, forgetBefore]);
   const { rows: taken } = await q.query(
     'INSERT INTO inbound_seen_events (destination_id, event_key, seen_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING event_key',
     [target.destinationId, ev.eventKey, now],
@@ -108,7 +112,12 @@ async function applyEvent(
   if (matched.length === 0) return { applied: [], reason: 'no Vigia alert of this destination matches the event' };
   const applied: string[] = [];
   let stale = 0;
+  let echoes = 0;
   for (const alertId of matched) {
+    if (await isOwnEcho(q, target.destinationId, alertId, ev)) {
+      echoes += 1;
+      continue;
+    }
     const { rows: newer } = await q.query(
       `INSERT INTO inbound_alert_versions (destination_id, alert_id, last_at) VALUES ($1, $2, $3)
        ON CONFLICT (destination_id, alert_id) DO UPDATE SET last_at = EXCLUDED.last_at WHERE inbound_alert_versions.last_at <= EXCLUDED.last_at
@@ -131,8 +140,26 @@ async function applyEvent(
     await recordToolAudit(q, { orgId: target.orgId, destinationId: target.destinationId, tool, actor: ev.actor, address, alertId, change: ev.change!, at: ev.at, eventKey: ev.eventKey, now });
   }
   if (applied.length > 0) return { applied, reason: null };
+  if (echoes === matched.length) return { applied, reason: "echo: the tool reflects Vigia's own write of this change" };
   if (stale === matched.length) return { applied, reason: `stale: a newer change from this tool was already applied (the event's time is ${ev.at.toISOString()})` };
   return { applied, reason: 'no change: the alert is already in that state, or resolved' };
+}
+
+/**
+ * Whether the event only reflects a change Vigia wrote to this tool (the notification log,
+ * connector_writes): the same alert and change, at a tool time within ECHO_WINDOW_MS of the
+ * write. Each write explains one event (it is taken).
+ */
+async function isOwnEcho(q: Queryable, destinationId: string, alertId: string, ev: InboundEvent): Promise<boolean> {
+  const { rows } = await q.query(
+    `DELETE FROM connector_writes WHERE (destination_id, alert_id, change, written_at) IN (
+       SELECT destination_id, alert_id, change, written_at FROM connector_writes
+        WHERE destination_id = $1 AND alert_id = $2 AND change = $3 AND written_at BETWEEN $4 AND $5
+        ORDER BY written_at LIMIT 1)
+     RETURNING written_at`,
+    [destinationId, alertId, ev.change, new Date(ev.at.getTime() - ECHO_WINDOW_MS), new Date(ev.at.getTime() + ECHO_WINDOW_MS)],
+  );
+  return rows.length > 0;
 }
 
 /**

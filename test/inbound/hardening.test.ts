@@ -123,12 +123,15 @@ describe('inbound door: hostile and unlucky input', () => {
       expect(res.statusCode, res.body).toBe(202); // PagerDuty: 2xx, so it neither retries for 48 h nor disables the subscription
       expect(res.json()).toEqual({ status: 'refused', reason: 'the body holds a NUL character or an unpaired UTF-16 surrogate' });
     }
+    expect((await alertOf(p.orgId, p.alertId)).acknowledged).toBe(false);
+  });
+
+  it('Opsgenie: a NUL in alertId is a 400 naming it, never a 500', async () => {
     const o = await setup('opsgenie', 'gw-nul-og');
     const res = await post(o.destId, ogBody('Acknowledge', o.alertId, 'og\u0000id', -5_000), { 'x-vigia-token': o.secret });
     expect(res.statusCode).toBe(400); // Opsgenie / JSM show the reason in the integration log
     expect(res.json().error.message).toMatch(/NUL/);
     expect((await alertOf(o.orgId, o.alertId)).acknowledged).toBe(false);
-    expect((await alertOf(p.orgId, p.alertId)).acknowledged).toBe(false);
   });
 
   it('PagerDuty: applied once per signed event.id, whatever X-Webhook-Id says', async () => {
@@ -247,5 +250,68 @@ describe('inbound door: hostile and unlucky input', () => {
     const ancient = pdBody('incident.resolved', p.alertId, iso(-73 * HOUR));
     expect((await post(p.destId, ancient, { 'x-pagerduty-signature': sign(ancient) })).json()).toMatchObject({ status: 'refused', reason: expect.stringMatching(/more than 72 hours old/) });
     expect((await alertOf(p.orgId, p.alertId)).status).toBe('open');
+  });
+
+  /** Runs the dispatcher until every delivery to these destinations has ended. */
+  async function deliverAll(destIds: string[]): Promise<void> {
+    const worker = await startDispatcher(t.ctx);
+    try {
+      await until(async () => {
+        const { rows } = await t.ctx.db.query<{ status: string }>('SELECT status FROM deliveries WHERE destination_id = ANY($1::text[]) AND NOT test', [destIds]);
+        return rows.length > 0 && rows.every((r) => ['succeeded', 'failed', 'abandoned'].includes(r.status));
+      }, 60_000, 'deliveries to end');
+    } finally {
+      await worker.stop();
+    }
+  }
+
+  /** An organization with PagerDuty and Opsgenie destinations (inbound on), an alert delivered to both. */
+  async function bothTools(sourceId: string) {
+    const org = await createOrg(t);
+    const pdId = await destination(org.id, 'pagerduty');
+    const ogId = await destination(org.id, 'opsgenie');
+    const alertId = await openAlert(t, org.id, { sourceId });
+    await deliverAll([pdId, ogId]);
+    await t.admin('POST', `/orgs/${org.id}/destinations/${pdId}/inbound`);
+    expect((await t.admin('PUT', `/orgs/${org.id}/destinations/${pdId}/inbound`, { secret: PD_SECRET })).statusCode).toBe(200);
+    const ogSecret: string = (await t.admin('POST', `/orgs/${org.id}/destinations/${ogId}/inbound`)).json().secret;
+    return { orgId: org.id, pdId, ogId, alertId, ogSecret, genieId: og.byAlias(alertId)!.id };
+  }
+
+  it('no echo: a tool\'s webhook reflecting what Vigia wrote to it is ignored (the notification log)', async () => {
+    const x = await bothTools('gw-echo');
+    clock.advance(60_000);
+    // Ana acknowledges in Opsgenie, then undoes it; Vigia passes the acknowledgement on to PagerDuty late.
+    expect((await post(x.ogId, ogBody('Acknowledge', x.alertId, x.genieId, -10_000), { 'x-vigia-token': x.ogSecret })).json()).toEqual({ status: 'applied' });
+    clock.advance(60_000);
+    expect((await post(x.ogId, ogBody('UnAcknowledge', x.alertId, x.genieId, -5_000), { 'x-vigia-token': x.ogSecret })).json()).toEqual({ status: 'applied' });
+    clock.advance(60_000);
+    await deliverAll([x.pdId]);
+    const { rows } = await t.ctx.db.query<{ event: string; status: string }>('SELECT event, status FROM deliveries WHERE destination_id = $1 ORDER BY event_seq', [x.pdId]);
+    expect(rows).toEqual([{ event: 'alert.opened', status: 'succeeded' }, { event: 'alert.acknowledged', status: 'succeeded' }]);
+    // PagerDuty's webhook for the acknowledgement Vigia wrote (a few seconds later, by the integration).
+    const echo = pdBody('incident.acknowledged', x.alertId, iso(3_000), 'Vigia');
+    expect((await post(x.pdId, echo, { 'x-pagerduty-signature': sign(echo) })).json()).toEqual({ status: 'ignored', reason: "echo: the tool reflects Vigia's own write of this change" });
+    expect(await alertOf(x.orgId, x.alertId)).toMatchObject({ acknowledged: false, acknowledgedBy: null });
+    // A person acknowledging in PagerDuty later is applied (each write explains one event).
+    clock.advance(10 * 60_000);
+    const human = pdBody('incident.acknowledged', x.alertId, iso(-1_000), 'Bruno Souza');
+    expect((await post(x.pdId, human, { 'x-pagerduty-signature': sign(human) })).json()).toEqual({ status: 'applied' });
+    expect((await alertOf(x.orgId, x.alertId)).acknowledgedBy).toBe('Bruno Souza');
+  });
+
+  it('an un-acknowledgement is recorded with its time: an older acknowledgement from another tool, arriving later, changes nothing', async () => {
+    const x = await bothTools('gw-converge');
+    clock.advance(5 * 60_000);
+    expect((await post(x.ogId, ogBody('Acknowledge', x.alertId, x.genieId, -240_000), { 'x-vigia-token': x.ogSecret })).json()).toEqual({ status: 'applied' });
+    expect((await post(x.ogId, ogBody('UnAcknowledge', x.alertId, x.genieId, -60_000), { 'x-vigia-token': x.ogSecret })).json()).toEqual({ status: 'applied' });
+    // Someone acknowledged in PagerDuty between the two; PagerDuty's webhook arrives only now.
+    const late = pdBody('incident.acknowledged', x.alertId, iso(-120_000), 'Bruno Souza');
+    const res = await post(x.pdId, late, { 'x-pagerduty-signature': sign(late) });
+    expect(res.json().status).toBe('ignored');
+    expect(await alertOf(x.orgId, x.alertId)).toMatchObject({ acknowledged: false });
+    // A newer acknowledgement is the latest human action: applied.
+    const newer = pdBody('incident.acknowledged', x.alertId, iso(-30_000), 'Bruno Souza');
+    expect((await post(x.pdId, newer, { 'x-pagerduty-signature': sign(newer) })).json()).toEqual({ status: 'applied' });
   });
 });
