@@ -26,7 +26,8 @@ const PD_SECRET = 'pd-subscription-secret-CCCC3333DDDD4444';
 const REDIS_URL = process.env.VIGIA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const HOUR = 3_600_000;
 
-describe('inbound door: hostile and unlucky input', () => {
+// Deliveries through the real dispatcher: generous on a loaded machine.
+describe('inbound door: hostile and unlucky input', { timeout: 120_000 }, () => {
   let t: TestApp;
   let clock: ManualClock;
   const prefix = `vigia-test:${randomBase62(10)}`;
