@@ -7,6 +7,7 @@
 import type { Send } from '../delivery/connectors/types.js';
 import { parseJson } from '../delivery/connectors/shared.js';
 import { pagerDutyRestBaseUrl } from '../delivery/connectors/pagerduty.js';
+import { isSafeText } from './text-safety.js';
 
 export { pagerDutyRestBaseUrl };
 /** Alerts read per incident (a grouped incident rarely holds more). */
@@ -23,7 +24,7 @@ export async function incidentAlertKeys(send: Send, config: Record<string, unkno
     if (res.statusCode !== 200) return null;
     const alerts = (parseJson(res.body) as { alerts?: Array<{ alert_key?: unknown }> } | undefined)?.alerts;
     if (!Array.isArray(alerts)) return null;
-    return alerts.map((a) => a.alert_key).filter((k): k is string => typeof k === 'string' && k.length > 0);
+    return alerts.map((a) => a.alert_key).filter((k): k is string => typeof k === 'string' && k.length > 0 && k.length <= 255 && isSafeText(k));
   } catch {
     return null;
   }
