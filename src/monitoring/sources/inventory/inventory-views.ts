@@ -4,7 +4,7 @@
  * collectors recorded (`monitored_lineage`), each with its open incidents. Read only, always
  * scoped to the organization's own tenant connections.
  */
-import type { Queryable } from '../../../db/index.js';
+import type { Reader } from '../../engine/reader.js';
 
 export interface GatewayView {
   /** The platform's gateway id (lower case): the `sourceId` of its incidents. */
@@ -34,7 +34,7 @@ export interface SemanticModelView {
 }
 
 /** Open incidents per lower-cased source id of one source type. */
-async function openIncidentsBySource(q: Queryable, orgId: string, sourceType: string): Promise<Map<string, number>> {
+async function openIncidentsBySource(q: Reader, orgId: string, sourceType: string): Promise<Map<string, number>> {
   const { rows } = await q.query<{ source_id: string; n: number }>(
     `SELECT lower(source_id) AS source_id, count(*)::int AS n FROM alerts
       WHERE org_id = $1 AND status = 'open' AND source_type = $2 GROUP BY lower(source_id)`,
@@ -44,7 +44,7 @@ async function openIncidentsBySource(q: Queryable, orgId: string, sourceType: st
 }
 
 /** The gateways every tenant connection of the organization watches, by name. */
-export async function listMonitoredGateways(q: Queryable, orgId: string): Promise<GatewayView[]> {
+export async function listMonitoredGateways(q: Reader, orgId: string): Promise<GatewayView[]> {
   const { rows } = await q.query<{ key: string; value: { name?: string; offline?: boolean; upgrade?: boolean }; tenant_name: string }>(
     `SELECT s.key, s.value, t.name AS tenant_name FROM collector_state s JOIN tenants t ON t.id = s.tenant_ref
       WHERE t.org_id = $1 AND s.collector = 'gateway' AND s.key LIKE 'gateway:%'`,
@@ -67,7 +67,7 @@ export async function listMonitoredGateways(q: Queryable, orgId: string): Promis
 }
 
 /** The semantic models of the organization's tenants with their workspace, capacity and gateways, by name. */
-export async function listMonitoredSemanticModels(q: Queryable, orgId: string): Promise<SemanticModelView[]> {
+export async function listMonitoredSemanticModels(q: Reader, orgId: string): Promise<SemanticModelView[]> {
   const { rows } = await q.query<{
     item_id: string;
     item_name: string;
