@@ -12,7 +12,7 @@ import { buildApp, buildMetricsApp } from './app.js';
 import { startAlertJobs } from './alerts/jobs.js';
 import { startDispatcher } from './delivery/dispatcher.js';
 import { startRetentionJob } from './delivery/retention.js';
-import { startUtilizationRetentionJob } from './monitoring/sources/utilization/utilization-retention.js';
+import { startUtilizationRetentionJob } from './monitoring/utilization-retention.js';
 import { CollectorScheduler } from './monitoring/scheduler.js';
 import { registerMonitoringMetrics } from './monitoring/metrics.js';
 

@@ -19,7 +19,7 @@ import { behindStep, collectorBehindSignal, type RunProgress } from './engine/co
 import { collectorBehindDetail, collectorCaughtUp } from './messages/titles.js';
 import { DEFAULT_COLLECTORS } from './registry.js';
 import { claimDue, LeaseLostError, releaseLease, renewLease, type ClaimedRow, type Lease } from './engine/lease.js';
-import { commitRun, applySignalsIn, EntityState, readState } from './engine/output.js';
+import { commitRun, applySignalsIn, EntityState, readState, RunAccess } from './engine/output.js';
 import { PlatformClient, type RunStats } from './platform/platform-client.js';
 import { opensAtOnce, problemDetail, problemOf, tenantSignal } from './engine/self-watch.js';
 import { TENANT_COLUMNS, endpointsOf, openCredentials, type TenantRow } from './connection/tenant-row.js';
@@ -297,34 +297,34 @@ export class CollectorScheduler {
         sleep: this.sleeper(signal),
       });
       const state = await readState<unknown>(this.ctx.db, tenant.id, collector.name, collector.entityPrefixes);
-      let committed = false;
+      const access = new RunAccess(this.ctx.db);
       let firstPassGoesOn = false;
       const orgId = tenant.org_id;
       await collector.run({
-        ctx: this.ctx,
+        ctx: { clock: this.ctx.clock, log: this.ctx.log },
         tenant,
         client,
         intervalSeconds: row.interval_seconds,
         state,
         entities: new EntityState(this.ctx.db, tenant.id, collector.name),
+        reader: access.reader,
+        write: access.write,
         signal,
         reportProgress: (p) => {
           progress = { polled: Math.max(0, Math.floor(p.polled)), deferred: Math.max(0, Math.floor(p.deferred)) };
         },
         commit: async (signals, changes, lineage) => {
-          if (committed) throw new Error('a run commits once');
-          committed = true;
           signal.throwIfAborted();
-          await commitRun(this.ctx, orgId, lease, { signals, changes, lineage, firstPassGoesOn });
+          await commitRun(this.ctx, orgId, lease, { signals, changes, lineage, firstPassGoesOn, writes: access.commit() });
         },
         firstPassGoesOn: () => {
           firstPassGoesOn = true;
         },
       });
-      // A run that succeeded with nothing to commit (a collector with no source configured) ends its first pass too.
-      if (!committed && !row.first_pass_done) {
+      // A run that succeeded with nothing to commit (no source configured) ends its first pass too; staged writes are committed.
+      if (!access.committed && (!row.first_pass_done || access.staged)) {
         signal.throwIfAborted();
-        await commitRun(this.ctx, orgId, lease, { signals: [], changes: [] });
+        await commitRun(this.ctx, orgId, lease, { signals: [], changes: [], writes: access.commit() });
       }
     } catch (err) {
       error = err;

@@ -77,7 +77,7 @@ interface Target {
 
 export const gatewayCollector: Collector = {
   name: 'gateway',
-  async run({ ctx, tenant, client, state, commit, intervalSeconds, reportProgress }) {
+  async run({ ctx, tenant, client, state, reader, commit, intervalSeconds, reportProgress }) {
     const now = ctx.clock.now();
     const signals: SignalInput[] = [];
     const changes: StateChange[] = [];
@@ -130,7 +130,7 @@ export const gatewayCollector: Collector = {
     const listedGateways = listing!.gateways;
 
     // 2. Which gateways are hot, and the run's budget.
-    const marks = await hotMarks(ctx.db, tenant.id, now);
+    const marks = await hotMarks(reader, tenant.id, now);
     // One Power BI call a run: gateways it does not report Live are checked this run.
     const hints = listedGateways.length > 0 ? await readStatusHints(client) : null;
     const offlineMembersOf = new Set([...members.values()].filter((m) => m.offline && m.gatewayId).map((m) => m.gatewayId!));

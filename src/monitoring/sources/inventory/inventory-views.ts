@@ -4,7 +4,7 @@
  * collectors recorded (`monitored_lineage`), each with its open incidents. Read only, always
  * scoped to the organization's own tenant connections.
  */
-import type { Queryable } from '../../../db/index.js';
+import type { Reader } from '../../engine/reader.js';
 
 export interface GatewayView {
   /** The platform's gateway id (lower case): the `sourceId` of its incidents. */
@@ -34,7 +34,7 @@ export interface SemanticModelView {
 }
 
 /** Open incidents per lower-cased source id of one source type. */
-async function openIncidentsBySource(q: Queryable, orgId: string, sourceType: string): Promise<Map<string, number>> {
+async function openIncidentsBySource(q: Reader, orgId: string, sourceType: string): Promise<Map<string, number>> {
   const { rows } = await q.query<{ source_id: string; n: number }>(
     `SELECT lower(source_id) AS source_id, count(*)::int AS n FROM alerts
       WHERE org_id = $1 AND status = 'open' AND source_type = $2 GROUP BY lower(source_id)`,
@@ -44,7 +44,7 @@ async function openIncidentsBySource(q: Queryable, orgId: string, sourceType: st
 }
 
 /** The gateways every tenant connection of the organization watches, by name. */
-export async function listMonitoredGateways(q: Queryable, orgId: string): Promise<GatewayView[]> {
+export async function listMonitoredGateways(q: Reader, orgId: string): Promise<GatewayView[]> {
   const { rows } = await q.query<{ key: string; value: { name?: string; offline?: boolean; upgrade?: boolean }; tenant_name: string }>(
     `SELECT s.key, s.value, t.name AS tenant_name FROM collector_state s JOIN tenants t ON t.id = s.tenant_ref
       WHERE t.org_id = $1 AND s.collector = 'gateway' AND s.key LIKE 'gateway:%'`,
@@ -124,7 +124,7 @@ interface ModelRow {
  * from the name index (migration 390), so a page costs the same at the first and the 2,000th
  * page and at any number of models; the merge of the tenants' rows keeps the page's `limit`.
  */
-async function readModelRows(q: Queryable, orgId: string, req: SemanticModelPageRequest): Promise<ModelRow[]> {
+async function readModelRows(q: Reader, orgId: string, req: SemanticModelPageRequest): Promise<ModelRow[]> {
   // The first page starts before every name: the same range read as any later page (without the
   // bound, the embedded engine, which keeps no statistics, sorted the tenant's models instead).
   const after = req.after ?? { name: '', id: '', tenantRef: '' };
@@ -162,7 +162,7 @@ async function readModelRows(q: Queryable, orgId: string, req: SemanticModelPage
 }
 
 /** Gateway names as the gateway collector of each tenant last read them, for the gateways a page names. */
-async function gatewayNames(q: Queryable, rows: ModelRow[]): Promise<Map<string, string | null>> {
+async function gatewayNames(q: Reader, rows: ModelRow[]): Promise<Map<string, string | null>> {
   const keys = [...new Set(rows.flatMap((r) => r.gateway_ids.map((id) => `gateway:${id}`)))];
   if (keys.length === 0) return new Map();
   const tenants = [...new Set(rows.map((r) => r.tenant_ref))];
@@ -175,7 +175,7 @@ async function gatewayNames(q: Queryable, rows: ModelRow[]): Promise<Map<string,
 }
 
 /** Open `Dataset` incidents of the page's models, by lower-cased model id. */
-async function openModelIncidents(q: Queryable, orgId: string, ids: string[]): Promise<Map<string, number>> {
+async function openModelIncidents(q: Reader, orgId: string, ids: string[]): Promise<Map<string, number>> {
   if (ids.length === 0) return new Map();
   const { rows } = await q.query<{ source_id: string; n: number }>(
     `SELECT lower(source_id) AS source_id, count(*)::int AS n FROM alerts
@@ -187,7 +187,7 @@ async function openModelIncidents(q: Queryable, orgId: string, ids: string[]): P
 }
 
 /** One page of the organization's semantic models with their workspace, capacity and gateways, by name. */
-export async function listMonitoredSemanticModels(q: Queryable, orgId: string, req: SemanticModelPageRequest): Promise<SemanticModelPage> {
+export async function listMonitoredSemanticModels(q: Reader, orgId: string, req: SemanticModelPageRequest): Promise<SemanticModelPage> {
   const rows = await readModelRows(q, orgId, req);
   const more = rows.length > req.limit;
   const page = more ? rows.slice(0, req.limit) : rows;

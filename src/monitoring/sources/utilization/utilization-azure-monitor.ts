@@ -228,7 +228,7 @@ export interface SourceResult {
 }
 
 /** One run of the source: list (when due), read each active capacity's new minutes, judge, store. */
-export async function readAzureMonitorSource(run: Pick<CollectorRun, 'ctx' | 'tenant' | 'client' | 'state' | 'intervalSeconds'>, settings: UtilizationSettings): Promise<SourceResult> {
+export async function readAzureMonitorSource(run: Pick<CollectorRun, 'ctx' | 'tenant' | 'client' | 'state' | 'intervalSeconds' | 'write'>, settings: UtilizationSettings): Promise<SourceResult> {
   const { ctx, tenant, client, state } = run;
   const now = ctx.clock.now();
   const budget = new CallBudget(runBudget(HOURLY_CAPS.arm, AZURE_MONITOR_SHARE, run.intervalSeconds));
@@ -309,7 +309,7 @@ export async function readAzureMonitorSource(run: Pick<CollectorRun, 'ctx' | 'te
     // The run's share is spent: what was read is kept; the rest is read by the next runs.
     if (!(err instanceof RunBudgetSpent)) throw err;
   }
-  await storeWindows(ctx.db, tenant.org_id, tenant.id, windows);
+  run.write((q) => storeWindows(q, tenant.org_id, tenant.id, windows));
 
   for (const c of capacities) {
     const mine = windowsOf.get(c.id) ?? [];
@@ -330,7 +330,7 @@ export async function readAzureMonitorSource(run: Pick<CollectorRun, 'ctx' | 'te
 }
 
 /** The source's run with its failure kept rather than thrown, so the collector commits the other source's progress first. */
-export async function settledAzureMonitorSource(run: Pick<CollectorRun, 'ctx' | 'tenant' | 'client' | 'state' | 'intervalSeconds'>, settings: UtilizationSettings): Promise<SourceResult & { error: unknown }> {
+export async function settledAzureMonitorSource(run: Pick<CollectorRun, 'ctx' | 'tenant' | 'client' | 'state' | 'intervalSeconds' | 'write'>, settings: UtilizationSettings): Promise<SourceResult & { error: unknown }> {
   try {
     return { ...(await readAzureMonitorSource(run, settings)), error: null };
   } catch (error) {

@@ -22,7 +22,7 @@
  * the items with most CU on the capacity that day.
  */
 import type { SignalInput } from '../../../alerts/signals.js';
-import type { Queryable } from '../../../db/index.js';
+import type { Reader } from '../../engine/reader.js';
 import { storeWindows } from './capacity-history.js';
 import type { CollectorRun } from '../../engine/collector.js';
 import type { StateChange } from '../../engine/output.js';
@@ -284,7 +284,7 @@ interface Culprit {
   cu: number;
 }
 
-async function namesOf(db: Queryable, tenantRef: string, orgId: string, culprits: Culprit[]) {
+async function namesOf(db: Reader, tenantRef: string, orgId: string, culprits: Culprit[]) {
   const items = await db.query('SELECT item_id, item_name FROM monitored_lineage WHERE tenant_ref = $1 AND item_id = ANY($2::text[])', [tenantRef, culprits.map((c) => c.itemId)]);
   const spaces = await db.query('SELECT remote_id, name FROM workspaces WHERE org_id = $1 AND lower(remote_id) = ANY($2::text[])', [orgId, culprits.map((c) => c.workspaceId)]);
   return {
@@ -310,7 +310,7 @@ async function culpritText(run: MetricsAppRun, source: MetricsAppSource, m: Name
     .filter((c) => c.itemId && c.cu > 0);
   const total = culprits.reduce((a, c) => a + c.cu, 0);
   if (total <= 0) return null;
-  const names = await namesOf(run.ctx.db, run.tenant.id, run.tenant.org_id, culprits);
+  const names = await namesOf(run.reader, run.tenant.id, run.tenant.org_id, culprits);
   const list = culprits.map((c) => `${names.item.get(c.itemId) ?? c.itemId} (${c.itemKind}, workspace ${names.workspace.get(c.workspaceId) ?? c.workspaceId}) ${Math.round((c.cu / total) * 100)} %`);
   return {
     'pt-BR': `Itens com mais CU no dia (app Capacity Metrics, que agrega por dia): ${list.join('; ')}.`,
@@ -359,11 +359,11 @@ async function capacitiesOf(client: PlatformClient): Promise<Map<string, Capacit
   return out;
 }
 
-export type MetricsAppRun = Pick<CollectorRun, 'ctx' | 'tenant' | 'client' | 'state' | 'commit'>;
+export type MetricsAppRun = Pick<CollectorRun, 'ctx' | 'tenant' | 'client' | 'state' | 'reader' | 'write' | 'commit'>;
 
 /** One run of the `utilization` collector on the Metrics app source (called by utilization.ts). */
 export async function runMetricsApp(run: MetricsAppRun, settings: UtilizationSettings, source: MetricsAppSource): Promise<void> {
-  const { ctx, tenant, client, state, commit } = run;
+  const { ctx, tenant, client, state, write, commit } = run;
   const now = ctx.clock.now();
   const prev = { ...freshApp(), ...((state.get(METRICS_APP_KEY) as Partial<AppMemory> | undefined) ?? {}) };
   const who = { tenantId: tenant.id, tenantName: tenant.name };
@@ -398,7 +398,7 @@ export async function runMetricsApp(run: MetricsAppRun, settings: UtilizationSet
     throw err;
   }
 
-  await storeWindows(ctx.db, tenant.org_id, tenant.id, batch.windows.filter((w) => w.utilizationPct <= PAUSE_SPIKE_PERCENT));
+  write((q) => storeWindows(q, tenant.org_id, tenant.id, batch.windows.filter((w) => w.utilizationPct <= PAUSE_SPIKE_PERCENT)));
   const signals: SignalInput[] = prev.unreadable ? [unreadableSignal('recovery', prev.unreadable, prev.unreadable.found, now)] : [];
   const changes: StateChange[] = [{ key: METRICS_APP_KEY, value: { mapping: mapping.versions, through: batch.through.toISOString(), unreadable: null } satisfies AppMemory }];
   const ids = new Set(batch.windows.map((w) => w.capacityId));

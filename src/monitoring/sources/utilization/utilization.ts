@@ -55,7 +55,7 @@ async function describeCulprits(client: PlatformClient, source: EventhouseSource
 export const utilizationCollector: Collector = {
   name: 'utilization',
   async run(run) {
-    const { ctx, tenant, client, state, commit } = run;
+    const { ctx, tenant, client, state, commit, write } = run;
     const settings = utilizationOf(tenant.utilization);
     // Azure Monitor metrics of Embedded A SKUs (utilization-azure-monitor.ts), beside the Eventhouse:
     // its failure is the run's error, raised after the other source's progress is committed.
@@ -66,7 +66,7 @@ export const utilizationCollector: Collector = {
         // The Capacity Metrics app's model when there is no event stream (utilization-metrics-app.ts);
         // Azure Monitor's progress is committed with it (one commit per run).
         const withAzure: typeof commit = (signals, changes) => commit([...(azureMonitor?.signals ?? []), ...signals], [...(azureMonitor?.changes ?? []), ...changes]);
-        await runMetricsApp({ ctx, tenant, client, state, commit: withAzure }, settings, settings.metricsApp);
+        await runMetricsApp({ ctx, tenant, client, state, reader: run.reader, write, commit: withAzure }, settings, settings.metricsApp);
       } else if (azureMonitor) await commit(azureMonitor.signals, azureMonitor.changes);
       if (azureMonitor?.error) throw azureMonitor.error;
       // No source (or only sources this version does not read): no call, nothing to commit.
@@ -76,7 +76,7 @@ export const utilizationCollector: Collector = {
     const cursorValue = state.get(CURSOR_KEY) as { through?: string } | undefined;
     const cursor = cursorValue?.through ? new Date(cursorValue.through) : null;
     const batch = await readNewEvents(client, source, cursor, now);
-    await storeWindows(ctx.db, tenant.org_id, tenant.id, batch.windows.filter((w) => w.utilizationPct <= 500));
+    write((q) => storeWindows(q, tenant.org_id, tenant.id, batch.windows.filter((w) => w.utilizationPct <= 500)));
 
     const ids = new Set([...batch.windows.map((w) => w.capacityId), ...batch.states.map((s) => s.capacityId)]);
     const signals: SignalInput[] = [];
