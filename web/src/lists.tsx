@@ -264,3 +264,31 @@ export function useFilters<F extends Record<string, string>>(initial: F) {
     setPage,
   };
 }
+
+/** One page of a paged answer of the admin API. */
+export interface Paged<T> {
+  value: T[];
+  totalCount: number;
+}
+
+/** A paged list: its states, one `<li>` per item (from `item`), and the pager under it. */
+export function PagedList<T>(props: {
+  list: Loaded<Paged<T>>;
+  empty: string;
+  class: string;
+  label: string;
+  page: number;
+  pageSize: number;
+  onPage: (page: number) => void;
+  item: (item: T) => ComponentChildren;
+}) {
+  const { list } = props;
+  return (
+    <>
+      <LoadState list={list} empty={props.empty} count={(d) => d.value.length}>
+        {(d) => <ul class={props.class}>{d.value.map(props.item)}</ul>}
+      </LoadState>
+      {list.data && <Pager label={props.label} page={props.page} pages={pageCount(list.data.totalCount, props.pageSize)} onPage={props.onPage} />}
+    </>
+  );
+}

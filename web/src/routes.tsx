@@ -1,3 +1,4 @@
+import type { JSX } from 'preact';
 import { useConsole } from './app-context.js';
 import { matchConsoleRoute } from '../../src/console/routes.js';
 import { OrgsPage } from './pages/orgs.js';
@@ -13,6 +14,24 @@ import { CapacitiesPage, WorkspacesPage } from './pages/inventory.js';
 import { GatewaysPage, SemanticModelsPage } from './pages/monitored-inventory.js';
 import { TenantsPage } from './pages/tenants.js';
 
+/** The pages of an organization, by route. */
+const ORG_PAGES: Record<string, (props: { orgId: string }) => JSX.Element> = {
+  '/': OverviewPage,
+  '/overview': OverviewPage,
+  '/capacities': CapacitiesPage,
+  '/workspaces': WorkspacesPage,
+  '/gateways': GatewaysPage,
+  '/semantic-models': SemanticModelsPage,
+  '/tenants': TenantsPage,
+  '/destinations': DestinationsPage,
+  '/alerts': AlertsPage,
+  '/silences': SilencesPage,
+  '/api-keys': ApiKeysPage,
+  '/members': MembersPage,
+  '/tokens': TokensPage,
+  '/audit': AuditPage,
+};
+
 /** The page of a console path (the same route table the server answers `index.html` at). */
 export function Routes(props: { path: string }) {
   const { orgId, t } = useConsole();
@@ -20,37 +39,7 @@ export function Routes(props: { path: string }) {
   // The alert page finds the alert's organization itself: its link arrives from a delivery.
   if (match?.route === '/alerts/:alertId') return <AlertPage alertId={match.params.alertId!} />;
   if (!orgId || match?.route === '/orgs') return <OrgsPage />;
-  switch (match?.route) {
-    case '/':
-    case '/overview':
-      return <OverviewPage orgId={orgId} />;
-    case '/capacities':
-      return <CapacitiesPage orgId={orgId} />;
-    case '/workspaces':
-      return <WorkspacesPage orgId={orgId} />;
-    case '/gateways':
-      return <GatewaysPage orgId={orgId} />;
-    case '/semantic-models':
-      return <SemanticModelsPage orgId={orgId} />;
-    case '/tenants':
-      return <TenantsPage orgId={orgId} />;
-    case '/destinations':
-      return <DestinationsPage orgId={orgId} />;
-    case '/destinations/:destinationId':
-      return <DestinationPage orgId={orgId} destinationId={match.params.destinationId!} />;
-    case '/alerts':
-      return <AlertsPage orgId={orgId} />;
-    case '/silences':
-      return <SilencesPage orgId={orgId} />;
-    case '/api-keys':
-      return <ApiKeysPage orgId={orgId} />;
-    case '/members':
-      return <MembersPage orgId={orgId} />;
-    case '/tokens':
-      return <TokensPage orgId={orgId} />;
-    case '/audit':
-      return <AuditPage orgId={orgId} />;
-    default:
-      return <p class="empty">{t('notFoundPage')}</p>;
-  }
+  if (match?.route === '/destinations/:destinationId') return <DestinationPage orgId={orgId} destinationId={match.params.destinationId!} />;
+  const Page = match ? ORG_PAGES[match.route] : undefined;
+  return Page ? <Page orgId={orgId} /> : <p class="empty">{t('notFoundPage')}</p>;
 }

@@ -4,7 +4,7 @@ import { useFieldErrors, usePageTitle } from '../components.js';
 import { DateField, readDateField } from '../date-field.js';
 import { SelectField } from '../forms.js';
 import { formatDate } from '../format.js';
-import { LoadState, Pager, pageCount, useFilters, useGet } from '../lists.js';
+import { PagedList, useFilters, useGet } from '../lists.js';
 import { Link, navigate, useLocation } from '../router.js';
 import { AlertActions, AlertBadges } from './alert-actions.js';
 import { KNOWN_SOURCE_TYPES, notificationKindName, sourceTypeName } from '../i18n-sources.js';
@@ -41,16 +41,16 @@ export function AlertsPage(props: { orgId: string }) {
           </button>
         </p>
       )}
-      <LoadState list={list} empty={t('alertsEmpty')} count={(d) => d.value.length}>
-        {(d) => (
-          <ul class="alerts">
-            {d.value.map((a) => (
-              <AlertCard key={a.id} orgId={props.orgId} alert={a} onChanged={list.reload} />
-            ))}
-          </ul>
-        )}
-      </LoadState>
-      {list.data && <Pager label={t('alertsTitle')} page={page} pages={pageCount(list.data.totalCount, PAGE_SIZE)} onPage={filters.setPage} />}
+      <PagedList
+        list={list}
+        empty={t('alertsEmpty')}
+        class="alerts"
+        label={t('alertsTitle')}
+        page={page}
+        pageSize={PAGE_SIZE}
+        onPage={filters.setPage}
+        item={(a) => <AlertCard key={a.id} orgId={props.orgId} alert={a} onChanged={list.reload} />}
+      />
     </section>
   );
 }

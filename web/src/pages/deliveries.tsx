@@ -6,7 +6,7 @@ import { DateField, readDateField } from '../date-field.js';
 import { SelectField } from '../forms.js';
 import { formatDate } from '../format.js';
 import { eventLabel, serverText, statusLabel } from '../labels.js';
-import { DataTable, LoadState, Pager, pageCount, useFilters, useGet } from '../lists.js';
+import { DataTable, PagedList, useFilters, useGet } from '../lists.js';
 import { Link } from '../router.js';
 
 const PAGE_SIZE = 25;
@@ -52,16 +52,16 @@ export function DeliveryHistory(props: { orgId: string; destinationPath: string;
           {t('filter')}
         </button>
       </form>
-      <LoadState list={list} empty={t('deliveriesEmpty')} count={(d) => d.value.length}>
-        {(d) => (
-          <ul class="deliveries">
-            {d.value.map((delivery) => (
-              <DeliveryItem key={delivery.id} orgId={props.orgId} delivery={delivery} onChanged={list.reload} />
-            ))}
-          </ul>
-        )}
-      </LoadState>
-      {list.data && <Pager label={t('deliveriesTitle')} page={page} pages={pageCount(list.data.totalCount, PAGE_SIZE)} onPage={filters.setPage} />}
+      <PagedList
+        list={list}
+        empty={t('deliveriesEmpty')}
+        class="deliveries"
+        label={t('deliveriesTitle')}
+        page={page}
+        pageSize={PAGE_SIZE}
+        onPage={filters.setPage}
+        item={(d) => <DeliveryItem key={d.id} orgId={props.orgId} delivery={d} onChanged={list.reload} />}
+      />
     </section>
   );
 }

@@ -1,4 +1,3 @@
-import type { ComponentChildren } from 'preact';
 import type { components } from '../admin-api.gen.js';
 import { orgPath, useConsole } from '../app-context.js';
 import { DataTable, ListPage, useGet, type Column, type Loaded } from '../lists.js';
@@ -14,11 +13,34 @@ export function incidentsHref(by: 'capacityName' | 'workspaceName', name: string
   return `/alerts?${new URLSearchParams({ [by]: name })}`;
 }
 
-/** An inventory page: a list page whose table scrolls sideways, "loading" shown on every read. */
-export function InventoryPage<D extends { items: unknown[] }>(props: { title: string; empty: string; list: Loaded<D>; children: (data: D) => ComponentChildren }) {
+/**
+ * An inventory page: a list page of one table of `items` (a row per item, the table scrolling
+ * sideways), "loading" shown on every read.
+ */
+export function InventoryPage<D extends { items: T[] }, T>(props: {
+  title: string;
+  empty: string;
+  list: Loaded<D>;
+  tableId: string;
+  caption?: (data: D) => string;
+  rowKey: (row: T) => string;
+  rowAttrs: (row: T) => Record<string, string>;
+  columns: (data: D) => Array<Column<T>>;
+}) {
   return (
     <ListPage title={props.title} empty={props.empty} list={props.list} whileReloading count={(d) => d.items.length}>
-      {(d) => <div class="table-wrap">{props.children(d)}</div>}
+      {(d) => (
+        <DataTable
+          wrap
+          id={props.tableId}
+          caption={props.caption?.(d)}
+          captionClass="muted"
+          rows={d.items}
+          rowKey={props.rowKey}
+          rowAttrs={props.rowAttrs}
+          columns={props.columns(d)}
+        />
+      )}
     </ListPage>
   );
 }
@@ -37,6 +59,9 @@ function OpenIncidentsLink(props: { count: number; href: string; name: string })
   );
 }
 
+type Capacity = S['CapacityInventory']['items'][number];
+type Workspace = S['WorkspaceInventory']['items'][number];
+
 /** Capacities: SKU, state, region, availability and cost this month, open incidents (linked). */
 export function CapacitiesPage(props: { orgId: string }) {
   const { t, lang } = useConsole();
@@ -46,27 +71,24 @@ export function CapacitiesPage(props: { orgId: string }) {
     v === null ? '—' : currency ? new Intl.NumberFormat(lang, { style: 'currency', currency }).format(v) : num.format(v);
   return (
     <>
-      <InventoryPage title={t('capTitle')} empty={t('capEmpty')} list={list}>
-        {(d) => (
-          <DataTable
-            id="capacities"
-            caption={monthLabel(lang, d.month)}
-            captionClass="muted"
-            rows={d.items}
-            rowKey={(c) => c.name}
-            rowAttrs={(c) => ({ 'data-capacity': c.name })}
-            columns={[
-              { label: t('capName'), rowHeader: true, cell: (c) => c.name },
-              { label: t('capSku'), cell: (c) => c.sku },
-              { label: t('capState'), cell: (c) => c.state },
-              { label: t('capRegion'), cell: (c) => c.region },
-              { label: t('capAvailability'), cell: (c) => num.format(c.availabilityPercent), value: (c) => c.availabilityPercent },
-              { label: t('capCost'), cell: (c) => money(c.costThisMonth, d.currency), value: (c) => c.costThisMonth ?? '' },
-              openIncidentsColumn<S['CapacityInventory']['items'][number]>(t('capOpen'), (c) => ({ count: c.openIncidents, href: incidentsHref('capacityName', c.name), name: c.name })),
-            ]}
-          />
-        )}
-      </InventoryPage>
+      <InventoryPage
+        title={t('capTitle')}
+        empty={t('capEmpty')}
+        list={list}
+        tableId="capacities"
+        caption={(d) => monthLabel(lang, d.month)}
+        rowKey={(c: Capacity) => c.name}
+        rowAttrs={(c) => ({ 'data-capacity': c.name })}
+        columns={(d) => [
+          { label: t('capName'), rowHeader: true, cell: (c) => c.name },
+          { label: t('capSku'), cell: (c) => c.sku },
+          { label: t('capState'), cell: (c) => c.state },
+          { label: t('capRegion'), cell: (c) => c.region },
+          { label: t('capAvailability'), cell: (c) => num.format(c.availabilityPercent), value: (c) => c.availabilityPercent },
+          { label: t('capCost'), cell: (c) => money(c.costThisMonth, d.currency), value: (c) => c.costThisMonth ?? '' },
+          openIncidentsColumn<Capacity>(t('capOpen'), (c) => ({ count: c.openIncidents, href: incidentsHref('capacityName', c.name), name: c.name })),
+        ]}
+      />
       {/* After the list: one read (and one "loading") at a time, and none left behind when the page is left. */}
       {list.data && <CapacityLoadSection orgId={props.orgId} />}
     </>
@@ -78,20 +100,18 @@ export function WorkspacesPage(props: { orgId: string }) {
   const { t } = useConsole();
   const list = useGet<S['WorkspaceInventory']>(orgPath(props.orgId, '/workspaces'));
   return (
-    <InventoryPage title={t('wsTitle')} empty={t('wsEmpty')} list={list}>
-      {(d) => (
-        <DataTable
-          id="workspaces"
-          rows={d.items}
-          rowKey={(w) => w.remoteId}
-          rowAttrs={(w) => ({ 'data-workspace': w.name })}
-          columns={[
-            { label: t('wsName'), rowHeader: true, cell: (w) => w.name },
-            { label: t('wsCapacity'), cell: (w) => (w.capacityName ? <Link href={incidentsHref('capacityName', w.capacityName)}>{w.capacityName}</Link> : t('none')) },
-            openIncidentsColumn<S['WorkspaceInventory']['items'][number]>(t('capOpen'), (w) => ({ count: w.openIncidents, href: incidentsHref('workspaceName', w.name), name: w.name })),
-          ]}
-        />
-      )}
-    </InventoryPage>
+    <InventoryPage
+      title={t('wsTitle')}
+      empty={t('wsEmpty')}
+      list={list}
+      tableId="workspaces"
+      rowKey={(w: Workspace) => w.remoteId}
+      rowAttrs={(w) => ({ 'data-workspace': w.name })}
+      columns={() => [
+        { label: t('wsName'), rowHeader: true, cell: (w) => w.name },
+        { label: t('wsCapacity'), cell: (w) => (w.capacityName ? <Link href={incidentsHref('capacityName', w.capacityName)}>{w.capacityName}</Link> : t('none')) },
+        openIncidentsColumn<Workspace>(t('capOpen'), (w) => ({ count: w.openIncidents, href: incidentsHref('workspaceName', w.name), name: w.name })),
+      ]}
+    />
   );
 }

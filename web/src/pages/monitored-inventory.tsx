@@ -1,6 +1,6 @@
 import type { components } from '../admin-api.gen.js';
 import { orgPath, useConsole } from '../app-context.js';
-import { DataTable, useGet } from '../lists.js';
+import { useGet } from '../lists.js';
 import { Link } from '../router.js';
 import { incidentsHref, InventoryPage, openIncidentsColumn } from './inventory.js';
 
@@ -11,28 +11,28 @@ export function sourceIncidentsHref(sourceType: 'Gateway' | 'Dataset', sourceId:
   return `/alerts?${new URLSearchParams({ sourceType, sourceId, sourceName: name })}`;
 }
 
+type Gateway = S['GatewayInventory']['items'][number];
+
 /** On-premises gateways the gateway collector watches: status, upgrade, open incidents (linked). */
 export function GatewaysPage(props: { orgId: string }) {
   const { t } = useConsole();
   const list = useGet<S['GatewayInventory']>(orgPath(props.orgId, '/gateways'));
   return (
-    <InventoryPage title={t('gwTitle')} empty={t('gwEmpty')} list={list}>
-      {(d) => (
-        <DataTable
-          id="gateways"
-          rows={d.items}
-          rowKey={(g) => `${g.tenantName}/${g.id}`}
-          rowAttrs={(g) => ({ 'data-gateway': g.id })}
-          columns={[
-            { label: t('gwName'), rowHeader: true, cell: (g) => g.name },
-            { label: t('gwTenant'), class: 'text', cell: (g) => g.tenantName },
-            { label: t('gwStatus'), class: 'text', cell: (g) => <span class={g.offline ? 'badge bad' : 'badge ok'}>{g.offline ? t('gwOffline') : t('gwOnline')}</span> },
-            { label: t('gwUpgrade'), class: 'text', cell: (g) => (g.upgradeRequired ? t('gwUpgradeRequired') : t('gwUpToDate')) },
-            openIncidentsColumn<S['GatewayInventory']['items'][number]>(t('capOpen'), (g) => ({ count: g.openIncidents, href: sourceIncidentsHref('Gateway', g.id, g.name), name: g.name })),
-          ]}
-        />
-      )}
-    </InventoryPage>
+    <InventoryPage
+      title={t('gwTitle')}
+      empty={t('gwEmpty')}
+      list={list}
+      tableId="gateways"
+      rowKey={(g: Gateway) => `${g.tenantName}/${g.id}`}
+      rowAttrs={(g) => ({ 'data-gateway': g.id })}
+      columns={() => [
+        { label: t('gwName'), rowHeader: true, cell: (g) => g.name },
+        { label: t('gwTenant'), class: 'text', cell: (g) => g.tenantName },
+        { label: t('gwStatus'), class: 'text', cell: (g) => <span class={g.offline ? 'badge bad' : 'badge ok'}>{g.offline ? t('gwOffline') : t('gwOnline')}</span> },
+        { label: t('gwUpgrade'), class: 'text', cell: (g) => (g.upgradeRequired ? t('gwUpgradeRequired') : t('gwUpToDate')) },
+        openIncidentsColumn<Gateway>(t('capOpen'), (g) => ({ count: g.openIncidents, href: sourceIncidentsHref('Gateway', g.id, g.name), name: g.name })),
+      ]}
+    />
   );
 }
 
@@ -41,23 +41,21 @@ export function SemanticModelsPage(props: { orgId: string }) {
   const { t } = useConsole();
   const list = useGet<S['SemanticModelInventory']>(orgPath(props.orgId, '/semantic-models'));
   return (
-    <InventoryPage title={t('smTitle')} empty={t('smEmpty')} list={list}>
-      {(d) => (
-        <DataTable
-          id="semantic-models"
-          rows={d.items}
-          rowKey={(m) => `${m.tenantName}/${m.id}`}
-          rowAttrs={(m) => ({ 'data-semantic-model': m.id })}
-          columns={[
-            { label: t('smName'), rowHeader: true, cell: (m) => m.name },
-            { label: t('smWorkspace'), class: 'text', cell: (m) => (m.workspaceName ? <Link href={incidentsHref('workspaceName', m.workspaceName)}>{m.workspaceName}</Link> : t('unknownName', { id: m.workspaceId })) },
-            { label: t('smCapacity'), class: 'text', cell: (m) => <ModelCapacity model={m} /> },
-            { label: t('smGateways'), class: 'text', cell: (m) => <ModelGateways gateways={m.gateways} /> },
-            openIncidentsColumn<Model>(t('capOpen'), (m) => ({ count: m.openIncidents, href: sourceIncidentsHref('Dataset', m.id, m.name), name: m.name })),
-          ]}
-        />
-      )}
-    </InventoryPage>
+    <InventoryPage
+      title={t('smTitle')}
+      empty={t('smEmpty')}
+      list={list}
+      tableId="semantic-models"
+      rowKey={(m: Model) => `${m.tenantName}/${m.id}`}
+      rowAttrs={(m) => ({ 'data-semantic-model': m.id })}
+      columns={() => [
+        { label: t('smName'), rowHeader: true, cell: (m) => m.name },
+        { label: t('smWorkspace'), class: 'text', cell: (m) => (m.workspaceName ? <Link href={incidentsHref('workspaceName', m.workspaceName)}>{m.workspaceName}</Link> : t('unknownName', { id: m.workspaceId })) },
+        { label: t('smCapacity'), class: 'text', cell: (m) => <ModelCapacity model={m} /> },
+        { label: t('smGateways'), class: 'text', cell: (m) => <ModelGateways gateways={m.gateways} /> },
+        openIncidentsColumn<Model>(t('capOpen'), (m) => ({ count: m.openIncidents, href: sourceIncidentsHref('Dataset', m.id, m.name), name: m.name })),
+      ]}
+    />
   );
 }
 

@@ -4,6 +4,7 @@ import { orgPath, useConsole } from '../app-context.js';
 import { ErrorMessage, Loading, useLoad, usePageTitle } from '../components.js';
 import { dayLabel, monthLabel, lastMonths, periodDays, type Period } from '../period.js';
 import { Figures, type OverviewData } from './overview-figures.js';
+import { SelectField } from '../forms.js';
 
 type S = components['schemas'];
 
@@ -58,35 +59,28 @@ function PeriodPicker(props: { period: Period; onChange: (p: Period) => void }) 
   const value = p.kind === 'days' ? String(p.days) : 'month';
   return (
     <form class="filters period" onSubmit={(e) => e.preventDefault()}>
-      <div class="field">
-        <label for="period-kind">{t('ovPeriod')}</label>
-        <select
-          id="period-kind"
-          value={value}
-          onChange={(e) => {
-            const v = (e.target as HTMLSelectElement).value;
-            props.onChange(v === 'month' ? { kind: 'month', month: months[0]! } : { kind: 'days', days: Number(v) });
-          }}
-        >
-          <option value="7">{t('ovLast7')}</option>
-          <option value="30">{t('ovLast30')}</option>
-          <option value="90">{t('ovLast90')}</option>
-          <option value="month">{t('ovMonth')}</option>
-        </select>
-      </div>
+      <SelectField
+        id="period-kind"
+        label={t('ovPeriod')}
+        value={value}
+        onValue={(v) => props.onChange(v === 'month' ? { kind: 'month', month: months[0]! } : { kind: 'days', days: Number(v) })}
+        options={[
+          ['7', t('ovLast7')],
+          ['30', t('ovLast30')],
+          ['90', t('ovLast90')],
+          ['month', t('ovMonth')],
+        ]}
+      />
       {p.kind === 'month' && (
         // A list of months in the interface language, not a browser date input (which follows
         // the browser's locale, not the console's: mm/dd/yyyy in the Portuguese console).
-        <div class="field">
-          <label for="period-month">{t('ovMonthPick')}</label>
-          <select id="period-month" value={p.month} onChange={(e) => props.onChange({ kind: 'month', month: (e.target as HTMLSelectElement).value })}>
-            {months.map((m) => (
-              <option key={m} value={m}>
-                {monthLabel(lang, m)}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField
+          id="period-month"
+          label={t('ovMonthPick')}
+          value={p.month}
+          onValue={(month) => props.onChange({ kind: 'month', month })}
+          options={months.map((m) => [m, monthLabel(lang, m)] as const)}
+        />
       )}
     </form>
   );
