@@ -14,14 +14,12 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from '../helpers/browser.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/clock.js';
 import { startDispatcher, type Dispatcher } from '../../src/delivery/dispatcher.js';
 import { verifyWebhook } from '../../src/receiver/verify.js';
-import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/context.js';
+import { TEST_ADMIN_TOKEN, type TestApp } from '../helpers/context.js';
+import { openConsole as openSignedIn, signInWithToken, startConsoleServer, type ConsoleServer } from '../helpers/console-session.js';
 import { startReceiver, type TestReceiver } from '../helpers/receiver.js';
 import { waitFor } from '../helpers/wait.js';
 import { ServiceNowFake } from '../fakes/servicenow.js';
@@ -30,15 +28,8 @@ const SHOTS = process.env.VIGIA_TEST_ENGINE === 'pg' ? process.env.VIGIA_CONSOLE
 const DESKTOP = { width: 1280, height: 860 };
 const PHONE = { width: 390, height: 844 };
 
-async function launch(): Promise<Browser> {
-  try {
-    return await launchChromium();
-  } catch (err) {
-    throw new Error(`Chromium is needed for the console tests: install Debian's chromium (apt-get install -y chromium). ${(err as Error).message}`);
-  }
-}
-
 describe('web console in Chromium', () => {
+  let server: ConsoleServer;
   let t: TestApp;
   const serviceNow = new ServiceNowFake('vigia', 'pw-123456');
   let worker: Dispatcher;
@@ -61,17 +52,21 @@ describe('web console in Chromium', () => {
     await p.setViewportSize(DESKTOP);
   }
 
-  /** A fresh tab in a fresh browser context (its own sessionStorage and localStorage): signed out. */
-  async function newPage(): Promise<Page> {
-    const context = await browser.newContext({ viewport: DESKTOP, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
-    contexts.push(context);
-    const p = await context.newPage();
-    p.on('pageerror', (err) => pageErrors.push(err.message));
-    // Nothing may be loaded from anywhere but the Vigia origin (no CDN, no font service).
+  /** Nothing may be loaded from anywhere but the Vigia origin (no CDN, no font service). */
+  async function allowOnlyOrigin(p: Page): Promise<void> {
+    contexts.push(p.context());
     await p.route('**/*', (route) => (route.request().url().startsWith(origin) ? route.continue() : route.abort()));
     p.on('requestfailed', (req) => {
       if (!req.url().startsWith(origin)) pageErrors.push(`outside request: ${req.url()}`);
     });
+  }
+
+  /** A fresh tab in a fresh browser context (its own sessionStorage and localStorage): signed out. */
+  async function newPage(): Promise<Page> {
+    const context = await browser.newContext({ viewport: DESKTOP, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
+    const p = await context.newPage();
+    p.on('pageerror', (err) => pageErrors.push(err.message));
+    await allowOnlyOrigin(p);
     return p;
   }
 
@@ -96,21 +91,9 @@ describe('web console in Chromium', () => {
     expect(overflow).toBeLessThanOrEqual(0);
   }
 
-  async function signIn(p: Page, token = TEST_ADMIN_TOKEN): Promise<void> {
-    await p.getByLabel('Token de administrador').fill(token);
-    await p.getByRole('button', { name: 'Entrar' }).click();
-  }
-
   /** A new tab, signed in through the form, working on the named organization, showing `pathname`. */
-  async function openConsole(orgName: string, pathname = '/destinations'): Promise<Page> {
-    const p = await newPage();
-    await p.goto(`${origin}/orgs`);
-    await signIn(p);
-    await p.getByRole('button', { name: `Abrir: ${orgName}` }).click();
-    // An organization opens on its overview (its home); the test then goes where it works.
-    await p.waitForURL(`${origin}/overview`);
-    if (pathname !== '/overview') await p.goto(`${origin}${pathname}`);
-    return p;
+  function openConsole(orgName: string, pathname = '/destinations'): Promise<Page> {
+    return openSignedIn({ browser, origin, pageErrors }, orgName, { viewport: DESKTOP, beforeLoad: allowOnlyOrigin, path: pathname });
   }
 
   async function receiver(): Promise<TestReceiver> {
@@ -158,14 +141,11 @@ describe('web console in Chromium', () => {
   }
 
   beforeAll(async () => {
-    t = await createTestApp({ clock: systemClock, config: { destinationAllowlist: ['127.0.0.1'], deliveryTimeoutMs: 3000 } });
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    // Delivery bodies carry {baseUrl}/alerts/{id}: point it at this process so the link opens the console.
-    t.ctx.config.baseUrl = origin;
+    server = await startConsoleServer({ config: { destinationAllowlist: ['127.0.0.1'], deliveryTimeoutMs: 3000 } });
+    // Delivery bodies carry {baseUrl}/alerts/{id}: the server's base URL is its origin, so the link opens the console.
+    ({ t, origin, browser } = server);
     await serviceNow.start();
     worker = await startDispatcher(t.ctx, { idlePollMs: 200 });
-    browser = await launch();
   });
 
   afterEach(async () => {
@@ -180,10 +160,9 @@ describe('web console in Chromium', () => {
   });
 
   afterAll(async () => {
-    await browser?.close();
     await worker?.stop();
     await serviceNow.stop();
-    await t?.close();
+    await server?.close();
   });
 
   // Runs first in this file, before any other test creates an organization.
@@ -192,12 +171,12 @@ describe('web console in Chromium', () => {
     await page.goto(`${origin}/`);
     // The page asks the server whether it has a session first: wait for its answer (isVisible does not wait).
     await page.getByRole('heading', { name: 'Entrar no console do Vigia' }).waitFor();
-    await signIn(page, 'vat_wrong');
+    await signInWithToken(page, 'vat_wrong');
     await page.getByText('Token recusado. Confira o token de administrador.').waitFor();
     await shot('sign-in', page);
     await expectAccessible(page);
 
-    await signIn(page);
+    await signInWithToken(page);
     await page.getByText('Nenhuma organização ainda. Crie a primeira abaixo.').waitFor();
     expect(page.url()).not.toContain(TEST_ADMIN_TOKEN);
     // The page keeps no credential: the session is an HttpOnly cookie it cannot read.
@@ -412,7 +391,7 @@ describe('web console in Chromium', () => {
     // A new tab from the link in the delivery: sign in, then the alert page itself.
     const tab = await newPage();
     await tab.goto(url);
-    await signIn(tab);
+    await signInWithToken(tab);
     await tab.getByRole('heading', { name: 'Falha na atualização do conjunto Vendas' }).waitFor();
     expect(new URL(tab.url()).pathname).toBe(`/alerts/${alertId}`);
     await tab.getByRole('heading', { name: /^aberto \(alert\.opened\)/ }).waitFor();
