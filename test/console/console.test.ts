@@ -12,9 +12,8 @@
  * With VIGIA_CONSOLE_SCREENSHOTS=<dir> the pg run also saves the main pages at desktop and phone
  * width there (docs/console/ holds the ones shown in the README).
  */
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { DESKTOP, overflowAtPhoneWidth, shot } from '../helpers/console-shots.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startDispatcher, type Dispatcher } from '../../src/delivery/dispatcher.js';
 import { verifyWebhook } from '../../src/receiver/verify.js';
@@ -24,9 +23,6 @@ import { startReceiver, type TestReceiver } from '../helpers/receiver.js';
 import { waitFor } from '../helpers/wait.js';
 import { ServiceNowFake } from '../fakes/servicenow.js';
 
-const SHOTS = process.env.VIGIA_TEST_ENGINE === 'pg' ? process.env.VIGIA_CONSOLE_SCREENSHOTS : undefined;
-const DESKTOP = { width: 1280, height: 860 };
-const PHONE = { width: 390, height: 844 };
 
 describe('web console in Chromium', () => {
   let server: ConsoleServer;
@@ -41,16 +37,6 @@ describe('web console in Chromium', () => {
   let pageErrors: string[] = [];
   /** Every signing secret a test saw: none may ever reach the logs. */
   const secretsSeen: string[] = [];
-
-  /** Saves the page at desktop and phone width when screenshots are asked for. */
-  async function shot(name: string, p: Page): Promise<void> {
-    if (!SHOTS) return;
-    mkdirSync(SHOTS, { recursive: true });
-    await p.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });
-    await p.setViewportSize(PHONE);
-    await p.screenshot({ path: path.join(SHOTS, `${name}-phone.png`), fullPage: true });
-    await p.setViewportSize(DESKTOP);
-  }
 
   /** Nothing may be loaded from anywhere but the Vigia origin (no CDN, no font service). */
   async function allowOnlyOrigin(p: Page): Promise<void> {
@@ -85,10 +71,7 @@ describe('web console in Chromium', () => {
     );
     expect(unnamed).toEqual([]);
     // Usable at phone width: nothing sticks out sideways.
-    await p.setViewportSize(PHONE);
-    const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    await p.setViewportSize(DESKTOP);
-    expect(overflow).toBeLessThanOrEqual(0);
+    expect(await overflowAtPhoneWidth(p)).toBeLessThanOrEqual(0);
   }
 
   /** A new tab, signed in through the form, working on the named organization, showing `pathname`. */
@@ -173,7 +156,7 @@ describe('web console in Chromium', () => {
     await page.getByRole('heading', { name: 'Entrar no console do Vigia' }).waitFor();
     await signInWithToken(page, 'vat_wrong');
     await page.getByText('Token recusado. Confira o token de administrador.').waitFor();
-    await shot('sign-in', page);
+    await shot(page, 'sign-in');
     await expectAccessible(page);
 
     await signInWithToken(page);
@@ -224,7 +207,7 @@ describe('web console in Chromium', () => {
     expect(secret).toMatch(/^whsec_/);
     secretsSeen.push(secret);
     await page.getByRole('link', { name: 'Plantão Ops' }).waitFor();
-    await shot('destinations', page);
+    await shot(page, 'destinations');
     await expectAccessible(page);
 
     const list = (await t.admin('GET', `/orgs/${orgId}/destinations`)).json() as { id: string; url: string }[];
@@ -275,7 +258,7 @@ describe('web console in Chromium', () => {
     await page.getByLabel('Situação').selectOption('');
     await page.getByRole('button', { name: 'Filtrar' }).click();
     await page.locator('li.delivery').first().waitFor();
-    await shot('destination', page);
+    await shot(page, 'destination');
     await expectAccessible(page);
   });
 
@@ -340,7 +323,7 @@ describe('web console in Chromium', () => {
     await page.getByRole('cell', { name: 'Exportação BI', exact: true }).waitFor();
     expect(await page.content()).not.toContain(key);
     await expect(page.getByRole('cell', { name: 'ReadAlerts, ReadCosts' }).isVisible()).resolves.toBe(true);
-    await shot('api-keys', page);
+    await shot(page, 'api-keys');
     await expectAccessible(page);
 
     await page.getByRole('button', { name: 'Revogar: Exportação BI' }).click();
@@ -380,7 +363,7 @@ describe('web console in Chromium', () => {
     const page = await openConsole('Alertas SA', '/alerts');
     const row = page.locator(`li[data-alert-id="${alertId}"]`);
     await row.getByText('Falha na atualização do conjunto Vendas').waitFor();
-    await shot('alerts', page);
+    await shot(page, 'alerts');
     await expectAccessible(page);
     await row.getByRole('button', { name: 'Reconhecer: Falha na atualização do conjunto Vendas' }).click();
     await row.getByText('reconhecido', { exact: true }).waitFor();
@@ -399,7 +382,7 @@ describe('web console in Chromium', () => {
     await openedItem.getByText('entregue').waitFor();
     await expect(openedItem.getByText('→ Plantão Ops').isVisible()).resolves.toBe(true);
     await expect(tab.getByRole('heading', { name: /^reconhecido \(alert\.acknowledged\)/ }).isVisible()).resolves.toBe(true);
-    await shot('alert', tab);
+    await shot(tab, 'alert');
     await expectAccessible(tab);
     // Each delivery's buttons say which delivery they act on: no two share a name.
     const deliveryButtons = await tab.locator('li.delivery button').evaluateAll((els) => els.map((el) => el.getAttribute('aria-label') ?? el.textContent ?? ''));
@@ -425,7 +408,7 @@ describe('web console in Chromium', () => {
     expect(created).toMatchObject({ matchers: { sourceType: 'Connector' }, comment: 'manutenção planejada', active: true });
     // The viewer is in São Paulo (UTC−3): 10:00 there is 13:00 UTC.
     expect(created.endsAt).toBe('2099-01-01T13:00:00.000Z');
-    await shot('silences', page);
+    await shot(page, 'silences');
     await expectAccessible(page);
     await page.getByRole('button', { name: 'Encerrar: Tipo de origem = Connector' }).click();
     await page.getByRole('button', { name: 'Confirmar' }).click();

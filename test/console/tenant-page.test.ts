@@ -5,6 +5,7 @@
  * now" making a collector run (a scheduler pass, as the worker's) whose last run then shows.
  */
 import type { Page } from 'playwright-core';
+import { shot } from '../helpers/console-shots.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { capacityCollector } from '../../src/monitoring/sources/capacity/capacity.js';
 import { CollectorScheduler } from '../../src/monitoring/scheduler.js';
@@ -17,21 +18,7 @@ import { applySignalsIn, commitRun } from '../../src/monitoring/engine/output.js
 import { releaseLease } from '../../src/monitoring/engine/lease.js';
 import { tenantSignal } from '../../src/monitoring/engine/self-watch.js';
 import { txWithRetry } from '../../src/db/retry.js';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 
-/** With VIGIA_CONSOLE_SCREENSHOTS=<dir> the pg run saves the Tenant page at desktop and phone width there. */
-const SHOTS = process.env.VIGIA_TEST_ENGINE === 'pg' ? process.env.VIGIA_CONSOLE_SCREENSHOTS : undefined;
-
-async function shot(p: Page, name: string): Promise<void> {
-  if (!SHOTS) return;
-  mkdirSync(SHOTS, { recursive: true });
-  const size = p.viewportSize()!;
-  await p.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });
-  await p.setViewportSize({ width: 390, height: 844 });
-  await p.screenshot({ path: path.join(SHOTS, `${name}-phone.png`), fullPage: true });
-  await p.setViewportSize(size);
-}
 
 const ORG_NAME = 'Tenant page org';
 
