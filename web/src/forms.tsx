@@ -78,7 +78,7 @@ export function Problems(props: { problems: string[] }) {
 export function ActionForm(props: {
   titleId: string;
   title: string;
-  heading?: 'h2' | 'h3';
+  heading?: 'h2' | 'h3' | 'h4';
   help?: ComponentChildren;
   class?: string;
   testId?: string;
