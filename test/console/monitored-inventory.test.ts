@@ -8,9 +8,8 @@
  *
  * With VIGIA_CONSOLE_SCREENSHOTS=<dir> the pg run also saves both pages at desktop and phone width.
  */
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
+import { DESKTOP, overflowAtPhoneWidth, shot } from '../helpers/console-shots.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { savePlacements, saveDatasources } from '../../src/monitoring/lineage/lineage.js';
 import { writeState } from '../../src/monitoring/engine/output.js';
@@ -21,18 +20,6 @@ import { clickNavLink } from '../helpers/console-nav.js';
 
 const ORG_NAME = 'Inventário monitorado';
 const MANY_ORG = 'Muitos modelos';
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 860 };
-const SHOTS = process.env.VIGIA_TEST_ENGINE === 'pg' ? process.env.VIGIA_CONSOLE_SCREENSHOTS : undefined;
-
-async function shot(p: Page, name: string): Promise<void> {
-  if (!SHOTS) return;
-  mkdirSync(SHOTS, { recursive: true });
-  await p.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });
-  await p.setViewportSize(PHONE);
-  await p.screenshot({ path: path.join(SHOTS, `${name}-phone.png`), fullPage: true });
-  await p.setViewportSize(DESKTOP);
-}
 
 describe('gateways and semantic models (admin reads and console pages)', () => {
   let server: ConsoleServer;
@@ -181,9 +168,7 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
       ['Vendas Diárias', 'Vendas', 'cap-prod', 'GW Matriz, desconhecido (gw-gone)', '1'],
     ]);
     await shot(p, 'semantic-models');
-    await p.setViewportSize(PHONE);
-    expect(await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
-    await p.setViewportSize(DESKTOP);
+    expect(await overflowAtPhoneWidth(p)).toBeLessThanOrEqual(0);
     await p.getByRole('link', { name: 'Incidentes abertos de Vendas Diárias: 1' }).click();
     await p.getByRole('heading', { level: 1, name: 'Alertas' }).waitFor();
     expect(await alertTitlesShown(p)).toEqual(['Vendas Diárias']);

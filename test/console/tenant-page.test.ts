@@ -4,72 +4,40 @@
  * tenant through the form, the permission check with each fix in the chosen language, and "run
  * now" making a collector run (a scheduler pass, as the worker's) whose last run then shows.
  */
-import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../helpers/browser.js';
+import type { Page } from 'playwright-core';
+import { shot } from '../helpers/console-shots.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/clock.js';
 import { capacityCollector } from '../../src/monitoring/sources/capacity/capacity.js';
 import { CollectorScheduler } from '../../src/monitoring/scheduler.js';
 import type { TenantSim } from '../../src/tenant-sim/index.js';
-import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/context.js';
-import { insertOrg } from '../monitoring/support.js';
+import type { TestApp } from '../helpers/context.js';
+import { openConsole, useConsoleServer } from '../helpers/console-session.js';
 import { startSim } from '../tenant-sim/helpers.js';
 import { clickNavLink } from '../helpers/console-nav.js';
 import { applySignalsIn, commitRun } from '../../src/monitoring/engine/output.js';
 import { releaseLease } from '../../src/monitoring/engine/lease.js';
 import { tenantSignal } from '../../src/monitoring/engine/self-watch.js';
 import { txWithRetry } from '../../src/db/retry.js';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 
-/** With VIGIA_CONSOLE_SCREENSHOTS=<dir> the pg run saves the Tenant page at desktop and phone width there. */
-const SHOTS = process.env.VIGIA_TEST_ENGINE === 'pg' ? process.env.VIGIA_CONSOLE_SCREENSHOTS : undefined;
-
-async function shot(p: Page, name: string): Promise<void> {
-  if (!SHOTS) return;
-  mkdirSync(SHOTS, { recursive: true });
-  const size = p.viewportSize()!;
-  await p.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });
-  await p.setViewportSize({ width: 390, height: 844 });
-  await p.screenshot({ path: path.join(SHOTS, `${name}-phone.png`), fullPage: true });
-  await p.setViewportSize(size);
-}
 
 const ORG_NAME = 'Tenant page org';
 
 describe('console Tenant page in Chromium', () => {
+  const session = useConsoleServer({ config: { destinationAllowlist: ['127.0.0.1'] }, orgName: ORG_NAME });
   let t: TestApp;
   let sim: TenantSim;
-  let browser: Browser;
-  let origin: string;
-  const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    t = await createTestApp({ clock: systemClock, config: { destinationAllowlist: ['127.0.0.1'] } });
+    t = session.server.t;
     sim = await startSim({ seed: 17, sizes: { capacities: 2, workspaces: 3 } });
-    await insertOrg(t.ctx, ORG_NAME);
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
   }, 180_000);
 
   afterAll(async () => {
-    await browser?.close();
     await sim?.stop();
-    await t?.close();
-    expect(pageErrors).toEqual([]);
   });
 
   async function openTenantPage(): Promise<Page> {
-    const context = await browser.newContext({ locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
-    const p = await context.newPage();
-    p.on('pageerror', (err) => pageErrors.push(err.message));
-    await p.goto(`${origin}/orgs`);
-    await p.getByLabel('Token de administrador').fill(TEST_ADMIN_TOKEN);
-    await p.getByRole('button', { name: 'Entrar' }).click();
-    await p.getByRole('button', { name: `Abrir: ${ORG_NAME}` }).click();
-    await p.getByRole('heading', { level: 1 }).first().waitFor();
+    const p = await openConsole(session.server, ORG_NAME);
     await clickNavLink(p, 'Tenant');
     await p.getByRole('heading', { level: 1, name: 'Conexões de tenant' }).waitFor();
     return p;
@@ -96,7 +64,7 @@ describe('console Tenant page in Chromium', () => {
     expect(await p.locator('#tn-secret').inputValue()).toBe(''); // the form forgets the credential
 
     // The connection is stored with the simulator's endpoints and no credential in the answer.
-    const listed = await t.admin('GET', `/orgs/${(await t.ctx.db.query<{ id: string }>('SELECT id FROM orgs WHERE name = $1', [ORG_NAME])).rows[0]!.id}/tenants`);
+    const listed = await t.admin('GET', `/orgs/${session.orgId}/tenants`);
     expect(listed.body).not.toContain(sim.clientSecret);
     const tenant = listed.json().value[0];
     expect(tenant).toMatchObject({ name: 'Simulado', tenantId: sim.tenantId, mode: 'admin', endpoints: { powerBi: sim.origin } });
@@ -188,7 +156,7 @@ describe('console Tenant page in Chromium', () => {
   });
 
   it('says its incident list is the monitor’s own, and links to all the tenant’s open incidents', async () => {
-    const orgId = (await t.ctx.db.query<{ id: string }>('SELECT id FROM orgs WHERE name = $1', [ORG_NAME])).rows[0]!.id;
+    const orgId = session.orgId;
     const tenant = (await t.admin('GET', `/orgs/${orgId}/tenants`)).json().value[0] as { id: string; name: string };
     const signal = (sourceId: string, title: string) => ({
       sourceType: 'Dataset', sourceId, sourceName: sourceId, kind: 'failure' as const, notificationKind: 'RefreshFailed', severity: 'error' as const, title, message: title, occurredAt: new Date(),

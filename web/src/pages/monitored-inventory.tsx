@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import type { components } from '../admin-api.gen.js';
 import { orgPath, useConsole } from '../app-context.js';
-import { useLoad, usePageTitle } from '../components.js';
+import { useGet } from '../lists.js';
 import { Link } from '../router.js';
-import { incidentsHref, InventoryFrame, OpenIncidentsCell } from './inventory.js';
+import { incidentsHref, InventoryPage, openIncidentsColumn } from './inventory.js';
 
 type S = components['schemas'];
 
@@ -12,46 +12,28 @@ export function sourceIncidentsHref(sourceType: 'Gateway' | 'Dataset', sourceId:
   return `/alerts?${new URLSearchParams({ sourceType, sourceId, sourceName: name })}`;
 }
 
+type Gateway = S['GatewayInventory']['items'][number];
+
 /** On-premises gateways the gateway collector watches: status, upgrade, open incidents (linked). */
 export function GatewaysPage(props: { orgId: string }) {
-  const { t, call } = useConsole();
-  usePageTitle(t('gwTitle'));
-  const list = useLoad((signal) => call<S['GatewayInventory']>('GET', orgPath(props.orgId, '/gateways'), undefined, signal), [props.orgId]);
+  const { t } = useConsole();
+  const list = useGet<S['GatewayInventory']>(orgPath(props.orgId, '/gateways'));
   return (
-    <InventoryFrame title={t('gwTitle')} empty={t('gwEmpty')} list={list}>
-      {(d) => (
-        <table id="gateways">
-          <thead>
-            <tr>
-              <th scope="col">{t('gwName')}</th>
-              <th scope="col" class="text">
-                {t('gwTenant')}
-              </th>
-              <th scope="col" class="text">
-                {t('gwStatus')}
-              </th>
-              <th scope="col" class="text">
-                {t('gwUpgrade')}
-              </th>
-              <th scope="col">{t('capOpen')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {d.items.map((g) => (
-              <tr key={`${g.tenantName}/${g.id}`} data-gateway={g.id}>
-                <th scope="row">{g.name}</th>
-                <td class="text">{g.tenantName}</td>
-                <td class="text">
-                  <span class={g.offline ? 'badge bad' : 'badge ok'}>{g.offline ? t('gwOffline') : t('gwOnline')}</span>
-                </td>
-                <td class="text">{g.upgradeRequired ? t('gwUpgradeRequired') : t('gwUpToDate')}</td>
-                <OpenIncidentsCell count={g.openIncidents} href={sourceIncidentsHref('Gateway', g.id, g.name)} name={g.name} />
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </InventoryFrame>
+    <InventoryPage
+      title={t('gwTitle')}
+      empty={t('gwEmpty')}
+      list={list}
+      tableId="gateways"
+      rowKey={(g: Gateway) => `${g.tenantName}/${g.id}`}
+      rowAttrs={(g) => ({ 'data-gateway': g.id })}
+      columns={() => [
+        { label: t('gwName'), rowHeader: true, cell: (g) => g.name },
+        { label: t('gwTenant'), class: 'text', cell: (g) => g.tenantName },
+        { label: t('gwStatus'), class: 'text', cell: (g) => <span class={g.offline ? 'badge bad' : 'badge ok'}>{g.offline ? t('gwOffline') : t('gwOnline')}</span> },
+        { label: t('gwUpgrade'), class: 'text', cell: (g) => (g.upgradeRequired ? t('gwUpgradeRequired') : t('gwUpToDate')) },
+        openIncidentsColumn<Gateway>(t('capOpen'), (g) => ({ count: g.openIncidents, href: sourceIncidentsHref('Gateway', g.id, g.name), name: g.name })),
+      ]}
+    />
   );
 }
 
@@ -71,7 +53,7 @@ function useModelPages(orgId: string, search: string) {
   };
   const [extra, setExtra] = useState<{ key: string; pages: ModelPage[] }>({ key: '', pages: [] });
   const key = `${orgId}\n${search}`;
-  const first = useLoad((signal) => call<ModelPage>('GET', path(null), undefined, signal), [orgId, search]);
+  const first = useGet<ModelPage>(path(null));
   const pages = extra.key === key ? extra.pages : [];
   const last = pages.at(-1) ?? first.data;
   const [moreError, setMoreError] = useState<unknown>(null);
@@ -89,19 +71,16 @@ function useModelPages(orgId: string, search: string) {
   return { list: { ...first, data }, loadMore, moreError };
 }
 
-/** Semantic models with their workspace, capacity and gateways, and open incidents (linked). */
-export function SemanticModelsPage(props: { orgId: string }) {
+/** The name search above the models' table. */
+function ModelSearch(props: { onSearch: (text: string) => void }) {
   const { t } = useConsole();
-  usePageTitle(t('smTitle'));
   const [draft, setDraft] = useState('');
-  const [search, setSearch] = useState('');
-  const { list, loadMore, moreError } = useModelPages(props.orgId, search);
-  const tools = (
+  return (
     <form
       class="filters"
       onSubmit={(e) => {
         e.preventDefault();
-        setSearch(draft.trim());
+        props.onSearch(draft.trim());
       }}
     >
       <div class="field">
@@ -111,6 +90,13 @@ export function SemanticModelsPage(props: { orgId: string }) {
       <button type="submit">{t('smSearchGo')}</button>
     </form>
   );
+}
+
+/** Semantic models with their workspace, capacity and gateways, and open incidents (linked), a hundred at a time. */
+export function SemanticModelsPage(props: { orgId: string }) {
+  const { t } = useConsole();
+  const [search, setSearch] = useState('');
+  const { list, loadMore, moreError } = useModelPages(props.orgId, search);
   const after = (
     <>
       {moreError !== null && <p role="alert">{t('smMoreFailed')}</p>}
@@ -122,69 +108,48 @@ export function SemanticModelsPage(props: { orgId: string }) {
     </>
   );
   return (
-    <InventoryFrame title={t('smTitle')} empty={search ? t('smNoMatch', { search }) : t('smEmpty')} list={list} tools={tools} after={after}>
-      {(d) => (
-        <table id="semantic-models">
-          <thead>
-            <tr>
-              <th scope="col">{t('smName')}</th>
-              <th scope="col" class="text">
-                {t('smWorkspace')}
-              </th>
-              <th scope="col" class="text">
-                {t('smCapacity')}
-              </th>
-              <th scope="col" class="text">
-                {t('smGateways')}
-              </th>
-              <th scope="col">{t('capOpen')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {d.items.map((m) => (
-              <ModelRow key={`${m.tenantName}/${m.id}`} m={m} />
-            ))}
-          </tbody>
-        </table>
-      )}
-    </InventoryFrame>
+    <InventoryPage
+      title={t('smTitle')}
+      empty={search ? t('smNoMatch', { search }) : t('smEmpty')}
+      list={list}
+      before={<ModelSearch onSearch={setSearch} />}
+      after={after}
+      tableId="semantic-models"
+      rowKey={(m: Model) => `${m.tenantName}/${m.id}`}
+      rowAttrs={(m) => ({ 'data-semantic-model': m.id })}
+      columns={() => [
+        { label: t('smName'), rowHeader: true, cell: (m) => m.name },
+        { label: t('smWorkspace'), class: 'text', cell: (m) => (m.workspaceName ? <Link href={incidentsHref('workspaceName', m.workspaceName)}>{m.workspaceName}</Link> : t('unknownName', { id: m.workspaceId })) },
+        { label: t('smCapacity'), class: 'text', cell: (m) => <ModelCapacity model={m} /> },
+        { label: t('smGateways'), class: 'text', cell: (m) => <ModelGateways gateways={m.gateways} /> },
+        openIncidentsColumn<Model>(t('capOpen'), (m) => ({ count: m.openIncidents, href: sourceIncidentsHref('Dataset', m.id, m.name), name: m.name })),
+      ]}
+    />
   );
 }
 
-/** One semantic model: name, workspace and capacity (linked to their incidents), gateways, open incidents. */
-function ModelRow(props: { m: ModelPage['items'][number] }) {
+type Model = S['SemanticModelInventory']['items'][number];
+
+/** A model's capacity, linked to its incidents; "unknown (id)" while its name is not known. */
+function ModelCapacity(props: { model: Model }) {
   const { t } = useConsole();
-  const m = props.m;
+  const m = props.model;
+  if (m.capacityName) return <Link href={incidentsHref('capacityName', m.capacityName)}>{m.capacityName}</Link>;
+  return <>{m.capacityId ? t('unknownName', { id: m.capacityId }) : t('none')}</>;
+}
+
+/** The gateways a model reads through, each linked to its incidents. */
+function ModelGateways(props: { gateways: Model['gateways'] }) {
+  const { t } = useConsole();
+  if (props.gateways.length === 0) return <>{t('none')}</>;
   return (
-    <tr data-semantic-model={m.id}>
-      <th scope="row">{m.name}</th>
-      <td class="text">
-        {m.workspaceName ? (
-          <Link href={incidentsHref('workspaceName', m.workspaceName)}>{m.workspaceName}</Link>
-        ) : (
-          t('unknownName', { id: m.workspaceId })
-        )}
-      </td>
-      <td class="text">
-        {m.capacityName ? (
-          <Link href={incidentsHref('capacityName', m.capacityName)}>{m.capacityName}</Link>
-        ) : m.capacityId ? (
-          t('unknownName', { id: m.capacityId })
-        ) : (
-          t('none')
-        )}
-      </td>
-      <td class="text">
-        {m.gateways.length === 0
-          ? t('none')
-          : m.gateways.map((g, i) => (
-              <span key={g.id}>
-                {i > 0 && ', '}
-                <Link href={sourceIncidentsHref('Gateway', g.id, g.name ?? g.id)}>{g.name ?? t('unknownName', { id: g.id })}</Link>
-              </span>
-            ))}
-      </td>
-      <OpenIncidentsCell count={m.openIncidents} href={sourceIncidentsHref('Dataset', m.id, m.name)} name={m.name} />
-    </tr>
+    <>
+      {props.gateways.map((g, i) => (
+        <span key={g.id}>
+          {i > 0 && ', '}
+          <Link href={sourceIncidentsHref('Gateway', g.id, g.name ?? g.id)}>{g.name ?? t('unknownName', { id: g.id })}</Link>
+        </span>
+      ))}
+    </>
   );
 }

@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import type { components } from '../admin-api.gen.js';
 import type { Tenant } from '../api.js';
 import { useConsole } from '../app-context.js';
-import { ErrorMessage, Field, Notice, useAction, useFieldErrors } from '../components.js';
+import { Notice, useAction, useFieldErrors } from '../components.js';
+import { ActionForm, TextField, useFormValues } from '../forms.js';
 import type { Translate } from '../i18n.js';
 
 type Utilization = Tenant['utilization'];
@@ -124,46 +125,30 @@ const ids = (tenantId: string) => (k: UlField | 'title') => `ul-${k}-${tenantId}
  */
 export function UtilizationForm(props: { path: string; tenantId: string; tenantName: string; utilization: Utilization; onSaved: () => void }) {
   const { t, call } = useConsole();
-  const [f, setF] = useState<UlForm>(() => formOf(props.utilization));
+  const form = useFormValues<UlForm>(formOf(props.utilization));
+  const f = form.values;
   const id = ids(props.tenantId);
   const fields = useFieldErrors<UlField>((k) => id(k));
   const save = useAction();
-  const set = (k: UlField) => (e: Event) => {
-    const value = (e.target as HTMLInputElement).value;
-    setF((prev) => ({ ...prev, [k]: value }));
-  };
-  const submit = (e: Event) => {
-    e.preventDefault();
+  const submit = () => {
     const parsed = parseForm(t, f, props.utilization.eventhouse?.queryUri ?? null);
     if (!fields.check(parsed.errors) || !parsed.body) return;
     void save.run(async () => {
       const saved = await call<Tenant>('PATCH', props.path, parsed.body);
-      setF(formOf(saved.utilization));
+      form.setValues(formOf(saved.utilization));
       props.onSaved();
       return t('ulSaved', { name: props.tenantName });
     });
   };
-  const input = (k: UlField, label: string, hint?: string) => (
-    <Field id={id(k)} label={label} error={fields.errors[k]} hint={hint}>
-      <input id={id(k)} value={f[k]} maxLength={2048} onInput={set(k)} />
-    </Field>
-  );
-  const area = (k: UlField, label: string, hint?: string) => (
-    <Field id={id(k)} label={label} error={fields.errors[k]} hint={hint}>
-      <textarea id={id(k)} rows={2} value={f[k]} onInput={set(k)} />
-    </Field>
-  );
+  const input = (k: UlField, label: string, hint?: string) => <TextField id={id(k)} label={label} error={fields.errors[k]} hint={hint} value={f[k]} maxLength={2048} onInput={form.onInput(k)} />;
+  const area = (k: UlField, label: string, hint?: string) => <TextField id={id(k)} label={label} error={fields.errors[k]} hint={hint} rows={2} value={f[k]} onInput={form.onInput(k)} />;
   return (
-    <form noValidate onSubmit={submit} aria-labelledby={id('title')} data-testid="utilization">
-      <h3 id={id('title')}>{t('ulTitle')}</h3>
-      <p class="muted">{t('ulHelp')}</p>
+    <ActionForm heading="h3" titleId={id('title')} title={t('ulTitle')} help={t('ulHelp')} testId="utilization" action={save} submitLabel={t('ulSave')} submitClass="secondary" onSubmit={submit}>
       <fieldset>
         <legend>{t('ulEventhouse')}</legend>
         <div class="grid">
           {input('queryUri', t('ulQueryUri'), t('ulQueryUriHint'))}
-          <Field id={id('clientSecret')} label={t('ulClientSecret')} error={fields.errors.clientSecret} hint={t('ulClientSecretHint')}>
-            <input id={id('clientSecret')} type="password" autocomplete="off" value={f.clientSecret} maxLength={1024} onInput={set('clientSecret')} />
-          </Field>
+          <TextField id={id('clientSecret')} label={t('ulClientSecret')} error={fields.errors.clientSecret} hint={t('ulClientSecretHint')} type="password" autoComplete="off" value={f.clientSecret} maxLength={1024} onInput={form.onInput('clientSecret')} />
           {input('database', t('ulDatabase'))}
           {input('table', t('ulTable'))}
         </div>
@@ -181,12 +166,7 @@ export function UtilizationForm(props: { path: string; tenantId: string; tenantN
         {input('recoverWindows', t('ulRecoverWindows'))}
       </div>
       {area('overrides', t('ulOverrides'), t('ulOverridesHint'))}
-      {save.notice && <Notice>{save.notice}</Notice>}
-      <ErrorMessage error={save.error} />
-      <button type="submit" class="secondary" disabled={save.busy}>
-        {t('ulSave')}
-      </button>
-    </form>
+    </ActionForm>
   );
 }
 
@@ -218,13 +198,13 @@ type Setup = components['schemas']['EventhouseSetup'];
  */
 export function EventhouseSetupForm(props: { path: string; tenantId: string; onDone: (s: Setup) => void }) {
   const { t, call, lang } = useConsole();
-  const [f, setF] = useState({ workspace: '', eventhouse: '' });
+  const form = useFormValues({ workspace: '', eventhouse: '' });
+  const f = form.values;
   const [result, setResult] = useState<Setup | null>(null);
   const id = (k: string) => `ul-setup-${k}-${props.tenantId}`;
   const fields = useFieldErrors<'workspace' | 'eventhouse'>((k) => id(k));
   const run = useAction();
-  const submit = (e: Event) => {
-    e.preventDefault();
+  const submit = () => {
     const found: Partial<Record<'workspace' | 'eventhouse', string>> = {};
     if (!GUID.test(f.workspace.trim())) found.workspace = t('ulGuid', { field: t('ulSetupWorkspace') });
     if (f.eventhouse.trim() && !GUID.test(f.eventhouse.trim())) found.eventhouse = t('ulGuid', { field: t('ulSetupEventhouse') });
@@ -238,16 +218,10 @@ export function EventhouseSetupForm(props: { path: string; tenantId: string; onD
   };
   const eh = result?.eventhouse;
   return (
-    <form noValidate onSubmit={submit} aria-labelledby={id('title')} data-testid="utilization-setup">
-      <h4 id={id('title')}>{t('ulSetupTitle')}</h4>
-      <p class="muted">{t('ulSetupHelp')}</p>
+    <ActionForm heading="h4" titleId={id('title')} title={t('ulSetupTitle')} help={t('ulSetupHelp')} testId="utilization-setup" action={run} submitLabel={t('ulSetupRun')} submitClass="secondary" onSubmit={submit}>
       <div class="grid">
-        <Field id={id('workspace')} label={t('ulSetupWorkspace')} hint={t('ulSetupWorkspaceHint')} error={fields.errors.workspace}>
-          <input id={id('workspace')} value={f.workspace} maxLength={100} onInput={(e) => setF((p) => ({ ...p, workspace: (e.target as HTMLInputElement).value }))} />
-        </Field>
-        <Field id={id('eventhouse')} label={t('ulSetupEventhouse')} error={fields.errors.eventhouse}>
-          <input id={id('eventhouse')} value={f.eventhouse} maxLength={100} onInput={(e) => setF((p) => ({ ...p, eventhouse: (e.target as HTMLInputElement).value }))} />
-        </Field>
+        <TextField id={id('workspace')} label={t('ulSetupWorkspace')} hint={t('ulSetupWorkspaceHint')} error={fields.errors.workspace} value={f.workspace} maxLength={100} onInput={form.onInput('workspace')} />
+        <TextField id={id('eventhouse')} label={t('ulSetupEventhouse')} error={fields.errors.eventhouse} value={f.eventhouse} maxLength={100} onInput={form.onInput('eventhouse')} />
       </div>
       {result?.outcome === 'refused' && result.refusal && (
         <p class="error" role="alert" data-permission={result.refusal.permission}>
@@ -261,10 +235,6 @@ export function EventhouseSetupForm(props: { path: string; tenantId: string; onD
             : t('ulSetupAlready', { database: eh.database, table: eh.table })}
         </Notice>
       )}
-      <ErrorMessage error={run.error} />
-      <button type="submit" class="secondary" disabled={run.busy}>
-        {t('ulSetupRun')}
-      </button>
-    </form>
+    </ActionForm>
   );
 }
