@@ -131,7 +131,7 @@ function TenantCard(props: { orgId: string; tenant: Tenant; onChanged: () => voi
                 <td data-testid="last-run" data-value={c.lastRunAt ?? ''}>
                   {c.running ? t('tnRunning') : formatDate(lang, c.lastRunAt, t('never'))}
                 </td>
-                <td>{formatDate(lang, c.nextRunAt)}</td>
+                <td>{formatDate(lang, c.nextRunAt)}<EffectiveInterval collector={c} /></td>
                 <td>{c.lastDurationMs === null ? '—' : `${num.format(c.lastDurationMs)} ms`}</td>
                 <td>{c.lastCalls === null ? '—' : num.format(c.lastCalls)}</td>
                 <td>{c.lastThrottledCalls === null ? '—' : num.format(c.lastThrottledCalls)}</td>
@@ -213,6 +213,19 @@ function TenantCard(props: { orgId: string; tenant: Tenant; onChanged: () => voi
  * connection's id), said to be exactly that, and a link to every open incident of the tenant
  * (the alerts list filtered by the connection), with their count.
  */
+/** The interval a collector runs at when its budget cannot honour the one asked for (the admin API's effectiveIntervalSeconds). */
+function EffectiveInterval(props: { collector: Tenant['collectors'][number] }) {
+  const { t, lang } = useConsole();
+  const c = props.collector;
+  if (c.effectiveIntervalSeconds <= c.intervalSeconds) return null;
+  const num = new Intl.NumberFormat(lang);
+  return (
+    <div class="muted" data-testid="effective-interval" title={c.effectiveIntervalNote ?? undefined}>
+      {t('tnEffectiveInterval', { seconds: num.format(c.effectiveIntervalSeconds), asked: num.format(c.intervalSeconds) })}
+    </div>
+  );
+}
+
 function TenantIncidents(props: { orgId: string; tenantId: string; tenantName: string }) {
   const { t, call, lang } = useConsole();
   const own = new URLSearchParams({ status: 'open', sourceType: 'Tenant', sourceId: props.tenantId, pageSize: '100' });
