@@ -13,8 +13,12 @@
  * state (gateway-listing.ts). Hot gateways — not fully online (the gateway or a member offline),
  * changed within HOT_AFTER_CHANGE_MS, marked hot by evidence (gateway-evidence.ts: a refresh
  * failed behind it), or not reported `Live` by the Power BI gateway list — are checked with all their members every run; the other checks take turns
- * (rotation.ts). A run asked early by evidence spends the budget of the time since the last run,
- * plus the checks of the freshly marked gateways, so early runs do not add up past the share.
+ * (rotation.ts, with a guaranteed share of each run). The share's credit is carried between runs
+ * (PacedBudget), so a short interval still affords whole checks; a run asked early by evidence
+ * spends the credit accrued since the last run plus the checks of the freshly marked gateways,
+ * paid back by later runs. Each run works out the shortest interval its share can honour for what
+ * is due every run (minIntervalFor): the next run comes at the longer of that and the interval
+ * asked for (its effective interval, shown in the tenant view).
  */
 import type { SignalInput } from '../../../alerts/signals.js';
 import { HOURLY_CAPS } from '../../platform/budget.js';
