@@ -54,11 +54,6 @@ describe('collector: gateway, fair turns', () => {
       expect((await schedule(h, tenantRef, 'gateway')).last_error).toBeNull();
       checkTimes(sim, from, at, h.clock.now().getTime() - start);
       runs.push(h.clock.now().getTime() - start);
-      if (process.env.DBG) {
-        const s = await schedule(h, tenantRef, 'gateway');
-        const { rows } = await h.ctx.db.query("SELECT value FROM collector_state WHERE tenant_ref = $1 AND key IN ('rotation','pace') ORDER BY key", [tenantRef]);
-        console.log(runs.at(-1), s.last_polled, s.last_deferred, s.behind_runs, JSON.stringify(rows.map((r) => r.value)), sim.requests.slice(from).map((r) => r.method + r.path.replace(/[0-9a-f-]{36}/g, (x) => x.slice(0, 4))).join(' '));
-      }
     }
     return { at, runs };
   };
@@ -68,7 +63,7 @@ describe('collector: gateway, fair turns', () => {
     const orgId = await h.org();
     const tenant = await h.tenant(orgId, sim, { collectors: { gateway: { intervalSeconds: 5 } } });
     const visible = allOnline(sim);
-    const { at } = await runFor(sim, tenant.id, 8 * 60_000);
+    const { at } = await runFor(sim, tenant.id, 5 * 60_000);
     const every = visible.flatMap((g) => [g.id.toLowerCase(), ...g.members.map((m) => `${g.id.toLowerCase()}/${m.id.toLowerCase()}`)]);
     // Every check got a turn, and again within a bounded wait after its members were known.
     for (const key of every) expect(at.get(key)?.length ?? 0, key).toBeGreaterThanOrEqual(2);
@@ -77,7 +72,7 @@ describe('collector: gateway, fair turns', () => {
     expect(view.intervalSeconds).toBe(5);
     expect(view.effectiveIntervalSeconds).toBeGreaterThanOrEqual(5);
     expect(sim.violations).toEqual([]);
-  });
+  }, 180_000);
 
   it('two hot gateways at 5 s: the rest still get turns, a third going offline is found, the collector runs at its effective interval and says so', async () => {
     const sim = await h.sim({ seed: 362, sizes: { capacities: 1, workspaces: 1, gateways: 6, membersPerGateway: 2 } });
@@ -117,5 +112,5 @@ describe('collector: gateway, fair turns', () => {
     expect(pv).toMatchObject({ intervalSeconds: 6, effectiveIntervalSeconds: view.effectiveIntervalSeconds });
     expect(pv.effectiveIntervalNote).toMatch(/6 s/);
     expect(sim.violations).toEqual([]);
-  });
+  }, 180_000);
 });
