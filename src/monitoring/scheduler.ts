@@ -311,7 +311,7 @@ export class CollectorScheduler {
         write: access.write,
         signal,
         reportProgress: (p) => {
-          progress = { polled: Math.max(0, Math.floor(p.polled)), deferred: Math.max(0, Math.floor(p.deferred)) };
+          progress = { polled: Math.max(0, Math.floor(p.polled)), deferred: Math.max(0, Math.floor(p.deferred)), effectiveIntervalSeconds: p.effectiveIntervalSeconds };
         },
         commit: async (signals, changes, lineage) => {
           signal.throwIfAborted();
@@ -362,19 +362,14 @@ export class CollectorScheduler {
       runSignals.push(tenantSignal('failure', problem, tenant, problemDetail(error, `${row.collector}: ${message}`), end));
       reported = true;
     }
-    const behind = behindStep(
-      { since: row.behind_since, runs: row.behind_runs, reported: row.behind_reported },
-      progress,
-      error !== null,
-      startedAt,
-      end,
-      row.interval_seconds,
-    );
+    const intervalSeconds = Math.max(row.interval_seconds, progress?.effectiveIntervalSeconds ?? 0); // the one its budget honours (collector-behind.ts)
+    const behindBefore = { since: row.behind_since, runs: row.behind_runs, reported: row.behind_reported };
+    const behind = behindStep(behindBefore, progress, error !== null, startedAt, end, intervalSeconds);
     if (behind.raise) {
       const detail = collectorBehindDetail(row.collector, progress!.deferred, progress!.polled, behind.next.runs, new Date(behind.next.since!).toISOString());
       runSignals.push(collectorBehindSignal('failure', row.collector, tenant, detail, end));
     }
-    const intervalMs = row.interval_seconds * 1000;
+    const intervalMs = intervalSeconds * 1000;
     // Once per interval from the slot it was due at; after a pause, from this run (missed runs are not caught up).
     let nextMs = new Date(row.next_run_at).getTime() + intervalMs;
     if (nextMs < startedAt.getTime()) nextMs = startedAt.getTime() + intervalMs;

@@ -14,7 +14,7 @@ import { IMPLEMENTED_COLLECTORS } from './connection/implemented.js';
 import type { TenantEndpoints } from './connection/endpoints.js';
 import { checkMirroringLag, type MirroringLag } from './connection/mirroring-lag.js';
 import { applyUtilization, checkUtilization, DEFAULT_UTILIZATION, utilizationOf, type UtilizationSettings } from './connection/utilization-settings.js';
-import { readRotations, rotationKeyOf, type RotationView } from './engine/rotation-status.js';
+import { effectiveIntervalOf, readRotations, rotationKeyOf, type RotationView } from './engine/rotation-status.js';
 import type { BudgetUse } from './platform/budget.js';
 import { budgetViewOf, readBudgetUseOf, type ApiBudgetView } from './platform/budget-view.js';
 import { readScanProgress, type ScanProgress } from './sources/scanner/scan-catalog.js';
@@ -72,6 +72,10 @@ export interface CollectorView {
   running: boolean;
   /** For a collector that rotates through a large tenant: its last full rotation and hot/cold counts. */
   rotation: RotationView | null;
+  /** The interval it runs at: intervalSeconds, or longer when its budget cannot honour it (engine/rotation-status.ts). */
+  effectiveIntervalSeconds: number;
+  /** Why effectiveIntervalSeconds is longer; null when it is not. */
+  effectiveIntervalNote: string | null;
 }
 
 export interface TenantView {
@@ -126,6 +130,8 @@ function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string,
     collectors: COLLECTOR_NAMES.map((name) => {
       const s = byName.get(name);
       const scheduled = s?.enabled && IMPLEMENTED_COLLECTORS.has(name);
+      const rotation = rotations.get(rotationKeyOf(row.id, name)) ?? null;
+      const effective = effectiveIntervalOf(name, s?.interval_seconds ?? COLLECTOR_DEFAULTS[name], rotation);
       return {
         name,
         enabled: s?.enabled ?? false,
@@ -141,7 +147,9 @@ function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string,
         lastPolled: s?.last_polled ?? null,
         lastDeferred: s?.last_deferred ?? null,
         running: s?.running ?? false,
-        rotation: rotations.get(rotationKeyOf(row.id, name)) ?? null,
+        rotation,
+        effectiveIntervalSeconds: effective.seconds,
+        effectiveIntervalNote: effective.note,
       };
     }),
     apiBudget: budgetViewOf(budget, row.cap_share_percent),

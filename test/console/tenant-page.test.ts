@@ -150,6 +150,16 @@ describe('console Tenant page in Chromium', () => {
     await freshness.filter({ hasText: '600 s (3 sempre, 900 em rodízio)' }).waitFor({ timeout: 15_000 });
     expect(await freshness.getByTestId('catalog-rotation').textContent()).toBe('catálogo: 25.200 s (5.000 espaços de trabalho em fatias)');
     expect(await card.locator('tr[data-collector="jobs"] [data-testid="catalog-rotation"]').count()).toBe(0);
+    // A gateway interval its budget cannot honour: the interval it runs at is shown, with the API's note as its title.
+    await t.ctx.db.query(`UPDATE collector_schedules SET interval_seconds = 5 WHERE tenant_ref = $1 AND collector = 'gateway'`, [tenant.id]);
+    await t.ctx.db.query(
+      `INSERT INTO collector_state (tenant_ref, collector, key, value, updated_at) VALUES ($1, 'gateway', 'rotation', $2::jsonb, now())`,
+      [tenant.id, JSON.stringify({ cursor: 0, passStartedAt: null, lastFullRotationSeconds: null, hot: 6, cold: 12, minIntervalSeconds: 34 })],
+    );
+    const effective = card.locator('tr[data-collector="gateway"] [data-testid="effective-interval"]');
+    await effective.filter({ hasText: 'roda a cada 34 s (pedido: 5 s; a cota não paga mais)' }).waitFor({ timeout: 15_000 });
+    expect(await effective.getAttribute('title')).toContain('runs every 34 s, not every 5 s');
+    expect(await card.locator('tr[data-collector="jobs"] [data-testid="effective-interval"]').count()).toBe(0);
     // Collectors are named in the interface language, their code beside.
     expect(await card.locator('tr[data-collector="datasources"] th').textContent()).toBe('Fontes de dados datasources');
     await p.context().close();

@@ -4098,6 +4098,10 @@ export interface components {
         /** CollectorView */
         CollectorView: {
             defaultIntervalSeconds: number;
+            /** @description Why effectiveIntervalSeconds is longer than intervalSeconds; null when they are equal. */
+            effectiveIntervalNote: string | null;
+            /** @description The interval the collector runs at: intervalSeconds, or longer when its share of the hourly budget cannot pay, that often, for what is due every run (what its last run found). Being behind (Tenant / CollectorBehind) is measured against it. */
+            effectiveIntervalSeconds: number;
             enabled: boolean;
             intervalSeconds: number;
             lastCalls: number | null;

@@ -51,7 +51,7 @@ const scanSchema = {
 const collectorViewSchema = {
   title: 'CollectorView',
   type: 'object',
-  required: ['name', 'enabled', 'intervalSeconds', 'defaultIntervalSeconds', 'lastRunAt', 'lastSuccessAt', 'nextRunAt', 'lastDurationMs', 'lastCalls', 'lastThrottledCalls', 'lastError', 'lastPolled', 'lastDeferred', 'running', 'rotation'],
+  required: ['name', 'enabled', 'intervalSeconds', 'defaultIntervalSeconds', 'lastRunAt', 'lastSuccessAt', 'nextRunAt', 'lastDurationMs', 'lastCalls', 'lastThrottledCalls', 'lastError', 'lastPolled', 'lastDeferred', 'running', 'rotation', 'effectiveIntervalSeconds', 'effectiveIntervalNote'],
   properties: {
     name: str,
     enabled: bool,
@@ -68,6 +68,12 @@ const collectorViewSchema = {
     lastDeferred: { type: ['integer', 'null'], description: 'Due resources the last run left for a later run; when this lasts, Tenant / CollectorBehind opens.' },
     running: bool,
     rotation: rotationSchema,
+    effectiveIntervalSeconds: {
+      type: 'integer',
+      description:
+        'The interval the collector runs at: intervalSeconds, or longer when its share of the hourly budget cannot pay, that often, for what is due every run (what its last run found). Being behind (Tenant / CollectorBehind) is measured against it.',
+    },
+    effectiveIntervalNote: { ...nullableStr, description: 'Why effectiveIntervalSeconds is longer than intervalSeconds; null when they are equal.' },
   },
 } as const;
 

@@ -11,8 +11,9 @@ import { applySignalsIn as applyLifecycleSignals, type SignalOutcome } from '../
 import { txWithRetry } from '../../db/retry.js';
 import { hasTexts, inLanguage, validateSignal, type SignalInput } from '../../alerts/signals.js';
 import { DEFAULT_LANGUAGE, orgLanguage } from '../../orgs/language.js';
-import { endFirstPass, FOUND_AT_CONNECTION, startFirstPass } from './first-pass.js';
+import { countFirstPassFindings, endFirstPass, FOUND_AT_CONNECTION, startFirstPass } from './first-pass.js';
 import { holdLease, type Lease } from './lease.js';
+import { CATALOG_ROTATION_KEY, firstPassGoesOnIn, ROTATION_KEY } from './rotation.js';
 import { writeLineage, type LineageChanges } from '../lineage/lineage.js';
 import { type FencedWrite, type Reader, readerOf } from './reader.js';
 
@@ -188,6 +189,14 @@ export interface RunOutput {
   writes?: readonly FencedWrite[];
 }
 
+/**
+ * A rotating collector's first pass is its first complete pass (rotation.ts, firstPassDone): a
+ * run that commits a rotation whose first pass goes on leaves the tenant's first pass open.
+ */
+function rotationGoesOn(changes: StateChange[]): boolean {
+  return changes.some((c) => (c.key === ROTATION_KEY || c.key === CATALOG_ROTATION_KEY) && firstPassGoesOnIn(c.value));
+}
+
 /** Marks the run's incidents as its tenant's (the admin alert list filters by it). */
 async function tagTenant(q: Queryable, orgId: string, tenantRef: string, outcomes: SignalOutcome[]): Promise<void> {
   const ids = outcomes.map((o) => o.alertId).filter((id): id is string => id !== null);
@@ -200,7 +209,8 @@ async function tagTenant(q: Queryable, orgId: string, tenantRef: string, outcome
  * throws LeaseLostError when the run no longer holds it), then the source's staged writes, then
  * all incident keys in one order.
  * A collector's first pass of a new tenant (first-pass.ts) locks the tenant row before the
- * fence, opens its incidents silenced "found at connection", and ends the pass in this commit.
+ * fence, opens its incidents silenced "found at connection", and ends the pass in this commit —
+ * unless the collector says it goes on, or commits a rotation whose first complete pass goes on.
  */
 export async function commitRun(ctx: Ctx, orgId: string, lease: Lease, output: RunOutput): Promise<SignalOutcome[]> {
   const now = ctx.clock.now();
@@ -214,7 +224,9 @@ export async function commitRun(ctx: Ctx, orgId: string, lease: Lease, output: R
     await tagTenant(q, orgId, lease.tenantRef, out);
     await writeState(q, lease.tenantRef, lease.collector, output.changes, now);
     if (output.lineage) await writeLineage(q, lease.tenantRef, output.lineage, now);
-    if (first && !output.firstPassGoesOn) {
+    if (first && (output.firstPassGoesOn || rotationGoesOn(output.changes))) {
+      await countFirstPassFindings(q, lease, out);
+    } else if (first) {
       const connected = await endFirstPass(q, lease, out, now, ctx.config.baseUrl);
       if (connected) await tagTenant(q, orgId, lease.tenantRef, await applySignalsIn(q, ctx, orgId, [connected], now));
     }

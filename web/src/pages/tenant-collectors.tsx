@@ -61,7 +61,15 @@ export function CollectorsTable(props: { path: string; tenant: Tenant; onChanged
             value: (c) => c.lastRunAt ?? '',
             attrs: () => ({ 'data-testid': 'last-run' }),
           },
-          { label: t('tnNextRun'), cell: (c) => formatDate(lang, c.nextRunAt) },
+          {
+            label: t('tnNextRun'),
+            cell: (c) => (
+              <>
+                {formatDate(lang, c.nextRunAt)}
+                <EffectiveInterval collector={c} />
+              </>
+            ),
+          },
           { label: t('tnDuration'), cell: (c) => (c.lastDurationMs === null ? '—' : `${num.format(c.lastDurationMs)} ms`) },
           { label: t('tnCalls'), cell: (c) => count(c.lastCalls) },
           { label: t('tnThrottled'), cell: (c) => count(c.lastThrottledCalls) },
@@ -96,5 +104,18 @@ function Rotation(props: { rotation: Collector['rotation'] }) {
         </div>
       )}
     </>
+  );
+}
+
+/** The interval a collector runs at when its budget cannot honour the one asked for (the admin API's effectiveIntervalSeconds). */
+function EffectiveInterval(props: { collector: Tenant['collectors'][number] }) {
+  const { t, lang } = useConsole();
+  const c = props.collector;
+  if (c.effectiveIntervalSeconds <= c.intervalSeconds) return null;
+  const num = new Intl.NumberFormat(lang);
+  return (
+    <div class="muted" data-testid="effective-interval" title={c.effectiveIntervalNote ?? undefined}>
+      {t('tnEffectiveInterval', { seconds: num.format(c.effectiveIntervalSeconds), asked: num.format(c.intervalSeconds) })}
+    </div>
   );
 }
