@@ -10,6 +10,7 @@ import { kustoError } from './kusto-error.js';
 import { EVENT_TYPES, ingestedRows, materialize, loadOf, type EventRow } from './capacity-load.js';
 import { createdDatabase, createdTable, routes } from './fabric-items.js';
 import { kustoMgmt } from './kusto-mgmt.js';
+import { takeKustoFault } from './eventhouse-faults.js';
 import type { Reply } from './reply.js';
 import type { SimState } from './types.js';
 
@@ -125,6 +126,8 @@ export function kustoQuery(state: SimState, path: string, method: string, json: 
       return kustoError(400, 'General_BadRequest', `Semantic error: '${table ?? '?'}' could not be resolved as a table.`, true, 'SEM0100');
     }
   }
+  const fault = takeKustoFault(state, (rows) => frames([['ingested', 'datetime'], ['type', 'string'], ['data', 'dynamic']], rows));
+  if (fault) return fault;
   const o2 = { ...o, capacityIds };
   if (/summarize\s+cu\s*=\s*sum\(/i.test(body.csl)) return culprits(state, body, o2, bad);
   if (/ingestion_time\(\)\s*>\s*since/i.test(body.csl)) return newRows(state, body, o2, bad);

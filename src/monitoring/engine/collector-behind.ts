@@ -16,6 +16,15 @@ export const COLLECTOR_BEHIND = 'CollectorBehind';
 export interface RunProgress {
   polled: number;
   deferred: number;
+  /** Rows the platform served that the run skipped as unbelievable (engine/rejected-rows.ts), and why. */
+  rejected?: number;
+  rejectedNote?: string | null;
+}
+
+/** A reported progress made whole: counts are whole and not negative, the note bounded. */
+export function cleanProgress(p: RunProgress): RunProgress {
+  const n = (v: number | undefined) => Math.max(0, Math.floor(Number(v) || 0));
+  return { polled: n(p.polled), deferred: n(p.deferred), rejected: n(p.rejected), rejectedNote: p.rejectedNote ? String(p.rejectedNote).slice(0, 1000) : null };
 }
 
 export interface BehindState {

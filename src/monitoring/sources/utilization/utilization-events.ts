@@ -10,8 +10,9 @@
  * the history's primary key and the verdicts' per-capacity watermark.
  */
 import { kqlDatetime, kqlTable, kustoQuery } from '../../platform/kusto.js';
-import { VendorAnswerError, type PlatformClient } from '../../platform/platform-client.js';
+import type { PlatformClient } from '../../platform/platform-client.js';
 import type { EventhouseSource } from '../../connection/utilization-settings.js';
+import { figuresProblem, RejectedRows } from './figure-checks.js';
 
 export const SUMMARY_TYPE = 'Microsoft.Fabric.Capacity.Summary';
 export const STATE_TYPE = 'Microsoft.Fabric.Capacity.State';
@@ -54,6 +55,8 @@ export interface EventBatch {
   states: StateChangeEvent[];
   /** Summary rows seen more than once (the platform's duplicates), counted once. */
   duplicates: number;
+  /** Rows skipped as unbelievable (malformed, a figure out of range): never stored, never judged. */
+  rejected: RejectedRows;
   /** The new cursor: every row ingested up to it has been read. */
   through: Date;
 }
@@ -117,7 +120,7 @@ export function summaryFigures(d: Record<string, unknown>): WindowFigures | stri
   if (!capacityId || !windowStart || missing.length > 0) return `a Summary event without ${[...(capacityId ? [] : ['capacityId']), ...(windowStart ? [] : ['windowStartTime']), ...missing].join(', ')}`;
   const baseCu = num(d, 'baseCapacityUnits')!;
   const used = num(d, 'capacityUnitMs')!;
-  return {
+  const f: WindowFigures = {
     capacityId,
     capacityName: typeof d.capacityName === 'string' && d.capacityName ? d.capacityName : capacityId,
     sku: typeof d.capacitySku === 'string' ? d.capacitySku : '',
@@ -131,36 +134,56 @@ export function summaryFigures(d: Record<string, unknown>): WindowFigures | stri
     carryForwardCuMs: num(d, 'overageTotalCapacityUnitMs')!,
     workloads: workloadsOf(d.capacityUnitUtilizationBreakdown),
   };
+  const problem = figuresProblem(f, SUMMARY_FIELDS);
+  return problem ? `the Summary event of ${capacityId} at ${windowStart.toISOString()}: ${problem}` : f;
+}
+
+const SUMMARY_FIELDS = {
+  delay: 'interactiveDelayThresholdPercentage',
+  irej: 'interactiveRejectionThresholdPercentage',
+  brej: 'backgroundRejectionThresholdPercentage',
+  cu: 'capacityUnitMs',
+  carry: 'overageTotalCapacityUnitMs',
+};
+
+/** One row of the table into the batch, or into `rejected` with its reason. */
+function takeRow(row: Record<string, unknown>, table: string, into: { byWindow: Map<string, WindowFigures>; states: StateChangeEvent[]; rejected: RejectedRows; duplicates: number }): void {
+  const d = dataOf(row.data);
+  if (!d) {
+    into.rejected.add(`table ${table}: a ${String(row.type)} row whose "data" is not an object`);
+  } else if (row.type === SUMMARY_TYPE) {
+    const f = summaryFigures(d);
+    if (typeof f === 'string') {
+      into.rejected.add(`table ${table}: ${f}`);
+      return;
+    }
+    const key = `${f.capacityId}|${f.windowStart.toISOString()}`;
+    into.rejected.read++;
+    if (into.byWindow.has(key)) into.duplicates++;
+    else into.byWindow.set(key, f);
+  } else if (row.type === STATE_TYPE) {
+    const at = eventDate(d.transitionTime);
+    if (typeof d.capacityId !== 'string' || !at) {
+      into.rejected.add(`table ${table}: a State event without capacityId or transitionTime`);
+      return;
+    }
+    into.rejected.read++;
+    into.states.push({ capacityId: d.capacityId.toLowerCase(), capacityName: String(d.capacityName ?? d.capacityId), at, state: String(d.capacityState ?? ''), reason: String(d.stateChangeReason ?? '') });
+  }
 }
 
 /** New rows since the cursor (or the first lookback), as far as this run may read. */
-export async function readNewEvents(client: PlatformClient, source: EventhouseSource, cursor: Date | null, now: Date): Promise<EventBatch> {
+export async function readNewEvents(client: PlatformClient, source: EventhouseSource, cursor: Date | null, now: Date, rejected = new RejectedRows()): Promise<EventBatch> {
   const limit = new Date(now.getTime() - SETTLE_MS);
   let since = cursor ?? new Date(now.getTime() - FIRST_LOOKBACK_MS);
-  const byWindow = new Map<string, WindowFigures>();
-  const states: StateChangeEvent[] = [];
-  let duplicates = 0;
+  const into = { byWindow: new Map<string, WindowFigures>(), states: [] as StateChangeEvent[], rejected, duplicates: 0 };
   for (let q = 0; q < MAX_QUERIES_PER_RUN && since < limit; q++) {
     const until = new Date(Math.min(limit.getTime(), since.getTime() + SPAN_MS));
     const rows = await kustoQuery(client, { queryUri: source.queryUri, database: source.database }, READ_QUERY(source.table), { since: kqlDatetime(since), until: kqlDatetime(until) });
-    for (const row of rows) {
-      const d = dataOf(row.data);
-      if (!d) throw new VendorAnswerError(`table ${source.table}: a row's "data" is not an object — is this the raw capacity-events table?`);
-      if (row.type === SUMMARY_TYPE) {
-        const f = summaryFigures(d);
-        if (typeof f === 'string') throw new VendorAnswerError(`table ${source.table}: ${f}; the event schema is not the documented one, nothing was read`);
-        const key = `${f.capacityId}|${f.windowStart.toISOString()}`;
-        if (byWindow.has(key)) duplicates++;
-        else byWindow.set(key, f);
-      } else if (row.type === STATE_TYPE) {
-        const at = eventDate(d.transitionTime);
-        if (typeof d.capacityId !== 'string' || !at) continue;
-        states.push({ capacityId: d.capacityId.toLowerCase(), capacityName: String(d.capacityName ?? d.capacityId), at, state: String(d.capacityState ?? ''), reason: String(d.stateChangeReason ?? '') });
-      }
-    }
+    for (const row of rows) takeRow(row, source.table, into);
     since = until;
   }
-  return { windows: [...byWindow.values()], states, duplicates, through: since };
+  return { windows: [...into.byWindow.values()], states: into.states, duplicates: into.duplicates, rejected: into.rejected, through: since };
 }
 
 export interface Culprit {
