@@ -21,9 +21,10 @@
  * Reading is incremental per capacity: a cursor (the next minute to read) is committed with the
  * run's incidents; each query asks [cursor, the current minute) — never a minute twice, none
  * skipped after a gap or a restart (a long gap is read SPAN_MS per query, within the run's
- * CallBudget, and caught up over the next runs). A minute without a point is read again until
- * SETTLE_MS after it ended (Azure Monitor publishes a minute late); after that it counts as read
- * with no data — a paused or deleted capacity, or a minute the platform never published. The
+ * CallBudget, and caught up over the next runs). A minute is complete when both series have
+ * published their point (each metric is published on its own, a minute or more late); one still
+ * missing is read again until SETTLE_MS after the minute ended, and after that what is there counts
+ * — no point at all is no data: a paused or deleted capacity, or a minute never published. The
  * capacity list is kept in the collector's state and read again every LISTING_REFRESH_MS; a
  * capacity listed as paused recovers its incidents (a pause ends the overload).
  */
@@ -262,9 +263,14 @@ async function refreshListing(run: SourceRun, settings: UtilizationSettings, bud
   return { listing, stateEvents };
 }
 
-/** Whether a minute can be read now: it has its points, or it will get none (SETTLE_MS after it ended). */
+/**
+ * Whether a minute can be read now: every series has published its point, or it is SETTLE_MS past
+ * its end (what is there then is all there will be). One series alone is not enough: Azure Monitor
+ * publishes each metric on its own, and an overload point published after the CPU point would be
+ * missed for good.
+ */
 function minuteDone(p: MinutePoint, now: Date): boolean {
-  return p.cpu !== null || p.overload !== null || p.start.getTime() + MINUTE_MS + SETTLE_MS <= now.getTime();
+  return (p.cpu !== null && p.overload !== null) || p.start.getTime() + MINUTE_MS + SETTLE_MS <= now.getTime();
 }
 
 /** One capacity's new minutes from its cursor: the windows read, the new cursor, and whether it is gone (404: list again). */

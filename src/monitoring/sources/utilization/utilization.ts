@@ -20,7 +20,7 @@ import * as T from '../../messages/titles.js';
 import { thresholdsFor, utilizationOf, type EventhouseSource } from '../../connection/utilization-settings.js';
 import { settledAzureMonitorSource } from './utilization-azure-monitor.js';
 import { metricsAppReleaseSignals, runMetricsApp } from './utilization-metrics-app.js';
-import { readCulprits, readNewEvents, type Culprit, type WindowFigures } from './utilization-events.js';
+import { readCulprits, readNewEvents, type Culprit, type EventCursor, type WindowFigures } from './utilization-events.js';
 import { RejectedRows } from './figure-checks.js';
 import { REJECTED_KEY, rejectedRelease, rejectedStep, type RejectedMemory } from '../../engine/rejected-rows.js';
 import { freshMemory, judgeCapacity, releaseSignals, stageOf, throttledMessage, type CapacityMemory } from './utilization-verdicts.js';
@@ -82,14 +82,14 @@ export const utilizationCollector: Collector = {
       return;
     }
     const now = ctx.clock.now();
-    const cursorValue = state.get(CURSOR_KEY) as { through?: string } | undefined;
-    const cursor = cursorValue?.through ? new Date(cursorValue.through) : null;
+    // The cursor is on the platform's clock (the newest ingestion_time() read; utilization-events.ts).
+    const cursor = (state.get(CURSOR_KEY) as EventCursor | undefined) ?? null;
     const batch = await readNewEvents(client, source, cursor, now, rejected);
     await storeWindows(ctx.db, tenant.org_id, tenant.id, batch.windows.filter((w) => w.utilizationPct <= 500));
 
     const ids = new Set([...batch.windows.map((w) => w.capacityId), ...batch.states.map((s) => s.capacityId)]);
     const signals: SignalInput[] = [];
-    const changes: StateChange[] = [{ key: CURSOR_KEY, value: { through: batch.through.toISOString() } }];
+    const changes: StateChange[] = [{ key: CURSOR_KEY, value: batch.cursor }];
     for (const id of ids) {
       const windows = batch.windows.filter((w) => w.capacityId === id);
       const states = batch.states.filter((s) => s.capacityId === id);
