@@ -153,7 +153,8 @@ export function metricsList(ctx: RequestContext): Reply {
       const f = figures.get(t);
       if (f && metricPublished(ctx.state, name, t, ctx.now, METRIC_DELAY_MS)) {
         const values = name === 'cpu_metric' ? f.cpu : f.overload;
-        for (const a of aggregations as Aggregation[]) point[a] = Math.round(aggregate(values, a) * 1000) / 1000;
+        const forced = ctx.state.settings.metricValue?.metric === name ? ctx.state.settings.metricValue.value : null;
+        for (const a of aggregations as Aggregation[]) point[a] = forced ?? Math.round(aggregate(values, a) * 1000) / 1000;
       }
       data.push(point);
     }

@@ -103,6 +103,8 @@ export interface SimControl {
   eventhouseLateRows(a: { capacityId: string; windows: number; lateMs: number }): void;
   /** One Azure Monitor series publishes its minutes `lateMs` later than usual (the other on time); null metric clears. */
   metricSeriesLate(a: { metric: 'cpu_metric' | 'overload_metric' | null; lateMs?: number }): void;
+  /** Every published point of one Azure Monitor series answers `value` (e.g. −5 or 1e308); null metric clears. */
+  metricValue(a: { metric: 'cpu_metric' | 'overload_metric' | null; value?: number }): void;
   /** The Capacity Metrics app's model takes the names of this app version (METRICS_APP_VERSIONS; `v99` is unknown to every monitor). */
   metricsAppVersion(a: { version: MetricsAppVersion }): void;
   /** executeQueries on the app's model answers 401 (no Build permission, or the tenant setting off). */
@@ -153,6 +155,7 @@ export const CONTROL_OPERATIONS = [
   'eventhouseFault',
   'eventhouseLateRows',
   'metricSeriesLate',
+  'metricValue',
   'metricsAppVersion',
   'metricsAppForbidden',
   'workspaceRole',

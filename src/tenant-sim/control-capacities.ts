@@ -10,7 +10,7 @@ const CAPACITY_STATES: SimCapacityState[] = ['Active', 'Suspended', 'Paused', 'I
 
 export type CapacitiesControls = Pick<
   SimControl,
-  'capacityState' | 'capacitySku' | 'capacityLoad' | 'capacityEvents' | 'eventhouseForbidden' | 'eventhouseInject' | 'eventhouseFault' | 'eventhouseLateRows' | 'metricSeriesLate' | 'metricsAppVersion' | 'metricsAppForbidden'
+  'capacityState' | 'capacitySku' | 'capacityLoad' | 'capacityEvents' | 'eventhouseForbidden' | 'eventhouseInject' | 'eventhouseFault' | 'eventhouseLateRows' | 'metricSeriesLate' | 'metricValue' | 'metricsAppVersion' | 'metricsAppForbidden'
 >;
 
 export function capacitiesControls(kit: ControlKit): CapacitiesControls {
@@ -60,6 +60,11 @@ export function capacitiesControls(kit: ControlKit): CapacitiesControls {
       if (metric !== null && metric !== 'cpu_metric' && metric !== 'overload_metric') throw new SimControlError('metric must be cpu_metric, overload_metric or null');
       if (metric !== null && (!Number.isInteger(lateMs) || lateMs! < 0 || lateMs! > 86_400_000)) throw new SimControlError('lateMs must be whole milliseconds (0–86400000)');
       s().settings.metricLate = metric === null ? null : { metric, ms: lateMs! };
+    },
+    metricValue({ metric, value }) {
+      if (metric !== null && metric !== 'cpu_metric' && metric !== 'overload_metric') throw new SimControlError('metric must be cpu_metric, overload_metric or null');
+      if (metric !== null && typeof value !== 'number') throw new SimControlError('value must be a number');
+      s().settings.metricValue = metric === null ? null : { metric, value: value! };
     },
     metricsAppVersion({ version }) {
       const app = s().metricsApp;

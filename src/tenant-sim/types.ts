@@ -252,6 +252,8 @@ export interface SimSettings {
   metricsThrottled?: number;
   /** One Azure Monitor series publishes its minutes this much later than the other (src/tenant-sim/eventhouse-faults.ts). */
   metricLate?: { metric: 'cpu_metric' | 'overload_metric'; ms: number } | null;
+  /** Every published point of one Azure Monitor series answers this value (a poisoned series). */
+  metricValue?: { metric: 'cpu_metric' | 'overload_metric'; value: number } | null;
   subscriptionId: string;
   resourceGroup: string;
   currency: string;

@@ -1,7 +1,8 @@
 /**
  * Poison data never blinds the utilization collector: a Summary event that is not JSON, one with
  * negative CU and percentages, one with a 1e308 CU figure — each skipped, counted and named in
- * the collector's status, never stored, and the rows after it read as usual; rows rejected run
+ * the collector's status, never stored, and the rows after it read as usual (an Azure Monitor
+ * point out of range too); rows rejected run
  * after run open the Tenant incident PlatformDataRejected (info) until a run rejects none; a Kusto
  * query that fails keeps Kusto's own words (SEM0100, OneApiErrors) in lastError.
  */
@@ -105,6 +106,42 @@ describe('collector: utilization — poison data and vendor errors', () => {
     expect((await alerts(h, orgId, 'Tenant')).filter((a) => a.notification_kind === 'PlatformDataRejected').map((a) => a.status)).toEqual(['resolved', 'open']);
     await removeTenant(h.ctx, orgId, tenant.id);
     expect((await alerts(h, orgId, 'Tenant')).filter((a) => a.notification_kind === 'PlatformDataRejected').map((a) => a.status)).toEqual(['resolved', 'resolved']);
+    expect(sim.violations).toEqual([]);
+  });
+
+  it('an Azure Monitor point out of range (CPU −5 %, 1e308) is skipped and counted, not clamped and stored; the minutes after it are read', async () => {
+    const sim = await h.sim({ seed: 37, sizes: { capacities: 2, workspaces: 4, gateways: 0 }, now: () => h.clock.now().getTime(), tokenLifetimeSeconds: 30 * 86_400 });
+    for (const c of sim.state.capacities) sim.control.capacityState({ capacityId: c.id, state: 'Active' });
+    const cap = sim.state.capacities[0]!;
+    sim.control.capacitySku({ capacityId: cap.id, sku: 'A2' });
+    const sub = sim.state.settings.subscriptionId;
+    const orgId = await h.org();
+    const tenant = await h.tenant(orgId, sim, { collectors: { utilization: { intervalSeconds: 30 } }, utilization: { armScopes: [`/subscriptions/${sub}`] } });
+    const runner = h.scheduler({ collectors: [utilizationCollector] });
+    expect(await runner.pass()).toBe(1);
+    const count = async () => (await stored(tenant.id)).reduce((n, r) => n + r.n, 0);
+    const before = await count();
+
+    sim.control.metricValue({ metric: 'cpu_metric', value: -5 });
+    await step(runner, 3 * 60_000);
+    let row = await schedule(h, tenant.id, 'utilization');
+    expect(row.last_error).toBeNull();
+    expect(row.last_rejected).toBe(3);
+    expect(row.last_rejected_note).toContain('cpu_metric -5 is negative');
+    expect(await count()).toBe(before);
+
+    sim.control.metricValue({ metric: 'overload_metric', value: 1e308 });
+    await step(runner, 60_000);
+    row = await schedule(h, tenant.id, 'utilization');
+    expect(row.last_rejected).toBe(1);
+    expect(row.last_rejected_note).toContain('overload_metric 1e+308 is beyond 10,000');
+
+    sim.control.metricValue({ metric: null });
+    await step(runner, 2 * 60_000);
+    expect(await schedule(h, tenant.id, 'utilization')).toMatchObject({ last_rejected: 0, last_error: null });
+    // The two minutes published since: two 30-second windows each.
+    expect(await count()).toBe(before + 2 * 2);
+    expect(Number((await stored(tenant.id))[0].min_u)).toBeGreaterThanOrEqual(0);
     expect(sim.violations).toEqual([]);
   });
 
