@@ -15,7 +15,7 @@ import type { SignalInput } from '../alerts/signals.js';
 import type { ApiFamily } from './platform/budget.js';
 import { takeCall } from './platform/budget.js';
 import type { Collector } from './engine/collector.js';
-import { behindStep, collectorBehindSignal, type RunProgress } from './engine/collector-behind.js';
+import { behindStep, cleanProgress, collectorBehindSignal, type RunProgress } from './engine/collector-behind.js';
 import { collectorBehindDetail, collectorCaughtUp } from './messages/titles.js';
 import { DEFAULT_COLLECTORS } from './registry.js';
 import { claimDue, LeaseLostError, releaseLease, renewLease, type ClaimedRow, type Lease } from './engine/lease.js';
@@ -311,7 +311,7 @@ export class CollectorScheduler {
         write: access.write,
         signal,
         reportProgress: (p) => {
-          progress = { polled: Math.max(0, Math.floor(p.polled)), deferred: Math.max(0, Math.floor(p.deferred)), effectiveIntervalSeconds: p.effectiveIntervalSeconds };
+          progress = cleanProgress(p);
         },
         commit: async (signals, changes, lineage) => {
           signal.throwIfAborted();
@@ -383,12 +383,12 @@ export class CollectorScheduler {
            problem_kind = $13, problem_since = $14, problem_reported = $15,
            last_polled = CASE WHEN $16::boolean THEN $17 ELSE last_polled END,
            last_deferred = CASE WHEN $16::boolean THEN $18 ELSE last_deferred END,
-           behind_since = $19, behind_runs = $20, behind_reported = $21
+           behind_since = $19, behind_runs = $20, behind_reported = $21, last_rejected = $22, last_rejected_note = $23
          WHERE tenant_ref = $1 AND collector = $2 AND locked_by = $3 AND locked_until > clock_timestamp() RETURNING tenant_ref`,
         [
           row.tenant_ref, row.collector, row.locked_by, startedAt, !error, end, durationMs, stats.calls, stats.throttledCalls,
           message, row.next_run_at, next, problem, since, reported,
-          progress !== null, progress?.polled ?? null, progress?.deferred ?? null, behind.next.since, behind.next.runs, behind.next.reported,
+          progress !== null, progress?.polled ?? null, progress?.deferred ?? null, behind.next.since, behind.next.runs, behind.next.reported, progress?.rejected ?? null, progress?.rejectedNote ?? null,
         ],
       );
       if (rows.length === 0) return; // the lease was lost (or the tenant deleted): the row is not this run's to record

@@ -51,6 +51,8 @@ export interface ScheduleRow {
   last_error: string | null;
   last_polled: number | null;
   last_deferred: number | null;
+  last_rejected: number | null;
+  last_rejected_note: string | null;
 }
 
 export interface CollectorView {
@@ -69,6 +71,10 @@ export interface CollectorView {
   lastPolled: number | null;
   /** Resources that were due and that the last run left for a later run (CollectorBehind when it lasts). */
   lastDeferred: number | null;
+  /** Rows the platform served that the last run skipped as unbelievable (a figure out of range, a malformed event); null when it does not check rows. */
+  lastRejected: number | null;
+  /** Why (the first few rows' reasons); null when none was skipped. */
+  lastRejectedNote: string | null;
   running: boolean;
   /** For a collector that rotates through a large tenant: its last full rotation and hot/cold counts. */
   rotation: RotationView | null;
@@ -104,7 +110,7 @@ export interface TenantView {
 }
 
 const SCHEDULE_COLUMNS =
-  'tenant_ref, collector, enabled, interval_seconds, next_run_at, coalesce(locked_until > now(), false) AS running, last_run_at, last_success_at, last_duration_ms, last_calls, last_throttled_calls, last_error, last_polled, last_deferred';
+  'tenant_ref, collector, enabled, interval_seconds, next_run_at, coalesce(locked_until > now(), false) AS running, last_run_at, last_success_at, last_duration_ms, last_calls, last_throttled_calls, last_error, last_polled, last_deferred, last_rejected, last_rejected_note';
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
@@ -146,6 +152,8 @@ function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string,
         lastError: s?.last_error ?? null,
         lastPolled: s?.last_polled ?? null,
         lastDeferred: s?.last_deferred ?? null,
+        lastRejected: s?.last_rejected ?? null,
+        lastRejectedNote: s?.last_rejected_note ?? null,
         running: s?.running ?? false,
         rotation,
         effectiveIntervalSeconds: effective.seconds,

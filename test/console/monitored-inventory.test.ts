@@ -50,8 +50,8 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
       { key: 'gateway:gw-a', value: { name: 'GW Matriz', offline: true, upgrade: false } },
       { key: 'gateway:gw-b', value: { name: 'GW Filial', offline: false, upgrade: true } },
       { key: 'member:m-1', value: { name: 'GW Matriz / nó 1', offline: true, gatewayId: 'gw-a' } },
-    ], now);
-    await writeState(t.ctx.db, tenant, 'capacity', [{ key: 'cap-1', value: { name: 'cap-prod', state: 'Active', down: false } }], now);
+    ]);
+    await writeState(t.ctx.db, tenant, 'capacity', [{ key: 'cap-1', value: { name: 'cap-prod', state: 'Active', down: false } }]);
     expect((await t.admin('PUT', `/orgs/${orgId}/workspaces`, [{ name: 'Vendas', remoteId: 'WS-1', capacityName: 'cap-prod' }])).statusCode).toBe(200);
     await savePlacements(t.ctx.db, tenant, [
       { itemId: 'SM-1', itemType: 'SemanticModel', itemName: 'Vendas Diárias', workspaceId: 'WS-1', capacityId: 'CAP-1' },
@@ -67,7 +67,7 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
     await t.admin('POST', `/orgs/${orgId}/signals`, { sourceType: 'Dataset', sourceId: 'sm-2', sourceName: 'Aaa Estoque', kind: 'recovery', notificationKind: 'RefreshFailed', title: 'Ok', message: 'Ok' });
     // Another organization's tenant, gateway and incident stay out of this one's pages.
     const other = await connectTenant(otherOrgId, 'Fabrikam');
-    await writeState(t.ctx.db, other, 'gateway', [{ key: 'gateway:gw-a', value: { name: 'GW de outra org', offline: false, upgrade: false } }], now);
+    await writeState(t.ctx.db, other, 'gateway', [{ key: 'gateway:gw-a', value: { name: 'GW de outra org', offline: false, upgrade: false } }]);
     await savePlacements(t.ctx.db, other, [{ itemId: 'sm-9', itemType: 'SemanticModel', itemName: 'Outro modelo', workspaceId: 'ws-9', capacityId: null }], now);
     await signal(otherOrgId, { sourceType: 'Gateway', sourceId: 'gw-a', sourceName: 'GW de outra org', notificationKind: 'GatewayOffline' });
     // An organization with more models than a page holds.

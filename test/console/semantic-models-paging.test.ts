@@ -58,7 +58,7 @@ describe('the semantic-models view, paged', () => {
     const inB = Array.from({ length: 95 }, (_, i) => ({ itemId: `sm-${String(i * 2).padStart(3, '0')}`, itemType: 'SemanticModel', itemName: names(i + 1), workspaceId: 'ws-2', capacityId: null }));
     await savePlacements(t.ctx.db, a, [...inA, { itemId: 'rep-1', itemType: 'Report', itemName: 'Relatório', workspaceId: 'ws-1', capacityId: null }], now);
     await savePlacements(t.ctx.db, b, inB, now);
-    await writeState(t.ctx.db, a, 'gateway', [{ key: 'gateway:gw-a', value: { name: 'GW Matriz', offline: true, upgrade: false } }], now);
+    await writeState(t.ctx.db, a, 'gateway', [{ key: 'gateway:gw-a', value: { name: 'GW Matriz', offline: true, upgrade: false } }]);
     await saveDatasources(t.ctx.db, a, 'SM-007', ['GW-A'], ['src-1'], now);
     const open = await t.admin('POST', `/orgs/${orgId}/signals`, {
       kind: 'failure', notificationKind: 'RefreshFailed', title: 'Falha', message: 'Falhou', sourceType: 'Dataset', sourceId: 'SM-007', sourceName: names(7),

@@ -203,7 +203,7 @@ describe('leases on the database clock, fenced commits', () => {
       await applySignalsIn(q, h.ctx, orgId, [
         { sourceType: 'Capacity', sourceId: capacityId, sourceName: 'Cap', notificationKind: 'CapacityNotActive', severity: 'error', kind: 'failure', title: 'Capacity Cap is Suspended', message: 'Suspended.' },
       ], now);
-      await writeState(q, tenant.id, 'capacity', [{ key: capacityId, value: { name: 'Cap', state: 'Suspended', down: true } }], now);
+      await writeState(q, tenant.id, 'capacity', [{ key: capacityId, value: { name: 'Cap', state: 'Suspended', down: true } }]);
       await g.wait();
     });
     await g.reached;

@@ -4111,6 +4111,10 @@ export interface components {
             lastError: string | null;
             /** @description Resources the last run read (collectors that read resources one by one; null for the others). */
             lastPolled: number | null;
+            /** @description Rows the platform served that the last run skipped as unbelievable (a figure out of range, a malformed event); when this lasts, Tenant / PlatformDataRejected opens. Null for collectors that do not check rows. */
+            lastRejected: number | null;
+            /** @description Why the last run skipped rows (the first few reasons); null when none was skipped. */
+            lastRejectedNote: string | null;
             /** Format: date-time */
             lastRunAt: string | null;
             /** Format: date-time */

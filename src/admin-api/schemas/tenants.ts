@@ -51,7 +51,7 @@ const scanSchema = {
 const collectorViewSchema = {
   title: 'CollectorView',
   type: 'object',
-  required: ['name', 'enabled', 'intervalSeconds', 'defaultIntervalSeconds', 'lastRunAt', 'lastSuccessAt', 'nextRunAt', 'lastDurationMs', 'lastCalls', 'lastThrottledCalls', 'lastError', 'lastPolled', 'lastDeferred', 'running', 'rotation', 'effectiveIntervalSeconds', 'effectiveIntervalNote'],
+  required: ['name', 'enabled', 'intervalSeconds', 'defaultIntervalSeconds', 'lastRunAt', 'lastSuccessAt', 'nextRunAt', 'lastDurationMs', 'lastCalls', 'lastThrottledCalls', 'lastError', 'lastPolled', 'lastDeferred', 'lastRejected', 'lastRejectedNote', 'running', 'rotation', 'effectiveIntervalSeconds', 'effectiveIntervalNote'],
   properties: {
     name: str,
     enabled: bool,
@@ -66,6 +66,8 @@ const collectorViewSchema = {
     lastError: nullableStr,
     lastPolled: { type: ['integer', 'null'], description: 'Resources the last run read (collectors that read resources one by one; null for the others).' },
     lastDeferred: { type: ['integer', 'null'], description: 'Due resources the last run left for a later run; when this lasts, Tenant / CollectorBehind opens.' },
+    lastRejected: { type: ['integer', 'null'], description: 'Rows the platform served that the last run skipped as unbelievable (a figure out of range, a malformed event); when this lasts, Tenant / PlatformDataRejected opens. Null for collectors that do not check rows.' },
+    lastRejectedNote: { type: ['string', 'null'], description: 'Why the last run skipped rows (the first few reasons); null when none was skipped.' },
     running: bool,
     rotation: rotationSchema,
     effectiveIntervalSeconds: {

@@ -21,6 +21,15 @@ export interface RunProgress {
    * the next run is that far away, and being behind is measured against it.
    */
   effectiveIntervalSeconds?: number;
+  /** Rows the platform served that the run skipped as unbelievable (engine/rejected-rows.ts), and why. */
+  rejected?: number;
+  rejectedNote?: string | null;
+}
+
+/** A reported progress made whole: counts are whole and not negative, the note bounded. */
+export function cleanProgress(p: RunProgress): RunProgress {
+  const n = (v: number | undefined) => Math.max(0, Math.floor(Number(v) || 0));
+  return { polled: n(p.polled), deferred: n(p.deferred), rejected: n(p.rejected), rejectedNote: p.rejectedNote ? String(p.rejectedNote).slice(0, 1000) : null, effectiveIntervalSeconds: p.effectiveIntervalSeconds };
 }
 
 export interface BehindState {

@@ -37,7 +37,9 @@ export interface CollectorRun {
   /**
    * For collectors that read resources one by one: what this run read and the due resources it
    * left for a later run (shown as lastPolled/lastDeferred; a collector that keeps deferring raises
-   * CollectorBehind). Call before commit; the last report counts.
+   * CollectorBehind). Call before commit; the last report counts. A collector that skips rows the
+   * platform served as unbelievable reports them here too (`rejected`, `rejectedNote`: the
+   * collector's lastRejected and lastRejectedNote).
    */
   reportProgress(progress: RunProgress): void;
   /**

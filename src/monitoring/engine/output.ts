@@ -36,15 +36,20 @@ export async function applySignalsIn(q: Queryable, ctx: Ctx, orgId: string, inpu
   return applyLifecycleSignals(q, ctx, orgId, signals, now, quietReason);
 }
 
-export async function writeState(q: Queryable, tenantRef: string, collector: string, changes: StateChange[], now: Date): Promise<void> {
+/**
+ * Writes a collector's state changes. `updated_at` is the database's clock (the transaction's
+ * time), never an instance's: it is compared across instances (the scan catalog's versions,
+ * scan-catalog.ts), and instances' clocks differ.
+ */
+export async function writeState(q: Queryable, tenantRef: string, collector: string, changes: StateChange[]): Promise<void> {
   const upserts = changes.filter((c) => c.value !== null);
   const deletes = changes.filter((c) => c.value === null).map((c) => c.key);
   if (upserts.length > 0) {
     await q.query(
       `INSERT INTO collector_state (tenant_ref, collector, key, value, updated_at)
-       SELECT $1, $2, k, v::jsonb, $5 FROM unnest($3::text[], $4::text[]) AS u(k, v)
+       SELECT $1, $2, k, v::jsonb, now() FROM unnest($3::text[], $4::text[]) AS u(k, v)
        ON CONFLICT (tenant_ref, collector, key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at`,
-      [tenantRef, collector, upserts.map((c) => c.key), upserts.map((c) => JSON.stringify(c.value)), now],
+      [tenantRef, collector, upserts.map((c) => c.key), upserts.map((c) => JSON.stringify(c.value))],
     );
   }
   if (deletes.length > 0) {
@@ -222,7 +227,7 @@ export async function commitRun(ctx: Ctx, orgId: string, lease: Lease, output: R
     for (const write of output.writes ?? []) await write(q);
     const out = await applySignalsIn(q, ctx, orgId, output.signals, now, first?.quiet ? FOUND_AT_CONNECTION : null);
     await tagTenant(q, orgId, lease.tenantRef, out);
-    await writeState(q, lease.tenantRef, lease.collector, output.changes, now);
+    await writeState(q, lease.tenantRef, lease.collector, output.changes);
     if (output.lineage) await writeLineage(q, lease.tenantRef, output.lineage, now);
     if (first && (output.firstPassGoesOn || rotationGoesOn(output.changes))) {
       await countFirstPassFindings(q, lease, out);

@@ -93,8 +93,10 @@ export interface ScanCatalog {
 /** Rows a catalog read takes at a time (a described workspace carries its models). */
 const CATALOG_PAGE = 2_000;
 /**
- * A change read "since" a version looks back this much before it: the scanner's rows carry its
- * instance's clock, which may run a little behind the one that wrote the version applied last.
+ * A change read "since" a version looks back this much before it. Versions and the rows' times
+ * are the database's clock (engine/output.ts writes `updated_at` with it, never an instance's), but
+ * a commit is stamped when its transaction starts: one that started before the version was read
+ * and committed after it carries an earlier time.
  */
 export const CATALOG_SINCE_OVERLAP_MS = 2 * 60_000;
 
@@ -145,8 +147,8 @@ export async function readScannedWorkspaces(q: Reader, tenantRef: string): Promi
 }
 
 /**
- * A cheap mark of the catalog (its newest change and size), to tell whether it changed since a
- * consumer last applied it; null when the scanner described nothing yet.
+ * A cheap mark of the catalog (its newest change, on the database's clock, and its size), to tell
+ * whether it changed since a consumer last applied it; null when the scanner described nothing yet.
  */
 export async function scanCatalogVersion(q: Reader, tenantRef: string): Promise<string | null> {
   const { rows } = await q.query<{ newest: Date | null; n: number; described: number }>(
