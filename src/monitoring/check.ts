@@ -4,12 +4,14 @@
  * mode), membership of each listed workspace, Cost Management read at each cost scope. Every
  * call goes through the same client as the collectors (budgets, limits, destination safety).
  * A failure names its real cause (a refused secret, throttling, an untrusted certificate, a
- * host not found…) with the fix for that cause; a refused sign-in also opens TenantAuthFailed.
+ * host not found, an address the destination-safety rules refuse…) with the fix for that cause;
+ * the credentials' fix is given only when the token endpoint refused them. A refused sign-in
+ * also opens TenantAuthFailed.
  */
 import type { AppContext } from '../context.js';
 import { COST_API_VERSION } from './sources/costs/cost-query.js';
 import type { Audience } from './connection/endpoints.js';
-import { FIX_TOKEN, fixForFailure, type Texts } from './messages/fixes.js';
+import { FIX_TOKEN_OTHER, fixForFailure, type Texts } from './messages/fixes.js';
 import type { PlatformClient } from './platform/platform-client.js';
 import { problemDetail } from './engine/self-watch.js';
 import { reportRefusedSignIn } from './engine/sign-in-refusal.js';
@@ -94,7 +96,7 @@ async function runChecks(ctx: AppContext, tenant: TenantRow, transport: Transpor
   for (const probe of probesFor(ctx, tenant, client)) {
     const tokenFailure = failures.get(probe.audience);
     if (tokenFailure) {
-      checks.push({ ...failed(probe.head, tokenFailure, FIX_TOKEN), detail: `no token for this audience: ${(tokenFailure as Error).message}` });
+      checks.push({ ...failed(probe.head, tokenFailure, FIX_TOKEN_OTHER), detail: `no token for this audience: ${(tokenFailure as Error).message}` });
       continue;
     }
     try {
@@ -119,7 +121,7 @@ async function checkTokens(tokens: TenantTokens): Promise<{ items: CheckItem[]; 
       items.push({ ...head, ok: true, fix: null });
     } catch (err) {
       failures.set(audience, err);
-      items.push(failed(head, err, FIX_TOKEN));
+      items.push(failed(head, err, FIX_TOKEN_OTHER));
     }
   }
   return { items, failures };
