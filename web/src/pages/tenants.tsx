@@ -15,7 +15,7 @@ import { serverText } from '../labels.js';
 const REFRESH_MS = 3000;
 
 /** "Missing" is access to grant; a connection that failed or an endpoint that is busy says so (the server's `cause`). */
-const CONNECTION_CAUSES = new Set(['tls_untrusted', 'tls_hostname', 'tls_expired', 'dns', 'refused', 'timeout', 'reset', 'other']);
+const CONNECTION_CAUSES = new Set(['blocked', 'tls_untrusted', 'tls_hostname', 'tls_expired', 'dns', 'refused', 'timeout', 'reset', 'other']);
 function checkLabel(cause: string | undefined): 'tnMissing' | 'tnFailed' | 'tnBusy' {
   if (cause === 'throttled') return 'tnBusy';
   return cause && CONNECTION_CAUSES.has(cause) ? 'tnFailed' : 'tnMissing';
