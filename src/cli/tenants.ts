@@ -47,6 +47,7 @@ interface ScanView {
 interface CheckResult {
   ok: boolean;
   checks: Array<{ id: string; ok: boolean; title: Texts; fix: Texts | null; detail?: string; cause?: string }>;
+  fixes: Array<{ fix: Texts; items: string[] }>;
 }
 
 const tenantsPath = (orgId: string) => `/orgs/${encodeURIComponent(orgId)}/tenants`;
@@ -232,8 +233,9 @@ export async function checkTenant(target: AdminTarget, orgId: string, id: string
   const res = await adminCall<CheckResult>(target, 'POST', `${tenantPath(orgId, id)}/check`);
   for (const c of res.checks) {
     out(`${c.ok ? 'ok     ' : label(c.cause)} ${c.id}: ${c.title[lang]}${c.detail ? ` (${c.detail})` : ''}`);
-    if (!c.ok && c.fix) out(`        fix: ${c.fix[lang]}`);
   }
+  // Each fix once, naming the items it covers (a refused secret fails every token and probe).
+  for (const g of res.fixes) out(`fix (${g.items.join(', ')}): ${g.fix[lang]}`);
   out(res.ok ? 'everything Vigia needs is in place' : 'something is missing: apply the fixes above and run the check again');
   return res.ok;
 }

@@ -36,9 +36,17 @@ export interface CheckItem {
   cause?: string;
 }
 
+/** One fix, once, with the failed items it covers (`token.powerbi`, `cost.read /subscriptions/…`). */
+export interface FixGroup {
+  fix: Texts;
+  items: string[];
+}
+
 export interface CheckResult {
   ok: boolean;
   checks: CheckItem[];
+  /** The failed items' fixes, each given once (a refused secret fails every token and probe: one fix). */
+  fixes: FixGroup[];
 }
 
 type ItemHead = Omit<CheckItem, 'ok' | 'fix' | 'detail' | 'cause'>;
@@ -107,7 +115,20 @@ async function runChecks(ctx: AppContext, tenant: TenantRow, transport: Transpor
     }
   }
   checks.push(...(await utilizationChecks(client, tokens, utilizationOf(tenant.utilization), ctx.clock.now())));
-  return { ok: checks.every((c) => c.ok), checks };
+  return { ok: checks.every((c) => c.ok), checks, fixes: groupFixes(checks) };
+}
+
+/** Each distinct fix of the failed items once, in the order the checks first need it. */
+export function groupFixes(checks: CheckItem[]): FixGroup[] {
+  const groups = new Map<string, FixGroup>();
+  for (const c of checks) {
+    if (c.ok || !c.fix) continue;
+    const item = c.scope ? `${c.id} ${c.scope}` : c.workspaceId ? `${c.id} ${c.workspaceId}` : c.id;
+    const group = groups.get(c.fix.en);
+    if (group) group.items.push(item);
+    else groups.set(c.fix.en, { fix: c.fix, items: [item] });
+  }
+  return [...groups.values()];
 }
 
 /** One token per audience; the failures are kept so the probes that need them say why they cannot run. */

@@ -111,6 +111,9 @@ describe(`vigia tenants (${ENGINE})`, () => {
     expect(wrong.stdout()).toContain(`saved new credentials of Rotated (${id}, secret`);
     expect(wrong.stdout()).toMatch(/token\.powerbi: .*the client secret is wrong \(AADSTS7000215\)/);
     expect(wrong.stdout()).toContain('the new credentials are saved anyway');
+    // The refused secret fails every token and probe: its fix is printed once, naming them.
+    expect(wrong.stdout().match(/^fix \(/gm)).toHaveLength(1);
+    expect(wrong.stdout()).toMatch(/^fix \(token\.powerbi, token\.fabric, token\.arm, admin\.fabric, admin\.powerbi\): The client secret is wrong/m);
     const right = await run(['set-credentials', id, '--client-secret-stdin'], `${cli.sim.clientSecret}\n`);
     expect(right.code, right.stdout()).toBe(0);
     expect(right.stdout()).toContain('everything Vigia needs is in place');

@@ -150,6 +150,9 @@ describe('a restart keeps watching', () => {
     expect(token.fix.en).toContain('VIGIA_DESTINATION_ALLOWLIST');
     expect(token.fix.en).not.toContain('Entra ID');
     expect(token.fix['pt-BR']).toContain('simulador de tenant');
+    // One cause, one fix: given once, with every item it covers.
+    expect(check.json.fixes).toEqual([{ fix: token.fix, items: check.json.checks.filter((c: any) => !c.ok).map((c: any) => c.id) }]);
+    expect(check.json.fixes[0].items).toEqual(expect.arrayContaining(['token.powerbi', 'token.fabric', 'token.arm', 'admin.fabric']));
     await stop();
 
     // 3. Started with the settings again: no warning, the next run works and the incident recovers.
