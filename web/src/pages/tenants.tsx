@@ -7,6 +7,7 @@ import { Link } from '../router.js';
 import { MirroringLagForm } from './tenant-mirroring-lag.js';
 import { ApiBudgetTable, CapShareForm } from './tenant-api-budget.js';
 import { UtilizationSection } from './tenant-utilization.js';
+import { CredentialsForm } from './tenant-credentials.js';
 import { FreshnessSection } from './tenant-freshness.js';
 import { collectorName } from '../i18n-sources.js';
 import { serverText } from '../labels.js';
@@ -80,8 +81,8 @@ function TenantCard(props: { orgId: string; tenant: Tenant; onChanged: () => voi
           />
         </p>
       )}
-      <ErrorMessage error={checking.error} />
-      <ErrorMessage error={remove.error} />
+      {can('owner') && <CredentialsForm path={path} tenantId={tn.id} name={tn.name} onChecked={setCheck} />}
+      <ErrorMessage error={checking.error} /><ErrorMessage error={remove.error} />
       {check && (
         <section aria-label={t('tnCheckResult', { name: tn.name })} data-testid="check-result">
           <p role="status">{check.ok ? t('tnCheckOk') : t('tnCheckProblems')}</p>
