@@ -212,4 +212,37 @@ describe('console Tenant page in Chromium', () => {
     await section.getByRole('link', { name: `All open incidents of ${tenant.name}: ${n}` }).waitFor();
     await p.context().close();
   });
+
+  it('"Atualizar credenciais" saves a new secret through PATCH and shows the check; a wrong one is saved anyway, and said', async () => {
+    const orgId = (await t.ctx.db.query<{ id: string }>('SELECT id FROM orgs WHERE name = $1', [ORG_NAME])).rows[0]!.id;
+    const created = await t.admin('POST', `/orgs/${orgId}/tenants`, {
+      name: 'Rotacionado',
+      tenantId: sim.tenantId,
+      clientId: sim.clientId,
+      credentials: { clientSecret: 'not-the-secret' },
+      mode: 'admin',
+      endpoints: { authorityHost: sim.origin, powerBi: sim.origin, fabric: sim.origin, arm: sim.origin },
+    });
+    expect(created.statusCode).toBe(201);
+    const p = await openTenantPage();
+    const card = p.locator('article[data-tenant="Rotacionado"]');
+    await card.getByRole('button', { name: 'Atualizar credenciais' }).click();
+    const form = card.getByRole('form', { name: 'Atualizar credenciais de Rotacionado' });
+    const field = form.getByLabel('Novo segredo do cliente (Valor, não o ID do segredo)');
+    await field.fill('still-not-the-secret');
+    await form.getByRole('button', { name: 'Salvar e verificar' }).click();
+    await form.getByText('Credenciais salvas mesmo assim, mas a verificação falhou: veja como corrigir abaixo.').waitFor();
+    const token = card.locator('[data-check="token.powerbi"]');
+    expect(await token.getAttribute('data-ok')).toBe('false');
+    expect(await token.textContent()).toContain('AADSTS7000215');
+    expect(await field.inputValue()).toBe(''); // the form forgets the secret
+
+    await field.fill(sim.clientSecret);
+    await form.getByRole('button', { name: 'Salvar e verificar' }).click();
+    await form.getByText('Credenciais salvas; a verificação passou.').waitFor();
+    await card.getByText('Tudo certo: todas as permissões estão presentes.').waitFor();
+    expect(await token.getAttribute('data-ok')).toBe('true');
+    expect(await p.content()).not.toContain(sim.clientSecret);
+    await p.context().close();
+  }, 120_000);
 });

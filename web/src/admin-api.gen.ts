@@ -4752,7 +4752,14 @@ export interface components {
         /** TenantCheck */
         TenantCheck: {
             checks: components["schemas"]["TenantCheckItem"][];
+            /** @description The failed items' fixes grouped: each fix once, with the items it covers (id, then scope or workspace id when the item has one). */
+            fixes: components["schemas"]["TenantCheckFix"][];
             ok: boolean;
+        };
+        /** TenantCheckFix */
+        TenantCheckFix: {
+            fix: components["schemas"]["BilingualText"];
+            items: string[];
         };
         /** TenantCheckItem */
         TenantCheckItem: {

@@ -148,9 +148,14 @@ const bilingual = { title: 'BilingualText', type: 'object', required: ['pt-BR', 
 export const checkResultSchema = {
   title: 'TenantCheck',
   type: 'object',
-  required: ['ok', 'checks'],
+  required: ['ok', 'checks', 'fixes'],
   properties: {
     ok: bool,
+    fixes: {
+      type: 'array',
+      description: 'The failed items\' fixes grouped: each fix once, with the items it covers (id, then scope or workspace id when the item has one).',
+      items: { title: 'TenantCheckFix', type: 'object', required: ['fix', 'items'], properties: { fix: bilingual, items: { type: 'array', items: str } } },
+    },
     checks: {
       type: 'array',
       items: {

@@ -32,7 +32,7 @@ type Ctx = Pick<AppContext, 'db' | 'clock' | 'config'>;
  */
 export async function applySignalsIn(q: Queryable, ctx: Ctx, orgId: string, inputs: SignalInput[], now: Date, quietReason: string | null = null): Promise<SignalOutcome[]> {
   const language = hasTexts(inputs) ? await orgLanguage(q, orgId) : DEFAULT_LANGUAGE;
-  const signals = inputs.map((s, i) => validateSignal(inLanguage(s, language), `signals[${i}]`, now));
+  const signals = inputs.map(({ restatesMessage, ...s }, i) => ({ ...validateSignal(inLanguage(s, language), `signals[${i}]`, now), ...(restatesMessage ? { restatesMessage } : {}) }));
   return applyLifecycleSignals(q, ctx, orgId, signals, now, quietReason);
 }
 

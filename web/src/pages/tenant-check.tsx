@@ -2,9 +2,10 @@ import { useState } from 'preact/hooks';
 import type { Tenant, TenantCheck } from '../api.js';
 import { useConsole } from '../app-context.js';
 import { ConfirmAction, ErrorMessage, useAction } from '../components.js';
+import { CredentialsForm } from './tenant-credentials.js';
 
 /** "Missing" is access to grant; a connection that failed or an endpoint that is busy says so (the server's `cause`). */
-const CONNECTION_CAUSES = new Set(['tls_untrusted', 'tls_hostname', 'tls_expired', 'dns', 'refused', 'timeout', 'reset', 'other']);
+const CONNECTION_CAUSES = new Set(['blocked', 'tls_untrusted', 'tls_hostname', 'tls_expired', 'dns', 'refused', 'timeout', 'reset', 'other']);
 function checkLabel(cause: string | undefined): 'tnMissing' | 'tnFailed' | 'tnBusy' {
   if (cause === 'throttled') return 'tnBusy';
   return cause && CONNECTION_CAUSES.has(cause) ? 'tnFailed' : 'tnMissing';
@@ -39,6 +40,7 @@ export function TenantOwnerActions(props: { path: string; tenant: Tenant; onRemo
           }
         />
       </p>
+      <CredentialsForm path={props.path} tenantId={tn.id} name={tn.name} onChecked={setCheck} />
       <ErrorMessage error={checking.error} />
       <ErrorMessage error={remove.error} />
       {check && <CheckResult tenantName={tn.name} check={check} />}
