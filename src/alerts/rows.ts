@@ -25,13 +25,15 @@ export interface AlertRow extends AlertRowForSnapshot {
   updated_at: Date;
   /** The tenant connection whose collector raised it (migration 230); null for other sources. Absent on rows planned in memory. */
   tenant_ref?: string | null;
+  /** When the acknowledgement last changed, by anyone, at that human action's time (migration 375). Absent on rows planned in memory. */
+  ack_changed_at?: Date | null;
 }
 
 const ALERT_ROW_COLUMNS = [
   'id', 'org_id', 'source_type', 'source_id', 'source_name', 'notification_kind', 'severity', 'title', 'message',
   'workspace_name', 'capacity_name', 'status', 'acknowledged', 'acknowledged_at', 'acknowledged_by', 'created_at',
   'resolved_at', 'failure_count', 'last_occurrence_at', 'silenced', 'silence_id', 'silence_reason', 'correlated', 'cause_alert_ids',
-  'suppressed', 'released_at', 'escalated_at', 'updated_at', 'tenant_ref',
+  'suppressed', 'released_at', 'escalated_at', 'updated_at', 'tenant_ref', 'ack_changed_at',
 ] as const;
 
 const ALERT_ROW_SELECT = ALERT_ROW_COLUMNS.join(', ');

@@ -141,7 +141,7 @@ describe('collector: utilization (Azure Monitor metrics of Power BI Embedded A S
     expect(w.length).toBe((Date.parse(w.at(-1)!) - Date.parse(w[0]!)) / 30_000 + 1);
 
     sim.control.refuseTokens({ on: true });
-    await h.ctx.db.query("UPDATE tenants SET updated_at = updated_at + interval '1 second' WHERE id = $1", [tenant.id]);
+    await h.ctx.db.query("UPDATE tenants SET version = version + 1 WHERE id = $1", [tenant.id]);
     await step(runner);
     row = await schedule(h, tenant.id, 'utilization');
     expect(row.last_error).toMatch(/refused the credentials/);

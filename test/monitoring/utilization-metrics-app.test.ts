@@ -180,13 +180,13 @@ describe('collector: utilization (capacity load from the Capacity Metrics app)',
     expect(row.last_error).toBeNull();
     expect(row.last_throttled_calls).toBe(2);
     sim.control.refuseTokens({ on: true });
-    await h.ctx.db.query("UPDATE tenants SET updated_at = updated_at + interval '1 second' WHERE id = $1", [tenant.id]);
+    await h.ctx.db.query("UPDATE tenants SET version = version + 1 WHERE id = $1", [tenant.id]);
     await step(runner);
     row = await schedule(h, tenant.id, 'utilization');
     expect(row.last_error).toMatch(/refused the credentials/);
     expect(row.problem_kind).toBe('TenantAuthFailed');
     sim.control.refuseTokens({ on: false });
-    await h.ctx.db.query("UPDATE tenants SET updated_at = updated_at + interval '1 second' WHERE id = $1", [tenant.id]);
+    await h.ctx.db.query("UPDATE tenants SET version = version + 1 WHERE id = $1", [tenant.id]);
     await step(runner);
     expect((await schedule(h, tenant.id, 'utilization')).last_error).toBeNull();
     const w = await windowsOf(tenant.id, cap.id);

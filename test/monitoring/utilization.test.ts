@@ -203,7 +203,7 @@ describe('collector: utilization (capacity load from the Eventhouse)', () => {
 
     sim.control.refuseTokens({ on: true });
     // A new connection version: msal's cached token is dropped.
-    await h.ctx.db.query('UPDATE tenants SET updated_at = updated_at + interval \'1 second\' WHERE id = $1', [tenant.id]);
+    await h.ctx.db.query('UPDATE tenants SET version = version + 1 WHERE id = $1', [tenant.id]);
     await step(runner);
     row = await schedule(h, tenant.id, 'utilization');
     expect(row.last_error).toMatch(/refused the credentials/);
