@@ -66,6 +66,20 @@ function pgliteParam(v: unknown): unknown {
  */
 const SHARED_BUFFERS = '16MB';
 
+/** The PGlite instance with our settings and the pg driver's readings of numbers and dates. */
+function openPglite(dataDir: string | undefined, opts: { sharedBuffers?: string; loadDataDir?: Blob }): Promise<PGlite> {
+  return PGlite.create(dataDir, {
+    ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${opts.sharedBuffers ?? SHARED_BUFFERS}`],
+    parsers: {
+      [OID.INT8]: parseNumeric,
+      [OID.NUMERIC]: parseNumeric,
+      [OID.DATE]: (v: string) => v,
+      [OID.TIMESTAMPTZ]: parseTimestamptz,
+    },
+  });
+}
+
 /**
  * `lockDir`: the directory to lock for this process (VIGIA_DATA_DIR); the lock is released when
  * the database closes. In-memory databases (tests) take no lock. `sharedBuffers` overrides
@@ -77,16 +91,7 @@ export async function createPgliteDatabase(dataDir?: string, lockDir?: string, o
   const lock = lockDir ? acquireDataDirLock(path.resolve(lockDir)) : undefined;
   let lite: PGlite;
   try {
-    lite = await PGlite.create(dataDir, {
-      ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
-      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${opts.sharedBuffers ?? SHARED_BUFFERS}`],
-      parsers: {
-        [OID.INT8]: parseNumeric,
-        [OID.NUMERIC]: parseNumeric,
-        [OID.DATE]: (v: string) => v,
-        [OID.TIMESTAMPTZ]: parseTimestamptz,
-      },
-    });
+    lite = await openPglite(dataDir, opts);
   } catch (err) {
     lock?.release();
     throw err;
