@@ -71,40 +71,23 @@ const semanticModelsSchema = {
 
 export async function monitoredInventoryRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
-
-  app.get<{ Params: { orgId: string } }>(
-    '/orgs/:orgId/gateways',
-    {
-      config: { access: 'viewer' },
-      schema: {
-        operationId: 'getOrgGateways',
-        summary: 'On-premises gateways the gateway collector watches, with their state and open incidents',
-        tags: ['inventory'],
-        params: orgIdParams,
-        response: adminResponses(gatewaysSchema),
+  /** A viewer's list of what the collectors found in the organization (404 for an unknown one). */
+  const view = (path: string, operationId: string, summary: string, schema: object, list: (db: AppContext['db'], orgId: string) => Promise<unknown[]>) =>
+    app.get<{ Params: { orgId: string } }>(
+      path,
+      { config: { access: 'viewer' }, schema: { operationId, summary, tags: ['inventory'], params: orgIdParams, response: adminResponses(schema) } },
+      async (req) => {
+        await requireOrg(ctx.db, req.params.orgId);
+        return { items: await list(ctx.db, req.params.orgId) };
       },
-    },
-    async (req) => {
-      await requireOrg(ctx.db, req.params.orgId);
-      return { items: await listMonitoredGateways(ctx.db, req.params.orgId) };
-    },
-  );
+    );
 
-  app.get<{ Params: { orgId: string } }>(
+  view('/orgs/:orgId/gateways', 'getOrgGateways', 'On-premises gateways the gateway collector watches, with their state and open incidents', gatewaysSchema, listMonitoredGateways);
+  view(
     '/orgs/:orgId/semantic-models',
-    {
-      config: { access: 'viewer' },
-      schema: {
-        operationId: 'getOrgSemanticModels',
-        summary: 'Semantic models of the organization’s tenants with workspace, capacity, gateways and open incidents',
-        tags: ['inventory'],
-        params: orgIdParams,
-        response: adminResponses(semanticModelsSchema),
-      },
-    },
-    async (req) => {
-      await requireOrg(ctx.db, req.params.orgId);
-      return { items: await listMonitoredSemanticModels(ctx.db, req.params.orgId) };
-    },
+    'getOrgSemanticModels',
+    'Semantic models of the organization’s tenants with workspace, capacity, gateways and open incidents',
+    semanticModelsSchema,
+    listMonitoredSemanticModels,
   );
 }
