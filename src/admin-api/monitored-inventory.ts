@@ -3,71 +3,51 @@ import type { AppContext } from '../context.js';
 import { listMonitoredGateways, listMonitoredSemanticModels } from '../monitoring/sources/inventory/inventory-views.js';
 import { requireOrg } from '../orgs/orgs.js';
 import { orgIdParams } from '../orgs/schemas.js';
-import { adminResponses } from './openapi.js';
+import { adminResponses, itemsSchema } from './openapi.js';
 
 /**
  * Admin read views of the console's gateway and semantic model pages: what the monitoring
  * collectors found in the organization's tenants (src/monitoring/sources/inventory/inventory-views.ts).
  */
 
-const gatewaysSchema = {
-  title: 'GatewayInventory',
+const gatewaysSchema = itemsSchema('GatewayInventory', {
+  title: 'GatewayView',
   type: 'object',
-  required: ['items'],
+  required: ['id', 'name', 'tenantName', 'offline', 'upgradeRequired', 'openIncidents'],
   properties: {
-    items: {
-      type: 'array',
-      items: {
-        title: 'GatewayView',
-        type: 'object',
-        required: ['id', 'name', 'tenantName', 'offline', 'upgradeRequired', 'openIncidents'],
-        properties: {
-          id: { type: 'string', description: 'The platform’s gateway id (lower case): the `sourceId` of its incidents.' },
-          name: { type: 'string' },
-          tenantName: { type: 'string', description: 'The tenant connection that watches it.' },
-          offline: { type: 'boolean', description: 'As the last status check said.' },
-          upgradeRequired: { type: 'boolean' },
-          openIncidents: { type: 'integer', description: 'Open incidents with source type `Gateway` and this id.' },
-        },
-      },
-    },
+    id: { type: 'string', description: 'The platform’s gateway id (lower case): the `sourceId` of its incidents.' },
+    name: { type: 'string' },
+    tenantName: { type: 'string', description: 'The tenant connection that watches it.' },
+    offline: { type: 'boolean', description: 'As the last status check said.' },
+    upgradeRequired: { type: 'boolean' },
+    openIncidents: { type: 'integer', description: 'Open incidents with source type `Gateway` and this id.' },
   },
-} as const;
+});
 
-const semanticModelsSchema = {
-  title: 'SemanticModelInventory',
+const semanticModelsSchema = itemsSchema('SemanticModelInventory', {
+  title: 'SemanticModelView',
   type: 'object',
-  required: ['items'],
+  required: ['id', 'name', 'tenantName', 'workspaceId', 'workspaceName', 'capacityId', 'capacityName', 'gateways', 'openIncidents'],
   properties: {
-    items: {
+    id: { type: 'string', description: 'The platform’s semantic model id (lower case): the `sourceId` of its `Dataset` incidents.' },
+    name: { type: 'string' },
+    tenantName: { type: 'string' },
+    workspaceId: { type: 'string' },
+    workspaceName: { type: ['string', 'null'], description: 'Null while the workspace is not in the organization’s inventory.' },
+    capacityId: { type: ['string', 'null'] },
+    capacityName: { type: ['string', 'null'] },
+    gateways: {
       type: 'array',
       items: {
-        title: 'SemanticModelView',
+        title: 'SemanticModelGateway',
         type: 'object',
-        required: ['id', 'name', 'tenantName', 'workspaceId', 'workspaceName', 'capacityId', 'capacityName', 'gateways', 'openIncidents'],
-        properties: {
-          id: { type: 'string', description: 'The platform’s semantic model id (lower case): the `sourceId` of its `Dataset` incidents.' },
-          name: { type: 'string' },
-          tenantName: { type: 'string' },
-          workspaceId: { type: 'string' },
-          workspaceName: { type: ['string', 'null'], description: 'Null while the workspace is not in the organization’s inventory.' },
-          capacityId: { type: ['string', 'null'] },
-          capacityName: { type: ['string', 'null'] },
-          gateways: {
-            type: 'array',
-            items: {
-              title: 'SemanticModelGateway',
-              type: 'object',
-              required: ['id', 'name'],
-              properties: { id: { type: 'string' }, name: { type: ['string', 'null'], description: 'Null when the gateway collector does not know it.' } },
-            },
-          },
-          openIncidents: { type: 'integer', description: 'Open incidents with source type `Dataset` and this id.' },
-        },
+        required: ['id', 'name'],
+        properties: { id: { type: 'string' }, name: { type: ['string', 'null'], description: 'Null when the gateway collector does not know it.' } },
       },
     },
+    openIncidents: { type: 'integer', description: 'Open incidents with source type `Dataset` and this id.' },
   },
-} as const;
+});
 
 export async function monitoredInventoryRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;

@@ -9,7 +9,8 @@ import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import type { Scope } from './auth.js';
 import type { JsonPage, KeyRecheck } from './page-statement.js';
-import { envelope, pageRequest, sendJsonTextPage } from './paging.js';
+import { pageEnvelope } from '../http/paging.js';
+import { pageRequest, sendJsonTextPage } from './paging.js';
 import { listResponses, pagingQuery, security } from './schemas.js';
 
 /** The query parameters every list takes. */
@@ -63,7 +64,7 @@ export function listRoute<Q extends PagingParams, F, P extends JsonPage>(app: Fa
       const filter = r.filter(q, caller.orgId, ctx.clock.now());
       const p = pageRequest(q);
       const page = await caller.checked((recheck) => r.read(ctx.db, filter, p.offset, p.pageSize, recheck));
-      const meta = envelope<never>(r.path, { ...r.params(q, filter, page), format: q.format }, p, page.totalCount, []);
+      const meta = pageEnvelope<never>(`/api/public/v1${r.path}`, { ...r.params(q, filter, page), format: q.format }, p, page.totalCount, []);
       return sendJsonTextPage(reply, q.format, r.csv.name, r.csv.fields, meta, page.itemsJson);
     },
   );
