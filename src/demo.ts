@@ -12,7 +12,7 @@ import path from 'node:path';
 import { ensureAdminToken, keepAdminTokenFile, readAdminTokenFile } from './admin-api/admin-token.js';
 import { readLockHolder } from './db/data-dir-lock.js';
 import { acknowledgeAlert, ingestSignals } from './alerts/lifecycle.js';
-import type { SignalInput } from './alerts/signals.js';
+import type { Signal, SignalInput } from './alerts/signals.js';
 import { createSilence } from './alerts/silences.js';
 import { API_SCOPES, createApiKey } from './orgs/api-keys.js';
 import { replaceCapacities, replaceWorkspaces, upsertCosts, type DailyCost } from './orgs/inventory.js';
@@ -47,17 +47,8 @@ const WORKSPACES = [
   { name: 'Pessoal', remoteId: 'ws-5f6a7b8c-pessoal', capacityName: null },
 ];
 
-interface Source {
-  sourceType: string;
-  sourceId: string;
-  sourceName: string;
-  notificationKind: string;
-  severity: 'error' | 'info';
-  title: string;
-  message: string;
-  workspaceName: string | null;
-  capacityName: string | null;
-}
+/** A demo incident's source: a signal without its kind, time and causes. */
+type Source = Omit<Signal, 'kind' | 'occurredAt' | 'causes'>;
 
 const SOURCES: Source[] = [
   { sourceType: 'Gateway', sourceId: 'gw-onprem-sp-01', sourceName: 'Gateway São Paulo 01', notificationKind: 'GatewayOffline', severity: 'error', title: 'Gateway offline', message: 'O gateway on-premises não responde há mais de 5 minutos.', workspaceName: null, capacityName: null },
