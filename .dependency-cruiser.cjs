@@ -116,6 +116,14 @@ module.exports = {
     },
     ...monitoringLayerRules(),
     {
+      name: 'sources-write-through-the-commit',
+      severity: 'error',
+      comment:
+        'A collector run reads through its Reader and writes only through its commit, after the lease fence (src/monitoring/engine/reader.ts, output.ts): a source never names the database (src/db) nor the application context that carries it (src/context.ts), so a run that lost its lease cannot write anything.',
+      from: { path: '^src/monitoring/sources/' },
+      to: { path: ['^src/db/', '^src/context\\.ts$'] },
+    },
+    {
       name: 'domain-not-monitoring',
       severity: 'error',
       comment: 'The domain and the outbox do not depend on the monitoring core; only the admin API, the service and the metrics call into it.',

@@ -147,7 +147,7 @@ export async function runLiveDemo(config: Config, opts: LiveDemoOptions = {}): P
     step(11, `"${gateway.displayName}" is back online: the next run resolves the incident and the receiver gets alert.recovered`);
     await capacityLoadStory({ ctx, sim, orgId: org.id, tenantRef: tenant.id, timeout, step, until, received }, 12);
     out('');
-    out(`  API key of "${org.name}" (all scopes): ${apiKey}`);
+    out(`  This live story ran on its own Vigia and throwaway database, gone now with its organization "${org.name}" and its API key.\n  The API key printed above, under "Vigia demo ready", is the one that works on your server.`);
     out(`  The simulator checked every request against the vendors' contracts: ${sim.violations.length === 0 ? 'no violation' : sim.violations.join('; ')}.`);
     out('  Run it yourself: npm run vigia -- tenant-sim (docs/monitoring.md), then connect it on the console\'s Tenant page.');
     return { orgId: org.id, apiKey, gatewayAlertId: alert.id, delivered: true, refresh };

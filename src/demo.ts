@@ -19,6 +19,7 @@ import { replaceCapacities, replaceWorkspaces, upsertCosts, type DailyCost } fro
 import { createOrg } from './orgs/orgs.js';
 import { rerunTrustingDemoCert, runLiveDemo } from './demo-tenant.js';
 import { openContext } from './service.js';
+import { SOURCES, type Source } from './demo-sources.js';
 
 const MIN = 60_000;
 const DAY = 24 * 60 * MIN;
@@ -47,21 +48,6 @@ const WORKSPACES = [
   { name: 'Pessoal', remoteId: 'ws-5f6a7b8c-pessoal', capacityName: null },
 ];
 
-/** A demo incident's source: a signal without its kind, time and causes. */
-type Source = Omit<Signal, 'kind' | 'occurredAt' | 'causes'>;
-
-const SOURCES: Source[] = [
-  { sourceType: 'Gateway', sourceId: 'gw-onprem-sp-01', sourceName: 'Gateway São Paulo 01', notificationKind: 'GatewayOffline', severity: 'error', title: 'Gateway offline', message: 'O gateway on-premises não responde há mais de 5 minutos.', workspaceName: null, capacityName: null },
-  { sourceType: 'Gateway', sourceId: 'gw-onprem-rj-02', sourceName: 'Gateway Rio 02', notificationKind: 'GatewayMemoryHigh', severity: 'info', title: 'Memória do gateway alta', message: 'Uso de memória acima de 90% no nó principal do cluster.', workspaceName: null, capacityName: null },
-  { sourceType: 'Capacity', sourceId: 'cap-prod-f64', sourceName: 'cap-prod-f64', notificationKind: 'CapacityOverloaded', severity: 'error', title: 'Capacidade sobrecarregada', message: 'Utilização de CU acima de 100% por 15 minutos; operações interativas estão sendo atrasadas.', workspaceName: null, capacityName: 'cap-prod-f64' },
-  { sourceType: 'Capacity', sourceId: 'cap-bi-p1', sourceName: 'cap-bi-p1', notificationKind: 'CapacityThrottling', severity: 'error', title: 'Capacidade com limitação (throttling)', message: 'Operações em segundo plano rejeitadas por throttling.', workspaceName: null, capacityName: 'cap-bi-p1' },
-  { sourceType: 'Dataset', sourceId: 'ds-vendas-diarias', sourceName: 'Vendas Diárias', notificationKind: 'RefreshFailed', severity: 'error', title: 'Atualização do modelo semântico falhou', message: 'A atualização agendada falhou: tempo limite excedido ao consultar a origem SQL.', workspaceName: 'Vendas', capacityName: 'cap-prod-f64' },
-  { sourceType: 'Dataset', sourceId: 'ds-dre-mensal', sourceName: 'DRE Mensal', notificationKind: 'RefreshFailed', severity: 'error', title: 'Atualização do modelo semântico falhou', message: 'Credenciais da fonte de dados expiradas.', workspaceName: 'Financeiro', capacityName: 'cap-prod-f64' },
-  { sourceType: 'FabricJob', sourceId: 'job-etl-estoque', sourceName: 'ETL Estoque (notebook)', notificationKind: 'JobFailed', severity: 'error', title: 'Job do Fabric falhou', message: 'O notebook terminou com erro: Spark session timeout.', workspaceName: 'Supply Chain', capacityName: 'cap-bi-p1' },
-  { sourceType: 'Mirroring', sourceId: 'mir-erp-oracle', sourceName: 'Espelhamento ERP Oracle', notificationKind: 'MirroringStopped', severity: 'error', title: 'Espelhamento parado', message: 'A replicação parou: a tabela de origem mudou de esquema.', workspaceName: 'Supply Chain', capacityName: 'cap-bi-p1' },
-  { sourceType: 'DataFreshness', sourceId: 'fresh-vendas-lakehouse', sourceName: 'Lakehouse Vendas', notificationKind: 'DataStale', severity: 'info', title: 'Dados desatualizados', message: 'Os dados não são atualizados há mais de 6 horas.', workspaceName: 'Vendas', capacityName: 'cap-prod-f64' },
-  { sourceType: 'Connector', sourceId: 'conn-salesforce', sourceName: 'Conector Salesforce', notificationKind: 'ConnectorAuthFailed', severity: 'error', title: 'Conector recusa as credenciais', message: 'O token OAuth do conector foi revogado.', workspaceName: 'Vendas', capacityName: null },
-];
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'config'>;
 
@@ -138,7 +124,13 @@ function demoTimeline(end: number, random: () => number): Step[] {
   for (const ds of SOURCES.filter((s) => s.sourceType === 'Dataset')) {
     steps.push({
       at: end - 15 * MIN,
-      signal: toSignal(ds, 'failure', end - 15 * MIN, { notificationKind: 'RefreshSlow', title: 'Atualização do modelo semântico lenta', causes: [{ sourceType: 'Capacity', sourceId: 'cap-prod-f64' }] }),
+      signal: toSignal(ds, 'failure', end - 15 * MIN, {
+        notificationKind: 'RefreshSlow',
+        title: 'Atualização do modelo semântico lenta',
+        // Its own words: a slow refresh is slow, whatever the model's earlier failures said.
+        message: 'A atualização está demorando mais que o dobro do habitual: a capacidade cap-prod-f64 está sobrecarregada.',
+        causes: [{ sourceType: 'Capacity', sourceId: 'cap-prod-f64' }],
+      }),
     });
   }
   return steps.sort((a, b) => a.at - b.at);
@@ -370,7 +362,7 @@ export async function runDemo(config: Config, opts: DemoOptions = {}): Promise<D
     server ? `Vigia demo ready (seeded the running server at ${server.url}).` : 'Vigia demo ready.',
     `  organization: ${DEMO_ORG.name} (${orgId})`,
     `  incidents:    ${result.alerts} over the last ${DEMO_DAYS} days, all source types`,
-    `  API key (all scopes, shown once): ${apiKey}`,
+    `  API key (all scopes, shown once; for ${server ? 'that server' : 'the server on this data (npm start)'}): ${apiKey}`,
     ...(adminToken ? [`  Admin token (shown once, store it now): ${adminToken}`] : []),
     '',
     server ? 'Try:' : 'Start the service (npm start), then try:',

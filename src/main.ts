@@ -161,6 +161,16 @@ withTarget(tenants.command('add').description('connect a tenant (flags, or a JSO
   .action(async (opts: TargetOpts & import('./cli/tenants.js').AddOptions) => {
     await (await import('./cli/tenants.js')).addTenant(await target(opts), opts.org, opts, process.stdin, print);
   });
+withTarget(tenants.command('set-credentials <id>').description("replace the connection's credentials (from a file or stdin), then check them"))
+  .option('--client-secret-stdin', 'read the client secret from stdin')
+  .option('--client-secret-file <file>', 'read the client secret from this file')
+  .option('--certificate-file <pem>', "the application's certificate (PEM)")
+  .option('--private-key-file <pem>', 'its private key (PEM)')
+  .option('--lang <lang>', 'en or pt-BR', 'en')
+  .action(async (id: string, opts: TargetOpts & import('./cli/tenants.js').CredentialOptions & { lang: string }) => {
+    const ok = await (await import('./cli/tenants.js')).setCredentials(await target(opts), opts.org, id, opts, process.stdin, print, opts.lang === 'pt-BR' ? 'pt-BR' : 'en');
+    if (!ok) process.exitCode = 1;
+  });
 withTarget(tenants.command('check <id>').description('what is missing (tokens, admin APIs, workspaces, cost scopes), each with its fix'))
   .option('--lang <lang>', 'en or pt-BR', 'en')
   .action(async (id: string, opts: TargetOpts & { lang: string }) => {

@@ -12,9 +12,10 @@ import { buildApp, buildMetricsApp } from './app.js';
 import { startAlertJobs } from './alerts/jobs.js';
 import { startDispatcher } from './delivery/dispatcher.js';
 import { startRetentionJob } from './delivery/retention.js';
-import { startUtilizationRetentionJob } from './monitoring/sources/utilization/utilization-retention.js';
+import { startUtilizationRetentionJob } from './monitoring/utilization-retention.js';
 import { CollectorScheduler } from './monitoring/scheduler.js';
 import { registerMonitoringMetrics } from './monitoring/metrics.js';
+import { warnMissingStartSettings, type StartFinding } from './start-settings.js';
 
 export interface ServiceOptions {
   http?: boolean;
@@ -26,6 +27,8 @@ export interface ServiceOptions {
    * engine only; null with PostgreSQL). Default: print both to stdout.
    */
   onAdminToken?: (token: string, file: string | null) => void;
+  /** Where NODE_EXTRA_CA_CERTS is read for the start warnings (start-settings.ts). Default: process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface RunningService {
@@ -39,6 +42,8 @@ export interface RunningService {
   adminTokenFile?: string | null;
   /** True when this start generated the admin token. */
   adminTokenGenerated: boolean;
+  /** The start's look for settings stored connections and destinations need (each one also a warning line). */
+  startSettings: Promise<StartFinding[]>;
   stop(): Promise<void>;
 }
 
@@ -71,6 +76,9 @@ export async function startService(config: Config = loadConfig(), opts: ServiceO
   if (config.destinationAllowlist.length > 0) {
     ctx.log.warn({ allowlist: config.destinationAllowlist }, 'VIGIA_DESTINATION_ALLOWLIST is set: these hosts bypass the private-address rule (development and tests only)');
   }
+
+  // In the background: it may resolve host names, and it never stops the start.
+  const startSettings = warnMissingStartSettings(ctx, opts.env);
 
   if (config.databaseReadUrl && opts.http !== false) {
     ctx.readDb = createReadRouter({
@@ -110,6 +118,7 @@ export async function startService(config: Config = loadConfig(), opts: ServiceO
     metricsAddress,
     adminTokenFile,
     adminTokenGenerated: token !== null,
+    startSettings,
     stop() {
       stopping ??= (async () => {
         // A keep-alive connection whose request was in flight when close() began becomes idle
@@ -122,6 +131,7 @@ export async function startService(config: Config = loadConfig(), opts: ServiceO
           clearInterval(sweep);
         }
         await Promise.all(workers.map((w) => w.stop()));
+        await startSettings;
         await ctx.readDb?.close();
         await ctx.db.close();
       })();

@@ -45,6 +45,7 @@ const commonProps = {
   enabled: { type: 'boolean' },
   signatureScheme: { type: 'string', enum: [...SIGNATURE_SCHEMES] },
   rateLimitPerSecond: { type: ['integer', 'null'], minimum: 1, maximum: 1000 },
+  customInstanceDomain: { type: 'string', minLength: 1, maxLength: 253 },
 } as const;
 
 export async function destinationsRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {

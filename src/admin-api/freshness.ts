@@ -8,13 +8,13 @@ import {
   MAX_GRACE_MINUTES,
   MAX_SCOPED_ENTRIES,
   putFreshnessSettings,
-} from '../monitoring/sources/freshness/freshness-settings.js';
+} from '../monitoring/connection/freshness-settings.js';
 import { adminResponses } from './openapi.js';
 
 /**
  * Admin routes: a tenant connection's data freshness settings (docs/admin-api.md) — the grace
  * period of scheduled refreshes and the maximum data age per tenant, workspace or item. Thin:
- * rules and SQL are in src/monitoring/sources/freshness/freshness-settings.ts.
+ * rules and SQL are in src/monitoring/connection/freshness-settings.ts.
  */
 const idParams = {
   type: 'object',

@@ -52,6 +52,8 @@ export interface IncidentUpdate {
   recoveredAt: Date | null;
   /** Set when the batch released it. */
   releasedAt: Date | null;
+  /** The new message, when a reoccurrence restated it (Signal.restatesMessage); null keeps the stored one. */
+  message: string | null;
 }
 
 export interface BatchPlan {
@@ -139,10 +141,12 @@ class BatchPlanner {
     r.failure_count += 1;
     r.last_occurrence_at = later(r.last_occurrence_at, s.occurredAt);
     r.updated_at = this.now;
+    if (s.restatesMessage) r.message = s.message;
     const u = this.updateOf(open);
     if (u) {
       u.addedFailures += 1;
       u.lastOccurrence = u.lastOccurrence ? later(u.lastOccurrence, s.occurredAt) : s.occurredAt;
+      if (s.restatesMessage) u.message = s.message;
     }
     this.outcomes.push({ alertId: r.id, outcome: 'reoccurred', silenced: r.silenced, correlated: r.correlated });
   }
@@ -229,7 +233,7 @@ class BatchPlanner {
 
   private updateOf(t: Tracked): IncidentUpdate | null {
     if (!t.existing) return null;
-    if (!t.update) t.update = { id: t.row.id, addedFailures: 0, lastOccurrence: null, recoveredAt: null, releasedAt: null };
+    if (!t.update) t.update = { id: t.row.id, addedFailures: 0, lastOccurrence: null, recoveredAt: null, releasedAt: null, message: null };
     return t.update;
   }
 

@@ -90,12 +90,13 @@ export async function writeBatchPlan(q: Queryable, orgId: string, plan: BatchPla
           resolved_at = CASE WHEN u.recovered IS NULL THEN a.resolved_at ELSE GREATEST(u.recovered, a.created_at) END,
           suppressed = a.suppressed AND u.released IS NULL,
           released_at = COALESCE(u.released, a.released_at),
+          message = COALESCE(u.message, a.message),
           updated_at = $2
-         FROM unnest($3::text[], $4::int[], $5::timestamptz[], $6::timestamptz[], $7::timestamptz[]) AS u(id, added, last_occ, recovered, released)
+         FROM unnest($3::text[], $4::int[], $5::timestamptz[], $6::timestamptz[], $7::timestamptz[], $8::text[]) AS u(id, added, last_occ, recovered, released, message)
         WHERE a.id = u.id AND a.org_id = $1 AND a.status = 'open'`,
       [
         orgId, now, upd.map((u) => u.id), upd.map((u) => u.addedFailures), upd.map((u) => iso(u.lastOccurrence)),
-        upd.map((u) => iso(u.recoveredAt)), upd.map((u) => iso(u.releasedAt)),
+        upd.map((u) => iso(u.recoveredAt)), upd.map((u) => iso(u.releasedAt)), upd.map((u) => u.message),
       ],
     );
     if (rowCount !== upd.length) throw staleBatchError();

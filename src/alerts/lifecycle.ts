@@ -102,7 +102,7 @@ export async function acknowledgeAlert(ctx: Ctx, orgId: string, alertId: string,
   const row = await txWithRetry(ctx.db, async (q) => {
     await requireOrg(q, orgId);
     const { rows } = await q.query<AlertRow>(
-      `UPDATE alerts SET acknowledged = true, acknowledged_at = $3, acknowledged_by = $4, updated_at = $5
+      `UPDATE alerts SET acknowledged = true, acknowledged_at = $3, ack_changed_at = $3, acknowledged_by = $4, updated_at = $5
        WHERE id = $1 AND org_id = $2 AND status = 'open' AND NOT acknowledged AND created_at <= $3 RETURNING ${alertColumns()}`,
       [alertId, orgId, acknowledgedAt, by ?? null, now],
     );
@@ -151,8 +151,11 @@ export type ToolChange = 'acknowledge' | 'resolve' | 'unacknowledge';
  * null when the alert's state makes it no change (already acknowledged, already resolved — an
  * acknowledgement arriving after the resolution changes nothing). The lifecycle event goes to
  * every matching destination but `originDestinationId`, the one the change came from. Undoing an
- * acknowledgement emits no event (there is no such event in the contract); escalation applies
- * again to the alert.
+ * acknowledgement emits no event (there is no such event in the contract) but is recorded with its
+ * time in ack_changed_at, as an acknowledgement is; an acknowledgement or its undoing not newer
+ * than that time (whoever made the last change, in Vigia or in any tool) changes nothing, so
+ * Vigia and the tools converge on the latest human action. Escalation applies again to an
+ * un-acknowledged alert.
  */
 export async function applyToolChangeIn(
   q: Queryable,
@@ -164,8 +167,8 @@ export async function applyToolChangeIn(
   const args = [change.alertId, change.orgId, at, now];
   if (change.kind === 'acknowledge') {
     const { rows } = await q.query<AlertRow>(
-      `UPDATE alerts SET acknowledged = true, acknowledged_at = GREATEST($3, created_at), acknowledged_by = $5, updated_at = $4
-       WHERE id = $1 AND org_id = $2 AND status = 'open' AND NOT acknowledged RETURNING ${alertColumns()}`,
+      `UPDATE alerts SET acknowledged = true, acknowledged_at = GREATEST($3, created_at), ack_changed_at = $3, acknowledged_by = $5, updated_at = $4
+       WHERE id = $1 AND org_id = $2 AND status = 'open' AND NOT acknowledged AND (ack_changed_at IS NULL OR ack_changed_at < $3) RETURNING ${alertColumns()}`,
       [...args, change.by],
     );
     const row = rows[0];
@@ -183,9 +186,9 @@ export async function applyToolChangeIn(
     return row ?? null;
   }
   const { rows } = await q.query<AlertRow>(
-    `UPDATE alerts SET acknowledged = false, acknowledged_at = NULL, acknowledged_by = NULL, updated_at = $3
-     WHERE id = $1 AND org_id = $2 AND status = 'open' AND acknowledged RETURNING ${alertColumns()}`,
-    [change.alertId, change.orgId, now],
+    `UPDATE alerts SET acknowledged = false, acknowledged_at = NULL, acknowledged_by = NULL, ack_changed_at = $3, updated_at = $4
+     WHERE id = $1 AND org_id = $2 AND status = 'open' AND acknowledged AND (ack_changed_at IS NULL OR ack_changed_at < $3) RETURNING ${alertColumns()}`,
+    args,
   );
   return rows[0] ?? null;
 }

@@ -31,6 +31,11 @@ export interface SignalInput {
   /** ISO 8601 text or a Date; default: now from the clock. */
   occurredAt?: string | Date;
   causes?: SignalCause[];
+  /**
+   * Vigia's own signals only (never accepted from the API): a failure that reoccurs on an open
+   * incident replaces its message — the monitor's self-watch restating the failure's new cause.
+   */
+  restatesMessage?: boolean;
 }
 
 /** A validated signal with defaults applied. */
@@ -47,6 +52,8 @@ export interface Signal {
   capacityName: string | null;
   occurredAt: Date;
   causes: SignalCause[];
+  /** See SignalInput.restatesMessage: set by Vigia's own callers after validation, never by the API. */
+  restatesMessage?: boolean;
 }
 
 export const MAX_BATCH = 1000;

@@ -1,6 +1,6 @@
 /**
  * `vigia tenants …`: the tenant connections of an organization through the admin API (list,
- * show, add, check, run-now, remove), with the admin token like `vigia demo --url`. A client
+ * show, add, set-credentials, check, run-now, remove), with the admin token like `vigia demo --url`. A client
  * secret or private key is read from a file or stdin, never from the command line (where `ps`
  * and shell history would keep it), and nothing printed ever contains it.
  */
@@ -47,6 +47,7 @@ interface ScanView {
 interface CheckResult {
   ok: boolean;
   checks: Array<{ id: string; ok: boolean; title: Texts; fix: Texts | null; detail?: string; cause?: string }>;
+  fixes: Array<{ fix: Texts; items: string[] }>;
 }
 
 const tenantsPath = (orgId: string) => `/orgs/${encodeURIComponent(orgId)}/tenants`;
@@ -140,6 +141,24 @@ function parseCollectors(specs: string[]): Record<string, { enabled: boolean; in
   return collectors;
 }
 
+export type CredentialOptions = Pick<AddOptions, 'clientSecretFile' | 'clientSecretStdin' | 'certificateFile' | 'privateKeyFile'>;
+
+/** The credentials the flags name, read from a file or stdin (never argv); undefined when none is named. */
+async function readCredentials(opts: CredentialOptions, stdin: NodeJS.ReadableStream): Promise<Record<string, string> | undefined> {
+  const sources = [opts.clientSecretFile, opts.clientSecretStdin, opts.certificateFile || opts.privateKeyFile].filter(Boolean).length;
+  if (sources > 1) throw new CliError('give one credential: --client-secret-file, --client-secret-stdin, or --certificate-file with --private-key-file');
+  if (opts.clientSecretFile || opts.clientSecretStdin) {
+    const secret = (opts.clientSecretFile ? await readFile(opts.clientSecretFile, 'utf8') : await readStdin(stdin)).trim();
+    if (!secret) throw new CliError('the client secret read is empty');
+    return { clientSecret: secret };
+  }
+  if (opts.certificateFile || opts.privateKeyFile) {
+    if (!opts.certificateFile || !opts.privateKeyFile) throw new CliError('--certificate-file and --private-key-file go together');
+    return { certificatePem: await readFile(opts.certificateFile, 'utf8'), privateKeyPem: await readFile(opts.privateKeyFile, 'utf8') };
+  }
+  return undefined;
+}
+
 /** The request body: the JSON file first, the flags over it, the credentials from a file or stdin. */
 export async function buildTenantBody(opts: AddOptions, stdin: NodeJS.ReadableStream): Promise<Record<string, unknown>> {
   let body: Record<string, unknown> = {};
@@ -162,16 +181,8 @@ export async function buildTenantBody(opts: AddOptions, stdin: NodeJS.ReadableSt
   if (opts.endpoint) body.endpoints = { authorityHost: opts.endpoint, powerBi: opts.endpoint, fabric: opts.endpoint, arm: opts.endpoint };
   if (opts.collector?.length) body.collectors = { ...(body.collectors as object | undefined), ...parseCollectors(opts.collector) };
 
-  const sources = [opts.clientSecretFile, opts.clientSecretStdin, opts.certificateFile || opts.privateKeyFile].filter(Boolean).length;
-  if (sources > 1) throw new CliError('give one credential: --client-secret-file, --client-secret-stdin, or --certificate-file with --private-key-file');
-  if (opts.clientSecretFile || opts.clientSecretStdin) {
-    const secret = (opts.clientSecretFile ? await readFile(opts.clientSecretFile, 'utf8') : await readStdin(stdin)).trim();
-    if (!secret) throw new CliError('the client secret read is empty');
-    body.credentials = { clientSecret: secret };
-  } else if (opts.certificateFile || opts.privateKeyFile) {
-    if (!opts.certificateFile || !opts.privateKeyFile) throw new CliError('--certificate-file and --private-key-file go together');
-    body.credentials = { certificatePem: await readFile(opts.certificateFile, 'utf8'), privateKeyPem: await readFile(opts.privateKeyFile, 'utf8') };
-  }
+  const credentials = await readCredentials(opts, stdin);
+  if (credentials) body.credentials = credentials;
   const missing = ['name', 'tenantId', 'clientId', 'mode', 'credentials'].filter((k) => body[k] === undefined);
   if (missing.length) {
     const flags: Record<string, string> = {
@@ -194,21 +205,37 @@ export async function addTenant(target: AdminTarget, orgId: string, opts: AddOpt
   out(`  next: vigia tenants check ${t.id} --org ${orgId}`);
 }
 
+/**
+ * `vigia tenants set-credentials <id>`: new credentials through the admin API's PATCH (the one
+ * path that replaces them), then the check's verdict. They are saved even when the check fails
+ * (the command says so and exits 1): a secret may be valid before Entra ID says so everywhere.
+ */
+export async function setCredentials(target: AdminTarget, orgId: string, id: string, opts: CredentialOptions, stdin: NodeJS.ReadableStream, out: Out, lang: 'en' | 'pt-BR' = 'en'): Promise<boolean> {
+  const credentials = await readCredentials(opts, stdin);
+  if (!credentials) throw new CliError('give the new credential: --client-secret-stdin, --client-secret-file, or --certificate-file with --private-key-file');
+  const t = await adminCall<TenantView>(target, 'PATCH', tenantPath(orgId, id), { credentials });
+  out(`saved new credentials of ${t.name} (${t.id}, ${t.credentialType}, stored sealed; never shown again); the collectors use them from their next run`);
+  const ok = await checkTenant(target, orgId, id, out, lang);
+  if (!ok) out('the new credentials are saved anyway: fix what the check names, or set them again');
+  return ok;
+}
+
 /** MISSING is access to grant; a failure that is not about access says so. */
 function label(cause: string | undefined): string {
   if (cause === 'throttled') return 'BUSY   ';
   if (cause && CONNECTION_CAUSES.has(cause)) return 'FAILED ';
   return 'MISSING';
 }
-const CONNECTION_CAUSES = new Set(['tls_untrusted', 'tls_hostname', 'tls_expired', 'dns', 'refused', 'timeout', 'reset', 'other']);
+const CONNECTION_CAUSES = new Set(['blocked', 'tls_untrusted', 'tls_hostname', 'tls_expired', 'dns', 'refused', 'timeout', 'reset', 'other']);
 
 /** Prints each check; resolves false when something is missing (the command then exits 1). */
 export async function checkTenant(target: AdminTarget, orgId: string, id: string, out: Out, lang: 'en' | 'pt-BR' = 'en'): Promise<boolean> {
   const res = await adminCall<CheckResult>(target, 'POST', `${tenantPath(orgId, id)}/check`);
   for (const c of res.checks) {
     out(`${c.ok ? 'ok     ' : label(c.cause)} ${c.id}: ${c.title[lang]}${c.detail ? ` (${c.detail})` : ''}`);
-    if (!c.ok && c.fix) out(`        fix: ${c.fix[lang]}`);
   }
+  // Each fix once, naming the items it covers (a refused secret fails every token and probe).
+  for (const g of res.fixes) out(`fix (${g.items.join(', ')}): ${g.fix[lang]}`);
   out(res.ok ? 'everything Vigia needs is in place' : 'something is missing: apply the fixes above and run the check again');
   return res.ok;
 }

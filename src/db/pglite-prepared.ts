@@ -10,16 +10,24 @@
  * PGlite's own protocol serializer and result parser (its public `protocol` and `parse`
  * exports), so values and rows are converted exactly as `PGlite.query` converts them. PostgreSQL's
  * plan cache then decides between custom and generic plans, as it does for the pg driver's named
- * statements on the server.
+ * statements on the server. Only public PGlite API is used: `execProtocol` for the messages,
+ * inside `runExclusive`, which PGlite documents for exactly this (protocol messages are not
+ * ordered against other queries otherwise).
+ *
+ * A statement goes stale when a table it reads changes its columns (0A000 "cached plan must not
+ * change result type") or when it no longer exists on the server (26000, e.g. after DEALLOCATE).
+ * Outside a transaction it is parsed again and the call repeated. Inside one the server has
+ * aborted the transaction, so nothing can be repeated there: the statement is forgotten and the
+ * error goes up; the next call parses it again, and `txWithRetry` / the settings wrapper re-run
+ * the whole transaction (src/db/retry.ts `isStaleStatement`).
  */
 import { parse, type PGlite, protocol, type Results } from '@electric-sql/pglite';
+import { isStaleStatement } from './stale-statement.js';
 
 const { serialize } = protocol;
 type BackendMessage = Awaited<ReturnType<PGlite['execProtocol']>>['messages'][number];
 /** Only names we generate (`vigia_claim`, `vigia_text_3`) ever reach the protocol. */
 const SAFE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
-/** PostgreSQL's refusal of a statement whose table's columns changed since it was parsed (SQLSTATE 0A000). */
-const PLAN_RESULT_CHANGED = { code: '0A000', message: 'cached plan must not change result type' };
 
 export class PglitePreparedStatements {
   /** Statement name → the parameter types PostgreSQL inferred at Parse. */
@@ -39,17 +47,17 @@ export class PglitePreparedStatements {
     try {
       return await this.run<T>(name, text, params, inTransaction);
     } catch (err) {
-      // A table the statement reads changed its columns since it was parsed: parse it again.
-      const e = err as { code?: string; message?: string };
-      if (inTransaction || e.code !== PLAN_RESULT_CHANGED.code || e.message !== PLAN_RESULT_CHANGED.message || !this.prepared.has(name)) throw err;
-      await this.forget(name);
+      if (!isStaleStatement(err)) throw err;
+      // Parsed again on the next call (parse() closes the old one first).
+      this.prepared.delete(name);
+      if (inTransaction) throw err;
       return this.run<T>(name, text, params, inTransaction);
     }
   }
 
   private async run<T>(name: string, text: string, params: readonly unknown[], inTransaction: boolean): Promise<Results<T>> {
     const lite = this.lite;
-    return lite._runExclusiveQuery(async () => {
+    return lite.runExclusive(async () => {
       const types = this.prepared.get(name) ?? (await this.parse(name, text));
       const values = params.map((v, i) => {
         if (v === null || v === undefined) return null;
@@ -62,15 +70,16 @@ export class PglitePreparedStatements {
     });
   }
 
+  /** Close first: a stale statement of that name may still exist (closing a missing one is no error). */
   private async parse(name: string, text: string): Promise<number[]> {
-    const types = parse.parseDescribeStatementResults(await this.exchange([serialize.parse({ name, text }), serialize.describe({ type: 'S', name })]));
+    const answers = await this.exchange([
+      serialize.close({ type: 'S', name }),
+      serialize.parse({ name, text }),
+      serialize.describe({ type: 'S', name }),
+    ]);
+    const types = parse.parseDescribeStatementResults(answers);
     this.prepared.set(name, types);
     return types;
-  }
-
-  private async forget(name: string): Promise<void> {
-    this.prepared.delete(name);
-    await this.lite._runExclusiveQuery(() => this.exchange([serialize.close({ type: 'S', name })]));
   }
 
   /**

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { describingFailure } from './errors.js';
 import { PglitePreparedStatements } from './pglite-prepared.js';
-import { OID, parseNumeric, sessionSettingEntries, type Database, type Queryable, type QueryOptions, type QueryResult } from './types.js';
+import { isStaleStatement } from './stale-statement.js';
+import { OID, parseNumeric, sessionSettingEntries, type Database, type DedicatedPoolOptions, type Queryable, type QueryOptions, type QueryResult } from './types.js';
 
 /**
  * PGlite is one connection. Every query and every transaction goes through one FIFO queue so a
@@ -81,6 +82,37 @@ function openPglite(dataDir: string | undefined, opts: { sharedBuffers?: string;
 }
 
 /**
+ * The embedded engine's "pool": one in-process connection, so the pool is the database itself,
+ * and closing it is the owner's job. Its settings hold for its own statements only: each runs in
+ * a transaction that sets them with SET LOCAL (the dispatcher's claim needs enable_bitmapscan = off
+ * here as much as on PostgreSQL: with bitmap scans a claim read and sorted every due row, ~30 ms
+ * at a 20,000-row backlog against 0.2 ms).
+ */
+function settingsPool(
+  db: Database,
+  inTransaction: <T>(fn: (q: Queryable) => Promise<T>, setLocal?: string) => Promise<T>,
+  opts: DedicatedPoolOptions,
+): Database {
+  const entries = sessionSettingEntries(opts.settings);
+  if (entries.length === 0) return { ...db, close: async () => {} };
+  const setLocal = entries.map(([k, v]) => `SET LOCAL ${k} = '${v}'`).join('; ');
+  const withSettings = <T>(fn: (q: Queryable) => Promise<T>): Promise<T> => inTransaction(fn, setLocal);
+  return {
+    ...db,
+    // One statement in its own transaction: if its prepared statement went stale, that
+    // transaction only held the statement, so it is run once more (parsed afresh).
+    query: <T>(text: string, params?: readonly unknown[], qopts?: QueryOptions) =>
+      withSettings((q) => q.query<T>(text, params, qopts)).catch((err: unknown) => {
+        if (!isStaleStatement(err)) throw err;
+        return withSettings((q) => q.query<T>(text, params, qopts));
+      }),
+    exec: (text) => withSettings((q) => q.exec(text)),
+    tx: withSettings,
+    close: async () => {},
+  };
+}
+
+/**
  * `lockDir`: the directory to lock for this process (VIGIA_DATA_DIR); the lock is released when
  * the database closes. In-memory databases (tests) take no lock. `sharedBuffers` overrides
  * SHARED_BUFFERS (the bench compares settings with it). `loadDataDir` starts from a data
@@ -124,24 +156,7 @@ export async function createPgliteDatabase(dataDir?: string, lockDir?: string, o
 
   const db: Database = {
     capabilities: { concurrentConnections: false, crossProcessNotify: false },
-    // One in-process connection: the "pool" is the database itself, and closing it is the owner's
-    // job. Its settings hold for its own statements only: each runs in a transaction that sets
-    // them with SET LOCAL (the dispatcher's claim needs enable_bitmapscan = off here as much as on
-    // PostgreSQL: with bitmap scans a claim read and sorted every due row, ~30 ms at a 20,000-row
-    // backlog against 0.2 ms).
-    dedicatedPool: (_max, opts = {}) => {
-      const entries = sessionSettingEntries(opts.settings);
-      if (entries.length === 0) return { ...db, close: async () => {} };
-      const setLocal = entries.map(([k, v]) => `SET LOCAL ${k} = '${v}'`).join('; ');
-      const withSettings = <T>(fn: (q: Queryable) => Promise<T>): Promise<T> => inTransaction(fn, setLocal);
-      return {
-        ...db,
-        query: (text, params, qopts) => withSettings((q) => q.query(text, params, qopts)),
-        exec: (text) => withSettings((q) => q.exec(text)),
-        tx: withSettings,
-        close: async () => {},
-      };
-    },
+    dedicatedPool: (_max, opts = {}) => settingsPool(db, inTransaction, opts),
     dataDirLock: lock,
     query: (text, params, qopts) => queue.run(() => raw.query(text, params, qopts)),
     exec: (text) => queue.run(() => raw.exec(text)),

@@ -94,7 +94,7 @@ export class Allowlist {
 }
 
 /** Host names refused by name alone (they only ever point inside). */
-function isRefusedHostName(host: string): boolean {
+export function isRefusedHostName(host: string): boolean {
   const h = host.toLowerCase().replace(/\.$/, '');
   return h === 'localhost' || h.endsWith('.localhost') || h.endsWith('.internal') || h.endsWith('.local') || !h.includes('.');
 }

@@ -23,6 +23,24 @@ export async function storeConnectorRefs(
   );
 }
 
+/** The changes a delivered event writes in a tool (the notification log's `change`). */
+const WRITTEN_CHANGE: Record<string, string> = { 'alert.acknowledged': 'acknowledge', 'alert.recovered': 'resolve' };
+
+/**
+ * The notification log: each acknowledgement or resolution written to a tool, at the attempt's
+ * start (the tool's own time of the change is at or after it). The inbound door reads it to
+ * tell the tool's webhook reflecting this write from a person's action.
+ */
+export async function recordConnectorWrites(q: Q, writes: { destinationId: string; alertId: string; event: string; at: Date }[]): Promise<void> {
+  const known = writes.filter((w) => WRITTEN_CHANGE[w.event] !== undefined);
+  if (known.length === 0) return;
+  await q.query(
+    `INSERT INTO connector_writes (destination_id, alert_id, change, written_at)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[]) ON CONFLICT DO NOTHING`,
+    [known.map((w) => w.destinationId), known.map((w) => w.alertId), known.map((w) => WRITTEN_CHANGE[w.event]!), known.map((w) => w.at)],
+  );
+}
+
 /** The destinations (of those given) that hold a reference for the incident. */
 export async function destinationsWithRef(q: Q, alertId: string, destinationIds: string[]): Promise<Set<string>> {
   if (destinationIds.length === 0) return new Set();

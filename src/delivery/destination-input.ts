@@ -1,7 +1,8 @@
 /**
  * The input rules of a destination being saved (created or changed): a webhook needs a safe
  * https `url`; a connector kind gets its connector's own checks, no config key the connector
- * does not read, and the safety rules on every URL field. A webhook URL is stored as its WHATWG
+ * does not read, and the text rules on every URL field; then every address field passes the
+ * credential rule (credential-rule.ts: per-field hosts, DNS, the credentials again when it moves). A webhook URL is stored as its WHATWG
  * serialization (what is sent is what is shown). In every URL, text a person could not have
  * meant is refused rather than silently repaired: control characters and white space (the URL
  * parser would drop a CR/LF or tab without a word), backslashes (read as `/`), and a scheme not
@@ -9,13 +10,11 @@
  */
 import type { AppContext } from '../context.js';
 import { invalidInput } from '../errors.js';
-import { UnsafeDestinationError } from './address-policy.js';
 import { getConnector } from './connectors/index.js';
-import { checkDestinationUrlResolved } from './guarded-http.js';
+import { destinationAddressFields } from './credential-origins.js';
+import { checkCredentialAddresses } from './credential-rule.js';
 import type { SignatureScheme } from './signing.js';
-
-/** URL-valued config fields of the connector kinds, checked even before a connector is registered. */
-const KNOWN_URL_FIELDS = ['apiBaseUrl', 'instanceUrl', 'organizationUrl'];
+import type { DestinationKind } from './connectors/types.js';
 
 // C0 and C1 controls, DEL, and every kind of white space (NBSP, U+2028, ideographic space…).
 const CONTROL_OR_SPACE = /[\u0000-\u0020\u007f-\u009f\p{White_Space}]/u;
@@ -37,17 +36,6 @@ export function normalizeDestinationUrl(text: string, field: string): string {
   }
 }
 
-async function checkUrl(ctx: AppContext, value: string, field: string): Promise<string> {
-  const normalized = normalizeDestinationUrl(value, field);
-  try {
-    await checkDestinationUrlResolved(ctx, normalized, field);
-  } catch (err) {
-    if (err instanceof UnsafeDestinationError) throw invalidInput(err.message);
-    throw err;
-  }
-  return normalized;
-}
-
 export interface DestinationInputToCheck {
   url: string | null;
   config: Record<string, unknown>;
@@ -55,16 +43,51 @@ export interface DestinationInputToCheck {
   signatureScheme?: SignatureScheme;
 }
 
+/** The save the input belongs to, for the credential rule (credential-rule.ts). */
+export interface DestinationSave {
+  orgId: string;
+  /** The stored `url` and `config`; null when creating. */
+  before: { url: string | null; config: Record<string, unknown> } | null;
+  /** The request gives `credentials` (they replace the stored ones). */
+  credentialsGiven: boolean;
+  /** Keys of the stored credentials (`username`, …). */
+  storedCredentialKeys: readonly string[];
+  customInstanceDomain?: string;
+}
+
+export interface ValidatedDestination {
+  url: string | null;
+  config: Record<string, unknown>;
+  /** A custom ServiceNow instance domain to record as allowed for the organization, or null. */
+  allowDomain: string | null;
+}
+
+/** The credential rule on the address fields of a destination being saved. */
+async function checkAddresses(ctx: AppContext, kind: string, url: string | null, config: Record<string, unknown>, save: DestinationSave) {
+  if (destinationAddressFields(kind).length === 0) return { allowDomain: null };
+  return checkCredentialAddresses(ctx, {
+    subject: kind as DestinationKind,
+    orgId: save.orgId,
+    before: save.before,
+    after: { url, config },
+    credentialsGiven: save.credentialsGiven,
+    storedCredentials: save.storedCredentialKeys.map((k) => `credentials.${k}`),
+    customInstanceDomain: save.customInstanceDomain,
+  });
+}
+
 /**
  * Validates what a destination of `kind` will be saved with; returns the url and config to
  * store (the webhook URL normalized). Webhook: an https `url`, no config or credentials. Connector kinds:
- * known config keys only, the connector's own validation and the safety rules on every URL field.
+ * known config keys only, the connector's own validation, the text rules on every URL field, and
+ * on every address field the credential rule (hosts, DNS, credentials again when it moves).
  */
 export async function validateDestination(
   ctx: AppContext,
   kind: string,
   input: DestinationInputToCheck,
-): Promise<{ url: string | null; config: Record<string, unknown> }> {
+  save: DestinationSave,
+): Promise<ValidatedDestination> {
   if (kind !== 'webhook' && input.signatureScheme !== undefined) {
     throw invalidInput(`body: "signatureScheme" is used only by webhook destinations (a ${kind} destination is not signed)`);
   }
@@ -74,7 +97,8 @@ export async function validateDestination(
     if (input.credentials && Object.keys(input.credentials).length > 0) {
       throw invalidInput('body: "credentials" is not used by a webhook destination (the signing secret is generated)');
     }
-    return { url: await checkUrl(ctx, input.url, 'url'), config: input.config };
+    const url = normalizeDestinationUrl(input.url, 'url');
+    return { url, config: input.config, ...(await checkAddresses(ctx, kind, url, input.config, save)) };
   }
   if (input.url) throw invalidInput(`body: "url" is not used by a ${kind} destination; use config`);
   const connector = getConnector(kind);
@@ -86,7 +110,7 @@ export async function validateDestination(
   }
   const problem = connector?.validate(input.config, input.credentials ?? {});
   if (problem) throw invalidInput(problem);
-  const fields = new Set([...(connector?.urlFields(input.config) ?? []), ...KNOWN_URL_FIELDS]);
+  const fields = new Set([...(connector?.urlFields(input.config) ?? []), ...destinationAddressFields(kind).map((f) => f.field.replace(/^config\./, ''))]);
   for (const field of fields) {
     const value = input.config[field];
     if (value === undefined || value === null) continue;
@@ -94,7 +118,7 @@ export async function validateDestination(
     // Checked under the same text rules, stored as typed: the connector appends its own paths
     // to this base (`https://acme.service-now.com` + `/api/now/…`), which a serialization's
     // added `/` would not change, but a person reading the config back would not recognize.
-    await checkUrl(ctx, value, `config.${field}`);
+    normalizeDestinationUrl(value, `config.${field}`);
   }
-  return { url: null, config: input.config };
+  return { url: null, config: input.config, ...(await checkAddresses(ctx, kind, null, input.config, save)) };
 }

@@ -23,6 +23,7 @@ import {
   type DestinationRow,
 } from './destinations.js';
 import { validateDestination } from './destination-input.js';
+import { recordInstanceDomain } from './credential-rule.js';
 import type { SignatureScheme } from './signing.js';
 import { runTestAction, type TestActionResult } from './test-send.js';
 import { auditTarget } from '../access/audit-context.js';
@@ -40,6 +41,8 @@ export interface DestinationInput {
   signatureScheme?: SignatureScheme;
   /** Sends per second across all workers; null or absent = unlimited. */
   rateLimitPerSecond?: number | null;
+  /** ServiceNow: the custom instance domain (host of config.instanceUrl) the owner allows for the organization, with the credentials. */
+  customInstanceDomain?: string;
 }
 export type DestinationChange = Partial<Omit<DestinationInput, 'kind'>>;
 export type DestinationView = ReturnType<typeof toDestinationView> & { health: DestinationHealthView; inbound: InboundView | null };
@@ -67,7 +70,12 @@ const sealedCredentials = (ctx: AppContext, c: Record<string, string> | null | u
 export async function createDestination(ctx: AppContext, orgId: string, b: DestinationInput): Promise<DestinationView & { signingSecret?: string }> {
   await requireOrg(ctx.db, orgId);
   const credentials = b.credentials ?? null;
-  const { url, config } = await validateDestination(ctx, b.kind, { url: b.url ?? null, config: b.config ?? {}, credentials, signatureScheme: b.signatureScheme });
+  const { url, config, allowDomain } = await validateDestination(
+    ctx,
+    b.kind,
+    { url: b.url ?? null, config: b.config ?? {}, credentials, signatureScheme: b.signatureScheme },
+    { orgId, before: null, credentialsGiven: true, storedCredentialKeys: [], customInstanceDomain: b.customInstanceDomain },
+  );
   const now = ctx.clock.now();
   const id = newId('dst', now);
   auditTarget(id);
@@ -98,6 +106,7 @@ export async function createDestination(ctx: AppContext, orgId: string, b: Desti
       ],
     );
     if (b.enabled === false) await recordDestinationEnabled(q, orgId, id, false, now);
+    if (allowDomain) await recordInstanceDomain(q, orgId, allowDomain, now);
     return ins.rows[0]!;
   });
   const [view] = await withHealth(ctx, orgId, [row]);
@@ -129,12 +138,20 @@ const UPDATE_ROUNDS = 3;
  * meanwhile, the new state is validated again.
  */
 export async function updateDestination(ctx: AppContext, orgId: string, id: string, b: DestinationChange): Promise<DestinationView> {
-  const revalidate = b.url !== undefined || b.config !== undefined || b.credentials !== undefined || b.signatureScheme !== undefined;
+  const revalidate =
+    b.url !== undefined || b.config !== undefined || b.credentials !== undefined || b.signatureScheme !== undefined || b.customInstanceDomain !== undefined;
   for (let round = 1; ; round++) {
     const checked = await loadDestination(ctx.db, orgId, id);
     // Validation normalizes the url and config it accepts; those are what is stored.
+    const merged = mergeChange(ctx, checked, b);
     const validated = revalidate
-      ? await validateDestination(ctx, checked.kind, { ...mergeChange(ctx, checked, b), signatureScheme: b.signatureScheme })
+      ? await validateDestination(ctx, checked.kind, { ...merged, signatureScheme: b.signatureScheme }, {
+          orgId,
+          before: { url: checked.url, config: checked.config },
+          credentialsGiven: b.credentials !== undefined,
+          storedCredentialKeys: b.credentials !== undefined ? [] : Object.keys(merged.credentials ?? {}),
+          customInstanceDomain: b.customInstanceDomain,
+        })
       : null;
     const now = ctx.clock.now();
     const row = await ctx.db.tx(async (q) => {
@@ -174,6 +191,7 @@ export async function updateDestination(ctx: AppContext, orgId: string, id: stri
       if (!rows[0]) throw notFoundError('destination');
       // Disabling records when and why; enabling again resets the health counters.
       if (b.enabled !== undefined && b.enabled !== current.enabled) await recordDestinationEnabled(q, orgId, id, b.enabled, now);
+      if (validated?.allowDomain) await recordInstanceDomain(q, orgId, validated.allowDomain, now);
       return rows[0];
     });
     if (row) {

@@ -182,10 +182,18 @@ export function createGuardedSend(ctx: AppContext, opts: GuardedSendOptions = {}
 }
 
 /**
- * Save-time check of a destination URL: the text rules, then the current DNS answers. A name
- * that does not resolve now is accepted (it is checked again on every connection).
+ * Save-time check of a destination URL: the text rules, then the current DNS answers. A name that
+ * does not resolve now (no answer, an error, or none within 3 s) is refused: an address a
+ * credential goes to must exist when it is saved. `unresolved: 'accept'` waves it through
+ * instead, for an address that carries no credential (a webhook URL, checked again on every
+ * connection). Allowlisted hosts and IP literals are not looked up.
  */
-export async function checkDestinationUrlResolved(ctx: AppContext, text: string, field = 'url'): Promise<URL> {
+export async function checkDestinationUrlResolved(
+  ctx: AppContext,
+  text: string,
+  field = 'url',
+  opts: { unresolved?: 'refuse' | 'accept' } = {},
+): Promise<URL> {
   const allowlist = new Allowlist(ctx.config.destinationAllowlist);
   const url = checkDestinationUrl(text, allowlist, field);
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -197,7 +205,11 @@ export async function checkDestinationUrlResolved(ctx: AppContext, text: string,
       new Promise<LookupAddress[]>((resolve) => setTimeout(() => resolve([]), 3000).unref()),
     ]);
   } catch {
-    return url;
+    addrs = [];
+  }
+  if (addrs.length === 0) {
+    if (opts.unresolved === 'accept') return url;
+    throw new UnsafeDestinationError(`${field}: the host ${host} does not resolve (no DNS answer); give a host name that exists`);
   }
   if (addrs.some((a) => isRefusedAddress(a.address) && !allowlist.hasAddress(a.address))) {
     throw new UnsafeDestinationError(`${field} points to a private or reserved address`);

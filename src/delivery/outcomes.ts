@@ -16,7 +16,7 @@ import {
   type AutoDisabled,
   type IncidentAtDestination,
 } from '../outbox/index.js';
-import { storeConnectorRefs } from './connector-refs.js';
+import { recordConnectorWrites, storeConnectorRefs } from './connector-refs.js';
 import type { ConnectorResult } from './connectors/types.js';
 import { retryDelayMs } from './retry-policy.js';
 
@@ -110,6 +110,10 @@ export async function applyOutcomes(
     q,
     connectorDone.flatMap(({ a }) => (a.result.outcome === 'succeeded' && a.result.ref ? [{ ...pairOf(a), ref: a.result.ref }] : [])),
     o.now,
+  );
+  await recordConnectorWrites(
+    q,
+    connectorDone.filter(({ a }) => a.result.outcome === 'succeeded').map(({ a }) => ({ ...pairOf(a), event: a.event, at: a.startedAt })),
   );
   // A final state frees the next held event of this incident at this destination — unless the
   // opening failed for good and left no reference: then the held ones can never succeed.

@@ -18,7 +18,7 @@ export { inboundUrl } from '../delivery/inbound-views.js';
 /** How long a replaced secret is still accepted. */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60_000;
 /** At most this many secrets are active at once (the newest kept). */
-const MAX_SECRETS = 5;
+export const MAX_SECRETS = 5;
 
 export interface InboundSecret {
   secret: string;
@@ -88,28 +88,56 @@ export interface InboundTarget {
   orgId: string;
   kind: string;
   config: Record<string, unknown>;
-  credentials: Record<string, string>;
-  secrets: InboundSecret[];
+  /** Opened only after authentication (openCredentials). */
+  credentialsSealed: string | null;
+  /** The destination's own switch: a disabled destination refuses what comes in. */
+  destinationEnabled: boolean;
 }
 
-/** The destination behind an inbound address, when it exists and its address is on; else null. */
-export async function loadInboundTarget(ctx: Pick<AppContext, 'db' | 'sealer'>, destinationId: string, now: Date): Promise<InboundTarget | null> {
-  const { rows } = await ctx.db.query<{ org_id: string; kind: string; config: Record<string, unknown>; credentials_sealed: string | null; secrets_sealed: string | null }>(
-    `SELECT d.org_id, d.kind, d.config, d.credentials_sealed, e.secrets_sealed
+interface TargetRow {
+  org_id: string;
+  kind: string;
+  config: Record<string, unknown>;
+  credentials_sealed: string | null;
+  secrets_sealed: string | null;
+  enabled: boolean;
+}
+
+/** A sealed secret list per sealer, opened instead of a destination's when there is none. */
+const decoys = new WeakMap<Sealer, string>();
+function decoySealed(sealer: Sealer): string {
+  let d = decoys.get(sealer);
+  if (!d) {
+    d = sealer.sealJson([{ secret: `vgin_${'0'.repeat(40)}`, source: 'vigia', expiresAt: null } satisfies InboundSecret]);
+    decoys.set(sealer, d);
+  }
+  return d;
+}
+
+/**
+ * The destination behind an inbound address, when it exists and its address is on (else
+ * `target` null), and the secrets it accepts. The same query and one opening of a sealed secret
+ * list either way (a decoy list when there is no destination), so an unknown address costs what
+ * a known one does.
+ */
+export async function loadInboundTarget(ctx: Pick<AppContext, 'db' | 'sealer'>, destinationId: string, now: Date): Promise<{ target: InboundTarget | null; secrets: string[] }> {
+  const { rows } = await ctx.db.query<TargetRow>(
+    `SELECT d.org_id, d.kind, d.config, d.credentials_sealed, e.secrets_sealed, d.enabled
        FROM inbound_endpoints e JOIN destinations d ON d.id = e.destination_id
       WHERE e.destination_id = $1 AND e.enabled AND d.deleted_at IS NULL`,
     [destinationId],
   );
   const r = rows[0];
-  if (!r) return null;
+  const opened = activeSecrets(ctx.sealer, r?.secrets_sealed ?? decoySealed(ctx.sealer), now).map((s) => s.secret);
+  if (!r) return { target: null, secrets: [] };
   return {
-    destinationId,
-    orgId: r.org_id,
-    kind: r.kind,
-    config: r.config,
-    credentials: r.credentials_sealed ? ctx.sealer.openJson<Record<string, string>>(r.credentials_sealed) : {},
-    secrets: activeSecrets(ctx.sealer, r.secrets_sealed, now),
+    target: { destinationId, orgId: r.org_id, kind: r.kind, config: r.config, credentialsSealed: r.credentials_sealed, destinationEnabled: r.enabled },
+    secrets: opened,
   };
+}
+
+export function openCredentials(sealer: Sealer, target: InboundTarget): Record<string, string> {
+  return target.credentialsSealed ? sealer.openJson<Record<string, string>>(target.credentialsSealed) : {};
 }
 
 export type Verdict = 'applied' | 'ignored' | 'refused';

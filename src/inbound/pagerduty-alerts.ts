@@ -5,15 +5,13 @@
  * `alert_key`s — the Events API's dedup keys, our alert ids (REST `GET /incidents/{id}/alerts`).
  */
 import type { Send } from '../delivery/connectors/types.js';
-import { base, parseJson, str } from '../delivery/connectors/shared.js';
+import { parseJson } from '../delivery/connectors/shared.js';
+import { pagerDutyRestBaseUrl } from '../delivery/connectors/pagerduty.js';
+import { isSafeText } from './text-safety.js';
 
-const REST_REGIONS: Record<string, string> = { us: 'https://api.pagerduty.com', eu: 'https://api.eu.pagerduty.com' };
+export { pagerDutyRestBaseUrl };
 /** Alerts read per incident (a grouped incident rarely holds more). */
 const PAGE = 100;
-
-export function pagerDutyRestBaseUrl(config: Record<string, unknown>): string {
-  return base(str(config, 'restApiBaseUrl') ?? REST_REGIONS[str(config, 'region') ?? 'us'] ?? REST_REGIONS.us!);
-}
 
 /** The incident's alert keys, or null when PagerDuty could not be asked (then incident_key is used). */
 export async function incidentAlertKeys(send: Send, config: Record<string, unknown>, apiKey: string, incidentId: string): Promise<string[] | null> {
@@ -26,7 +24,7 @@ export async function incidentAlertKeys(send: Send, config: Record<string, unkno
     if (res.statusCode !== 200) return null;
     const alerts = (parseJson(res.body) as { alerts?: Array<{ alert_key?: unknown }> } | undefined)?.alerts;
     if (!Array.isArray(alerts)) return null;
-    return alerts.map((a) => a.alert_key).filter((k): k is string => typeof k === 'string' && k.length > 0);
+    return alerts.map((a) => a.alert_key).filter((k): k is string => typeof k === 'string' && k.length > 0 && k.length <= 255 && isSafeText(k));
   } catch {
     return null;
   }

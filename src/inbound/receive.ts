@@ -1,6 +1,7 @@
 /**
  * One inbound event from an ITSM tool, start to end (docs/connectors.md, "Acknowledging in the
- * tool"): authenticate before reading, read the tool's body, refuse a stale event, then in one
+ * tool"): authenticate before reading, read the tool's body, refuse an event older than any
+ * tool retries (or from the future), then in one
  * transaction take the event id (each applied once), find the Vigia alerts by the keys the
  * delivery stored, keep only changes newer than the last one applied to the alert, apply them
  * through the alert lifecycle (events to the other destinations only), write the audit log with
@@ -12,18 +13,30 @@ import { applyToolChangeIn } from '../alerts/lifecycle.js';
 import { txWithRetry } from '../db/retry.js';
 import { recordAudit } from '../access/audit.js';
 import { createGuardedSend } from '../delivery/guarded-http.js';
-import { countInbound, loadInboundTarget, type InboundTarget, type Verdict } from './endpoints.js';
+import { countInbound, loadInboundTarget, openCredentials, type InboundTarget, type Verdict } from './endpoints.js';
 import { incidentAlertKeys } from './pagerduty-alerts.js';
 import { parseToolEvent, TOOL_NAMES, type InboundEvent } from './tools.js';
+import { unsafeTextIn } from './text-safety.js';
 import { authenticate } from './verify.js';
 
-/** An event whose tool time is further than this from now is refused (replays, stale retries). */
-export const FRESHNESS_MS = 10 * 60_000;
-/** Event ids are remembered this long (well past the freshness window). */
-const SEEN_RETENTION_MS = 3 * 24 * 60 * 60_000;
+/**
+ * How old a signed event may be and still be applied: longer than any tool retries (PagerDuty
+ * retries for 48 hours, Azure DevOps keeps a hook on probation for about 36 hours, a ServiceNow
+ * retry policy stops after 24 hours by default), so events held back by an outage of Vigia are
+ * applied when they arrive, when they are the newest change of their alert.
+ */
+export const MAX_EVENT_AGE_MS = 72 * 60 * 60_000;
+/** A tool's clock may be this far ahead of Vigia's. */
+export const MAX_CLOCK_AHEAD_MS = 10 * 60_000;
+/** Event ids, and Vigia's own writes to the tools, are remembered this long (well past the age an event may have). */
+const SEEN_RETENTION_MS = 7 * 24 * 60 * 60_000;
+/** A tool's time of a change Vigia wrote is within this of the write's start (clock skew, queueing). */
+const ECHO_WINDOW_MS = 2 * 60_000;
+export const AUTH_FAILED = 'authentication failed (signature or secret does not match)';
 
 export type InboundOutcome =
-  | { kind: 'unauthenticated' }
+  /** `recordRefusal` counts it on the destination (the same statement for an unknown one, which changes no row). */
+  | { kind: 'unauthenticated'; recordRefusal: () => Promise<void> }
   | { kind: 'handled'; tool: string; verdict: Verdict; reason: string | null; alertIds: string[] };
 
 export interface InboundRequest {
@@ -35,27 +48,30 @@ export interface InboundRequest {
 
 export async function receiveInboundEvent(ctx: AppContext, req: InboundRequest): Promise<InboundOutcome> {
   const now = ctx.clock.now();
-  const target = await loadInboundTarget(ctx, req.destinationId, now);
-  if (!authenticate(target?.kind ?? null, target?.secrets.map((s) => s.secret) ?? [], req.headers, req.rawBody) || !target) {
-    // A known destination learns why it sees nothing; the caller learns nothing.
-    if (target) await countInbound(ctx.db, target.destinationId, 'refused', now, 'authentication failed (signature or secret does not match)');
-    return { kind: 'unauthenticated' };
+  const { target, secrets } = await loadInboundTarget(ctx, req.destinationId, now);
+  if (!authenticate(target?.kind ?? null, secrets, req.headers, req.rawBody).ok || !target) {
+    // The same work and the same answer for a known and an unknown destination; the count is written after the answer.
+    return { kind: 'unauthenticated', recordRefusal: () => countInbound(ctx.db, req.destinationId, 'refused', now, AUTH_FAILED) };
   }
   const done = async (verdict: Verdict, reason: string | null, alertIds: string[] = []): Promise<InboundOutcome> => {
     await countInbound(ctx.db, target.destinationId, verdict, now, reason);
     return { kind: 'handled', tool: target.kind, verdict, reason, alertIds };
   };
+  if (!target.destinationEnabled) return done('refused', 'the destination is disabled: events from the tool are not applied');
   let body: unknown;
   try {
     body = JSON.parse(req.rawBody.toString('utf8'));
   } catch {
     return done('refused', 'the body is not JSON');
   }
-  const parsed = parseToolEvent(target.kind, body, req.headers);
+  const unsafe = unsafeTextIn(body);
+  if (unsafe) return done('refused', unsafe);
+  const parsed = parseToolEvent(target.kind, body);
   if (!parsed.ok) return done('refused', parsed.reason);
   const ev = parsed.event;
-  if (Math.abs(now.getTime() - ev.at.getTime()) > FRESHNESS_MS) {
-    return done('refused', `stale event: the tool's time ${ev.at.toISOString()} is more than ${FRESHNESS_MS / 60_000} minutes from now`);
+  const tooOld = now.getTime() - ev.at.getTime() > MAX_EVENT_AGE_MS;
+  if (tooOld || ev.at.getTime() - now.getTime() > MAX_CLOCK_AHEAD_MS) {
+    return done('refused', `stale event: the tool's time ${ev.at.toISOString()} is ${tooOld ? `more than ${MAX_EVENT_AGE_MS / 3_600_000} hours old` : `more than ${MAX_CLOCK_AHEAD_MS / 60_000} minutes ahead`}`);
   }
   if (!ev.change) return done('ignored', `event type not used: ${ev.type}`);
   const alertIds = await candidateAlertIds(ctx, target, ev);
@@ -65,7 +81,7 @@ export async function receiveInboundEvent(ctx: AppContext, req: InboundRequest):
 
 /** The alert ids the event names; for PagerDuty with a REST API key, confirmed by the incident's alerts. */
 async function candidateAlertIds(ctx: AppContext, target: InboundTarget, ev: InboundEvent): Promise<string[]> {
-  const apiKey = target.credentials.restApiKey;
+  const apiKey = target.kind === 'pagerduty' ? openCredentials(ctx.sealer, target).restApiKey : undefined;
   if (target.kind !== 'pagerduty' || !apiKey || !ev.pagerDutyIncidentId) return ev.alertIds;
   const send = createGuardedSend(ctx);
   try {
@@ -84,7 +100,9 @@ async function applyEvent(
   address: string,
   now: Date,
 ): Promise<{ applied: string[]; reason: string | null }> {
-  await q.query('DELETE FROM inbound_seen_events WHERE destination_id = $1 AND seen_at < $2', [target.destinationId, new Date(now.getTime() - SEEN_RETENTION_MS)]);
+  const forgetBefore = new Date(now.getTime() - SEEN_RETENTION_MS);
+  await q.query('DELETE FROM inbound_seen_events WHERE destination_id = $1 AND seen_at < $2', [target.destinationId, forgetBefore]);
+  await q.query('DELETE FROM connector_writes WHERE destination_id = $1 AND written_at < $2', [target.destinationId, forgetBefore]);
   const { rows: taken } = await q.query(
     'INSERT INTO inbound_seen_events (destination_id, event_key, seen_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING event_key',
     [target.destinationId, ev.eventKey, now],
@@ -93,14 +111,23 @@ async function applyEvent(
   const matched = await matchAlerts(q, target, ev, alertIds);
   if (matched.length === 0) return { applied: [], reason: 'no Vigia alert of this destination matches the event' };
   const applied: string[] = [];
+  let stale = 0;
+  let echoes = 0;
   for (const alertId of matched) {
+    if (await isOwnEcho(q, target.destinationId, alertId, ev)) {
+      echoes += 1;
+      continue;
+    }
     const { rows: newer } = await q.query(
       `INSERT INTO inbound_alert_versions (destination_id, alert_id, last_at) VALUES ($1, $2, $3)
        ON CONFLICT (destination_id, alert_id) DO UPDATE SET last_at = EXCLUDED.last_at WHERE inbound_alert_versions.last_at <= EXCLUDED.last_at
        RETURNING alert_id`,
       [target.destinationId, alertId, ev.at],
     );
-    if (newer.length === 0) continue; // an older change arriving after a newer one
+    if (newer.length === 0) {
+      stale += 1; // an older change arriving after a newer one
+      continue;
+    }
     const tool = TOOL_NAMES[target.kind] ?? target.kind;
     const row = await applyToolChangeIn(
       q,
@@ -112,7 +139,27 @@ async function applyEvent(
     applied.push(alertId);
     await recordToolAudit(q, { orgId: target.orgId, destinationId: target.destinationId, tool, actor: ev.actor, address, alertId, change: ev.change!, at: ev.at, eventKey: ev.eventKey, now });
   }
-  return { applied, reason: applied.length > 0 ? null : 'no change: the alert is already in that state, or a newer change was applied' };
+  if (applied.length > 0) return { applied, reason: null };
+  if (echoes === matched.length) return { applied, reason: "echo: the tool reflects Vigia's own write of this change" };
+  if (stale === matched.length) return { applied, reason: `stale: a newer change from this tool was already applied (the event's time is ${ev.at.toISOString()})` };
+  return { applied, reason: 'no change: the alert is already in that state, or resolved' };
+}
+
+/**
+ * Whether the event only reflects a change Vigia wrote to this tool (the notification log,
+ * connector_writes): the same alert and change, at a tool time within ECHO_WINDOW_MS of the
+ * write. Each write explains one event (it is taken).
+ */
+async function isOwnEcho(q: Queryable, destinationId: string, alertId: string, ev: InboundEvent): Promise<boolean> {
+  const { rows } = await q.query(
+    `DELETE FROM connector_writes WHERE (destination_id, alert_id, change, written_at) IN (
+       SELECT destination_id, alert_id, change, written_at FROM connector_writes
+        WHERE destination_id = $1 AND alert_id = $2 AND change = $3 AND written_at BETWEEN $4 AND $5
+        ORDER BY written_at LIMIT 1)
+     RETURNING written_at`,
+    [destinationId, alertId, ev.change, new Date(ev.at.getTime() - ECHO_WINDOW_MS), new Date(ev.at.getTime() + ECHO_WINDOW_MS)],
+  );
+  return rows.length > 0;
 }
 
 /**

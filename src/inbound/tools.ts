@@ -6,6 +6,7 @@
  * incident's sys_id, the work item id) that must agree with what the delivery stored.
  */
 import type { ToolChange } from '../alerts/lifecycle.js';
+import { printable } from './text-safety.js';
 
 export interface InboundEvent {
   /** Unique per event of this destination; retries of one event share it. */
@@ -39,13 +40,16 @@ const obj = (v: unknown): Obj | undefined => (v !== null && typeof v === 'object
 const text = (v: unknown, max = 500): string | undefined => (typeof v === 'string' && v.length > 0 && v.length <= max ? v : undefined);
 const ALERT_ID_MAX = 255;
 
-/** A name to show; an e-mail address is not kept (people's addresses stay in their tool). */
+/**
+ * A name to show: printable text of bounded length (text-safety.ts); an e-mail address is not
+ * kept (people's addresses stay in their tool).
+ */
 function displayName(v: unknown): string | null {
-  const s = text(v, 200)?.trim();
+  const s = text(v, 1000);
   if (!s) return null;
   // "Jane Doe <jane@example.com>" (Azure DevOps identities) → "Jane Doe".
-  const named = s.replace(/\s*<[^>]*>\s*$/, '').trim();
-  if (named === '' || named.includes('@')) return null;
+  const named = printable(s.replace(/\s*<[^>]*>\s*$/, ''));
+  if (!named || named.includes('@')) return null;
   return named;
 }
 
@@ -62,8 +66,12 @@ const PAGERDUTY_CHANGES: Record<string, ToolChange> = {
   'incident.resolved': 'resolve',
 };
 
-/** PagerDuty V3 webhook: `{ event: { id, event_type, occurred_at, agent, data } }`. */
-export function parsePagerDuty(body: unknown, headers: Record<string, string | undefined>): Parsed {
+/**
+ * PagerDuty V3 webhook: `{ event: { id, event_type, occurred_at, agent, data } }`. The event is
+ * known by its `event.id`, inside the signed body: the `X-Webhook-Id` header is not signed, so a
+ * captured request replayed with a new header value would otherwise be applied again.
+ */
+export function parsePagerDuty(body: unknown): Parsed {
   const event = obj(obj(body)?.event);
   const id = text(event?.id, 200);
   const type = text(event?.event_type, 200);
@@ -75,7 +83,7 @@ export function parsePagerDuty(body: unknown, headers: Record<string, string | u
   return {
     ok: true,
     event: {
-      eventKey: `pd:${text(headers['x-webhook-id'], 200) ?? id}`,
+      eventKey: `pd:${id}`,
       change: PAGERDUTY_CHANGES[type] ?? null,
       type,
       at,
@@ -210,10 +218,10 @@ export function parseAzureDevOps(body: unknown): Parsed {
   };
 }
 
-export function parseToolEvent(kind: string, body: unknown, headers: Record<string, string | undefined>): Parsed {
+export function parseToolEvent(kind: string, body: unknown): Parsed {
   switch (kind) {
     case 'pagerduty':
-      return parsePagerDuty(body, headers);
+      return parsePagerDuty(body);
     case 'opsgenie':
     case 'jsm':
       return parseAlertAction(body);

@@ -2,11 +2,15 @@
  * Is the request from the tool? PagerDuty signs the raw body (`X-PagerDuty-Signature:
  * v1=<hex HMAC-SHA256>`, one entry per active secret while PagerDuty rotates); the other tools
  * cannot sign and send the Vigia secret they were given, in `X-Vigia-Token`, as a Bearer token or
- * as HTTP basic auth's password. Every comparison is constant-time, and an unknown destination
- * costs the same comparison as a known one, so timing tells nothing about it.
+ * as HTTP basic auth's password. Every comparison is constant-time, and every request does the
+ * same work whatever the destination: an HMAC of the body and a comparison of every presented
+ * token for each of MAX_SECRETS key slots (a destination's secrets, the rest filled with a decoy),
+ * whether the destination is known, unknown or turned off, and whatever its tool. So the time of
+ * a 401 tells nothing about the destination.
  */
 import { createHmac } from 'node:crypto';
 import { safeEqual } from '../secrets/tokens.js';
+import { MAX_SECRETS } from './endpoints.js';
 
 type Headers = Record<string, string | undefined>;
 
@@ -39,22 +43,35 @@ function presentedTokens(headers: Headers): string[] {
   return out.slice(0, MAX_PRESENTED);
 }
 
+export interface Verification {
+  ok: boolean;
+  /** The work done, the same for every destination (tests check it; nothing else reads it). */
+  work: { hmacs: number; comparisons: number };
+}
+
 /**
- * True when the request carries proof of one of `secrets`. `secrets` empty (unknown or turned off
- * destination) still compares against a decoy and answers false.
+ * Whether the request carries proof of one of `secrets` for a destination of tool `kind`
+ * (null: unknown or turned off — never ok).
  */
-export function authenticate(kind: string | null, secrets: string[], headers: Headers, rawBody: Buffer): boolean {
-  const keys = secrets.length > 0 ? secrets : [DECOY_SECRET];
-  let ok = false;
-  if (kind === 'pagerduty' || (kind === null && headers['x-pagerduty-signature'] !== undefined)) {
-    const presented = pagerDutySignatures(headers);
-    for (const key of keys) {
-      const expected = createHmac('sha256', Buffer.from(key, 'utf8')).update(rawBody).digest('hex');
-      for (const p of presented) if (safeEqual(p, expected)) ok = true;
+export function authenticate(kind: string | null, secrets: string[], headers: Headers, rawBody: Buffer): Verification {
+  const real = kind === null ? [] : secrets.slice(0, MAX_SECRETS);
+  const slots = [...real, ...Array<string>(MAX_SECRETS - real.length).fill(DECOY_SECRET)];
+  const signatures = pagerDutySignatures(headers);
+  const tokens = presentedTokens(headers);
+  const work = { hmacs: 0, comparisons: 0 };
+  let signed = false;
+  let token = false;
+  slots.forEach((key, i) => {
+    const expected = createHmac('sha256', Buffer.from(key, 'utf8')).update(rawBody).digest('hex');
+    work.hmacs += 1;
+    for (const p of signatures) {
+      work.comparisons += 1;
+      if (safeEqual(p, expected) && i < real.length) signed = true;
     }
-  } else {
-    const presented = presentedTokens(headers);
-    for (const key of keys) for (const p of presented) if (safeEqual(p, key)) ok = true;
-  }
-  return ok && secrets.length > 0;
+    for (const p of tokens) {
+      work.comparisons += 1;
+      if (safeEqual(p, key) && i < real.length) token = true;
+    }
+  });
+  return { ok: kind === 'pagerduty' ? signed : kind !== null && token, work };
 }

@@ -4,12 +4,14 @@
  * mode), membership of each listed workspace, Cost Management read at each cost scope. Every
  * call goes through the same client as the collectors (budgets, limits, destination safety).
  * A failure names its real cause (a refused secret, throttling, an untrusted certificate, a
- * host not found…) with the fix for that cause; a refused sign-in also opens TenantAuthFailed.
+ * host not found, an address the destination-safety rules refuse…) with the fix for that cause;
+ * the credentials' fix is given only when the token endpoint refused them. A refused sign-in
+ * also opens TenantAuthFailed.
  */
 import type { AppContext } from '../context.js';
 import { COST_API_VERSION } from './sources/costs/cost-query.js';
 import type { Audience } from './connection/endpoints.js';
-import { FIX_TOKEN, fixForFailure, type Texts } from './messages/fixes.js';
+import { FIX_TOKEN_OTHER, fixForFailure, type Texts } from './messages/fixes.js';
 import type { PlatformClient } from './platform/platform-client.js';
 import { problemDetail } from './engine/self-watch.js';
 import { reportRefusedSignIn } from './engine/sign-in-refusal.js';
@@ -34,9 +36,17 @@ export interface CheckItem {
   cause?: string;
 }
 
+/** One fix, once, with the failed items it covers (`token.powerbi`, `cost.read /subscriptions/…`). */
+export interface FixGroup {
+  fix: Texts;
+  items: string[];
+}
+
 export interface CheckResult {
   ok: boolean;
   checks: CheckItem[];
+  /** The failed items' fixes, each given once (a refused secret fails every token and probe: one fix). */
+  fixes: FixGroup[];
 }
 
 type ItemHead = Omit<CheckItem, 'ok' | 'fix' | 'detail' | 'cause'>;
@@ -94,7 +104,7 @@ async function runChecks(ctx: AppContext, tenant: TenantRow, transport: Transpor
   for (const probe of probesFor(ctx, tenant, client)) {
     const tokenFailure = failures.get(probe.audience);
     if (tokenFailure) {
-      checks.push({ ...failed(probe.head, tokenFailure, FIX_TOKEN), detail: `no token for this audience: ${(tokenFailure as Error).message}` });
+      checks.push({ ...failed(probe.head, tokenFailure, FIX_TOKEN_OTHER), detail: `no token for this audience: ${(tokenFailure as Error).message}` });
       continue;
     }
     try {
@@ -105,7 +115,20 @@ async function runChecks(ctx: AppContext, tenant: TenantRow, transport: Transpor
     }
   }
   checks.push(...(await utilizationChecks(client, tokens, utilizationOf(tenant.utilization), ctx.clock.now())));
-  return { ok: checks.every((c) => c.ok), checks };
+  return { ok: checks.every((c) => c.ok), checks, fixes: groupFixes(checks) };
+}
+
+/** Each distinct fix of the failed items once, in the order the checks first need it. */
+export function groupFixes(checks: CheckItem[]): FixGroup[] {
+  const groups = new Map<string, FixGroup>();
+  for (const c of checks) {
+    if (c.ok || !c.fix) continue;
+    const item = c.scope ? `${c.id} ${c.scope}` : c.workspaceId ? `${c.id} ${c.workspaceId}` : c.id;
+    const group = groups.get(c.fix.en);
+    if (group) group.items.push(item);
+    else groups.set(c.fix.en, { fix: c.fix, items: [item] });
+  }
+  return [...groups.values()];
 }
 
 /** One token per audience; the failures are kept so the probes that need them say why they cannot run. */
@@ -119,7 +142,7 @@ async function checkTokens(tokens: TenantTokens): Promise<{ items: CheckItem[]; 
       items.push({ ...head, ok: true, fix: null });
     } catch (err) {
       failures.set(audience, err);
-      items.push(failed(head, err, FIX_TOKEN));
+      items.push(failed(head, err, FIX_TOKEN_OTHER));
     }
   }
   return { items, failures };

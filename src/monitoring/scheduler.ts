@@ -10,20 +10,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import { txWithRetry } from '../db/retry.js';
-import type { SignalInput } from '../alerts/signals.js';
 import type { ApiFamily } from './platform/budget.js';
-import { takeCall } from './platform/budget.js';
 import type { Collector } from './engine/collector.js';
-import { behindStep, collectorBehindSignal, type RunProgress } from './engine/collector-behind.js';
-import { collectorBehindDetail, collectorCaughtUp } from './messages/titles.js';
+import { cleanProgress, type RunProgress } from './engine/collector-behind.js';
 import { DEFAULT_COLLECTORS } from './registry.js';
 import { claimDue, LeaseLostError, releaseLease, renewLease, type ClaimedRow, type Lease } from './engine/lease.js';
-import { commitRun, applySignalsIn, EntityState, readState } from './engine/output.js';
+import { commitRun, EntityState, readState, RunAccess } from './engine/output.js';
+import { recordRun } from './engine/run-record.js';
+import { runSleeper, runTokens, runTransport, StoppingError } from './engine/run-guards.js';
+import { TokenCache } from './engine/token-cache.js';
 import { PlatformClient, type RunStats } from './platform/platform-client.js';
-import { opensAtOnce, problemDetail, problemOf, tenantSignal } from './engine/self-watch.js';
-import { TENANT_COLUMNS, endpointsOf, openCredentials, type TenantRow } from './connection/tenant-row.js';
-import { TenantTokens } from './platform/tokens.js';
+import { TENANT_COLUMNS, endpointsOf, type TenantRow } from './connection/tenant-row.js';
 import { createTransport, type Transport, type TransportOptions } from './platform/transport.js';
 
 export interface SchedulerOptions {
@@ -42,20 +39,6 @@ export interface SchedulerOptions {
   stopTimeoutMs?: number;
 }
 
-class StoppingError extends Error {}
-
-/** A cached token client: the tenant's decrypted credentials live in it, so it is dropped when not needed. */
-interface CachedTokens {
-  version: number;
-  tokens: TenantTokens;
-  lastUsedMs: number;
-}
-
-/** A token client not used for this long is dropped (the tenant was removed, disabled, or moved to another instance). */
-const TOKENS_IDLE_MS = 60 * 60_000;
-/** How often the cache is checked against the tenants table (deleted or changed connections). */
-const TOKENS_SWEEP_MS = 60_000;
-
 /** A run in progress: its lease and the switch that stops it when the lease is lost. */
 interface ActiveRun {
   lease: Lease;
@@ -67,14 +50,13 @@ export class CollectorScheduler {
   private readonly opts: Required<Omit<SchedulerOptions, 'workerId' | 'transport' | 'caps'>> & Pick<SchedulerOptions, 'caps'>;
   private readonly collectors: Map<string, Collector>;
   private readonly transport: Transport;
-  private readonly tokens = new Map<string, CachedTokens>();
+  private readonly tokens: TokenCache;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly active = new Set<ActiveRun>();
   private readonly stopSignal = new AbortController();
   private timer: NodeJS.Timeout | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
   private ticking = false;
-  private lastSweepMs = 0;
 
   constructor(
     private readonly ctx: AppContext,
@@ -92,6 +74,7 @@ export class CollectorScheduler {
     };
     this.collectors = new Map(this.opts.collectors.map((c) => [c.name, c]));
     this.transport = createTransport(ctx, opts.transport);
+    this.tokens = new TokenCache(ctx, this.transport, opts.caps);
     // Every lease this instance holds is renewed every third of the lease.
     this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(1_000, Math.floor(this.opts.leaseMs / 3)));
     this.renewTimer.unref?.();
@@ -135,15 +118,8 @@ export class CollectorScheduler {
    * Drops cached token clients (each holds a tenant's decrypted credentials) whose connection
    * was deleted or changed, or that were not used for an hour. Checked at most once a minute.
    */
-  async sweepTokens(force = false): Promise<void> {
-    const nowMs = this.ctx.clock.now().getTime();
-    if (this.tokens.size === 0 || (!force && nowMs - this.lastSweepMs < TOKENS_SWEEP_MS)) return;
-    this.lastSweepMs = nowMs;
-    const { rows } = await this.ctx.db.query<{ id: string; updated_at: Date }>('SELECT id, updated_at FROM tenants WHERE id = ANY($1::text[])', [[...this.tokens.keys()]]);
-    const current = new Map(rows.map((r) => [r.id, new Date(r.updated_at).getTime()]));
-    for (const [id, cached] of this.tokens) {
-      if (current.get(id) !== cached.version || nowMs - cached.lastUsedMs > TOKENS_IDLE_MS) this.tokens.delete(id);
-    }
+  sweepTokens(force = false): Promise<void> {
+    return this.tokens.sweep(force);
   }
 
   /** Whether a token client (and so decrypted credentials) of this tenant connection is in memory. */
@@ -153,7 +129,7 @@ export class CollectorScheduler {
 
   /** Forgets a tenant connection's token client at once (it was deleted or its credentials changed). */
   forgetTokens(tenantRef: string): void {
-    this.tokens.delete(tenantRef);
+    this.tokens.forget(tenantRef);
   }
 
   start(): this {
@@ -198,67 +174,65 @@ export class CollectorScheduler {
     return tracked;
   }
 
-  private tokensFor(tenant: TenantRow): TenantTokens {
-    const version = new Date(tenant.updated_at).getTime();
-    const lastUsedMs = this.ctx.clock.now().getTime();
-    const cached = this.tokens.get(tenant.id);
-    if (cached && cached.version === version) {
-      cached.lastUsedMs = lastUsedMs;
-      return cached.tokens;
-    }
-    const endpoints = endpointsOf(tenant);
-    const tokens = new TenantTokens(
-      { tenantId: tenant.tenant_id, clientId: tenant.client_id, authorityHost: endpoints.authorityHost, credentials: openCredentials(this.ctx, tenant) },
-      this.transport,
-      () => takeCall(this.ctx.db, tenant.tenant_id, 'token', this.ctx.clock.now(), this.opts.caps),
-      () => this.ctx.clock.now().getTime(),
-    );
-    this.tokens.set(tenant.id, { version, tokens, lastUsedMs });
-    return tokens;
+  /** The platform client of one run: its calls and waits stop when the run loses its lease or the instance stops. */
+  private clientFor(tenant: TenantRow, signal: AbortSignal, stats: RunStats, startedMs: number): PlatformClient {
+    return new PlatformClient({
+      db: this.ctx.db,
+      now: () => this.ctx.clock.now(),
+      transport: runTransport(this.transport, signal),
+      tokens: runTokens(this.tokens.for(tenant), signal),
+      directoryId: tenant.tenant_id,
+      endpoints: endpointsOf(tenant),
+      stats,
+      deadline: startedMs + this.opts.runTimeLimitMs,
+      caps: this.opts.caps,
+      capSharePercent: tenant.cap_share_percent,
+      sleep: runSleeper(this.stopSignal.signal, signal),
+    });
   }
 
-  /** A wait that ends early, failing, when the instance stops or the run loses its lease. */
-  private sleeper(run: AbortSignal) {
-    return (ms: number): Promise<void> =>
-      new Promise((resolve, reject) => {
-        const stop = this.stopSignal.signal;
-        const failure = () => (run.aborted ? (run.reason as Error) : new StoppingError('stopping'));
-        if (stop.aborted || run.aborted) return reject(failure());
-        const t = setTimeout(() => {
-          stop.removeEventListener('abort', onAbort);
-          run.removeEventListener('abort', onAbort);
-          resolve();
-        }, ms);
-        const onAbort = () => {
-          clearTimeout(t);
-          stop.removeEventListener('abort', onAbort);
-          run.removeEventListener('abort', onAbort);
-          reject(failure());
-        };
-        stop.addEventListener('abort', onAbort, { once: true });
-        run.addEventListener('abort', onAbort, { once: true });
-      });
-  }
-
-  /** The token client as one run sees it: once the run lost its lease, no token is asked for. */
-  private tokensOfRun(tenant: TenantRow, run: AbortSignal): Pick<TenantTokens, 'get'> {
-    const tokens = this.tokensFor(tenant);
-    return {
-      get: async (audience) => {
-        run.throwIfAborted();
-        return tokens.get(audience);
+  /** Runs the claimed collector against the tenant; it commits once through the run's lease. A failure throws. */
+  private async runCollector(
+    row: ClaimedRow,
+    tenant: TenantRow,
+    lease: Lease,
+    signal: AbortSignal,
+    stats: RunStats,
+    startedMs: number,
+    onProgress: (p: RunProgress) => void,
+  ): Promise<void> {
+    const collector = this.collectors.get(row.collector)!;
+    // A refused sign-in stays open until the endpoint itself gives a token again: a cached one proves nothing.
+    if (row.problem_kind === 'TenantAuthFailed') this.tokens.for(tenant).renewNext();
+    const client = this.clientFor(tenant, signal, stats, startedMs);
+    const state = await readState<unknown>(this.ctx.db, tenant.id, collector.name, collector.entityPrefixes);
+    const access = new RunAccess(this.ctx.db);
+    let firstPassGoesOn = false;
+    const orgId = tenant.org_id;
+    await collector.run({
+      ctx: { clock: this.ctx.clock, log: this.ctx.log },
+      tenant,
+      client,
+      intervalSeconds: row.interval_seconds,
+      state,
+      entities: new EntityState(this.ctx.db, tenant.id, collector.name),
+      reader: access.reader,
+      write: access.write,
+      signal,
+      reportProgress: (p) => onProgress(cleanProgress(p)),
+      commit: async (signals, changes, lineage) => {
+        signal.throwIfAborted();
+        await commitRun(this.ctx, orgId, lease, { signals, changes, lineage, firstPassGoesOn, writes: access.commit() });
       },
-    };
-  }
-
-  /** The transport as one run sees it: once the run lost its lease, no call leaves. */
-  private transportFor(run: AbortSignal): Transport {
-    const base = this.transport;
-    const guarded = (req: Parameters<Transport>[0]) => {
-      if (run.aborted) return Promise.reject(run.reason as Error);
-      return base(req);
-    };
-    return Object.assign(guarded, { options: base.options, close: () => base.close(), destroy: () => base.destroy() });
+      firstPassGoesOn: () => {
+        firstPassGoesOn = true;
+      },
+    });
+    // A run that succeeded with nothing to commit (no source configured) ends its first pass too; staged writes are committed.
+    if (!access.committed && (!row.first_pass_done || access.staged)) {
+      signal.throwIfAborted();
+      await commitRun(this.ctx, orgId, lease, { signals: [], changes: [], writes: access.commit() });
+    }
   }
 
   private async runClaimed(row: ClaimedRow): Promise<void> {
@@ -279,53 +253,7 @@ export class CollectorScheduler {
         this.forgetTokens(row.tenant_ref);
         return;
       }
-      const collector = this.collectors.get(row.collector)!;
-      const tokens = this.tokensFor(tenant);
-      // A refused sign-in stays open until the endpoint itself gives a token again: a cached one proves nothing.
-      if (row.problem_kind === 'TenantAuthFailed') tokens.renewNext();
-      const client = new PlatformClient({
-        db: this.ctx.db,
-        now: () => this.ctx.clock.now(),
-        transport: this.transportFor(signal),
-        tokens: this.tokensOfRun(tenant, signal),
-        directoryId: tenant.tenant_id,
-        endpoints: endpointsOf(tenant),
-        stats,
-        deadline: startedMs + this.opts.runTimeLimitMs,
-        caps: this.opts.caps,
-        capSharePercent: tenant.cap_share_percent,
-        sleep: this.sleeper(signal),
-      });
-      const state = await readState<unknown>(this.ctx.db, tenant.id, collector.name, collector.entityPrefixes);
-      let committed = false;
-      let firstPassGoesOn = false;
-      const orgId = tenant.org_id;
-      await collector.run({
-        ctx: this.ctx,
-        tenant,
-        client,
-        intervalSeconds: row.interval_seconds,
-        state,
-        entities: new EntityState(this.ctx.db, tenant.id, collector.name),
-        signal,
-        reportProgress: (p) => {
-          progress = { polled: Math.max(0, Math.floor(p.polled)), deferred: Math.max(0, Math.floor(p.deferred)) };
-        },
-        commit: async (signals, changes, lineage) => {
-          if (committed) throw new Error('a run commits once');
-          committed = true;
-          signal.throwIfAborted();
-          await commitRun(this.ctx, orgId, lease, { signals, changes, lineage, firstPassGoesOn });
-        },
-        firstPassGoesOn: () => {
-          firstPassGoesOn = true;
-        },
-      });
-      // A run that succeeded with nothing to commit (a collector with no source configured) ends its first pass too.
-      if (!committed && !row.first_pass_done) {
-        signal.throwIfAborted();
-        await commitRun(this.ctx, orgId, lease, { signals: [], changes: [] });
-      }
+      await this.runCollector(row, tenant, lease, signal, stats, startedMs, (p) => (progress = p));
     } catch (err) {
       error = err;
     } finally {
@@ -343,79 +271,9 @@ export class CollectorScheduler {
       this.ctx.log.warn({ tenant: tenant.id, collector: row.collector, err: (error as Error).message }, 'collector run failed');
     }
     try {
-      await this.finish(row, tenant, startedAt, Date.now() - startedMs, stats, error, progress);
+      await recordRun(this.ctx, { row, tenant, startedAt, durationMs: Date.now() - startedMs, stats, error, progress });
     } catch (err) {
       this.ctx.log.error({ tenant: tenant.id, collector: row.collector, err: (err as Error).message }, 'collector run could not be recorded');
     }
   }
-
-  /** Records the run on its schedule row and signals the self-watch transitions, in one transaction. */
-  private async finish(row: ClaimedRow, tenant: TenantRow, startedAt: Date, durationMs: number, stats: RunStats, error: unknown, progress: RunProgress | null): Promise<void> {
-    const end = this.ctx.clock.now();
-    const problem = error ? problemOf(error) : null;
-    const same = problem !== null && row.problem_kind === problem;
-    const since = problem ? (same ? row.problem_since! : startedAt) : null;
-    let reported = same ? row.problem_reported : false;
-    const message = error ? errorText(error) : null;
-    const runSignals: SignalInput[] = [];
-    if (problem && !reported && (opensAtOnce(problem) || end.getTime() - new Date(since!).getTime() > 2 * row.interval_seconds * 1000)) {
-      runSignals.push(tenantSignal('failure', problem, tenant, problemDetail(error, `${row.collector}: ${message}`), end));
-      reported = true;
-    }
-    const behind = behindStep(
-      { since: row.behind_since, runs: row.behind_runs, reported: row.behind_reported },
-      progress,
-      error !== null,
-      startedAt,
-      end,
-      row.interval_seconds,
-    );
-    if (behind.raise) {
-      const detail = collectorBehindDetail(row.collector, progress!.deferred, progress!.polled, behind.next.runs, new Date(behind.next.since!).toISOString());
-      runSignals.push(collectorBehindSignal('failure', row.collector, tenant, detail, end));
-    }
-    const intervalMs = row.interval_seconds * 1000;
-    // Once per interval from the slot it was due at; after a pause, from this run (missed runs are not caught up).
-    let nextMs = new Date(row.next_run_at).getTime() + intervalMs;
-    if (nextMs < startedAt.getTime()) nextMs = startedAt.getTime() + intervalMs;
-    const next = new Date(nextMs);
-    await txWithRetry(this.ctx.db, async (q) => {
-      const { rows } = await q.query(
-        `UPDATE collector_schedules SET locked_until = NULL, locked_by = NULL, last_run_at = $4,
-           last_success_at = CASE WHEN $5::boolean THEN $6 ELSE last_success_at END,
-           last_duration_ms = $7, last_calls = $8, last_throttled_calls = $9, last_error = $10,
-           next_run_at = CASE WHEN next_run_at <> $11 THEN next_run_at ELSE $12 END,
-           problem_kind = $13, problem_since = $14, problem_reported = $15,
-           last_polled = CASE WHEN $16::boolean THEN $17 ELSE last_polled END,
-           last_deferred = CASE WHEN $16::boolean THEN $18 ELSE last_deferred END,
-           behind_since = $19, behind_runs = $20, behind_reported = $21
-         WHERE tenant_ref = $1 AND collector = $2 AND locked_by = $3 AND locked_until > clock_timestamp() RETURNING tenant_ref`,
-        [
-          row.tenant_ref, row.collector, row.locked_by, startedAt, !error, end, durationMs, stats.calls, stats.throttledCalls,
-          message, row.next_run_at, next, problem, since, reported,
-          progress !== null, progress?.polled ?? null, progress?.deferred ?? null, behind.next.since, behind.next.runs, behind.next.reported,
-        ],
-      );
-      if (rows.length === 0) return; // the lease was lost (or the tenant deleted): the row is not this run's to record
-      const signals = [...runSignals]; // afresh on each attempt: a rolled-back attempt's recoveries would apply twice
-      if (row.problem_kind && row.problem_reported && row.problem_kind !== problem) {
-        const others = await q.query('SELECT 1 FROM collector_schedules WHERE tenant_ref = $1 AND problem_kind = $2 AND problem_reported AND enabled LIMIT 1', [
-          row.tenant_ref,
-          row.problem_kind,
-        ]);
-        if (others.rows.length === 0) signals.push(tenantSignal('recovery', row.problem_kind, tenant, `${row.collector} works again`, end));
-      }
-      if (behind.caughtUp) {
-        const others = await q.query('SELECT 1 FROM collector_schedules WHERE tenant_ref = $1 AND behind_reported AND enabled LIMIT 1', [row.tenant_ref]);
-        if (others.rows.length === 0) signals.push(collectorBehindSignal('recovery', row.collector, tenant, collectorCaughtUp(row.collector), end));
-      }
-      await applySignalsIn(q, this.ctx, tenant.org_id, signals, end);
-    });
-  }
-}
-
-/** The text kept as `lastError` and in Tenant incidents: our own messages, never a credential. */
-function errorText(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
-  return text.slice(0, 1000);
 }

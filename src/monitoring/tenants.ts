@@ -5,16 +5,16 @@
  */
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/index.js';
-import { invalidInput, notFoundError } from '../errors.js';
+import { conflictError, notFoundError } from '../errors.js';
+import { checkCredentialAddresses } from '../delivery/credential-rule.js';
 import { newId } from '../ids.js';
 import { requireOrg } from '../orgs/orgs.js';
 import { COLLECTOR_DEFAULTS, COLLECTOR_NAMES, type CollectorName } from './connection/collector-names.js';
 import { IMPLEMENTED_COLLECTORS } from './connection/implemented.js';
-import { PUBLIC_CLOUD, type TenantEndpoints } from './connection/endpoints.js';
-import { endpointsChanged } from './connection/endpoint-hosts.js';
+import type { TenantEndpoints } from './connection/endpoints.js';
 import { checkMirroringLag, type MirroringLag } from './connection/mirroring-lag.js';
 import { applyUtilization, checkUtilization, DEFAULT_UTILIZATION, utilizationOf, type UtilizationSettings } from './connection/utilization-settings.js';
-import { readRotations, rotationKeyOf, type RotationView } from './engine/rotation-status.js';
+import { effectiveIntervalOf, readRotations, rotationKeyOf, type RotationView } from './engine/rotation-status.js';
 import type { BudgetUse } from './platform/budget.js';
 import { budgetViewOf, readBudgetUseOf, type ApiBudgetView } from './platform/budget-view.js';
 import { readScanProgress, type ScanProgress } from './sources/scanner/scan-catalog.js';
@@ -28,7 +28,6 @@ import {
   checkWorkspaces,
   type CollectorSetting,
   type TenantChange,
-  type TenantCredentials,
   type TenantInput,
   type TenantMode,
 } from './connection/tenant-input.js';
@@ -52,6 +51,8 @@ export interface ScheduleRow {
   last_error: string | null;
   last_polled: number | null;
   last_deferred: number | null;
+  last_rejected: number | null;
+  last_rejected_note: string | null;
 }
 
 export interface CollectorView {
@@ -70,9 +71,17 @@ export interface CollectorView {
   lastPolled: number | null;
   /** Resources that were due and that the last run left for a later run (CollectorBehind when it lasts). */
   lastDeferred: number | null;
+  /** Rows the platform served that the last run skipped as unbelievable (a figure out of range, a malformed event); null when it does not check rows. */
+  lastRejected: number | null;
+  /** Why (the first few rows' reasons); null when none was skipped. */
+  lastRejectedNote: string | null;
   running: boolean;
   /** For a collector that rotates through a large tenant: its last full rotation and hot/cold counts. */
   rotation: RotationView | null;
+  /** The interval it runs at: intervalSeconds, or longer when its budget cannot honour it (engine/rotation-status.ts). */
+  effectiveIntervalSeconds: number;
+  /** Why effectiveIntervalSeconds is longer; null when it is not. */
+  effectiveIntervalNote: string | null;
 }
 
 export interface TenantView {
@@ -101,7 +110,7 @@ export interface TenantView {
 }
 
 const SCHEDULE_COLUMNS =
-  'tenant_ref, collector, enabled, interval_seconds, next_run_at, coalesce(locked_until > now(), false) AS running, last_run_at, last_success_at, last_duration_ms, last_calls, last_throttled_calls, last_error, last_polled, last_deferred';
+  'tenant_ref, collector, enabled, interval_seconds, next_run_at, coalesce(locked_until > now(), false) AS running, last_run_at, last_success_at, last_duration_ms, last_calls, last_throttled_calls, last_error, last_polled, last_deferred, last_rejected, last_rejected_note';
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
@@ -127,6 +136,8 @@ function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string,
     collectors: COLLECTOR_NAMES.map((name) => {
       const s = byName.get(name);
       const scheduled = s?.enabled && IMPLEMENTED_COLLECTORS.has(name);
+      const rotation = rotations.get(rotationKeyOf(row.id, name)) ?? null;
+      const effective = effectiveIntervalOf(name, s?.interval_seconds ?? COLLECTOR_DEFAULTS[name], rotation);
       return {
         name,
         enabled: s?.enabled ?? false,
@@ -141,8 +152,12 @@ function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string,
         lastError: s?.last_error ?? null,
         lastPolled: s?.last_polled ?? null,
         lastDeferred: s?.last_deferred ?? null,
+        lastRejected: s?.last_rejected ?? null,
+        lastRejectedNote: s?.last_rejected_note ?? null,
         running: s?.running ?? false,
-        rotation: rotations.get(rotationKeyOf(row.id, name)) ?? null,
+        rotation,
+        effectiveIntervalSeconds: effective.seconds,
+        effectiveIntervalNote: effective.note,
       };
     }),
     apiBudget: budgetViewOf(budget, row.cap_share_percent),
@@ -191,6 +206,18 @@ async function changeSchedules(q: Queryable, tenantRef: string, settings: Record
   );
 }
 
+/** A connection's addresses as the credential rule reads them (src/delivery/credential-origins.ts, `tenant`). */
+function addressesOf(endpoints: Partial<TenantEndpoints>, utilization: UtilizationSettings): Record<string, unknown> {
+  return { endpoints: endpointsOf({ endpoints }), utilization: { eventhouse: utilization.eventhouse } };
+}
+
+/** The endpoint overrides after a change: given fields replace, null ones (or `endpoints: null`) go back to the public cloud. */
+function mergeEndpoints(current: Partial<TenantEndpoints>, change: TenantChange['endpoints'], set: Partial<TenantEndpoints>): Partial<TenantEndpoints> {
+  if (change === undefined) return current;
+  const kept = Object.fromEntries(Object.entries(current).filter(([k]) => change !== null && !(k in change)));
+  return { ...kept, ...set };
+}
+
 export async function createTenant(ctx: AppContext, orgId: string, input: TenantInput): Promise<TenantView> {
   await requireOrg(ctx.db, orgId);
   const tenantId = checkGuid(input.tenantId, 'tenantId');
@@ -199,9 +226,17 @@ export async function createTenant(ctx: AppContext, orgId: string, input: Tenant
   const workspaces = checkWorkspaces(input.workspaces);
   const costScopes = checkCostScopes(input.costScopes);
   const collectors = checkCollectors(input.collectors);
-  const endpoints = await checkEndpoints(ctx, input.endpoints);
+  const endpoints = checkEndpoints(input.endpoints);
   const lag = checkMirroringLag(input.mirroringLag);
-  const utilization = applyUtilization(DEFAULT_UTILIZATION, await checkUtilization(ctx, input.utilization));
+  const utilization = applyUtilization(DEFAULT_UTILIZATION, checkUtilization(input.utilization));
+  await checkCredentialAddresses(ctx, {
+    subject: 'tenant',
+    orgId,
+    before: addressesOf({}, DEFAULT_UTILIZATION),
+    after: addressesOf(endpoints, utilization),
+    credentialsGiven: true,
+    storedCredentials: [],
+  });
   const capShare = checkCapShare(input.capSharePercent);
   const now = ctx.clock.now();
   const id = newId('tnt', now);
@@ -235,12 +270,21 @@ export async function getTenant(ctx: AppContext, orgId: string, id: string): Pro
 
 /**
  * Changes the given fields; `endpoints` fields merge (null puts a field back to the public
- * cloud). Read-modify-write on the row locked in one transaction, so concurrent changes of
- * other fields are all kept.
+ * cloud). The addresses (endpoints, Eventhouse query URI) pass the credential rule on a read of
+ * the row, before it is locked (it may resolve host names); the change is then applied to the
+ * row locked in one transaction, so concurrent changes of other fields are all kept, and a
+ * concurrent change of the addresses makes this one a 409. `addressFromPlatform`: the Eventhouse
+ * query URI was named by the platform's own answer to the connection (utilization-setup.ts), so
+ * it needs no credentials again (its hosts and DNS are still checked).
  */
-export async function updateTenant(ctx: AppContext, orgId: string, id: string, b: TenantChange): Promise<TenantView> {
-  await loadTenant(ctx.db, orgId, id); // an unknown tenant is 404 before its input is judged
-  // The checks that need no stored value, before the row is locked (one may resolve host names).
+export async function updateTenant(
+  ctx: AppContext,
+  orgId: string,
+  id: string,
+  b: TenantChange,
+  opts: { addressFromPlatform?: boolean } = {},
+): Promise<TenantView> {
+  const read = await loadTenant(ctx.db, orgId, id); // an unknown tenant is 404 before its input is judged
   const tenantId = b.tenantId !== undefined ? checkGuid(b.tenantId, 'tenantId') : undefined;
   const clientId = b.clientId !== undefined ? checkGuid(b.clientId, 'clientId') : undefined;
   const credentials = b.credentials !== undefined ? checkCredentials(b.credentials) : null;
@@ -248,25 +292,29 @@ export async function updateTenant(ctx: AppContext, orgId: string, id: string, b
   const costScopes = b.costScopes !== undefined ? checkCostScopes(b.costScopes) : undefined;
   const collectors = checkCollectors(b.collectors);
   const capShare = checkCapShare(b.capSharePercent);
-  const given = b.endpoints ?? {};
-  const endpointsSet = b.endpoints !== undefined ? await checkEndpoints(ctx, Object.fromEntries(Object.entries(given).filter(([, v]) => v !== null))) : {};
-  const utilizationChange = await checkUtilization(ctx, b.utilization);
+  const endpointsSet = b.endpoints ? checkEndpoints(Object.fromEntries(Object.entries(b.endpoints).filter(([, v]) => v !== null))) : {};
+  const utilizationChange = checkUtilization(b.utilization);
+  const before = addressesOf(read.endpoints, utilizationOf(read.utilization));
+  await checkCredentialAddresses(ctx, {
+    subject: 'tenant',
+    orgId,
+    before,
+    after: addressesOf(mergeEndpoints(read.endpoints, b.endpoints, endpointsSet), applyUtilization(utilizationOf(read.utilization), utilizationChange)),
+    credentialsGiven: credentials !== null || (opts.addressFromPlatform === true && b.endpoints === undefined),
+    storedCredentials: ['credentials'],
+  });
+  const movesAddresses = b.endpoints !== undefined || utilizationChange.eventhouse !== undefined;
   const now = ctx.clock.now();
   const row = await ctx.db.tx(async (q) => {
     const { rows: locked } = await q.query<TenantRow>(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE org_id = $1 AND id = $2 FOR UPDATE`, [orgId, id]);
     const current = locked[0];
     if (!current) throw notFoundError('tenant');
+    if (movesAddresses && JSON.stringify(addressesOf(current.endpoints, utilizationOf(current.utilization))) !== JSON.stringify(before)) {
+      throw conflictError("the connection's addresses changed while this change was checked; try again");
+    }
     const lag = checkMirroringLag(b.mirroringLag, mirroringLagOf(current));
     const utilization = applyUtilization(utilizationOf(current.utilization), utilizationChange);
-    let endpoints = current.endpoints;
-    if (b.endpoints !== undefined) {
-      const kept = Object.fromEntries(Object.entries(current.endpoints).filter(([k]) => b.endpoints !== null && !(k in given)));
-      endpoints = { ...kept, ...endpointsSet };
-      // The stored secret never follows an endpoint change: whoever moves an endpoint gives the credentials again.
-      if (credentials === null && endpointsChanged(endpointsOf(current), endpointsOf({ endpoints }))) {
-        throw invalidInput('credentials are required with a change of endpoints (the stored credentials are never sent to a new endpoint)');
-      }
-    }
+    const endpoints = mergeEndpoints(current.endpoints, b.endpoints, endpointsSet);
     const nextWorkspaces = workspaces !== undefined ? workspaces : current.workspaces;
     const { rows } = await q.query<TenantRow>(
       `UPDATE tenants SET name = COALESCE($3, name), tenant_id = $4, client_id = $5,

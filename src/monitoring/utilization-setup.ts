@@ -254,7 +254,7 @@ export async function setUpEventhouse(ctx: AppContext, orgId: string, tenantRef:
       const capacityIds = await setup.capacities(input.capacityIds);
       const eventstreamId = await setup.eventstream(eh.id, capacityIds);
       const source: EventhouseSource = { queryUri: eh.queryUri, database: SETUP_NAMES.database, table: SETUP_NAMES.table };
-      const saved = await updateTenant(ctx, orgId, tenantRef, { utilization: { eventhouse: source } });
+      const saved = await updateTenant(ctx, orgId, tenantRef, { utilization: { eventhouse: source } }, { addressFromPlatform: true });
       return {
         outcome: setup.created.length > 0 ? 'created' : 'existing',
         created: setup.created,

@@ -29,3 +29,15 @@ export function createAdminAuthLimiter(ctx: AppContext): { limiter: FailedAttemp
   const limit = ctx.config.adminAuthFailureLimitPerMinute ?? DEFAULT_INVALID_PER_ADDRESS_PER_MINUTE;
   return { limiter: new FailedAttemptLimiter(store, 'admin', limit, ctx.log), close: () => store.close() };
 }
+
+/**
+ * Failed authentications at the inbound address per source address
+ * (src/inbound-api, docs/connectors.md "Limits"), in a store of its own: with Redis its keys live
+ * under `{prefix}:inbound:` and never share a counter with the public or admin API's.
+ */
+export function createInboundAuthLimiter(ctx: AppContext, perMinute: number): { limiter: FailedAttemptLimiter; close(): Promise<void> } {
+  const c = ctx.config;
+  const prefix = `${c.rateLimitPrefix ?? 'vigia:rl'}:inbound`;
+  const store = c.redisUrl ? new RedisCounterStore(c.redisUrl, prefix, ctx.log) : new MemoryCounterStore();
+  return { limiter: new FailedAttemptLimiter(store, 'auth', perMinute, ctx.log), close: () => store.close() };
+}

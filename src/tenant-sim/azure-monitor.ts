@@ -12,6 +12,7 @@
  */
 import { EVENT_TYPES, loadOf, materialize, WINDOW_MS } from './capacity-load.js';
 import { armError, ok, type Reply, type RequestContext } from './reply.js';
+import { metricPublished } from './eventhouse-faults.js';
 import type { SimCapacity, SimCapacityState } from './types.js';
 
 const MINUTE_MS = 60_000;
@@ -150,9 +151,10 @@ export function metricsList(ctx: RequestContext): Reply {
     for (let t = first; t < to; t += MINUTE_MS) {
       const point: Record<string, unknown> = { timeStamp: new Date(t).toISOString().replace('.000Z', 'Z') };
       const f = figures.get(t);
-      if (f && t + MINUTE_MS + METRIC_DELAY_MS <= ctx.now) {
+      if (f && metricPublished(ctx.state, name, t, ctx.now, METRIC_DELAY_MS)) {
         const values = name === 'cpu_metric' ? f.cpu : f.overload;
-        for (const a of aggregations as Aggregation[]) point[a] = Math.round(aggregate(values, a) * 1000) / 1000;
+        const forced = ctx.state.settings.metricValue?.metric === name ? ctx.state.settings.metricValue.value : null;
+        for (const a of aggregations as Aggregation[]) point[a] = forced ?? Math.round(aggregate(values, a) * 1000) / 1000;
       }
       data.push(point);
     }

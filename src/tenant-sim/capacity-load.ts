@@ -312,13 +312,20 @@ function operationFigures(w: CapacityWindows, item: SimItem, start: number, end:
   };
 }
 
-/** Rows of every capacity ingested in (since, until], oldest ingestion first. */
+/** When a row shows in query results: its ingestion time, or later for a row made late (eventhouse-faults.ts). */
+export function visibleAt(load: SimCapacityLoad, r: EventRow): number {
+  const late = load.late?.find((l) => r.ingestedAt >= l.from && r.ingestedAt < l.to);
+  return r.ingestedAt + (late?.ms ?? 0);
+}
+
+/** Rows of every capacity ingested in (since, until] and visible by now (eventhouse-faults.ts), oldest ingestion first. */
 export function ingestedRows(state: SimState, now: number, since: number, until: number): EventRow[] {
   const out: EventRow[] = [];
   const upTo = Math.min(until, now);
   for (const c of state.capacities) {
     materialize(state, c, now);
-    for (const r of loadOf(state, c, now).rows) if (r.ingestedAt > since && r.ingestedAt <= upTo) out.push(r);
+    const load = loadOf(state, c, now);
+    for (const r of load.rows) if (r.ingestedAt > since && r.ingestedAt <= upTo && visibleAt(load, r) <= now) out.push(r);
   }
   return out.sort((a, b) => a.ingestedAt - b.ingestedAt);
 }

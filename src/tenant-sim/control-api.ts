@@ -3,6 +3,7 @@
  * in process (`sim.control`) and over HTTP (`POST /_sim/{operation}`, CONTROL_OPERATIONS).
  */
 import type { LoadStage } from './capacity-load.js';
+import type { PoisonKind } from './eventhouse-faults.js';
 import type { WorkspaceRole } from './fabric-items.js';
 import type { TokenRefusalKind } from './token-refusals.js';
 import type { ApiFamily, MetricsAppVersion, SimCapacityState, SimItem } from './types.js';
@@ -90,6 +91,20 @@ export interface SimControl {
   capacityEvents(a: { capacityId: string; drop?: number; duplicate?: number }): void;
   /** The service principal may not read the Eventhouse's database (queries answer 403). */
   eventhouseForbidden(a: { on: boolean }): void;
+  /**
+   * One Summary event of the capacity's last ended window lands in the Eventhouse now, poisoned:
+   * `malformed` (its `data` is not JSON), `negative` (negative CU and percentages, −2,500 %, carry-forward
+   * −9,000 budgets) or `huge` (capacityUnitMs 1e308).
+   */
+  eventhouseInject(a: { capacityId: string; kind: PoisonKind }): void;
+  /** The next `count` queries (default 1) fail as Kusto does: `semantic` (400, SEM0100), `partial` (200 with HasErrors and OneApiErrors); null clears. */
+  eventhouseFault(a: { kind: 'semantic' | 'partial' | null; count?: number }): void;
+  /** The capacity's rows ingested in the next `windows` windows become visible to queries `lateMs` after their ingestion time. */
+  eventhouseLateRows(a: { capacityId: string; windows: number; lateMs: number }): void;
+  /** One Azure Monitor series publishes its minutes `lateMs` later than usual (the other on time); null metric clears. */
+  metricSeriesLate(a: { metric: 'cpu_metric' | 'overload_metric' | null; lateMs?: number }): void;
+  /** Every published point of one Azure Monitor series answers `value` (e.g. −5 or 1e308); null metric clears. */
+  metricValue(a: { metric: 'cpu_metric' | 'overload_metric' | null; value?: number }): void;
   /** The Capacity Metrics app's model takes the names of this app version (METRICS_APP_VERSIONS; `v99` is unknown to every monitor). */
   metricsAppVersion(a: { version: MetricsAppVersion }): void;
   /** executeQueries on the app's model answers 401 (no Build permission, or the tenant setting off). */
@@ -136,6 +151,11 @@ export const CONTROL_OPERATIONS = [
   'capacityLoad',
   'capacityEvents',
   'eventhouseForbidden',
+  'eventhouseInject',
+  'eventhouseFault',
+  'eventhouseLateRows',
+  'metricSeriesLate',
+  'metricValue',
   'metricsAppVersion',
   'metricsAppForbidden',
   'workspaceRole',

@@ -10,6 +10,7 @@ import { kustoError } from './kusto-error.js';
 import { EVENT_TYPES, ingestedRows, materialize, loadOf, type EventRow } from './capacity-load.js';
 import { createdDatabase, createdTable, routes } from './fabric-items.js';
 import { kustoMgmt } from './kusto-mgmt.js';
+import { takeKustoFault } from './eventhouse-faults.js';
 import type { Reply } from './reply.js';
 import type { SimState } from './types.js';
 
@@ -125,6 +126,8 @@ export function kustoQuery(state: SimState, path: string, method: string, json: 
       return kustoError(400, 'General_BadRequest', `Semantic error: '${table ?? '?'}' could not be resolved as a table.`, true, 'SEM0100');
     }
   }
+  const fault = takeKustoFault(state, (rows) => frames([['ingested', 'datetime'], ['type', 'string'], ['data', 'dynamic']], rows));
+  if (fault) return fault;
   const o2 = { ...o, capacityIds };
   if (/summarize\s+cu\s*=\s*sum\(/i.test(body.csl)) return culprits(state, body, o2, bad);
   if (/ingestion_time\(\)\s*>\s*since/i.test(body.csl)) return newRows(state, body, o2, bad);
@@ -133,12 +136,18 @@ export function kustoQuery(state: SimState, path: string, method: string, json: 
 
 function newRows(state: SimState, body: QueryBody, o: KustoOptions, bad: (m: string) => Reply): Reply {
   const since = datetimeParam(body.parameters, 'since');
-  const until = datetimeParam(body.parameters, 'until');
+  // `until` is optional: a reader bounded by the platform's own clock asks for everything after `since`.
+  const until = body.parameters.until === undefined ? Number.POSITIVE_INFINITY : datetimeParam(body.parameters, 'until');
   if (typeof since === 'string') return bad(since);
   if (typeof until === 'string') return bad(until);
+  const top = /\|\s*top\s+(\d+)\s+by\s+ingested\s+asc/i.exec(body.csl);
+  const withId = /\beventId\s*=/.test(body.csl);
   const types = new Set([EVENT_TYPES.summary, EVENT_TYPES.state]);
-  const rows = ingestedRows(state, o.now, since, until).filter((r) => types.has(r.type as never) && (!o.capacityIds || r.ingestedAt >= (o.capacityIds.get(String(r.data.capacityId).toLowerCase()) ?? Number.POSITIVE_INFINITY)));
-  return { status: 200, body: frames([['ingested', 'datetime'], ['type', 'string'], ['data', 'dynamic']], rows.map((r) => [new Date(r.ingestedAt).toISOString(), r.type, r.data])) };
+  const rows = ingestedRows(state, o.now, since, until)
+    .filter((r) => types.has(r.type as never) && (!o.capacityIds || r.ingestedAt >= (o.capacityIds.get(String(r.data.capacityId).toLowerCase()) ?? Number.POSITIVE_INFINITY)))
+    .slice(0, top ? Number(top[1]) : undefined);
+  const columns: Array<[string, string]> = [['ingested', 'datetime'], ...(withId ? [['eventId', 'string'] as [string, string]] : []), ['type', 'string'], ['data', 'dynamic']];
+  return { status: 200, body: frames(columns, rows.map((r) => [new Date(r.ingestedAt).toISOString(), ...(withId ? [r.id] : []), r.type, r.data])) };
 }
 
 function culprits(state: SimState, body: QueryBody, o: KustoOptions, bad: (m: string) => Reply): Reply {

@@ -250,6 +250,10 @@ export interface SimSettings {
   armReadForbidden?: string[];
   /** The next this many Azure Monitor metrics requests answer 529 (the metrics back-end throttling). */
   metricsThrottled?: number;
+  /** One Azure Monitor series publishes its minutes this much later than the other (src/tenant-sim/eventhouse-faults.ts). */
+  metricLate?: { metric: 'cpu_metric' | 'overload_metric'; ms: number } | null;
+  /** Every published point of one Azure Monitor series answers this value (a poisoned series). */
+  metricValue?: { metric: 'cpu_metric' | 'overload_metric'; value: number } | null;
   subscriptionId: string;
   resourceGroup: string;
   currency: string;
@@ -272,7 +276,7 @@ export interface SimState {
   costs: SimCostRow[];
   settings: SimSettings;
   /** The Eventhouse whose table an Eventstream fills with the capacities' events (src/tenant-sim/kusto.ts). */
-  eventhouse?: { database: string; table: string; forbidden?: boolean };
+  eventhouse?: { database: string; table: string; forbidden?: boolean; fault?: EventhouseFault | null };
   /** Each capacity's load model and the events computed from it (src/tenant-sim/capacity-load.ts). */
   loads?: Record<string, SimCapacityLoad>;
   /** The Capacity Metrics app's semantic model, answering executeQueries (src/tenant-sim/metrics-app.ts). */
@@ -355,6 +359,7 @@ export interface EventRow {
   subject: string;
   dataschemaversion: number;
   type: string;
+  /** The payload; a string when an injected event's payload is not JSON at all. */
   data: Record<string, unknown>;
 }
 
@@ -380,5 +385,13 @@ export interface SimCapacityLoad {
   next: number;
   carry: number;
   overloaded: string | null;
+  /** Rows ingested in [from, to) become visible to queries `ms` after their ingestion time. */
+  late?: Array<{ from: number; to: number; ms: number }>;
+}
+
+/** The next `count` queries of the Eventhouse fail the way Kusto fails (src/tenant-sim/eventhouse-faults.ts). */
+export interface EventhouseFault {
+  kind: 'semantic' | 'partial';
+  count: number;
 }
 

@@ -13,10 +13,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Provider from 'oidc-provider';
 import type { Browser, BrowserContext, Cookie, Page } from 'playwright-core';
-import { launchChromium } from '../helpers/browser.js';
+import { startConsoleServer, type ConsoleServer } from '../helpers/console-session.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/clock.js';
-import { createTestApp, type TestApp } from '../helpers/context.js';
+import type { TestApp } from '../helpers/context.js';
 import { createOrg } from '../helpers/fixtures.js';
 
 const CERT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '.test-certs');
@@ -34,6 +34,7 @@ class AheadClock implements Clock {
 }
 
 describe('OpenID Connect sign-in', () => {
+  let server: ConsoleServer;
   let t: TestApp;
   let idp: Server;
   let issuer: string;
@@ -50,13 +51,8 @@ describe('OpenID Connect sign-in', () => {
     await new Promise<void>((resolve) => idp.listen(0, '127.0.0.1', resolve));
     issuer = `https://127.0.0.1:${(idp.address() as AddressInfo).port}`;
 
-    t = await createTestApp({
-      clock,
-      config: { oidc: { issuer, clientId: CLIENT.id, clientSecret: CLIENT.secret, roleMap: [] } },
-    });
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    t.ctx.config.baseUrl = origin;
+    server = await startConsoleServer({ clock, config: { oidc: { issuer, clientId: CLIENT.id, clientSecret: CLIENT.secret, roleMap: [] } } });
+    ({ t, origin, browser } = server);
 
     const provider = new Provider(issuer, {
       clients: [{ client_id: CLIENT.id, client_secret: CLIENT.secret, redirect_uris: [`${origin}${CALLBACK}`], grant_types: ['authorization_code'], response_types: ['code'] }],
@@ -92,12 +88,10 @@ describe('OpenID Connect sign-in', () => {
     orgId = (await createOrg(t)).id;
     expect((await t.admin('PUT', `/orgs/${orgId}/members`, { email: 'alice@example.test', role: 'operator' })).statusCode).toBe(200);
     expect((await t.admin('PUT', `/orgs/${orgId}/members`, { email: 'bob@example.test', role: 'viewer' })).statusCode).toBe(200);
-    browser = await launchChromium();
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await t?.close();
+    await server?.close();
     await new Promise((resolve) => idp?.close(resolve));
   });
 

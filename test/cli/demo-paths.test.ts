@@ -76,4 +76,14 @@ describe(`demo: direct and through a running server (${ENGINE})`, () => {
     expect(sla.mtta.samples).toBeGreaterThan(0);
     expect(sla.mtta.medianSeconds).toBeLessThan(45 * 60);
   }, 300_000);
+
+  it('each seeded alert says what its kind is: a slow refresh says it is slow, not an earlier failure\'s words', async () => {
+    const { rows } = await service.ctx.db.query<{ notification_kind: string; message: string }>(
+      "SELECT DISTINCT notification_kind, message FROM alerts WHERE notification_kind IN ('RefreshSlow', 'RefreshFailed')",
+    );
+    const slow = rows.filter((r) => r.notification_kind === 'RefreshSlow');
+    expect(slow.length).toBeGreaterThan(0);
+    for (const r of slow) expect(r.message).toMatch(/demorando/);
+    for (const r of slow) expect(r.message).not.toMatch(/Credenciais|falhou/);
+  });
 });

@@ -130,6 +130,10 @@ describe('README five-minute tour', () => {
     expect(out).toMatch(/14\. incident opened by the utilization collector: \[error\] .+ \(alr_\S+\)/);
     expect(out).toMatch(/15\. ".+" back under 100 % for 2 windows: the incident recovered and the receiver got alert\.recovered/);
     expect(out).toContain("contracts: no violation");
+    // Which printed key works where: the seeded one on the user's server; the live story's is gone with its database.
+    expect(out).toMatch(/API key \(all scopes, shown once; for the server on this data \(npm start\)\): vgk_/);
+    expect(out).toContain('The API key printed above, under "Vigia demo ready", is the one that works on your server.');
+    expect(out.slice(out.indexOf('This live story ran on its own Vigia'))).not.toMatch(/vgk_/);
     expect(out).not.toMatch(/gave up after/);
   }, 540_000);
 });

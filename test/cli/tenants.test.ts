@@ -98,4 +98,29 @@ describe(`vigia tenants (${ENGINE})`, () => {
     expect(argvSecret.code).not.toBe(0);
     expect(argvSecret.stderr()).toMatch(/unknown option '--client-secret'/);
   }, 120_000);
+
+  it('set-credentials replaces the credentials through PATCH and answers with the check; a wrong secret is saved anyway, and said', async () => {
+    const add = await run(
+      ['add', '--name', 'Rotated', '--tenant-id', cli.sim.tenantId, '--client-id', cli.sim.clientId, '--mode', 'admin', '--endpoint', cli.sim.origin, '--client-secret-stdin'],
+      'not-the-secret\n',
+    );
+    expect(add.code, add.stderr()).toBe(0);
+    const id = /connected Rotated: (tnt_\S+)/.exec(add.stdout())![1]!;
+    const wrong = await run(['set-credentials', id, '--client-secret-stdin'], 'still-not-the-secret\n');
+    expect(wrong.code).toBe(1);
+    expect(wrong.stdout()).toContain(`saved new credentials of Rotated (${id}, secret`);
+    expect(wrong.stdout()).toMatch(/token\.powerbi: .*the client secret is wrong \(AADSTS7000215\)/);
+    expect(wrong.stdout()).toContain('the new credentials are saved anyway');
+    // The refused secret fails every token and probe: its fix is printed once, naming them.
+    expect(wrong.stdout().match(/^fix \(/gm)).toHaveLength(1);
+    expect(wrong.stdout()).toMatch(/^fix \(token\.powerbi, token\.fabric, token\.arm, admin\.fabric, admin\.powerbi\): The client secret is wrong/m);
+    const right = await run(['set-credentials', id, '--client-secret-stdin'], `${cli.sim.clientSecret}\n`);
+    expect(right.code, right.stdout()).toBe(0);
+    expect(right.stdout()).toContain('everything Vigia needs is in place');
+    expect(right.stdout() + right.stderr()).not.toContain(cli.sim.clientSecret);
+    const none = await run(['set-credentials', id]);
+    expect(none.code).toBe(1);
+    expect(none.stderr()).toContain('give the new credential');
+    await run(['remove', id]);
+  }, 120_000);
 });

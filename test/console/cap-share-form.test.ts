@@ -5,33 +5,22 @@
  * page (no request), a valid one is saved through PATCH and kept by the server; the table of
  * calls per hour against each cap lists the families with Vigia's ceilings.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openConsole, startConsoleServer, type ConsoleServer } from '../helpers/console-session.js';
-import { insertOrg, tenantBody } from '../monitoring/support.js';
+import { describe, expect, it } from 'vitest';
+import { openConsole, useConsoleServer } from '../helpers/console-session.js';
+import { tenantBody } from '../monitoring/support.js';
 import { clickNavLink } from '../helpers/console-nav.js';
 
 const ORG_NAME = 'Cap share org';
 
 describe("console Tenant page: Vigia's share of the tenant's caps", () => {
-  let server: ConsoleServer;
-  let orgId: string;
-
-  beforeAll(async () => {
-    server = await startConsoleServer();
-    orgId = await insertOrg(server.t.ctx, ORG_NAME);
-  }, 180_000);
-
-  afterAll(async () => {
-    await server?.close();
-    expect(server?.pageErrors).toEqual([]);
-  });
+  const session = useConsoleServer({ orgName: ORG_NAME });
 
   it('shows, checks and saves the share; lists calls per hour against each cap', async () => {
-    const created = await server.t.admin('POST', `/orgs/${orgId}/tenants`, tenantBody({ name: 'Grande', capSharePercent: 40 }));
+    const created = await session.server.t.admin('POST', `/orgs/${session.orgId}/tenants`, tenantBody({ name: 'Grande', capSharePercent: 40 }));
     expect(created.statusCode).toBe(201);
     const id = created.json().id;
 
-    const p = await openConsole(server, ORG_NAME);
+    const p = await openConsole(session.server, ORG_NAME);
     await clickNavLink(p, 'Tenant');
     const card = p.locator('article[data-tenant="Grande"]');
     const form = card.getByTestId('cap-share');
@@ -56,7 +45,7 @@ describe("console Tenant page: Vigia's share of the tenant's caps", () => {
     await share.fill('25');
     await saveButton.click();
     await form.getByText('Parcela de Grande salva.').waitFor();
-    expect((await server.t.admin('GET', `/orgs/${orgId}/tenants/${id}`)).json().capSharePercent).toBe(25);
+    expect((await session.server.t.admin('GET', `/orgs/${session.orgId}/tenants/${id}`)).json().capSharePercent).toBe(25);
     expect(patches).toBe(1);
     await p.context().close();
   });

@@ -101,6 +101,11 @@ describe('console: capacity load', () => {
     await form.getByLabel('Janelas de 30 s abaixo dos limites para recuperar').fill('6');
     await form.getByLabel('Escopos ARM das capacidades A (Power BI Embedded), um por linha').fill('/subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/rg-embedded');
     await form.getByLabel('Por capacidade, uma por linha').fill('Produção F64; 90; 10\nTeste F2; ; 2');
+    // Issue 35: a new query URI receives the connection's tokens, so the secret is asked for again.
+    await save.click();
+    await form.getByText('Informe o segredo do cliente de novo para definir ou mudar a URI de consulta (uma conexão com certificado: use a API de administração).').waitFor();
+    expect(patches).toBe(0);
+    await form.getByLabel('Segredo do cliente', { exact: true }).fill('console-given-secret');
     await save.click();
     await form.getByText('Carga das capacidades de Contoso salva.').waitFor();
     expect(patches).toBe(1);

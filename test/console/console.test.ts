@@ -12,33 +12,20 @@
  * With VIGIA_CONSOLE_SCREENSHOTS=<dir> the pg run also saves the main pages at desktop and phone
  * width there (docs/console/ holds the ones shown in the README).
  */
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from '../helpers/browser.js';
+import { DESKTOP, overflowAtPhoneWidth, shot } from '../helpers/console-shots.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/clock.js';
 import { startDispatcher, type Dispatcher } from '../../src/delivery/dispatcher.js';
 import { verifyWebhook } from '../../src/receiver/verify.js';
-import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/context.js';
+import { TEST_ADMIN_TOKEN, type TestApp } from '../helpers/context.js';
+import { openConsole as openSignedIn, signInWithToken, startConsoleServer, type ConsoleServer } from '../helpers/console-session.js';
 import { startReceiver, type TestReceiver } from '../helpers/receiver.js';
 import { waitFor } from '../helpers/wait.js';
 import { ServiceNowFake } from '../fakes/servicenow.js';
 
-const SHOTS = process.env.VIGIA_TEST_ENGINE === 'pg' ? process.env.VIGIA_CONSOLE_SCREENSHOTS : undefined;
-const DESKTOP = { width: 1280, height: 860 };
-const PHONE = { width: 390, height: 844 };
-
-async function launch(): Promise<Browser> {
-  try {
-    return await launchChromium();
-  } catch (err) {
-    throw new Error(`Chromium is needed for the console tests: install Debian's chromium (apt-get install -y chromium). ${(err as Error).message}`);
-  }
-}
 
 describe('web console in Chromium', () => {
+  let server: ConsoleServer;
   let t: TestApp;
   const serviceNow = new ServiceNowFake('vigia', 'pw-123456');
   let worker: Dispatcher;
@@ -51,27 +38,21 @@ describe('web console in Chromium', () => {
   /** Every signing secret a test saw: none may ever reach the logs. */
   const secretsSeen: string[] = [];
 
-  /** Saves the page at desktop and phone width when screenshots are asked for. */
-  async function shot(name: string, p: Page): Promise<void> {
-    if (!SHOTS) return;
-    mkdirSync(SHOTS, { recursive: true });
-    await p.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });
-    await p.setViewportSize(PHONE);
-    await p.screenshot({ path: path.join(SHOTS, `${name}-phone.png`), fullPage: true });
-    await p.setViewportSize(DESKTOP);
+  /** Nothing may be loaded from anywhere but the Vigia origin (no CDN, no font service). */
+  async function allowOnlyOrigin(p: Page): Promise<void> {
+    contexts.push(p.context());
+    await p.route('**/*', (route) => (route.request().url().startsWith(origin) ? route.continue() : route.abort()));
+    p.on('requestfailed', (req) => {
+      if (!req.url().startsWith(origin)) pageErrors.push(`outside request: ${req.url()}`);
+    });
   }
 
   /** A fresh tab in a fresh browser context (its own sessionStorage and localStorage): signed out. */
   async function newPage(): Promise<Page> {
     const context = await browser.newContext({ viewport: DESKTOP, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
-    contexts.push(context);
     const p = await context.newPage();
     p.on('pageerror', (err) => pageErrors.push(err.message));
-    // Nothing may be loaded from anywhere but the Vigia origin (no CDN, no font service).
-    await p.route('**/*', (route) => (route.request().url().startsWith(origin) ? route.continue() : route.abort()));
-    p.on('requestfailed', (req) => {
-      if (!req.url().startsWith(origin)) pageErrors.push(`outside request: ${req.url()}`);
-    });
+    await allowOnlyOrigin(p);
     return p;
   }
 
@@ -90,27 +71,12 @@ describe('web console in Chromium', () => {
     );
     expect(unnamed).toEqual([]);
     // Usable at phone width: nothing sticks out sideways.
-    await p.setViewportSize(PHONE);
-    const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    await p.setViewportSize(DESKTOP);
-    expect(overflow).toBeLessThanOrEqual(0);
-  }
-
-  async function signIn(p: Page, token = TEST_ADMIN_TOKEN): Promise<void> {
-    await p.getByLabel('Token de administrador').fill(token);
-    await p.getByRole('button', { name: 'Entrar' }).click();
+    expect(await overflowAtPhoneWidth(p)).toBeLessThanOrEqual(0);
   }
 
   /** A new tab, signed in through the form, working on the named organization, showing `pathname`. */
-  async function openConsole(orgName: string, pathname = '/destinations'): Promise<Page> {
-    const p = await newPage();
-    await p.goto(`${origin}/orgs`);
-    await signIn(p);
-    await p.getByRole('button', { name: `Abrir: ${orgName}` }).click();
-    // An organization opens on its overview (its home); the test then goes where it works.
-    await p.waitForURL(`${origin}/overview`);
-    if (pathname !== '/overview') await p.goto(`${origin}${pathname}`);
-    return p;
+  function openConsole(orgName: string, pathname = '/destinations'): Promise<Page> {
+    return openSignedIn({ browser, origin, pageErrors }, orgName, { viewport: DESKTOP, beforeLoad: allowOnlyOrigin, path: pathname });
   }
 
   async function receiver(): Promise<TestReceiver> {
@@ -158,14 +124,11 @@ describe('web console in Chromium', () => {
   }
 
   beforeAll(async () => {
-    t = await createTestApp({ clock: systemClock, config: { destinationAllowlist: ['127.0.0.1'], deliveryTimeoutMs: 3000 } });
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    // Delivery bodies carry {baseUrl}/alerts/{id}: point it at this process so the link opens the console.
-    t.ctx.config.baseUrl = origin;
+    server = await startConsoleServer({ config: { destinationAllowlist: ['127.0.0.1'], deliveryTimeoutMs: 3000 } });
+    // Delivery bodies carry {baseUrl}/alerts/{id}: the server's base URL is its origin, so the link opens the console.
+    ({ t, origin, browser } = server);
     await serviceNow.start();
     worker = await startDispatcher(t.ctx, { idlePollMs: 200 });
-    browser = await launch();
   });
 
   afterEach(async () => {
@@ -180,10 +143,9 @@ describe('web console in Chromium', () => {
   });
 
   afterAll(async () => {
-    await browser?.close();
     await worker?.stop();
     await serviceNow.stop();
-    await t?.close();
+    await server?.close();
   });
 
   // Runs first in this file, before any other test creates an organization.
@@ -192,12 +154,12 @@ describe('web console in Chromium', () => {
     await page.goto(`${origin}/`);
     // The page asks the server whether it has a session first: wait for its answer (isVisible does not wait).
     await page.getByRole('heading', { name: 'Entrar no console do Vigia' }).waitFor();
-    await signIn(page, 'vat_wrong');
+    await signInWithToken(page, 'vat_wrong');
     await page.getByText('Token recusado. Confira o token de administrador.').waitFor();
-    await shot('sign-in', page);
+    await shot(page, 'sign-in');
     await expectAccessible(page);
 
-    await signIn(page);
+    await signInWithToken(page);
     await page.getByText('Nenhuma organização ainda. Crie a primeira abaixo.').waitFor();
     expect(page.url()).not.toContain(TEST_ADMIN_TOKEN);
     // The page keeps no credential: the session is an HttpOnly cookie it cannot read.
@@ -245,7 +207,7 @@ describe('web console in Chromium', () => {
     expect(secret).toMatch(/^whsec_/);
     secretsSeen.push(secret);
     await page.getByRole('link', { name: 'Plantão Ops' }).waitFor();
-    await shot('destinations', page);
+    await shot(page, 'destinations');
     await expectAccessible(page);
 
     const list = (await t.admin('GET', `/orgs/${orgId}/destinations`)).json() as { id: string; url: string }[];
@@ -296,7 +258,7 @@ describe('web console in Chromium', () => {
     await page.getByLabel('Situação').selectOption('');
     await page.getByRole('button', { name: 'Filtrar' }).click();
     await page.locator('li.delivery').first().waitFor();
-    await shot('destination', page);
+    await shot(page, 'destination');
     await expectAccessible(page);
   });
 
@@ -361,7 +323,7 @@ describe('web console in Chromium', () => {
     await page.getByRole('cell', { name: 'Exportação BI', exact: true }).waitFor();
     expect(await page.content()).not.toContain(key);
     await expect(page.getByRole('cell', { name: 'ReadAlerts, ReadCosts' }).isVisible()).resolves.toBe(true);
-    await shot('api-keys', page);
+    await shot(page, 'api-keys');
     await expectAccessible(page);
 
     await page.getByRole('button', { name: 'Revogar: Exportação BI' }).click();
@@ -401,7 +363,7 @@ describe('web console in Chromium', () => {
     const page = await openConsole('Alertas SA', '/alerts');
     const row = page.locator(`li[data-alert-id="${alertId}"]`);
     await row.getByText('Falha na atualização do conjunto Vendas').waitFor();
-    await shot('alerts', page);
+    await shot(page, 'alerts');
     await expectAccessible(page);
     await row.getByRole('button', { name: 'Reconhecer: Falha na atualização do conjunto Vendas' }).click();
     await row.getByText('reconhecido', { exact: true }).waitFor();
@@ -412,7 +374,7 @@ describe('web console in Chromium', () => {
     // A new tab from the link in the delivery: sign in, then the alert page itself.
     const tab = await newPage();
     await tab.goto(url);
-    await signIn(tab);
+    await signInWithToken(tab);
     await tab.getByRole('heading', { name: 'Falha na atualização do conjunto Vendas' }).waitFor();
     expect(new URL(tab.url()).pathname).toBe(`/alerts/${alertId}`);
     await tab.getByRole('heading', { name: /^aberto \(alert\.opened\)/ }).waitFor();
@@ -420,7 +382,7 @@ describe('web console in Chromium', () => {
     await openedItem.getByText('entregue').waitFor();
     await expect(openedItem.getByText('→ Plantão Ops').isVisible()).resolves.toBe(true);
     await expect(tab.getByRole('heading', { name: /^reconhecido \(alert\.acknowledged\)/ }).isVisible()).resolves.toBe(true);
-    await shot('alert', tab);
+    await shot(tab, 'alert');
     await expectAccessible(tab);
     // Each delivery's buttons say which delivery they act on: no two share a name.
     const deliveryButtons = await tab.locator('li.delivery button').evaluateAll((els) => els.map((el) => el.getAttribute('aria-label') ?? el.textContent ?? ''));
@@ -446,7 +408,7 @@ describe('web console in Chromium', () => {
     expect(created).toMatchObject({ matchers: { sourceType: 'Connector' }, comment: 'manutenção planejada', active: true });
     // The viewer is in São Paulo (UTC−3): 10:00 there is 13:00 UTC.
     expect(created.endsAt).toBe('2099-01-01T13:00:00.000Z');
-    await shot('silences', page);
+    await shot(page, 'silences');
     await expectAccessible(page);
     await page.getByRole('button', { name: 'Encerrar: Tipo de origem = Connector' }).click();
     await page.getByRole('button', { name: 'Confirmar' }).click();

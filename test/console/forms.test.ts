@@ -6,53 +6,32 @@
  * English mm/dd/yyyy, the pattern shown as the hint), read in the viewer's time zone, and sent
  * as UTC instants. Each test opens its own browser context and organization.
  */
-import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../helpers/browser.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/clock.js';
-import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/context.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { openConsole, useConsoleServer } from '../helpers/console-session.js';
 
 describe('console forms in Chromium: invalid fields and dates in the viewer’s language', () => {
-  let t: TestApp;
-  let browser: Browser;
-  let origin: string;
-  const pageErrors: string[] = [];
-
-  beforeAll(async () => {
-    t = await createTestApp({ clock: systemClock });
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
-  }, 180_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-    expect(pageErrors).toEqual([]);
-  });
+  const session = useConsoleServer();
 
   /** A new organization and a fresh signed-in context (São Paulo time) showing `pathname`; with `en`, in English. */
   async function open(orgName: string, pathname: string, opts: { en?: boolean } = {}): Promise<{ p: Page; orgId: string; sent: string[] }> {
-    const orgId = (await t.admin('POST', '/orgs', { name: orgName })).json().id as string;
-    const context = await browser.newContext({ locale: opts.en ? 'en-US' : 'pt-BR', timezoneId: 'America/Sao_Paulo' });
-    const p = await context.newPage();
-    p.on('pageerror', (err) => pageErrors.push(err.message));
+    const { server } = session;
+    const orgId = (await server.t.admin('POST', '/orgs', { name: orgName })).json().id as string;
     // The changes the page sends (method and path), to show that a refused form sends nothing.
     const sent: string[] = [];
-    p.on('request', (r) => {
-      if (r.method() !== 'GET') sent.push(`${r.method()} ${new URL(r.url()).pathname}`);
+    const p = await openConsole(server, orgName, {
+      locale: opts.en ? 'en-US' : 'pt-BR',
+      beforeLoad: (page) => {
+        page.on('request', (r) => {
+          if (r.method() !== 'GET') sent.push(`${r.method()} ${new URL(r.url()).pathname}`);
+        });
+      },
     });
-    await p.goto(`${origin}/orgs`);
-    await p.getByLabel('Token de administrador').fill(TEST_ADMIN_TOKEN);
-    await p.getByRole('button', { name: 'Entrar' }).click();
-    await p.getByRole('button', { name: `Abrir: ${orgName}` }).click();
-    await p.getByRole('heading', { level: 1 }).first().waitFor();
     if (opts.en) {
       await p.getByLabel('Idioma').selectOption('en');
       await p.locator('html[lang="en"]').waitFor({ state: 'attached' });
     }
-    await p.goto(`${origin}${pathname}`);
+    await p.goto(`${server.origin}${pathname}`);
     await p.getByRole('heading', { level: 1 }).first().waitFor();
     sent.length = 0;
     return { p, orgId, sent };
@@ -113,7 +92,7 @@ describe('console forms in Chromium: invalid fields and dates in the viewer’s 
     await p.getByLabel('Expira em (opcional)').fill('05/02/2099');
     await p.getByRole('button', { name: 'Criar' }).click();
     await p.getByTestId('shown-once').waitFor();
-    const [key] = (await t.admin('GET', `/orgs/${orgId}/api-keys`)).json();
+    const [key] = (await session.server.t.admin('GET', `/orgs/${orgId}/api-keys`)).json();
     // The end of 5 February 2099 in São Paulo (UTC−3), as a UTC instant.
     expect(key.expiresAt).toBe('2099-02-06T02:59:59.999Z');
     await p.context().close();
@@ -129,7 +108,7 @@ describe('console forms in Chromium: invalid fields and dates in the viewer’s 
     await p.getByLabel('Expires (optional)').fill('02/05/2099');
     await p.getByRole('button', { name: 'Create' }).click();
     await p.getByTestId('shown-once').waitFor();
-    expect((await t.admin('GET', `/orgs/${orgId}/api-keys`)).json()[0].expiresAt).toBe('2099-02-06T02:59:59.999Z');
+    expect((await session.server.t.admin('GET', `/orgs/${orgId}/api-keys`)).json()[0].expiresAt).toBe('2099-02-06T02:59:59.999Z');
     await p.context().close();
   });
 
@@ -148,7 +127,7 @@ describe('console forms in Chromium: invalid fields and dates in the viewer’s 
     await p.getByLabel('Termina em').fill('01/01/2099 10:30');
     await p.getByRole('button', { name: 'Criar' }).click();
     await p.getByRole('button', { name: /^Encerrar/ }).waitFor();
-    expect((await t.admin('GET', `/orgs/${orgId}/silences`)).json()[0].endsAt).toBe('2099-01-01T13:30:00.000Z');
+    expect((await session.server.t.admin('GET', `/orgs/${orgId}/silences`)).json()[0].endsAt).toBe('2099-01-01T13:30:00.000Z');
     await p.context().close();
   });
 
@@ -173,7 +152,7 @@ describe('console forms in Chromium: invalid fields and dates in the viewer’s 
     for (const id of ['tn-name', 'tn-tenant-id', 'tn-client-id', 'tn-secret']) expect((await invalidState(p, id)).invalid, id).toBe('true');
     // Focus moves after the render that shows the messages: wait for it.
     await expect.poll(() => focused(p)).toBe('tn-name');
-    await p.goto(`${origin}/members`);
+    await p.goto(`${session.server.origin}/members`);
     await p.getByLabel('E-mail').fill('sem-arroba');
     await p.getByRole('button', { name: 'Salvar' }).click();
     await p.locator('#member-email-error').waitFor();

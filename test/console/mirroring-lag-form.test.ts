@@ -2,35 +2,24 @@
 /**
  * The replication lag thresholds on the console's Tenant page, in headless Chromium: shown with
  * the stored values, refused on the page when not whole seconds or out of order (no request),
- * saved through PATCH and kept by the server.
+ * saved through PATCH and kept by the session.server.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openConsole, startConsoleServer, type ConsoleServer } from '../helpers/console-session.js';
-import { insertOrg, tenantBody } from '../monitoring/support.js';
+import { describe, expect, it } from 'vitest';
+import { openConsole, useConsoleServer } from '../helpers/console-session.js';
+import { tenantBody } from '../monitoring/support.js';
 import { clickNavLink } from '../helpers/console-nav.js';
 
 const ORG_NAME = 'Mirroring lag org';
 
 describe('console Tenant page: replication lag thresholds', () => {
-  let server: ConsoleServer;
-  let orgId: string;
-
-  beforeAll(async () => {
-    server = await startConsoleServer();
-    orgId = await insertOrg(server.t.ctx, ORG_NAME);
-  }, 180_000);
-
-  afterAll(async () => {
-    await server?.close();
-    expect(server?.pageErrors).toEqual([]);
-  });
+  const session = useConsoleServer({ orgName: ORG_NAME });
 
   it('shows, checks and saves the thresholds', async () => {
-    const created = await server.t.admin('POST', `/orgs/${orgId}/tenants`, tenantBody({ name: 'Espelhos', mirroringLag: { infoSeconds: 600, errorSeconds: 1800 } }));
+    const created = await session.server.t.admin('POST', `/orgs/${session.orgId}/tenants`, tenantBody({ name: 'Espelhos', mirroringLag: { infoSeconds: 600, errorSeconds: 1800 } }));
     expect(created.statusCode).toBe(201);
     const id = created.json().id;
 
-    const p = await openConsole(server, ORG_NAME);
+    const p = await openConsole(session.server, ORG_NAME);
     await clickNavLink(p, 'Tenant');
     const form = p.locator('article[data-tenant="Espelhos"]').getByTestId('mirroring-lag');
     await form.waitFor();
@@ -56,7 +45,7 @@ describe('console Tenant page: replication lag thresholds', () => {
     await form.getByRole('button', { name: 'Salvar limites' }).click();
     await form.getByText('Limites de atraso de Espelhos salvos.').waitFor();
     expect(patches).toBe(1);
-    expect((await server.t.admin('GET', `/orgs/${orgId}/tenants/${id}`)).json().mirroringLag).toEqual({ infoSeconds: 120, errorSeconds: 7200 });
+    expect((await session.server.t.admin('GET', `/orgs/${session.orgId}/tenants/${id}`)).json().mirroringLag).toEqual({ infoSeconds: 120, errorSeconds: 7200 });
     await p.context().close();
   });
 });

@@ -8,9 +8,8 @@
  *
  * With VIGIA_CONSOLE_SCREENSHOTS=<dir> the pg run also saves both pages at desktop and phone width.
  */
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
+import { DESKTOP, overflowAtPhoneWidth, shot } from '../helpers/console-shots.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { savePlacements, saveDatasources } from '../../src/monitoring/lineage/lineage.js';
 import { writeState } from '../../src/monitoring/engine/output.js';
@@ -20,18 +19,7 @@ import { tenantBody } from '../monitoring/support.js';
 import { clickNavLink } from '../helpers/console-nav.js';
 
 const ORG_NAME = 'Inventário monitorado';
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 860 };
-const SHOTS = process.env.VIGIA_TEST_ENGINE === 'pg' ? process.env.VIGIA_CONSOLE_SCREENSHOTS : undefined;
-
-async function shot(p: Page, name: string): Promise<void> {
-  if (!SHOTS) return;
-  mkdirSync(SHOTS, { recursive: true });
-  await p.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });
-  await p.setViewportSize(PHONE);
-  await p.screenshot({ path: path.join(SHOTS, `${name}-phone.png`), fullPage: true });
-  await p.setViewportSize(DESKTOP);
-}
+const MANY_ORG = 'Muitos modelos';
 
 describe('gateways and semantic models (admin reads and console pages)', () => {
   let server: ConsoleServer;
@@ -62,8 +50,8 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
       { key: 'gateway:gw-a', value: { name: 'GW Matriz', offline: true, upgrade: false } },
       { key: 'gateway:gw-b', value: { name: 'GW Filial', offline: false, upgrade: true } },
       { key: 'member:m-1', value: { name: 'GW Matriz / nó 1', offline: true, gatewayId: 'gw-a' } },
-    ], now);
-    await writeState(t.ctx.db, tenant, 'capacity', [{ key: 'cap-1', value: { name: 'cap-prod', state: 'Active', down: false } }], now);
+    ]);
+    await writeState(t.ctx.db, tenant, 'capacity', [{ key: 'cap-1', value: { name: 'cap-prod', state: 'Active', down: false } }]);
     expect((await t.admin('PUT', `/orgs/${orgId}/workspaces`, [{ name: 'Vendas', remoteId: 'WS-1', capacityName: 'cap-prod' }])).statusCode).toBe(200);
     await savePlacements(t.ctx.db, tenant, [
       { itemId: 'SM-1', itemType: 'SemanticModel', itemName: 'Vendas Diárias', workspaceId: 'WS-1', capacityId: 'CAP-1' },
@@ -79,9 +67,13 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
     await t.admin('POST', `/orgs/${orgId}/signals`, { sourceType: 'Dataset', sourceId: 'sm-2', sourceName: 'Aaa Estoque', kind: 'recovery', notificationKind: 'RefreshFailed', title: 'Ok', message: 'Ok' });
     // Another organization's tenant, gateway and incident stay out of this one's pages.
     const other = await connectTenant(otherOrgId, 'Fabrikam');
-    await writeState(t.ctx.db, other, 'gateway', [{ key: 'gateway:gw-a', value: { name: 'GW de outra org', offline: false, upgrade: false } }], now);
+    await writeState(t.ctx.db, other, 'gateway', [{ key: 'gateway:gw-a', value: { name: 'GW de outra org', offline: false, upgrade: false } }]);
     await savePlacements(t.ctx.db, other, [{ itemId: 'sm-9', itemType: 'SemanticModel', itemName: 'Outro modelo', workspaceId: 'ws-9', capacityId: null }], now);
     await signal(otherOrgId, { sourceType: 'Gateway', sourceId: 'gw-a', sourceName: 'GW de outra org', notificationKind: 'GatewayOffline' });
+    // An organization with more models than a page holds.
+    const manyOrgId = (await t.admin('POST', '/orgs', { name: MANY_ORG })).json().id;
+    const many = Array.from({ length: 130 }, (_, i) => ({ itemId: `sm-${1000 + i}`, itemType: 'SemanticModel', itemName: `Modelo ${1000 + i}`, workspaceId: 'ws-1', capacityId: null }));
+    await savePlacements(t.ctx.db, await connectTenant(manyOrgId, 'Grande'), many, now);
 
   }, 180_000);
 
@@ -126,6 +118,7 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
           openIncidents: 1,
         },
       ],
+      nextCursor: null,
     });
     expect((await t.admin('GET', `/orgs/${otherOrgId}/semantic-models`)).json().items.map((m: { id: string }) => m.id)).toEqual(['sm-9']);
   });
@@ -175,9 +168,7 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
       ['Vendas Diárias', 'Vendas', 'cap-prod', 'GW Matriz, desconhecido (gw-gone)', '1'],
     ]);
     await shot(p, 'semantic-models');
-    await p.setViewportSize(PHONE);
-    expect(await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
-    await p.setViewportSize(DESKTOP);
+    expect(await overflowAtPhoneWidth(p)).toBeLessThanOrEqual(0);
     await p.getByRole('link', { name: 'Incidentes abertos de Vendas Diárias: 1' }).click();
     await p.getByRole('heading', { level: 1, name: 'Alertas' }).waitFor();
     expect(await alertTitlesShown(p)).toEqual(['Vendas Diárias']);
@@ -185,6 +176,25 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
     await p.goBack();
     await p.getByRole('link', { name: 'GW Matriz' }).click();
     expect(await alertTitlesShown(p)).toEqual(['GW Matriz']);
+    await p.context().close();
+  });
+
+  it('the semantic models page shows a page at a time, "Mostrar mais" appends the next, and the search narrows by name', async () => {
+    const p = await openSignedIn(server, MANY_ORG, { viewport: DESKTOP });
+    await clickNavLink(p, 'Modelos semânticos');
+    await p.locator('#semantic-models tbody tr').first().waitFor();
+    const names = () => p.$$eval('#semantic-models tbody th', (ths) => ths.map((th) => th.textContent));
+    expect(await names()).toEqual(Array.from({ length: 100 }, (_, i) => `Modelo ${1000 + i}`));
+    await p.getByRole('button', { name: 'Mostrar mais' }).click();
+    await expect.poll(async () => (await names()).length).toBe(130);
+    expect(await names()).toEqual(Array.from({ length: 130 }, (_, i) => `Modelo ${1000 + i}`));
+    expect(await p.getByRole('button', { name: 'Mostrar mais' }).count()).toBe(0);
+    await p.getByLabel('Nome contém').fill('modelo 112');
+    await p.getByRole('button', { name: 'Buscar' }).click();
+    await expect.poll(names).toEqual(Array.from({ length: 10 }, (_, i) => `Modelo ${1120 + i}`));
+    await p.getByLabel('Nome contém').fill('nada assim');
+    await p.getByRole('button', { name: 'Buscar' }).click();
+    await p.getByText('Nenhum modelo semântico com “nada assim” no nome.').waitFor();
     await p.context().close();
   });
 

@@ -9,18 +9,15 @@
  * With VIGIA_CONSOLE_SCREENSHOTS=<dir> the pg run also saves these pages at desktop and phone
  * width there (docs/console/ holds the ones shown in the README).
  */
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
+import { DESKTOP, overflowAtPhoneWidth, PHONE, shot, SHOTS } from '../helpers/console-shots.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/demo.js';
 import type { TestApp } from '../helpers/context.js';
 import { openConsole as openSignedIn, startConsoleServer, type ConsoleServer } from '../helpers/console-session.js';
 import { clickNavLink } from '../helpers/console-nav.js';
 
-const SHOTS = process.env.VIGIA_TEST_ENGINE === 'pg' ? process.env.VIGIA_CONSOLE_SCREENSHOTS : undefined;
-const DESKTOP = { width: 1280, height: 860 };
-const PHONE = { width: 390, height: 844 };
 const ORG_NAME = 'Demo — Contoso Analytics';
 
 describe('console overview and inventory in Chromium', () => {
@@ -66,19 +63,7 @@ describe('console overview and inventory in Chromium', () => {
   }
 
   async function noHorizontalScroll(p: Page): Promise<void> {
-    await p.setViewportSize(PHONE);
-    const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    await p.setViewportSize(DESKTOP);
-    expect(overflow).toBeLessThanOrEqual(0);
-  }
-
-  async function shot(p: Page, name: string): Promise<void> {
-    if (!SHOTS) return;
-    mkdirSync(SHOTS, { recursive: true });
-    await p.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });
-    await p.setViewportSize(PHONE);
-    await p.screenshot({ path: path.join(SHOTS, `${name}-phone.png`), fullPage: true });
-    await p.setViewportSize(DESKTOP);
+    expect(await overflowAtPhoneWidth(p)).toBeLessThanOrEqual(0);
   }
 
   beforeAll(async () => {

@@ -4,72 +4,40 @@
  * tenant through the form, the permission check with each fix in the chosen language, and "run
  * now" making a collector run (a scheduler pass, as the worker's) whose last run then shows.
  */
-import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../helpers/browser.js';
+import type { Page } from 'playwright-core';
+import { shot } from '../helpers/console-shots.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/clock.js';
 import { capacityCollector } from '../../src/monitoring/sources/capacity/capacity.js';
 import { CollectorScheduler } from '../../src/monitoring/scheduler.js';
 import type { TenantSim } from '../../src/tenant-sim/index.js';
-import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/context.js';
-import { insertOrg } from '../monitoring/support.js';
+import type { TestApp } from '../helpers/context.js';
+import { openConsole, useConsoleServer } from '../helpers/console-session.js';
 import { startSim } from '../tenant-sim/helpers.js';
 import { clickNavLink } from '../helpers/console-nav.js';
 import { applySignalsIn, commitRun } from '../../src/monitoring/engine/output.js';
 import { releaseLease } from '../../src/monitoring/engine/lease.js';
 import { tenantSignal } from '../../src/monitoring/engine/self-watch.js';
 import { txWithRetry } from '../../src/db/retry.js';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 
-/** With VIGIA_CONSOLE_SCREENSHOTS=<dir> the pg run saves the Tenant page at desktop and phone width there. */
-const SHOTS = process.env.VIGIA_TEST_ENGINE === 'pg' ? process.env.VIGIA_CONSOLE_SCREENSHOTS : undefined;
-
-async function shot(p: Page, name: string): Promise<void> {
-  if (!SHOTS) return;
-  mkdirSync(SHOTS, { recursive: true });
-  const size = p.viewportSize()!;
-  await p.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });
-  await p.setViewportSize({ width: 390, height: 844 });
-  await p.screenshot({ path: path.join(SHOTS, `${name}-phone.png`), fullPage: true });
-  await p.setViewportSize(size);
-}
 
 const ORG_NAME = 'Tenant page org';
 
 describe('console Tenant page in Chromium', () => {
+  const session = useConsoleServer({ config: { destinationAllowlist: ['127.0.0.1'] }, orgName: ORG_NAME });
   let t: TestApp;
   let sim: TenantSim;
-  let browser: Browser;
-  let origin: string;
-  const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    t = await createTestApp({ clock: systemClock, config: { destinationAllowlist: ['127.0.0.1'] } });
+    t = session.server.t;
     sim = await startSim({ seed: 17, sizes: { capacities: 2, workspaces: 3 } });
-    await insertOrg(t.ctx, ORG_NAME);
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
   }, 180_000);
 
   afterAll(async () => {
-    await browser?.close();
     await sim?.stop();
-    await t?.close();
-    expect(pageErrors).toEqual([]);
   });
 
   async function openTenantPage(): Promise<Page> {
-    const context = await browser.newContext({ locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
-    const p = await context.newPage();
-    p.on('pageerror', (err) => pageErrors.push(err.message));
-    await p.goto(`${origin}/orgs`);
-    await p.getByLabel('Token de administrador').fill(TEST_ADMIN_TOKEN);
-    await p.getByRole('button', { name: 'Entrar' }).click();
-    await p.getByRole('button', { name: `Abrir: ${ORG_NAME}` }).click();
-    await p.getByRole('heading', { level: 1 }).first().waitFor();
+    const p = await openConsole(session.server, ORG_NAME);
     await clickNavLink(p, 'Tenant');
     await p.getByRole('heading', { level: 1, name: 'Conexões de tenant' }).waitFor();
     return p;
@@ -96,7 +64,7 @@ describe('console Tenant page in Chromium', () => {
     expect(await p.locator('#tn-secret').inputValue()).toBe(''); // the form forgets the credential
 
     // The connection is stored with the simulator's endpoints and no credential in the answer.
-    const listed = await t.admin('GET', `/orgs/${(await t.ctx.db.query<{ id: string }>('SELECT id FROM orgs WHERE name = $1', [ORG_NAME])).rows[0]!.id}/tenants`);
+    const listed = await t.admin('GET', `/orgs/${session.orgId}/tenants`);
     expect(listed.body).not.toContain(sim.clientSecret);
     const tenant = listed.json().value[0];
     expect(tenant).toMatchObject({ name: 'Simulado', tenantId: sim.tenantId, mode: 'admin', endpoints: { powerBi: sim.origin } });
@@ -182,13 +150,23 @@ describe('console Tenant page in Chromium', () => {
     await freshness.filter({ hasText: '600 s (3 sempre, 900 em rodízio)' }).waitFor({ timeout: 15_000 });
     expect(await freshness.getByTestId('catalog-rotation').textContent()).toBe('catálogo: 25.200 s (5.000 espaços de trabalho em fatias)');
     expect(await card.locator('tr[data-collector="jobs"] [data-testid="catalog-rotation"]').count()).toBe(0);
+    // A gateway interval its budget cannot honour: the interval it runs at is shown, with the API's note as its title.
+    await t.ctx.db.query(`UPDATE collector_schedules SET interval_seconds = 5 WHERE tenant_ref = $1 AND collector = 'gateway'`, [tenant.id]);
+    await t.ctx.db.query(
+      `INSERT INTO collector_state (tenant_ref, collector, key, value, updated_at) VALUES ($1, 'gateway', 'rotation', $2::jsonb, now())`,
+      [tenant.id, JSON.stringify({ cursor: 0, passStartedAt: null, lastFullRotationSeconds: null, hot: 6, cold: 12, minIntervalSeconds: 34 })],
+    );
+    const effective = card.locator('tr[data-collector="gateway"] [data-testid="effective-interval"]');
+    await effective.filter({ hasText: 'roda a cada 34 s (pedido: 5 s; a cota não paga mais)' }).waitFor({ timeout: 15_000 });
+    expect(await effective.getAttribute('title')).toContain('runs every 34 s, not every 5 s');
+    expect(await card.locator('tr[data-collector="jobs"] [data-testid="effective-interval"]').count()).toBe(0);
     // Collectors are named in the interface language, their code beside.
     expect(await card.locator('tr[data-collector="datasources"] th').textContent()).toBe('Fontes de dados datasources');
     await p.context().close();
   });
 
   it('says its incident list is the monitor’s own, and links to all the tenant’s open incidents', async () => {
-    const orgId = (await t.ctx.db.query<{ id: string }>('SELECT id FROM orgs WHERE name = $1', [ORG_NAME])).rows[0]!.id;
+    const orgId = session.orgId;
     const tenant = (await t.admin('GET', `/orgs/${orgId}/tenants`)).json().value[0] as { id: string; name: string };
     const signal = (sourceId: string, title: string) => ({
       sourceType: 'Dataset', sourceId, sourceName: sourceId, kind: 'failure' as const, notificationKind: 'RefreshFailed', severity: 'error' as const, title, message: title, occurredAt: new Date(),
@@ -234,4 +212,37 @@ describe('console Tenant page in Chromium', () => {
     await section.getByRole('link', { name: `All open incidents of ${tenant.name}: ${n}` }).waitFor();
     await p.context().close();
   });
+
+  it('"Atualizar credenciais" saves a new secret through PATCH and shows the check; a wrong one is saved anyway, and said', async () => {
+    const orgId = (await t.ctx.db.query<{ id: string }>('SELECT id FROM orgs WHERE name = $1', [ORG_NAME])).rows[0]!.id;
+    const created = await t.admin('POST', `/orgs/${orgId}/tenants`, {
+      name: 'Rotacionado',
+      tenantId: sim.tenantId,
+      clientId: sim.clientId,
+      credentials: { clientSecret: 'not-the-secret' },
+      mode: 'admin',
+      endpoints: { authorityHost: sim.origin, powerBi: sim.origin, fabric: sim.origin, arm: sim.origin },
+    });
+    expect(created.statusCode).toBe(201);
+    const p = await openTenantPage();
+    const card = p.locator('article[data-tenant="Rotacionado"]');
+    await card.getByRole('button', { name: 'Atualizar credenciais' }).click();
+    const form = card.getByRole('form', { name: 'Atualizar credenciais de Rotacionado' });
+    const field = form.getByLabel('Novo segredo do cliente (Valor, não o ID do segredo)');
+    await field.fill('still-not-the-secret');
+    await form.getByRole('button', { name: 'Salvar e verificar' }).click();
+    await form.getByText('Credenciais salvas mesmo assim, mas a verificação falhou: veja como corrigir abaixo.').waitFor();
+    const token = card.locator('[data-check="token.powerbi"]');
+    expect(await token.getAttribute('data-ok')).toBe('false');
+    expect(await token.textContent()).toContain('AADSTS7000215');
+    expect(await field.inputValue()).toBe(''); // the form forgets the secret
+
+    await field.fill(sim.clientSecret);
+    await form.getByRole('button', { name: 'Salvar e verificar' }).click();
+    await form.getByText('Credenciais salvas; a verificação passou.').waitFor();
+    await card.getByText('Tudo certo: todas as permissões estão presentes.').waitFor();
+    expect(await token.getAttribute('data-ok')).toBe('true');
+    expect(await p.content()).not.toContain(sim.clientSecret);
+    await p.context().close();
+  }, 120_000);
 });

@@ -3,19 +3,9 @@
  * The Content-Security-Policy is checked where it matters: in a browser. Swagger UI (/docs) and
  * the console must render under it with no violation, and neither can be framed.
  */
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../helpers/browser.js';
-import { createTestApp, type TestApp } from '../helpers/context.js';
-
-async function launch(): Promise<Browser> {
-  try {
-    return await launchChromium();
-  } catch (err) {
-    throw new Error(`Chromium is needed for this test: install Debian's chromium (apt-get install -y chromium). ${(err as Error).message}`);
-  }
-}
+import { startConsoleServer, type ConsoleServer } from '../helpers/console-session.js';
 
 /** Every CSP violation the page reports, as the browser's own console lines. */
 function watchViolations(page: Page): string[] {
@@ -27,20 +17,16 @@ function watchViolations(page: Page): string[] {
 }
 
 describe('security policy in Chromium', () => {
-  let t: TestApp;
+  let server: ConsoleServer;
   let browser: Browser;
   let origin: string;
   beforeAll(async () => {
-    t = await createTestApp();
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    // "Try it out" targets the document's server: this origin here.
-    t.ctx.config.baseUrl = origin;
-    browser = await launch();
+    // "Try it out" targets the document's server: its base URL, this origin here.
+    server = await startConsoleServer();
+    ({ browser, origin } = server);
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
-    await t?.close();
+    await server?.close();
   });
 
   it('Swagger UI renders the public API under its policy, without a violation', async () => {

@@ -39,7 +39,13 @@ export type Fault =
   /** Holds the answer for `ms` (beyond the caller's timeout), then drops the connection. */
   | { kind: 'delay'; ms: number; afterHandling?: boolean }
   /** Destroys the connection without an answer. */
-  | { kind: 'drop'; afterHandling?: boolean };
+  | { kind: 'drop'; afterHandling?: boolean }
+  /**
+   * Answers `status` with everything the request carried, as careless vendors do in an error:
+   * the request line, the headers and the body as received, and the same again URL-encoded and
+   * as a query string (`?authorization=Basic%20…`).
+   */
+  | { kind: 'echo'; status: number };
 
 interface QueuedFault {
   remaining: number;
@@ -126,6 +132,7 @@ export abstract class FakeVendor {
 
     const fault = this.takeFault(r);
     if (fault?.kind === 'reply') return this.reply(res, r, fault.reply);
+    if (fault?.kind === 'echo') return this.reply(res, r, echoReply(fault.status, req, r));
     if (fault && !fault.afterHandling) return this.withhold(res, fault);
     let answer: FakeReply;
     try {
@@ -161,6 +168,24 @@ export abstract class FakeVendor {
     });
     res.end(payload);
   }
+}
+
+function echoReply(status: number, req: IncomingMessage, r: RecordedRequest): FakeReply {
+  const headers = Object.fromEntries(Object.entries(r.headers).map(([k, v]) => [k, String(v)]));
+  // The credential-bearing header first, so that it falls inside any excerpt of the answer.
+  const { authorization, ...rest } = headers;
+  const asQuery = new URLSearchParams(authorization ? { authorization, ...rest } : rest).toString();
+  return {
+    status,
+    body: {
+      replay: `${req.url}?${asQuery}&body=${encodeURIComponent(r.body)}`,
+      encoded: encodeURIComponent(`${authorization ?? ''} ${r.body}`),
+      error: 'request refused',
+      request: `${r.method} ${req.url}`,
+      headers,
+      body: r.body,
+    },
+  };
 }
 
 /** `Basic` credentials of a request, or null. */

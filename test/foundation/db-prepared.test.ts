@@ -2,10 +2,13 @@
  * Named prepared statements (src/db/prepared.ts) on both engines: the server parses a named
  * statement once and reuses it, rows come back converted exactly as an unnamed query's, a failed
  * execution leaves the connection usable, a statement inside a rolled-back transaction leaves
- * nothing behind, and a table whose columns change under a statement is read again.
+ * nothing behind, and a statement that went stale (a table whose columns changed, a statement
+ * deallocated) is parsed again — outside a transaction at once, inside one by running the
+ * transaction again (the embedded engine; the pg driver leaves both to the caller).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { preparedQuery, type Database } from '../../src/db/index.js';
+import { txWithRetry } from '../../src/db/retry.js';
 import { DatabaseStatementError } from '../../src/db/errors.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/db.js';
 
@@ -84,5 +87,40 @@ describe(`named prepared statements (${ENGINE})`, () => {
       return;
     }
     expect((await preparedQuery(db, 'prep_star', star, ['a'])).rows[0]).toMatchObject({ id: 'a', extra: 'e' });
+  });
+
+  it('inside a transaction, a table whose columns changed fails that transaction once; run again, it reads the new columns', async () => {
+    const star = 'SELECT * FROM prep_t WHERE id = $1';
+    await preparedQuery(db, 'prep_star_tx', star, ['a']);
+    await db.exec("ALTER TABLE prep_t ADD COLUMN extra_tx text NOT NULL DEFAULT 't'");
+    const read = (q: Pick<Database, 'query'>) => preparedQuery<Record<string, unknown>>(q, 'prep_star_tx', star, ['a']);
+    await expect(db.tx(read)).rejects.toMatchObject({ code: '0A000' });
+    if (ENGINE === 'pg') return;
+    // The statement was forgotten when it failed: the next transaction parses it afresh…
+    expect((await db.tx(read)).rows[0]).toMatchObject({ id: 'a', extra_tx: 't' });
+    // …and txWithRetry gets there by itself.
+    await db.exec("ALTER TABLE prep_t ADD COLUMN extra_tx2 text NOT NULL DEFAULT 'u'");
+    expect((await txWithRetry(db, read)).rows[0]).toMatchObject({ id: 'a', extra_tx2: 'u' });
+  });
+
+  it('a deallocated statement is parsed again (26000)', async () => {
+    const one = 'SELECT id FROM prep_t WHERE id = $1';
+    await preparedQuery(db, 'prep_gone', one, ['a']);
+    await db.exec('DEALLOCATE vigia_prep_gone');
+    if (ENGINE === 'pg') {
+      await expect(preparedQuery(db, 'prep_gone', one, ['a'])).rejects.toMatchObject({ code: '26000' });
+      return;
+    }
+    expect((await preparedQuery<{ id: string }>(db, 'prep_gone', one, ['a'])).rows).toEqual([{ id: 'a' }]);
+  });
+
+  it('through a pool with session settings (one statement per transaction, as the dispatcher claims) a stale statement recovers in the same call', async () => {
+    if (ENGINE === 'pg') return; // the pg driver's named statements are the caller's to re-prepare
+    const withSettings = t.db.dedicatedPool(1, { settings: { enable_bitmapscan: 'off' } });
+    const star = 'SELECT * FROM prep_t WHERE id = $1';
+    await preparedQuery(withSettings, 'prep_star_set', star, ['a']);
+    await db.exec("ALTER TABLE prep_t ADD COLUMN extra_set text NOT NULL DEFAULT 's'");
+    expect((await preparedQuery(withSettings, 'prep_star_set', star, ['a'])).rows[0]).toMatchObject({ id: 'a', extra_set: 's' });
+    await withSettings.close();
   });
 });

@@ -51,7 +51,7 @@ describe(`vigia demo (${ENGINE})`, () => {
     const res = await run(['demo', '--no-live'], env); // the live story has its own test (test/cli/readme-tour.test.ts)
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
-    const key = /API key \(all scopes, shown once\): (vgk_\S+)/.exec(res.stdout)?.[1];
+    const key = /API key \(all scopes, shown once; for the server on this data \(npm start\)\): (vgk_\S+)/.exec(res.stdout)?.[1];
     expect(key).toMatch(/^vgk_[0-9A-Za-z]{8}_[0-9A-Za-z]{32,}$/);
     expect(res.stdout).toContain(`curl -H "X-Api-Key: ${key}" "http://localhost:8080/api/public/v1/alerts"`);
     expect(res.stdout).toContain('/api/public/v1/sla');

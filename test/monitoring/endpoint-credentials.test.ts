@@ -5,6 +5,7 @@
  * host gets the new secret only; a host neither Microsoft's nor allowlisted is refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setResolver } from '../../src/delivery/guarded-http.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { startReceiver, type TestReceiver } from '../helpers/receiver.js';
 import { CLIENT_SECRET, insertOrg, tenantBody } from './support.js';
@@ -20,6 +21,11 @@ describe('tenant endpoints and the stored secret', () => {
     legit.handle(() => refused);
     attacker.handle(() => refused);
     t = await createTestApp({ config: { destinationAllowlist: ['127.0.0.1'] } });
+    // Microsoft's hosts resolve to a public address, except one whose DNS answers nothing (issue 35).
+    setResolver(t.ctx, async (host) => {
+      if (host === 'api.powerbi.cn') throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
+      return [{ address: '93.184.216.34', family: 4 }];
+    });
   });
   afterAll(async () => {
     await t.close();
@@ -81,6 +87,10 @@ describe('tenant endpoints and the stored secret', () => {
     });
     expect(gov.statusCode).toBe(200);
     expect(gov.json().endpoints).toMatchObject({ authorityHost: 'https://login.microsoftonline.us', powerBi: 'https://api.high.powerbigov.us' });
+    // A documented host is still refused when it does not resolve now.
+    const unresolved = await t.admin('PATCH', `/orgs/${orgId}/tenants/${id}`, { endpoints: { powerBi: 'https://api.powerbi.cn' }, credentials: secret });
+    expect(unresolved.statusCode).toBe(400);
+    expect(unresolved.json().error.message).toContain('endpoints.powerBi: the host api.powerbi.cn does not resolve');
     const created = await t.admin('POST', `/orgs/${orgId}/tenants`, tenantBody({ endpoints: { authorityHost: 'https://evil.example.net' } }));
     expect(created.statusCode).toBe(400);
     expect(created.json().error.message).toContain('endpoints.authorityHost');

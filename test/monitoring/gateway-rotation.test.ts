@@ -70,7 +70,8 @@ describe('collector: gateway at scale', () => {
       const from = sim.requests.length;
       await runner.pass();
       expect((await schedule(h, tenant.id, 'gateway')).last_error).toBeNull();
-      expect(fabricCallsSince(sim, from)).toBeLessThanOrEqual(perRun);
+      // A run's share, plus the fraction of a call carried from earlier runs (PacedBudget's carry).
+      expect(fabricCallsSince(sim, from)).toBeLessThanOrEqual(perRun + 1);
       h.clock.advance(INTERVAL * 1000);
       return from;
     };

@@ -203,7 +203,7 @@ describe('leases on the database clock, fenced commits', () => {
       await applySignalsIn(q, h.ctx, orgId, [
         { sourceType: 'Capacity', sourceId: capacityId, sourceName: 'Cap', notificationKind: 'CapacityNotActive', severity: 'error', kind: 'failure', title: 'Capacity Cap is Suspended', message: 'Suspended.' },
       ], now);
-      await writeState(q, tenant.id, 'capacity', [{ key: capacityId, value: { name: 'Cap', state: 'Suspended', down: true } }], now);
+      await writeState(q, tenant.id, 'capacity', [{ key: capacityId, value: { name: 'Cap', state: 'Suspended', down: true } }]);
       await g.wait();
     });
     await g.reached;
@@ -229,7 +229,7 @@ describe('leases on the database clock, fenced commits', () => {
     expect(await s.pass()).toBe(3);
     expect([deleted, changed, idle].map((t) => s.holdsTokensOf(t.id))).toEqual([true, true, true]);
     await removeTenant(h.ctx, orgId, deleted.id);
-    h.clock.advance(1_000); // the change below gets a new updated_at
+    // No clock advance: the change is seen by the database's version, not by updated_at.
     await updateTenant(h.ctx, orgId, changed.id, { credentials: { clientSecret: `${sim.clientSecret}` } });
     await h.ctx.db.query('UPDATE collector_schedules SET enabled = false WHERE tenant_ref = $1', [changed.id]);
     h.clock.advance(60_000);

@@ -4,7 +4,7 @@
  * a cursor that survives between runs, and the time a full rotation takes.
  */
 import { describe, expect, it } from 'vitest';
-import { pickForRun, type RotationState } from '../../src/monitoring/engine/rotation.js';
+import { pickForRun, type RotationPick, type RotationState } from '../../src/monitoring/engine/rotation.js';
 import { runBudget } from '../../src/monitoring/platform/run-budget.js';
 
 const items = Array.from({ length: 10 }, (_, i) => ({ id: `m${String(i).padStart(2, '0')}`, hot: i % 5 === 0 }));
@@ -64,6 +64,57 @@ describe('rotation', () => {
     expect(first.poll).toHaveLength(10);
     const second = pickForRun(items, opts(first.next, 50, '2026-01-01T00:05:00Z'));
     expect(second.next.lastFullRotationSeconds).toBe(300);
+  });
+
+  it('fair turns: as many hot resources as the budget, or a budget of one, still give the others a turn within ten runs', () => {
+    const seen = new Set<string>();
+    let state: RotationState | undefined;
+    // Two hot resources and a budget of two: one goes to the others every run, the hot ones alternate.
+    for (let run = 0; run < 8; run++) {
+      const pick = pickForRun(items, opts(state, 2, `2026-01-01T00:0${run}:00Z`));
+      expect(pick.poll.filter((i) => !i.hot)).toHaveLength(1);
+      for (const i of pick.poll) seen.add(i.id);
+      state = pick.next;
+    }
+    expect(seen.size).toBe(10);
+    // A budget of one: the others' tenth of it adds up to one turn in ten runs.
+    state = undefined;
+    let coldTurns = 0;
+    for (let run = 0; run < 10; run++) {
+      const pick: RotationPick<Item> = pickForRun(items, opts(state, 1, `2026-01-01T01:0${run}:00Z`));
+      coldTurns += pick.poll.filter((i) => !i.hot).length;
+      state = pick.next;
+    }
+    expect(coldTurns).toBe(1);
+  });
+
+  it('hot resources take turns by key, so a hot set that changes between runs skips none of them', () => {
+    const hotOnes = Array.from({ length: 6 }, (_, i) => ({ id: `h${i}`, hot: true }));
+    const polled = new Set<string>();
+    let state: RotationState | undefined;
+    for (let run = 0; run < 3; run++) {
+      // A new hot resource appears before the others' turn every run.
+      const set = [{ id: `h0${run}`, hot: true }, ...hotOnes];
+      const pick: RotationPick<Item> = pickForRun(set, opts(state, 3, `2026-01-01T00:0${run}:00Z`));
+      for (const i of pick.poll) polled.add(i.id);
+      state = pick.next;
+    }
+    for (const h of hotOnes) expect(polled.has(h.id), h.id).toBe(true);
+  });
+
+  it('the first pass is done only when every resource was polled once: the cold rotation completed and the hot ones went round', () => {
+    const many = Array.from({ length: 12 }, (_, i) => ({ id: `m${String(i).padStart(2, '0')}`, hot: i < 4 }));
+    let state: RotationState | undefined;
+    const done: boolean[] = [];
+    for (let run = 0; run < 10; run++) {
+      const pick = pickForRun(many, { ...opts(state, 3, `2026-01-01T00:${String(run).padStart(2, '0')}:00Z`) });
+      done.push(pick.next.firstPassDone === true);
+      state = pick.next;
+    }
+    // 3 a run, one of them for the 8 cold: their rotation completes in the eighth run (the hot ones went round in the second).
+    expect(done).toEqual([false, false, false, false, false, false, false, true, true, true]);
+    // A state from before the first pass was kept: done.
+    expect(pickForRun(many, opts({ cursor: 0, passStartedAt: null, lastFullRotationSeconds: null, hot: 0, cold: 0 }, 1, '2026-01-01T00:00:00Z')).next.firstPassDone).toBe(true);
   });
 
   it('a run budget is a share of the hourly cap spread over the runs of an hour, at least one', () => {

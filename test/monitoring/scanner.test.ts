@@ -8,6 +8,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { CollectorScheduler } from '../../src/monitoring/scheduler.js';
+import { COLLECTOR_NAMES } from '../../src/monitoring/connection/collector-names.js';
 import { registerMonitoringMetrics } from '../../src/monitoring/metrics.js';
 import type { TenantSim } from '../../src/tenant-sim/index.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
@@ -129,6 +130,26 @@ describe('collector: scanner', () => {
     // The tenant view shows the scan's progress.
     const view = await getTenant(h.ctx, orgId, tenant.id);
     expect(view.scan).toMatchObject({ known: 250, described: 250, queued: 150, lastIncrementalScanAt: expect.any(String), lastFullScanAt: expect.any(String), fullScanStartedAt: h.clock.now().toISOString() });
+    expect(sim.violations).toEqual([]);
+  });
+
+  it('a new connection’s first pass lasts until the first full scan completes (sliced over several runs)', async () => {
+    const sim = await h.sim({ seed: 2701, sizes: { capacities: 2, workspaces: 250, gateways: 2 }, now: () => h.clock.now().getTime(), tokenLifetimeSeconds: 60 * 86_400 });
+    h.clock.advance(40 * 60_000);
+    const orgId = await h.org();
+    const collectors = Object.fromEntries(COLLECTOR_NAMES.map((n) => [n, n === 'scanner' ? { enabled: true, intervalSeconds: 10 } : { enabled: false }]));
+    const tenant = await h.tenant(orgId, sim, { mode: 'admin', collectors }, { connecting: true });
+    const runner = h.scheduler({ collectors: [scannerCollector] });
+    const done: boolean[] = [];
+    for (let run = 0; run < 4; run++) {
+      await runner.pass();
+      expect(await lastError(tenant.id)).toBeNull();
+      done.push((await schedule(h, tenant.id, 'scanner')).first_pass_done);
+      h.clock.advance(10_000);
+    }
+    // 100 workspaces a run: the full scan of 250 completes in the third run, and so does the first pass.
+    expect(done).toEqual([false, false, true, true]);
+    expect((await scanState(tenant.id)).cursor.lastFullAt).not.toBeNull();
     expect(sim.violations).toEqual([]);
   });
 

@@ -32,12 +32,14 @@ describe('tenant health: sign-in and connection failures', () => {
   const sims: TenantSim[] = [];
   const schedulers: CollectorScheduler[] = [];
   const tmp = mkdtempSync(path.join(tmpdir(), 'vigia-health-'));
+  /** What `flip.test` resolves to: a closed port's host, then nothing (a test changes it). */
+  let flipAddresses: Array<{ address: string; family: number }> = [{ address: '127.0.0.1', family: 4 }];
 
   beforeAll(async () => {
     clock = new ManualClock('2026-06-15T12:00:00Z');
-    t = await createTestApp({ clock, config: { destinationAllowlist: ['127.0.0.1', 'mismatch.test', 'missing.test'] } });
+    t = await createTestApp({ clock, config: { destinationAllowlist: ['127.0.0.1', 'mismatch.test', 'missing.test', 'flip.test'] } });
     // Test names: one that resolves to loopback (the certificate does not name it), one that does not resolve.
-    setResolver(t.ctx, async (host) => (host === 'mismatch.test' ? [{ address: '127.0.0.1', family: 4 }] : host === 'missing.test' ? [] : systemResolver(host)));
+    setResolver(t.ctx, async (host) => (host === 'mismatch.test' ? [{ address: '127.0.0.1', family: 4 }] : host === 'missing.test' ? [] : host === 'flip.test' ? flipAddresses : systemResolver(host)));
   });
   afterAll(async () => {
     await Promise.all(schedulers.map((s) => s.stop()));
@@ -252,5 +254,53 @@ describe('tenant health: sign-in and connection failures', () => {
     const orgId = await insertOrg(t.ctx);
     const tenant = await connect(orgId, s, `https://127.0.0.1:${port}`);
     await expectConnectionFailure(orgId, tenant.id, 'refused', /refused the connection .*\(ECONNREFUSED\)/, 'is running');
+  });
+
+  it('a cause change on an open incident restates its message and sends no recovery; only a run that works recovers it', async () => {
+    const s = await sim({ seed: 69 });
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const p = (probe.address() as { port: number }).port;
+        probe.close(() => resolve(p));
+      });
+    });
+    flipAddresses = [{ address: '127.0.0.1', family: 4 }];
+    const orgId = await insertOrg(t.ctx);
+    const tenant = await connect(orgId, s, `https://flip.test:${port}`);
+    const runner = scheduler();
+    for (let i = 0; i < 4; i++) {
+      await runner.pass();
+      clock.advance(5_000);
+    }
+    const [opened] = await tenantAlerts(orgId);
+    expect(opened).toMatchObject({ notification_kind: 'TenantUnreachable', status: 'open' });
+    expect(opened.message).toMatch(/ECONNREFUSED/);
+    const eventsOf = async () => (await t.ctx.db.query('SELECT e.event FROM alert_events e JOIN alerts a ON a.id = e.alert_id WHERE a.org_id = $1 ORDER BY e.seq', [orgId])).rows.map((r) => r.event);
+    expect(await eventsOf()).toEqual(['alert.opened']);
+    // The host is no longer found: still unreachable, for another cause. The open incident says so; nothing recovered.
+    flipAddresses = [];
+    await runner.pass();
+    const [restated] = await tenantAlerts(orgId);
+    expect(restated.status).toBe('open');
+    expect(restated.message).toMatch(/the host name was not found \(DNS\) \(ENOTFOUND\)/);
+    expect(restated.message).toContain('was not found in DNS');
+    expect(restated.message).not.toMatch(/ECONNREFUSED/);
+    expect(await eventsOf()).toEqual(['alert.opened']);
+    // The same cause again changes nothing.
+    clock.advance(5_000);
+    await runner.pass();
+    expect((await tenantAlerts(orgId)).map((a) => a.status)).toEqual(['open']);
+    expect(await eventsOf()).toEqual(['alert.opened']);
+    // The endpoints now name the simulator: the run works, and only now the incident recovers.
+    // Straight in the row (a new updated_at drops the cached token client of the old endpoints).
+    await t.ctx.db.query(
+      `UPDATE tenants SET updated_at = $3, endpoints = jsonb_build_object('authorityHost', $2::text, 'powerBi', $2::text, 'fabric', $2::text, 'arm', $2::text) WHERE id = $1`,
+      [tenant.id, s.origin, clock.now()],
+    );
+    clock.advance(5_000);
+    await runner.pass();
+    expect(await lastError(tenant.id)).toBeNull();
+    expect((await tenantAlerts(orgId)).map((a) => a.status)).toEqual(['resolved']);
+    expect(await eventsOf()).toEqual(['alert.opened', 'alert.recovered']);
   });
 });

@@ -6,7 +6,7 @@
  * one query per call, 120 queries a minute.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAPPINGS, probeQuery, timepointsQuery } from '../../src/monitoring/sources/utilization/utilization-metrics-app.js';
+import { MAPPINGS, probeQuery, timepointsQuery } from '../../src/monitoring/sources/utilization/metrics-app-dax.js';
 import type { TenantSim } from '../../src/tenant-sim/index.js';
 import { call, msalToken, SCOPES, startSim } from './helpers.js';
 

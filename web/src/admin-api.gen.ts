@@ -1269,6 +1269,7 @@ export interface paths {
                         credentials?: {
                             [key: string]: string;
                         };
+                        customInstanceDomain?: string;
                         enabled?: boolean;
                         filter?: {
                             events?: ("alert.opened" | "alert.acknowledged" | "alert.escalated" | "alert.recovered")[];
@@ -1429,6 +1430,7 @@ export interface paths {
                         credentials?: {
                             [key: string]: string;
                         };
+                        customInstanceDomain?: string;
                         enabled?: boolean;
                         filter?: {
                             events?: ("alert.opened" | "alert.acknowledged" | "alert.escalated" | "alert.recovered")[];
@@ -2264,7 +2266,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Semantic models of the organization’s tenants with workspace, capacity, gateways and open incidents */
+        /**
+         * Semantic models of the organization’s tenants with workspace, capacity, gateways and open incidents
+         * @description Paged by name (byte order), then id: at most `limit` models (default 100, at most 500) and a `nextCursor` to pass as `after` for the next page.
+         */
         get: operations["getOrgSemanticModels"];
         put?: never;
         post?: never;
@@ -4093,6 +4098,10 @@ export interface components {
         /** CollectorView */
         CollectorView: {
             defaultIntervalSeconds: number;
+            /** @description Why effectiveIntervalSeconds is longer than intervalSeconds; null when they are equal. */
+            effectiveIntervalNote: string | null;
+            /** @description The interval the collector runs at: intervalSeconds, or longer when its share of the hourly budget cannot pay, that often, for what is due every run (what its last run found). Being behind (Tenant / CollectorBehind) is measured against it. */
+            effectiveIntervalSeconds: number;
             enabled: boolean;
             intervalSeconds: number;
             lastCalls: number | null;
@@ -4102,6 +4111,10 @@ export interface components {
             lastError: string | null;
             /** @description Resources the last run read (collectors that read resources one by one; null for the others). */
             lastPolled: number | null;
+            /** @description Rows the platform served that the last run skipped as unbelievable (a figure out of range, a malformed event); when this lasts, Tenant / PlatformDataRejected opens. Null for collectors that do not check rows. */
+            lastRejected: number | null;
+            /** @description Why the last run skipped rows (the first few reasons); null when none was skipped. */
+            lastRejectedNote: string | null;
             /** Format: date-time */
             lastRunAt: string | null;
             /** Format: date-time */
@@ -4553,6 +4566,8 @@ export interface components {
         /** SemanticModelInventory */
         SemanticModelInventory: {
             items: components["schemas"]["SemanticModelView"][];
+            /** @description Pass as `after` for the next page; null on the last page. */
+            nextCursor: string | null;
         };
         /** SemanticModelView */
         SemanticModelView: {
@@ -4737,7 +4752,14 @@ export interface components {
         /** TenantCheck */
         TenantCheck: {
             checks: components["schemas"]["TenantCheckItem"][];
+            /** @description The failed items' fixes grouped: each fix once, with the items it covers (id, then scope or workspace id when the item has one). */
+            fixes: components["schemas"]["TenantCheckFix"][];
             ok: boolean;
+        };
+        /** TenantCheckFix */
+        TenantCheckFix: {
+            fix: components["schemas"]["BilingualText"];
+            items: string[];
         };
         /** TenantCheckItem */
         TenantCheckItem: {
@@ -5228,7 +5250,14 @@ export interface operations {
     };
     getOrgSemanticModels: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The `nextCursor` of the page before. */
+                after?: string;
+                /** @description Models per page, 1 to 500 (default 100). */
+                limit?: string;
+                /** @description Only models whose name contains this text (case-insensitive). */
+                search?: string;
+            };
             header?: never;
             path: {
                 orgId: string;

@@ -40,6 +40,7 @@ export const NOTIFICATION_KIND_NAMES: Names = {
   MirroringLagSevere: { 'pt-BR': 'Atraso grave no espelhamento', en: 'Severe mirroring lag' },
   MirroringStopped: { 'pt-BR': 'Espelhamento parado', en: 'Mirroring stopped' },
   MirroringTableFailed: { 'pt-BR': 'Tabela espelhada falhou', en: 'Mirrored table failed' },
+  PlatformDataRejected: { 'pt-BR': 'Linhas da plataforma descartadas', en: 'Platform rows rejected' },
   RefreshFailed: { 'pt-BR': 'Atualização falhou', en: 'Refresh failed' },
   RefreshMissed: { 'pt-BR': 'Atualização agendada perdida', en: 'Scheduled refresh missed' },
   RefreshSlow: { 'pt-BR': 'Atualização lenta', en: 'Refresh slow' },

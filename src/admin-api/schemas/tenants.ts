@@ -51,7 +51,7 @@ const scanSchema = {
 const collectorViewSchema = {
   title: 'CollectorView',
   type: 'object',
-  required: ['name', 'enabled', 'intervalSeconds', 'defaultIntervalSeconds', 'lastRunAt', 'lastSuccessAt', 'nextRunAt', 'lastDurationMs', 'lastCalls', 'lastThrottledCalls', 'lastError', 'lastPolled', 'lastDeferred', 'running', 'rotation'],
+  required: ['name', 'enabled', 'intervalSeconds', 'defaultIntervalSeconds', 'lastRunAt', 'lastSuccessAt', 'nextRunAt', 'lastDurationMs', 'lastCalls', 'lastThrottledCalls', 'lastError', 'lastPolled', 'lastDeferred', 'lastRejected', 'lastRejectedNote', 'running', 'rotation', 'effectiveIntervalSeconds', 'effectiveIntervalNote'],
   properties: {
     name: str,
     enabled: bool,
@@ -66,8 +66,16 @@ const collectorViewSchema = {
     lastError: nullableStr,
     lastPolled: { type: ['integer', 'null'], description: 'Resources the last run read (collectors that read resources one by one; null for the others).' },
     lastDeferred: { type: ['integer', 'null'], description: 'Due resources the last run left for a later run; when this lasts, Tenant / CollectorBehind opens.' },
+    lastRejected: { type: ['integer', 'null'], description: 'Rows the platform served that the last run skipped as unbelievable (a figure out of range, a malformed event); when this lasts, Tenant / PlatformDataRejected opens. Null for collectors that do not check rows.' },
+    lastRejectedNote: { type: ['string', 'null'], description: 'Why the last run skipped rows (the first few reasons); null when none was skipped.' },
     running: bool,
     rotation: rotationSchema,
+    effectiveIntervalSeconds: {
+      type: 'integer',
+      description:
+        'The interval the collector runs at: intervalSeconds, or longer when its share of the hourly budget cannot pay, that often, for what is due every run (what its last run found). Being behind (Tenant / CollectorBehind) is measured against it.',
+    },
+    effectiveIntervalNote: { ...nullableStr, description: 'Why effectiveIntervalSeconds is longer than intervalSeconds; null when they are equal.' },
   },
 } as const;
 
@@ -140,9 +148,14 @@ const bilingual = { title: 'BilingualText', type: 'object', required: ['pt-BR', 
 export const checkResultSchema = {
   title: 'TenantCheck',
   type: 'object',
-  required: ['ok', 'checks'],
+  required: ['ok', 'checks', 'fixes'],
   properties: {
     ok: bool,
+    fixes: {
+      type: 'array',
+      description: 'The failed items\' fixes grouped: each fix once, with the items it covers (id, then scope or workspace id when the item has one).',
+      items: { title: 'TenantCheckFix', type: 'object', required: ['fix', 'items'], properties: { fix: bilingual, items: { type: 'array', items: str } } },
+    },
     checks: {
       type: 'array',
       items: {

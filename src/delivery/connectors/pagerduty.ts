@@ -15,6 +15,13 @@ export function pagerDutyBaseUrl(config: Record<string, unknown>): string {
   return base(str(config, 'apiBaseUrl') ?? REGIONS[str(config, 'region') ?? 'us'] ?? REGIONS.us!);
 }
 
+const REST_REGIONS: Record<string, string> = { us: 'https://api.pagerduty.com', eu: 'https://api.eu.pagerduty.com' };
+
+/** The REST API base (inbound matching, webhook subscriptions): `restApiBaseUrl`, else the region's host. */
+export function pagerDutyRestBaseUrl(config: Record<string, unknown>): string {
+  return base(str(config, 'restApiBaseUrl') ?? REST_REGIONS[str(config, 'region') ?? 'us'] ?? REST_REGIONS.us!);
+}
+
 function plan(d: ConnectorDelivery): Record<string, unknown> {
   const a = d.body.alert;
   const test = d.body.test === true;

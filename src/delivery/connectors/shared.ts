@@ -82,15 +82,47 @@ export function isHtml(res: OutboundResponse): boolean {
   return /text\/html/i.test(ct) || /^\s*<(!doctype|html)/i.test(res.body);
 }
 
+/** `c` as a vendor may write it back: itself, percent-encoded (once or twice, any case), `+` for a space, JSON-escaped. */
+function charForms(c: string): string {
+  const forms = new Set<string>([c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')]);
+  const pct = [...Buffer.from(c, 'utf8')].map((b) => `%(?:25)?${b.toString(16).padStart(2, '0')}`).join('');
+  forms.add(pct);
+  if (c === ' ') forms.add('\\+');
+  if (c === '/' || c === '"' || c === '\\') forms.add(`\\\\\\${c}`);
+  const code = c.codePointAt(0)!;
+  if (code <= 0xffff) forms.add(`\\\\u${code.toString(16).padStart(4, '0')}`);
+  return `(?:${[...forms].join('|')})`;
+}
+
+/** A credential in any of the forms charForms allows, character by character. */
+function credentialPattern(value: string): RegExp {
+  return new RegExp(Array.from(value).map(charForms).join(''), 'gi');
+}
+
+/** Runs of base64 (standard or URL-safe) long enough to hide a credential. */
+const BASE64_RUN = /[A-Za-z0-9+/_-]{6,}={0,2}/g;
+
+/** Whether a base64 run decodes (at any of the 4 alignments) to text holding one of `values`. */
+function hidesCredential(run: string, values: string[]): boolean {
+  for (let i = 0; i < 4 && run.length - i >= 6; i++) {
+    const decoded = Buffer.from(run.slice(i), 'base64').toString('latin1');
+    const utf8 = Buffer.from(decoded, 'latin1').toString('utf8');
+    if (values.some((v) => utf8.includes(v) || decoded.includes(v))) return true;
+  }
+  return false;
+}
+
 /**
- * Removes every credential value from a text before it is stored or shown (vendors sometimes echo
- * the key back in an error). Defence in depth: our own texts never include credentials.
+ * Removes every credential from a text before it is stored or shown (vendors sometimes echo the
+ * request back in an error): each value raw, percent-encoded (a URL, a query string, a form),
+ * JSON-escaped, and inside any base64 run — `Authorization: Basic base64(user:password)` included,
+ * whatever the user name. Defence in depth: our own texts never include credentials.
  */
 export function redact(text: string, credentials: Record<string, string>): string {
-  let out = text;
-  for (const v of Object.values(credentials)) {
-    if (typeof v === 'string' && v.length >= 4) out = out.split(v).join('[redacted]');
-  }
+  const values = Object.values(credentials).filter((v): v is string => typeof v === 'string' && v.length >= 4);
+  if (values.length === 0) return text;
+  let out = text.replace(BASE64_RUN, (run) => (hidesCredential(run, values) ? '[redacted]' : run));
+  for (const v of values) out = out.replace(credentialPattern(v), '[redacted]');
   return out;
 }
 
@@ -106,7 +138,8 @@ export function excerpt(body: string, max = 300): string {
  */
 export function failure(vendor: string, res: OutboundResponse, credentials: Record<string, string>, detail?: string): ConnectorResult {
   const s = res.statusCode;
-  const what = detail ?? (isHtml(res) ? 'HTML page' : excerpt(res.body));
+  // Redacted before the excerpt is cut, so a cut never leaves the start of a credential behind.
+  const what = detail ?? (isHtml(res) ? 'HTML page' : excerpt(redact(res.body, credentials)));
   const reason = redact(`${vendor} answered ${s}${what ? `: ${what}` : ''}`, credentials);
   if (s === 408 || s === 429 || s >= 500) {
     const wait = retryAfterMs(res);

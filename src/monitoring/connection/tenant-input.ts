@@ -1,17 +1,13 @@
 /**
  * Input rules of a tenant connection: identifiers are GUIDs, cost scopes are subscription or
  * resource-group paths, credentials are a client secret or a certificate with its private key,
- * and endpoint overrides are https origins on Microsoft's hosts or the operator's allowlist
- * (endpoint-hosts.ts) that pass the destination-safety rules.
+ * and endpoint overrides are origins (their hosts, DNS and the credentials they need are the
+ * credential rule's: src/delivery/credential-rule.ts, applied by the tenants service).
  */
 import { X509Certificate, createHash, createPrivateKey } from 'node:crypto';
-import type { AppContext } from '../../context.js';
-import { UnsafeDestinationError } from '../../delivery/address-policy.js';
-import { checkDestinationUrlResolved } from '../../delivery/guarded-http.js';
 import { invalidInput } from '../../errors.js';
 import { isCollectorName } from './collector-names.js';
 import { ENDPOINT_FIELDS, type TenantEndpoints } from './endpoints.js';
-import { checkEndpointHost } from './endpoint-hosts.js';
 import type { MirroringLag } from './mirroring-lag.js';
 import type { UtilizationInput } from './utilization-settings.js';
 
@@ -128,26 +124,23 @@ export function checkCredentials(c: TenantCredentials): { type: 'secret' | 'cert
   return { type: 'certificate', value: { certificatePem: c.certificatePem, privateKeyPem: c.privateKeyPem } };
 }
 
-/** Endpoint overrides as origins (scheme, host, port), each passing the destination-safety rules. */
-export async function checkEndpoints(ctx: AppContext, given: Partial<TenantEndpoints> | null | undefined): Promise<Partial<TenantEndpoints>> {
+/**
+ * Endpoint overrides as origins (scheme, host, port). Where they may point is judged with the
+ * other address fields by the credential rule (src/delivery/credential-rule.ts).
+ */
+export function checkEndpoints(given: Partial<TenantEndpoints> | null | undefined): Partial<TenantEndpoints> {
   const out: Partial<TenantEndpoints> = {};
   for (const field of ENDPOINT_FIELDS) {
     const value = given?.[field];
     if (value === undefined) continue;
     const where = `endpoints.${field}`;
-    let url: URL;
-    try {
-      // Only Microsoft's hosts or the operator's allowlist (endpoint-hosts.ts); Microsoft's need no address check.
-      if (URL.canParse(value) && checkEndpointHost(field, new URL(value), ctx.config.destinationAllowlist)) url = new URL(value);
-      else url = await checkDestinationUrlResolved(ctx, value, where);
-    } catch (err) {
-      if (err instanceof UnsafeDestinationError) throw invalidInput(err.message);
-      throw err;
-    }
+    if (!URL.canParse(value)) throw invalidInput(`${where} must be an absolute https URL`);
+    const url = new URL(value);
     if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) {
       throw invalidInput(`${where} must be an origin (https://host[:port]) without a path; the vendors' paths follow it`);
     }
-    out[field] = url.origin;
+    // The origin keeps the scheme and any credentials out of the stored text: the rule judges the value as given.
+    out[field] = url.protocol === 'https:' && !url.username && !url.password ? url.origin : value;
   }
   return out;
 }

@@ -13,28 +13,13 @@
  *
  * A change replaces the top-level fields it gives (null removes a source); the rest stay.
  */
-import type { AppContext } from '../../context.js';
-import { Allowlist, UnsafeDestinationError } from '../../delivery/address-policy.js';
-import { checkDestinationUrlResolved } from '../../delivery/guarded-http.js';
 import { invalidInput } from '../../errors.js';
 
 /**
- * Where the Eventhouse query URI may point: it receives a Bearer token of the tenant's service
- * principal (audience Kusto), so only Kusto's own hosts (public, Fabric, US Government, China)
- * or a host the operator allowlisted (VIGIA_DESTINATION_ALLOWLIST: simulator, tests).
+ * The Eventhouse query URI receives a Bearer token of the tenant's service principal (audience
+ * Kusto): its hosts, DNS and the credentials a change of it needs are the credential rule's
+ * (src/delivery/credential-rule.ts, table in credential-origins.ts), applied by the tenants service.
  */
-export const KUSTO_HOST_SUFFIXES = ['.kusto.windows.net', '.kusto.fabric.microsoft.com', '.kusto.usgovcloudapi.net', '.kusto.chinacloudapi.cn'] as const;
-
-function checkKustoHost(ctx: AppContext, raw: string): void {
-  if (!URL.canParse(raw)) return; // the URL check below names the field
-  const url = new URL(raw);
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
-  if (url.port === '' && KUSTO_HOST_SUFFIXES.some((s) => host.endsWith(s) && host.length > s.length)) return;
-  const allowlist = new Allowlist(ctx.config.destinationAllowlist);
-  if (allowlist.hasHost(host) || allowlist.hasAddress(host)) return;
-  throw invalidInput(`utilization.eventhouse.queryUri must be a Kusto host (*${KUSTO_HOST_SUFFIXES.join(', *')}) or a host the operator lists in VIGIA_DESTINATION_ALLOWLIST`);
-}
-
 export interface EventhouseSource {
   /** The Eventhouse's (or KQL database's) `queryServiceUri`, an https origin. */
   queryUri: string;
@@ -87,33 +72,29 @@ function windows(v: unknown, field: string): number {
   return v;
 }
 
-async function checkEventhouse(ctx: AppContext, e: EventhouseSource): Promise<EventhouseSource> {
-  if (typeof e.queryUri === 'string') checkKustoHost(ctx, e.queryUri);
-  let url: URL;
-  try {
-    url = await checkDestinationUrlResolved(ctx, e.queryUri, 'utilization.eventhouse.queryUri');
-  } catch (err) {
-    if (err instanceof UnsafeDestinationError) throw invalidInput(err.message);
-    throw err;
-  }
+function checkEventhouse(e: EventhouseSource): EventhouseSource {
+  const field = 'utilization.eventhouse.queryUri';
+  if (typeof e.queryUri !== 'string' || !URL.canParse(e.queryUri)) throw invalidInput(`${field} must be an absolute https URL`);
+  const url = new URL(e.queryUri);
   if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) {
-    throw invalidInput('utilization.eventhouse.queryUri must be the query URI alone (https://host[:port]), as the Eventhouse shows it');
+    throw invalidInput(`${field} must be the query URI alone (https://host[:port]), as the Eventhouse shows it`);
   }
   for (const f of ['database', 'table'] as const) {
     if (typeof e[f] !== 'string' || !KUSTO_NAME.test(e[f]) || e[f].trim() === '') throw invalidInput(`utilization.eventhouse.${f} must be a Kusto name (letters, digits, _ . - and spaces)`);
   }
-  return { queryUri: url.origin, database: e.database, table: e.table };
+  // As the origin when it is one (no credentials, https); otherwise as given, for the rule to refuse.
+  return { queryUri: url.protocol === 'https:' && !url.username && !url.password ? url.origin : e.queryUri, database: e.database, table: e.table };
 }
 
 /**
  * The fields `given` replaces, validated. Each is judged on its own (none depends on the stored
- * value), so a change is checked — host names resolved included — before the row is locked, and
- * applied to the locked row with `applyUtilization`.
+ * value), so a change is checked before the row is locked, and applied to the locked row with
+ * `applyUtilization`.
  */
-export async function checkUtilization(ctx: AppContext, given: UtilizationInput | undefined): Promise<Partial<UtilizationSettings>> {
+export function checkUtilization(given: UtilizationInput | undefined): Partial<UtilizationSettings> {
   if (given === undefined) return {};
   const out: Partial<UtilizationSettings> = {};
-  if (given.eventhouse !== undefined) out.eventhouse = given.eventhouse === null ? null : await checkEventhouse(ctx, given.eventhouse);
+  if (given.eventhouse !== undefined) out.eventhouse = given.eventhouse === null ? null : checkEventhouse(given.eventhouse);
   if (given.metricsApp !== undefined) {
     const m = given.metricsApp;
     if (m !== null && (!GUID.test(m.workspaceId) || !GUID.test(m.datasetId))) throw invalidInput('utilization.metricsApp.workspaceId and datasetId must be GUIDs');

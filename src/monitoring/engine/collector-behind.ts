@@ -2,7 +2,7 @@
  * A starved collector says so. A collector that reads resources one by one reports, per run, how
  * many it read (`polled`) and how many that were due it left for a later run (`deferred`). One
  * that keeps leaving due resources unread — three runs in a row, or for longer than twice its
- * interval — raises the self-incident `Tenant` / `CollectorBehind` (info, naming the collector);
+ * effective interval (the one its budget can honour: RunProgress.effectiveIntervalSeconds) — raises the self-incident `Tenant` / `CollectorBehind` (info, naming the collector);
  * the incident recovers when no collector of the tenant is behind any more. A failed run changes
  * nothing here: its error is the collector's `lastError` and the other self-watch problems.
  */
@@ -16,6 +16,20 @@ export const COLLECTOR_BEHIND = 'CollectorBehind';
 export interface RunProgress {
   polled: number;
   deferred: number;
+  /**
+   * The interval the collector's budget can honour, when it is longer than the one asked for:
+   * the next run is that far away, and being behind is measured against it.
+   */
+  effectiveIntervalSeconds?: number;
+  /** Rows the platform served that the run skipped as unbelievable (engine/rejected-rows.ts), and why. */
+  rejected?: number;
+  rejectedNote?: string | null;
+}
+
+/** A reported progress made whole: counts are whole and not negative, the note bounded. */
+export function cleanProgress(p: RunProgress): RunProgress {
+  const n = (v: number | undefined) => Math.max(0, Math.floor(Number(v) || 0));
+  return { polled: n(p.polled), deferred: n(p.deferred), rejected: n(p.rejected), rejectedNote: p.rejectedNote ? String(p.rejectedNote).slice(0, 1000) : null, effectiveIntervalSeconds: p.effectiveIntervalSeconds };
 }
 
 export interface BehindState {

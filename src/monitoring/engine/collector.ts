@@ -7,9 +7,13 @@ import type { LineageChanges } from '../lineage/lineage.js';
 import type { EntityState, StateChange } from './output.js';
 import type { PlatformClient } from '../platform/platform-client.js';
 import type { TenantRow } from '../connection/tenant-row.js';
+import type { FencedWrite, Reader } from './reader.js';
+
+/** What of the application a run sees: its clock and its logger — never the database (reader.ts). */
+export type RunContext = Pick<AppContext, 'clock' | 'log'>;
 
 export interface CollectorRun {
-  ctx: AppContext;
+  ctx: RunContext;
   tenant: TenantRow;
   client: PlatformClient;
   /** The collector's interval for this tenant: what a run's share of an hourly budget is spread over. */
@@ -21,10 +25,21 @@ export interface CollectorRun {
   state: Map<string, unknown>;
   /** The per-entity state (keys under Collector.entityPrefixes), read as the run needs it. */
   entities: EntityState;
+  /** What the run reads the database with (no transaction, no writes: reader.ts). */
+  reader: Reader;
+  /**
+   * Hands a write to the run's commit (capacity load history, hot marks, inventory, costs): it is
+   * applied in the commit's transaction after the lease fence, or never when the run lost its
+   * lease. Call before commit; a run that staged writes and did not commit has them committed
+   * (with no signals) when it returns.
+   */
+  write(w: FencedWrite): void;
   /**
    * For collectors that read resources one by one: what this run read and the due resources it
    * left for a later run (shown as lastPolled/lastDeferred; a collector that keeps deferring raises
-   * CollectorBehind). Call before commit; the last report counts.
+   * CollectorBehind). Call before commit; the last report counts. A collector that skips rows the
+   * platform served as unbelievable reports them here too (`rejected`, `rejectedNote`: the
+   * collector's lastRejected and lastRejectedNote).
    */
   reportProgress(progress: RunProgress): void;
   /**

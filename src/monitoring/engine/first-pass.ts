@@ -8,8 +8,11 @@
  * — one delivery instead of one per finding. A tenant with `pageFindingsAtConnection` pages its
  * first passes' findings like any other failure (and still gets the TenantConnected summary).
  *
- * The first pass of a collector is its first run that commits: a rotating collector that
- * defers part of its work in that run pages what it first reaches in a later run.
+ * The first pass of a collector is its first COMPLETE pass: a run that commits ends it unless
+ * the collector has not seen the tenant whole yet — a rotating or sliced collector whose first
+ * rotation has not completed (rotation.ts, `firstPassDone`, checked by output.ts), freshness
+ * before the first full scan, the scanner before its first full scan (`firstPassGoesOn`). Until
+ * then everything it finds opens "found at connection", however many runs that takes.
  */
 import type { Queryable } from '../../db/index.js';
 import type { SignalOutcome } from '../../alerts/batch-plan.js';
@@ -50,6 +53,15 @@ export async function startFirstPass(q: Queryable, lease: Lease): Promise<FirstP
   return { quiet: !tenants[0].page_findings_at_connection };
 }
 
+const openedIn = (outcomes: SignalOutcome[]) => outcomes.filter((o) => o.outcome === 'opened' && o.alertId !== null).length;
+
+/** A run of a first pass that goes on: what it opened still counts toward the TenantConnected summary. */
+export async function countFirstPassFindings(q: Queryable, lease: Lease, outcomes: SignalOutcome[]): Promise<void> {
+  const opened = openedIn(outcomes);
+  if (opened === 0) return;
+  await q.query('UPDATE tenants SET connection_findings = connection_findings + $2 WHERE id = $1 AND connection_announced_at IS NULL', [lease.tenantRef, opened]);
+}
+
 /**
  * Ends the collector's first pass in the run's commit: counts the incidents it opened and, when
  * it was the tenant's last collector to finish, returns the TenantConnected signal (once per
@@ -62,7 +74,7 @@ export async function endFirstPass(
   now: Date,
   consoleUrl: string,
 ): Promise<SignalInput | null> {
-  const opened = outcomes.filter((o) => o.outcome === 'opened' && o.alertId !== null).length;
+  const opened = openedIn(outcomes);
   await q.query('UPDATE collector_schedules SET first_pass_done = true WHERE tenant_ref = $1 AND collector = $2', [lease.tenantRef, lease.collector]);
   const { rows } = await q.query<{ id: string; org_id: string; name: string; connection_findings: number; page_findings_at_connection: boolean; pending: boolean }>(
     `UPDATE tenants t SET connection_findings = connection_findings + $2,

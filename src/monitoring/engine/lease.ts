@@ -40,6 +40,8 @@ export interface ClaimedRow {
   problem_kind: TenantProblem | null;
   problem_since: Date | null;
   problem_reported: boolean;
+  /** The cause of the stored problem (self-watch.ts `problemCause`), null when none or not yet recorded. */
+  problem_cause: string | null;
   behind_since: Date | null;
   behind_runs: number;
   behind_reported: boolean;
@@ -60,7 +62,7 @@ UPDATE collector_schedules s SET locked_until = ${LEASE_UNTIL('$2')}, locked_by 
          LIMIT $5
          FOR UPDATE SKIP LOCKED) d
  WHERE s.tenant_ref = d.tenant_ref AND s.collector = d.collector
-RETURNING s.tenant_ref, s.collector, s.org_id, s.interval_seconds, s.next_run_at, s.problem_kind, s.problem_since, s.problem_reported,
+RETURNING s.tenant_ref, s.collector, s.org_id, s.interval_seconds, s.next_run_at, s.problem_kind, s.problem_since, s.problem_reported, s.problem_cause,
           s.behind_since, s.behind_runs, s.behind_reported, s.first_pass_done, s.locked_by`;
 
 /**

@@ -1,6 +1,6 @@
 /**
- * Where collected facts go: signals into the alert lifecycle, the collector's remembered state
- * and the lineage it read, written in ONE transaction, and only while the run still holds its
+ * Where collected facts go: signals into the alert lifecycle, the collector's remembered state,
+ * the lineage it read and the writes it staged (reader.ts), written in ONE transaction, and only while the run still holds its
  * schedule row (lease.ts's fence). A run that dies before the commit, or lost its lease, wrote
  * nothing and the next run sees the same transitions again; a run that committed never signals
  * them twice.
@@ -11,9 +11,11 @@ import { applySignalsIn as applyLifecycleSignals, type SignalOutcome } from '../
 import { txWithRetry } from '../../db/retry.js';
 import { hasTexts, inLanguage, validateSignal, type SignalInput } from '../../alerts/signals.js';
 import { DEFAULT_LANGUAGE, orgLanguage } from '../../orgs/language.js';
-import { endFirstPass, FOUND_AT_CONNECTION, startFirstPass } from './first-pass.js';
+import { countFirstPassFindings, endFirstPass, FOUND_AT_CONNECTION, startFirstPass } from './first-pass.js';
 import { holdLease, type Lease } from './lease.js';
+import { CATALOG_ROTATION_KEY, firstPassGoesOnIn, ROTATION_KEY } from './rotation.js';
 import { writeLineage, type LineageChanges } from '../lineage/lineage.js';
+import { type FencedWrite, type Reader, readerOf } from './reader.js';
 
 export interface StateChange {
   key: string;
@@ -30,19 +32,24 @@ type Ctx = Pick<AppContext, 'db' | 'clock' | 'config'>;
  */
 export async function applySignalsIn(q: Queryable, ctx: Ctx, orgId: string, inputs: SignalInput[], now: Date, quietReason: string | null = null): Promise<SignalOutcome[]> {
   const language = hasTexts(inputs) ? await orgLanguage(q, orgId) : DEFAULT_LANGUAGE;
-  const signals = inputs.map((s, i) => validateSignal(inLanguage(s, language), `signals[${i}]`, now));
+  const signals = inputs.map(({ restatesMessage, ...s }, i) => ({ ...validateSignal(inLanguage(s, language), `signals[${i}]`, now), ...(restatesMessage ? { restatesMessage } : {}) }));
   return applyLifecycleSignals(q, ctx, orgId, signals, now, quietReason);
 }
 
-export async function writeState(q: Queryable, tenantRef: string, collector: string, changes: StateChange[], now: Date): Promise<void> {
+/**
+ * Writes a collector's state changes. `updated_at` is the database's clock (the transaction's
+ * time), never an instance's: it is compared across instances (the scan catalog's versions,
+ * scan-catalog.ts), and instances' clocks differ.
+ */
+export async function writeState(q: Queryable, tenantRef: string, collector: string, changes: StateChange[]): Promise<void> {
   const upserts = changes.filter((c) => c.value !== null);
   const deletes = changes.filter((c) => c.value === null).map((c) => c.key);
   if (upserts.length > 0) {
     await q.query(
       `INSERT INTO collector_state (tenant_ref, collector, key, value, updated_at)
-       SELECT $1, $2, k, v::jsonb, $5 FROM unnest($3::text[], $4::text[]) AS u(k, v)
+       SELECT $1, $2, k, v::jsonb, now() FROM unnest($3::text[], $4::text[]) AS u(k, v)
        ON CONFLICT (tenant_ref, collector, key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at`,
-      [tenantRef, collector, upserts.map((c) => c.key), upserts.map((c) => JSON.stringify(c.value)), now],
+      [tenantRef, collector, upserts.map((c) => c.key), upserts.map((c) => JSON.stringify(c.value))],
     );
   }
   if (deletes.length > 0) {
@@ -75,7 +82,7 @@ const UNDER_PREFIX = `WHERE tenant_ref = $1 AND collector = $2 AND key > $3 AND 
  * collector reads on demand through EntityState). Read in pages by key, so the driver never
  * holds a whole large state as one result beside the map it becomes.
  */
-export async function readState<T>(q: Queryable, tenantRef: string, collector: string, except: readonly string[] = []): Promise<Map<string, T>> {
+export async function readState<T>(q: Pick<Queryable, 'query'>, tenantRef: string, collector: string, except: readonly string[] = []): Promise<Map<string, T>> {
   const out = new Map<string, T>();
   const pages = pagesByKey(async (after) => {
     const { rows } = await q.query<{ key: string; value: T }>(
@@ -145,6 +152,37 @@ export class EntityState {
   }
 }
 
+/**
+ * What a run may do with the database besides its state (CollectorRun.reader, .write): read
+ * through a read-only handle, and stage writes that its one commit applies after the fence.
+ */
+export class RunAccess {
+  readonly reader: Reader;
+  private readonly writes: FencedWrite[] = [];
+  committed = false;
+
+  constructor(db: Pick<Queryable, 'query'>) {
+    this.reader = readerOf(db);
+  }
+
+  readonly write = (w: FencedWrite): void => {
+    if (this.committed) throw new Error('a write after the commit is never applied');
+    this.writes.push(w);
+  };
+
+  /** Writes staged and not committed yet. */
+  get staged(): boolean {
+    return !this.committed && this.writes.length > 0;
+  }
+
+  /** The staged writes, for the run's one commit. */
+  commit(): FencedWrite[] {
+    if (this.committed) throw new Error('a run commits once');
+    this.committed = true;
+    return this.writes;
+  }
+}
+
 /** What one run hands to its commit. */
 export interface RunOutput {
   signals: SignalInput[];
@@ -152,6 +190,16 @@ export interface RunOutput {
   lineage?: LineageChanges;
   /** The collector has not seen the tenant whole yet: a first pass goes on in a later run (collector.ts). */
   firstPassGoesOn?: boolean;
+  /** The source's own tables (capacity load history, hot marks, inventory, costs), written after the fence. */
+  writes?: readonly FencedWrite[];
+}
+
+/**
+ * A rotating collector's first pass is its first complete pass (rotation.ts, firstPassDone): a
+ * run that commits a rotation whose first pass goes on leaves the tenant's first pass open.
+ */
+function rotationGoesOn(changes: StateChange[]): boolean {
+  return changes.some((c) => (c.key === ROTATION_KEY || c.key === CATALOG_ROTATION_KEY) && firstPassGoesOnIn(c.value));
 }
 
 /** Marks the run's incidents as its tenant's (the admin alert list filters by it). */
@@ -163,20 +211,27 @@ async function tagTenant(q: Queryable, orgId: string, tenantRef: string, outcome
 
 /**
  * One run's output, committed together under its lease: the schedule row first (the fence;
- * throws LeaseLostError when the run no longer holds it), then all incident keys in one order.
+ * throws LeaseLostError when the run no longer holds it), then the source's staged writes, then
+ * all incident keys in one order.
  * A collector's first pass of a new tenant (first-pass.ts) locks the tenant row before the
- * fence, opens its incidents silenced "found at connection", and ends the pass in this commit.
+ * fence, opens its incidents silenced "found at connection", and ends the pass in this commit —
+ * unless the collector says it goes on, or commits a rotation whose first complete pass goes on.
  */
 export async function commitRun(ctx: Ctx, orgId: string, lease: Lease, output: RunOutput): Promise<SignalOutcome[]> {
   const now = ctx.clock.now();
   return txWithRetry(ctx.db, async (q) => {
     const first = await startFirstPass(q, lease);
     await holdLease(q, lease);
+    // Before the signals: a write that touches another schedule row (a hot mark asks the gateway
+    // collector to run now) takes that row's lock ahead of any incident lock, as every commit does.
+    for (const write of output.writes ?? []) await write(q);
     const out = await applySignalsIn(q, ctx, orgId, output.signals, now, first?.quiet ? FOUND_AT_CONNECTION : null);
     await tagTenant(q, orgId, lease.tenantRef, out);
-    await writeState(q, lease.tenantRef, lease.collector, output.changes, now);
+    await writeState(q, lease.tenantRef, lease.collector, output.changes);
     if (output.lineage) await writeLineage(q, lease.tenantRef, output.lineage, now);
-    if (first && !output.firstPassGoesOn) {
+    if (first && (output.firstPassGoesOn || rotationGoesOn(output.changes))) {
+      await countFirstPassFindings(q, lease, out);
+    } else if (first) {
       const connected = await endFirstPass(q, lease, out, now, ctx.config.baseUrl);
       if (connected) await tagTenant(q, orgId, lease.tenantRef, await applySignalsIn(q, ctx, orgId, [connected], now));
     }

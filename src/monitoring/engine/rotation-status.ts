@@ -13,6 +13,8 @@ export interface RotationView {
   /** Resources of the last run polled every run, and taking turns. */
   hot: number;
   cold: number;
+  /** The shortest interval the collector's budget can honour for what is due every run (null: not known). */
+  minIntervalSeconds: number | null;
   /** freshness: its catalog's pass over the workspaces (CATALOG_ROTATION_KEY), when it keeps one. */
   catalog?: RotationView;
 }
@@ -31,6 +33,23 @@ export function rotationView(state: Partial<RotationState>): RotationView {
     lastFullRotationSeconds: typeof seconds === 'number' && Number.isFinite(seconds) ? seconds : null,
     hot: count(state.hot),
     cold: count(state.cold),
+    minIntervalSeconds: typeof state.minIntervalSeconds === 'number' && Number.isFinite(state.minIntervalSeconds) ? state.minIntervalSeconds : null,
+  };
+}
+
+/**
+ * The interval a collector runs at: the one asked for, or the shortest its budget can honour
+ * when that is longer (what the last run found due every run), with a note saying so.
+ */
+export function effectiveIntervalOf(collector: string, intervalSeconds: number, rotation: RotationView | null): { seconds: number; note: string | null } {
+  const min = rotation?.minIntervalSeconds ?? null;
+  if (min === null || min <= intervalSeconds) return { seconds: intervalSeconds, note: null };
+  return {
+    seconds: min,
+    note:
+      `The ${collector} collector runs every ${min} s, not every ${intervalSeconds} s: its share of the hourly budget pays for ` +
+      `${rotation!.hot} checks due every run and a turn of the ${rotation!.cold} others once every ${min} s. ` +
+      'A shorter interval would leave due checks unread.',
   };
 }
 

@@ -4,9 +4,12 @@
  * longer than two of the collector's intervals a `Tenant` incident opens (TenantAccessDenied,
  * TenantThrottled, TenantUnreachable). A refused sign-in (TenantAuthFailed) opens at once: the
  * token endpoint's answer about the credentials is evidence enough, and cached tokens would
- * otherwise hide it for their whole lifetime. It recovers by itself when no collector of the
- * tenant has that problem any more. Other failures (a garbage answer) are the collector's
- * `lastError` only.
+ * otherwise hide it for their whole lifetime. So does an address the destination-safety rules
+ * refuse (cause `blocked`): a setting of this process, which waiting will not change. An open
+ * incident recovers only when a run of the collector that reported it succeeds and no other
+ * collector of the tenant still has it — never because the failure's cause changed: a run that
+ * fails with another cause restates the open incident's message with that cause (run-record.ts).
+ * Other failures (a garbage answer) are the collector's `lastError` only.
  */
 import type { SignalInput } from '../../alerts/signals.js';
 import { BudgetExhaustedError } from '../platform/budget.js';
@@ -25,9 +28,24 @@ export function problemOf(err: unknown): TenantProblem | null {
   return null;
 }
 
+/**
+ * The failure's cause within its problem, as stored in `problem_cause`: a credential problem
+ * (`invalid_secret`…), a connection cause (`refused`, `blocked`, `tls_untrusted`…), `throttled`,
+ * or the HTTP status of a refused call.
+ */
+export function problemCause(err: unknown): string | null {
+  if (err instanceof TokenRefusedError) return err.problem;
+  if (isConnectionFailure(err)) return err.connection;
+  if (err instanceof VendorHttpError) return `http_${err.status}`;
+  if (err instanceof TokenUnavailableError) return 'token_unavailable';
+  if (err instanceof BudgetExhaustedError) return 'budget';
+  if (err instanceof ThrottledError) return 'throttled';
+  return null;
+}
+
 /** Problems that open their incident at the first run that sees them. */
-export function opensAtOnce(problem: TenantProblem): boolean {
-  return problem === 'TenantAuthFailed';
+export function opensAtOnce(problem: TenantProblem, cause: string | null): boolean {
+  return problem === 'TenantAuthFailed' || cause === 'blocked';
 }
 
 /** The text a run's failure leaves as `lastError` and in a Tenant incident, with its fix when known. */

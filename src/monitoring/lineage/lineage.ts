@@ -89,7 +89,7 @@ export async function readLineage(q: Queryable, tenantRef: string): Promise<Map<
  * needs when only those gateways have an open incident (a run judging 200,000 models reads the
  * few behind an offline gateway, not the whole lineage).
  */
-export async function itemsBehindGateways(q: Queryable, tenantRef: string, gatewayIds: Iterable<string>): Promise<Map<string, string[]>> {
+export async function itemsBehindGateways(q: Pick<Queryable, 'query'>, tenantRef: string, gatewayIds: Iterable<string>): Promise<Map<string, string[]>> {
   const ids = [...gatewayIds].map(lower);
   if (ids.length === 0) return new Map();
   const { rows } = await q.query<{ item_id: string; gateway_ids: string[] }>(

@@ -24,7 +24,7 @@ export interface OpenRootCauses {
   capacities: ReadonlySet<string>;
 }
 
-export async function openRootCauses(q: Queryable, orgId: string): Promise<OpenRootCauses> {
+export async function openRootCauses(q: Pick<Queryable, 'query'>, orgId: string): Promise<OpenRootCauses> {
   const { rows } = await q.query<{ source_type: string; source_id: string }>(
     `SELECT source_type, source_id FROM alerts
       WHERE org_id = $1 AND status = 'open'

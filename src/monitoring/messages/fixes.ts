@@ -47,10 +47,22 @@ export const FIX_TOKEN_UNAVAILABLE: Texts = {
   en: 'Entra ID is throttling (429) or unavailable (5xx); the credentials were not refused. Nothing to change: Vigia tries again after Retry-After. If it lasts, check Microsoft\'s service health.',
 };
 
+/** A token failure that is neither a refusal of the credentials nor a known connection cause. */
+export const FIX_TOKEN_OTHER: Texts = {
+  'pt-BR':
+    'O endpoint de token não deu um token, mas não recusou as credenciais (veja o detalhe): confira o host de autoridade nos endpoints desta conexão e a rede desta máquina; as credenciais não precisam mudar.',
+  en: "The token endpoint gave no token but did not refuse the credentials (see the detail): check the authority host in this connection's endpoints and this machine's network; the credentials need not change.",
+};
+
 const CONNECTION_FIXES: Record<ConnectionCause, Texts> = {
+  blocked: {
+    'pt-BR':
+      'As regras de segurança de destino do Vigia recusam este endereço (privado ou de loopback, como localhost): o Vigia não se conectou, as credenciais não foram testadas. Para o simulador de tenant ou outra ferramenta local, inicie o Vigia com VIGIA_DESTINATION_ALLOWLIST com esse host (por exemplo VIGIA_DESTINATION_ALLOWLIST=localhost; só para desenvolvimento e testes).',
+    en: "Vigia's destination-safety rules refuse this address (private or loopback, such as localhost): Vigia did not connect, the credentials were not tried. For the tenant simulator or another local tool, start Vigia with VIGIA_DESTINATION_ALLOWLIST naming that host (e.g. VIGIA_DESTINATION_ALLOWLIST=localhost; development and tests only).",
+  },
   tls_untrusted: {
     'pt-BR':
-      'O certificado do servidor não é assinado por uma autoridade confiável para o Vigia. Com o simulador de locatário ou outra ferramenta local, inicie o Vigia com NODE_EXTRA_CA_CERTS apontando para a autoridade local (data/local-ca/ca.pem); diante de um proxy que inspeciona TLS, aponte-a para a autoridade desse proxy.',
+      'O certificado do servidor não é assinado por uma autoridade confiável para o Vigia. Com o simulador de tenant ou outra ferramenta local, inicie o Vigia com NODE_EXTRA_CA_CERTS apontando para a autoridade local (data/local-ca/ca.pem); diante de um proxy que inspeciona TLS, aponte-a para a autoridade desse proxy.',
     en: "The server's certificate is not signed by an authority Vigia trusts. With the tenant simulator or another local tool, start Vigia with NODE_EXTRA_CA_CERTS pointing at the local authority (data/local-ca/ca.pem); behind a TLS-inspecting proxy, point it at that proxy's authority.",
   },
   tls_hostname: {
@@ -66,7 +78,7 @@ const CONNECTION_FIXES: Record<ConnectionCause, Texts> = {
     en: "The host name in this connection's endpoints was not found in DNS: check its spelling, and this machine's DNS and network.",
   },
   refused: {
-    'pt-BR': 'Nada responde nesse endereço e porta: confira os endpoints desta conexão e se o servidor (por exemplo, o simulador de locatário) está em execução.',
+    'pt-BR': 'Nada responde nesse endereço e porta: confira os endpoints desta conexão e se o servidor (por exemplo, o simulador de tenant) está em execução.',
     en: "Nothing answers at that address and port: check this connection's endpoints and that the server (for example the tenant simulator) is running.",
   },
   timeout: {

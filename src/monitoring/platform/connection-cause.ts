@@ -3,8 +3,10 @@
  * server's TLS certificate (not trusted, issued for another host name, expired), the host name
  * (not found in DNS), the port (connection refused), or time (no answer in time). Read from the
  * error codes Node's TLS and socket layers give; the text names no address and no credential.
+ * `blocked` is Vigia's own refusal: the destination-safety rules refuse the address (a private or
+ * loopback address, or a name such as localhost, that VIGIA_DESTINATION_ALLOWLIST does not allow).
  */
-export type ConnectionCause = 'tls_untrusted' | 'tls_hostname' | 'tls_expired' | 'dns' | 'refused' | 'timeout' | 'reset' | 'other';
+export type ConnectionCause = 'blocked' | 'tls_untrusted' | 'tls_hostname' | 'tls_expired' | 'dns' | 'refused' | 'timeout' | 'reset' | 'other';
 
 const CODES: Record<string, ConnectionCause> = {
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'tls_untrusted',
@@ -31,6 +33,7 @@ const CODES: Record<string, ConnectionCause> = {
 };
 
 const TEXTS: Record<ConnectionCause, string> = {
+  blocked: 'the destination-safety rules refuse the address (a private or loopback address not in VIGIA_DESTINATION_ALLOWLIST)',
   tls_untrusted: "the server's TLS certificate is not signed by a trusted certificate authority",
   tls_hostname: "the server's TLS certificate was issued for another host name",
   tls_expired: "the server's TLS certificate has expired or is not valid yet",

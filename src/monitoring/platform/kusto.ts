@@ -5,7 +5,7 @@
  * answer's frames are checked for `DataSetCompletion`, `HasErrors` and error rows, and a partial
  * answer is an error, never a short result.
  */
-import { PlatformClient, VendorAnswerError } from './platform-client.js';
+import { boundedText, type PlatformClient, VendorAnswerError } from './platform-client.js';
 
 export interface KustoTarget {
   queryUri: string;
@@ -25,6 +25,19 @@ interface Frame {
   Rows?: unknown[];
   HasErrors?: boolean;
   Cancelled?: boolean;
+  OneApiErrors?: unknown;
+}
+
+/** Kusto's own words from OneApiErrors (`[{ error: { code, message, innererror } }]`), bounded; '' when none. */
+export function kustoErrorText(errors: unknown): string {
+  const list = Array.isArray(errors) ? errors : errors ? [errors] : [];
+  const parts = list.map((e) => {
+    const err = (e as { error?: Record<string, unknown> } | null)?.error ?? (e as Record<string, unknown> | null);
+    const inner = (err?.innererror as Record<string, unknown> | undefined)?.code;
+    return [inner, err?.code, err?.message ?? err?.['@message']].filter((x) => typeof x === 'string' && x).join(' ');
+  });
+  const text = boundedText(parts.filter(Boolean).join('; '));
+  return text ? `: ${text}` : '';
 }
 
 /** The primary result's rows as objects keyed by column name. */
@@ -33,12 +46,12 @@ export function primaryRows(body: unknown, what: string): Record<string, unknown
   const frames = body as Frame[];
   const completion = frames.find((f) => f.FrameType === 'DataSetCompletion');
   if (!completion) throw new VendorAnswerError(`${what}: the answer ended before DataSetCompletion (cut off)`);
-  if (completion.HasErrors || completion.Cancelled) throw new VendorAnswerError(`${what}: the query failed part-way (HasErrors) — nothing of it is used`);
+  if (completion.HasErrors || completion.Cancelled) throw new VendorAnswerError(`${what}: the query failed part-way (HasErrors) — nothing of it is used${kustoErrorText(completion.OneApiErrors)}`);
   const table = frames.find((f) => f.FrameType === 'DataTable' && f.TableKind === 'PrimaryResult');
   if (!table || !Array.isArray(table.Columns) || !Array.isArray(table.Rows)) throw new VendorAnswerError(`${what}: no PrimaryResult table`);
   const names = table.Columns.map((c) => c.ColumnName);
   return table.Rows.map((row) => {
-    if (!Array.isArray(row)) throw new VendorAnswerError(`${what}: the result holds an error instead of a row`);
+    if (!Array.isArray(row)) throw new VendorAnswerError(`${what}: the result holds an error instead of a row${kustoErrorText((row as Frame | null)?.OneApiErrors)}`);
     return Object.fromEntries(names.map((n, i) => [n, row[i]]));
   });
 }

@@ -29,8 +29,10 @@ export class VendorHttpError extends Error {
     readonly family: ApiFamily,
     readonly code: string | null,
     what: string,
+    /** The vendor's own words (its message and inner error code), bounded: kept in `lastError`. */
+    readonly vendorText: string | null = null,
   ) {
-    super(`${what} answered ${status}${code ? ` ${code}` : ''}`);
+    super(`${what} answered ${status}${code ? ` ${code}` : ''}${vendorText ? `: ${vendorText}` : ''}`);
     this.name = 'VendorHttpError';
   }
 }
@@ -140,14 +142,27 @@ function describe(method: string, url: string): string {
   return `${method} ${new URL(url).pathname}`;
 }
 
-/** The platform's error code from an error body (Fabric errorCode, Power BI / ARM error.code). */
-function errorCode(body: Buffer): string | null {
+/** How much of the vendor's own error text is kept (lastError, incidents). */
+export const VENDOR_TEXT_MAX = 300;
+
+/** A vendor's words, one line, bounded. */
+export function boundedText(v: unknown): string | null {
+  if (typeof v !== 'string') return null;
+  const t = v.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return t ? (t.length > VENDOR_TEXT_MAX ? `${t.slice(0, VENDOR_TEXT_MAX - 1)}…` : t) : null;
+}
+
+/** The platform's error code (Fabric errorCode, Power BI / ARM / Kusto error.code) and its own text (message, Kusto's inner code such as SEM0100). */
+function errorOf(body: Buffer): { code: string | null; text: string | null } {
   try {
     const j = JSON.parse(body.toString('utf8'));
     const code = j?.errorCode ?? j?.error?.code ?? j?.code;
-    return typeof code === 'string' ? code.replace(/[^\w.:-]/g, '').slice(0, 100) : null;
+    const inner = j?.error?.innererror?.code;
+    const message = j?.error?.message ?? j?.message ?? j?.error?.['@message'];
+    const text = boundedText([typeof inner === 'string' ? inner : '', typeof message === 'string' ? message : ''].join(' '));
+    return { code: typeof code === 'string' ? code.replace(/[^\w.:-]/g, '').slice(0, 100) : null, text };
   } catch {
-    return null;
+    return { code: null, text: null };
   }
 }
 
@@ -236,7 +251,8 @@ export class PlatformClient {
         await this.sleep(1000 * serverErrors);
         continue;
       }
-      throw new VendorHttpError(res.status, spec.family, errorCode(res.body), what);
+      const vendor = errorOf(res.body);
+      throw new VendorHttpError(res.status, spec.family, vendor.code, what, vendor.text);
     }
   }
 

@@ -73,14 +73,19 @@ export interface PaceState {
 export class PacedBudget extends CallBudget {
   private readonly credit: number;
 
-  constructor(perHour: number, intervalSeconds: number, prev: PaceState | undefined, private readonly now: Date) {
-    const full = Math.max(1, (perHour * intervalSeconds) / 3600);
+  /**
+   * `extra`: calls this run may spend beyond its credit (paid back by the next runs, like any
+   * overspending). `carry`: credit kept beyond one interval's worth, so that the fraction of a
+   * call a short interval accrues is not lost (1: a run at 1.5 calls an interval spends 1, then 2).
+   */
+  constructor(perHour: number, intervalSeconds: number, prev: PaceState | undefined, private readonly now: Date, extra = 0, carry = 0) {
+    const full = Math.max(1, (perHour * intervalSeconds) / 3600 + carry);
     let credit = full;
     if (prev && Number.isFinite(prev.credit) && Number.isFinite(Date.parse(prev.at))) {
       const elapsed = Math.max(0, now.getTime() - Date.parse(prev.at)) / 1000;
       credit = Math.min(full, prev.credit + (perHour * elapsed) / 3600);
     }
-    super(Math.max(0, Math.floor(credit)));
+    super(Math.max(0, Math.floor(credit)) + Math.max(0, Math.floor(extra)));
     this.credit = credit;
   }
 

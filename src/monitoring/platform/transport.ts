@@ -31,7 +31,7 @@ export class VendorCallError extends Error {
   constructor(
     readonly kind: VendorFailureKind,
     message: string,
-    /** For `network` and `timeout`: what went wrong with the connection. */
+    /** For `network`, `timeout` and `blocked`: what went wrong with the connection. */
     readonly connection: ConnectionCause | null = null,
   ) {
     super(message);
@@ -53,6 +53,9 @@ export interface Transport {
   /** Closes at once, aborting calls still in flight. */
   destroy(): Promise<void>;
 }
+
+/** The destination-safety rules refused the address: a connection failure of its own cause, named. */
+const blocked = () => new VendorCallError('blocked', connectionText('blocked', null), 'blocked');
 
 function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -103,7 +106,7 @@ export function createTransport(ctx: Pick<AppContext, 'config'> & Partial<AppCon
     try {
       checkDestinationUrl(req.url, allowlist);
     } catch (err) {
-      if (err instanceof UnsafeDestinationError) throw new VendorCallError('blocked', 'the address is refused by the destination-safety rules');
+      if (err instanceof UnsafeDestinationError) throw blocked();
       throw err;
     }
     const controller = new AbortController();
@@ -130,7 +133,7 @@ export function createTransport(ctx: Pick<AppContext, 'config'> & Partial<AppCon
       if (err instanceof VendorCallError) throw err;
       const timedOut = `no complete answer within ${options.timeoutMs} ms`;
       if (controller.signal.aborted) throw new VendorCallError('timeout', timedOut, 'timeout');
-      if (isBlocked(err)) throw new VendorCallError('blocked', 'the address is refused by the destination-safety rules');
+      if (isBlocked(err)) throw blocked();
       const { cause, code } = connectionCause(err);
       if (cause === 'timeout') throw new VendorCallError('timeout', timedOut, 'timeout');
       throw new VendorCallError('network', connectionText(cause, code), cause);

@@ -10,41 +10,28 @@ export function AlertActions(props: { orgId: string; alert: Alert; onChanged: ()
   const base = orgPath(props.orgId, `/alerts/${encodeURIComponent(a.id)}`);
   if (!can('operator')) return null; // a viewer is not offered what the server would refuse
   if (a.status === 'resolved' && !action.notice) return null;
+  // One button per change of state: POST `{alert}/{verb}`, then the page reloads and says it is done.
+  const button = (verb: 'acknowledge' | 'resolve', done: 'acknowledgedDone' | 'resolvedDone', secondary: boolean) => (
+    <button
+      type="button"
+      class={secondary ? 'secondary' : undefined}
+      disabled={action.busy}
+      aria-label={`${t(verb)}: ${a.title}`}
+      onClick={() =>
+        action.run(async () => {
+          await call('POST', `${base}/${verb}`, {});
+          props.onChanged();
+          return t(done);
+        })
+      }
+    >
+      {t(verb)}
+    </button>
+  );
   return (
     <div class="actions">
-      {a.status === 'open' && !a.acknowledged && (
-        <button
-          type="button"
-          disabled={action.busy}
-          aria-label={`${t('acknowledge')}: ${a.title}`}
-          onClick={() =>
-            action.run(async () => {
-              await call('POST', `${base}/acknowledge`, {});
-              props.onChanged();
-              return t('acknowledgedDone');
-            })
-          }
-        >
-          {t('acknowledge')}
-        </button>
-      )}
-      {a.status === 'open' && (
-        <button
-          type="button"
-          class="secondary"
-          disabled={action.busy}
-          aria-label={`${t('resolve')}: ${a.title}`}
-          onClick={() =>
-            action.run(async () => {
-              await call('POST', `${base}/resolve`, {});
-              props.onChanged();
-              return t('resolvedDone');
-            })
-          }
-        >
-          {t('resolve')}
-        </button>
-      )}
+      {a.status === 'open' && !a.acknowledged && button('acknowledge', 'acknowledgedDone', false)}
+      {a.status === 'open' && button('resolve', 'resolvedDone', true)}
       <ErrorMessage error={action.error} />
       {action.notice && <Notice>{action.notice}</Notice>}
     </div>

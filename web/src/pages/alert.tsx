@@ -1,7 +1,8 @@
 import { useEffect } from 'preact/hooks';
 import { ApiFailure, type AlertDelivery, type AlertWithEvents, type Org } from '../api.js';
 import { orgPath, useConsole, type Console } from '../app-context.js';
-import { Empty, ErrorMessage, useLoad, usePageTitle } from '../components.js';
+import { Empty, ErrorMessage, Loading, useLoad, usePageTitle } from '../components.js';
+import { Fact, NotFound } from '../lists.js';
 import { formatDate } from '../format.js';
 import { eventLabel } from '../labels.js';
 import { Link } from '../router.js';
@@ -38,7 +39,7 @@ async function findAlert(c: Console, alertId: string): Promise<Found | null> {
 
 export function AlertPage(props: { alertId: string }) {
   const c = useConsole();
-  const { t, lang } = c;
+  const { t } = c;
   const found = useLoad(() => findAlert(c, props.alertId), [props.alertId]);
   usePageTitle(found.data?.alert.title ?? t('alertTitle'));
 
@@ -48,18 +49,9 @@ export function AlertPage(props: { alertId: string }) {
     if (foundOrg && foundOrg !== c.orgId) c.chooseOrg(foundOrg);
   }, [foundOrg]);
 
-  if (found.loading && !found.data) return <p>{t('loading')}</p>;
+  if (found.loading && !found.data) return <Loading />;
   if (found.error) return <ErrorMessage error={found.error} onRetry={found.reload} />;
-  if (!found.data) {
-    return (
-      <section>
-        <p class="error" role="alert">
-          {t('alertNotFound')}
-        </p>
-        <Link href="/alerts">{t('back')}</Link>
-      </section>
-    );
-  }
+  if (!found.data) return <NotFound text={t('alertNotFound')} back="/alerts" />;
   const { alert: a, deliveries, orgId } = found.data;
   return (
     <section>
@@ -71,73 +63,69 @@ export function AlertPage(props: { alertId: string }) {
         <AlertBadges alert={a} />
       </p>
       <AlertActions orgId={orgId} alert={a} onChanged={found.reload} />
-      <dl class="facts">
-        <dt>{t('source')}</dt>
-        <dd>
-          {sourceTypeName(lang, a.sourceType)} · {a.sourceName} <code>{a.sourceId}</code>
-        </dd>
-        <dt>{t('notificationKind')}</dt>
-        <dd>
-          {notificationKindName(lang, a.notificationKind)} <code>{a.notificationKind}</code>
-        </dd>
-        <dt>{t('message')}</dt>
-        <dd class="break">{a.message}</dd>
-        {a.workspaceName && (
-          <>
-            <dt>{t('workspace')}</dt>
-            <dd>{a.workspaceName}</dd>
-          </>
-        )}
-        {a.capacityName && (
-          <>
-            <dt>{t('capacity')}</dt>
-            <dd>{a.capacityName}</dd>
-          </>
-        )}
-        <dt>{t('createdAt')}</dt>
-        <dd>{formatDate(lang, a.createdAt)}</dd>
-        <dt>{t('lastOccurrence')}</dt>
-        <dd>
-          {formatDate(lang, a.lastOccurrenceAt)} ({t('occurrences')}: {a.failureCount})
-        </dd>
-        {a.acknowledgedAt && (
-          <>
-            <dt>{t('acknowledgedBy')}</dt>
-            <dd>
-              {a.acknowledgedBy ?? '—'} · {formatDate(lang, a.acknowledgedAt)}
-            </dd>
-          </>
-        )}
-        {a.resolvedAt && (
-          <>
-            <dt>{t('resolvedAt')}</dt>
-            <dd>{formatDate(lang, a.resolvedAt)}</dd>
-          </>
-        )}
-      </dl>
+      <AlertFacts alert={a} />
       <h2>{t('eventsTitle')}</h2>
-      {a.events.length === 0 && <Empty>{t('eventsEmpty')}</Empty>}
-      <ol class="events">
-        {a.events.map((e) => {
-          const mine = deliveries.filter((d) => d.eventId === e.id);
-          return (
-            <li key={e.id} class="event">
-              <h3>
-                {eventLabel(t, e.event)} <small class="muted">{formatDate(lang, e.occurredAt)}</small>
-              </h3>
-              {mine.length === 0 ? (
-                <p class="empty">{t('noDeliveries')}</p>
-              ) : (
-                <ul class="deliveries">
-                  {mine.map((d) => (
-                    <DeliveryItem key={d.id} orgId={orgId} delivery={d} destinationName={d.destinationName} onChanged={found.reload} />
-                  ))}
-                </ul>
-              )}
-            </li>
-          );
-        })}
-      </ol>
+      <AlertEvents orgId={orgId} events={a.events} deliveries={deliveries} onChanged={found.reload} />
     </section>
+  );
+}
+
+/** What the alert is about and when: source, notification kind, message, workspace, capacity, times, who acknowledged. */
+function AlertFacts(props: { alert: AlertWithEvents }) {
+  const { t, lang } = useConsole();
+  const a = props.alert;
+  return (
+    <dl class="facts">
+      <Fact label={t('source')}>
+        {sourceTypeName(lang, a.sourceType)} · {a.sourceName} <code>{a.sourceId}</code>
+      </Fact>
+      <Fact label={t('notificationKind')}>
+        {notificationKindName(lang, a.notificationKind)} <code>{a.notificationKind}</code>
+      </Fact>
+      <Fact label={t('message')} class="break">
+        {a.message}
+      </Fact>
+      {a.workspaceName && <Fact label={t('workspace')}>{a.workspaceName}</Fact>}
+      {a.capacityName && <Fact label={t('capacity')}>{a.capacityName}</Fact>}
+      <Fact label={t('createdAt')}>{formatDate(lang, a.createdAt)}</Fact>
+      <Fact label={t('lastOccurrence')}>
+        {formatDate(lang, a.lastOccurrenceAt)} ({t('occurrences')}: {a.failureCount})
+      </Fact>
+      {a.acknowledgedAt && (
+        <Fact label={t('acknowledgedBy')}>
+          {a.acknowledgedBy ?? '—'} · {formatDate(lang, a.acknowledgedAt)}
+        </Fact>
+      )}
+      {a.resolvedAt && <Fact label={t('resolvedAt')}>{formatDate(lang, a.resolvedAt)}</Fact>}
+    </dl>
+  );
+}
+
+/** The alert's events, each with the deliveries made for it. */
+function AlertEvents(props: { orgId: string; events: AlertWithEvents['events']; deliveries: AlertDelivery[]; onChanged: () => void }) {
+  const { t, lang } = useConsole();
+  if (props.events.length === 0) return <Empty>{t('eventsEmpty')}</Empty>;
+  return (
+    <ol class="events">
+      {props.events.map((e) => {
+        const mine = props.deliveries.filter((d) => d.eventId === e.id);
+        return (
+          <li key={e.id} class="event">
+            <h3>
+              {eventLabel(t, e.event)} <small class="muted">{formatDate(lang, e.occurredAt)}</small>
+            </h3>
+            {mine.length === 0 ? (
+              <p class="empty">{t('noDeliveries')}</p>
+            ) : (
+              <ul class="deliveries">
+                {mine.map((d) => (
+                  <DeliveryItem key={d.id} orgId={props.orgId} delivery={d} destinationName={d.destinationName} onChanged={props.onChanged} />
+                ))}
+              </ul>
+            )}
+          </li>
+        );
+      })}
+    </ol>
   );
 }

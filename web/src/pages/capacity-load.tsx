@@ -2,7 +2,9 @@ import { useState } from 'preact/hooks';
 import type { components } from '../admin-api.gen.js';
 import { orgPath, useConsole } from '../app-context.js';
 import { Chart } from '../chart.js';
-import { Empty, ErrorMessage, Loading, useLoad } from '../components.js';
+import { pointRows, seriesColumns } from '../chart-table.js';
+import { DataTable, LoadState } from '../lists.js';
+import { useLoad } from '../components.js';
 import { formatDate } from '../format.js';
 import { Link } from '../router.js';
 
@@ -52,12 +54,13 @@ export function CapacityLoadSection(props: { orgId: string }) {
           </option>
         ))}
       </select>
-      {load.loading && <Loading />}
-      <ErrorMessage error={load.error} onRetry={load.reload} />
-      {load.data && byCapacity.size === 0 && <Empty>{t('loadEmpty')}</Empty>}
-      {[...byCapacity.entries()].map(([name, items], i) => (
-        <CapacityLoadChart key={name} index={i} name={name} items={items} incidents={(load.data?.incidents ?? []).filter((x) => x.capacityName === name)} />
-      ))}
+      <LoadState list={load} whileReloading empty={t('loadEmpty')} count={() => byCapacity.size}>
+        {(d) =>
+          [...byCapacity.entries()].map(([name, items], i) => (
+            <CapacityLoadChart key={name} index={i} name={name} items={items} incidents={d.incidents.filter((x) => x.capacityName === name)} />
+          ))
+        }
+      </LoadState>
     </section>
   );
 }
@@ -99,49 +102,41 @@ function CapacityLoadChart(props: { index: number; name: string; items: Item[]; 
         bands={bands}
         dataLabel={t('ovShowData')}
       >
-        <table id={`${id}-table`}>
-          <caption class="sr-only">{t('loadChartOf', { name: props.name })}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('loadTime')}</th>
-              {series.map((s) => (
-                <th key={s.label} scope="col">
-                  {s.label}
-                </th>
-              ))}
-              <th scope="col">{t('loadCarry')}</th>
-              <th scope="col">{t('loadIncident')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((it, i) => (
-              <tr key={it.time} data-time={it.time}>
-                <th scope="row">{labels[i]}</th>
-                {series.map((s) => (
-                  <td key={s.label} data-value={s.values[i]}>
-                    {num.format(s.values[i]!)}
-                  </td>
-                ))}
-                <td data-value={it.carryForwardMaxCuSeconds}>{num.format(it.carryForwardMaxCuSeconds)}</td>
-                <td>{(opensAt.get(i) ?? []).map((x) => x.title).join('; ')}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          id={`${id}-table`}
+          caption={t('loadChartOf', { name: props.name })}
+          captionClass="sr-only"
+          rows={pointRows(items)}
+          rowKey={(i) => items[i]!.time}
+          rowAttrs={(i) => ({ 'data-time': items[i]!.time })}
+          columns={[
+            { label: t('loadTime'), rowHeader: true, cell: (i) => labels[i] },
+            ...seriesColumns(series, (v) => num.format(v ?? 0)),
+            { label: t('loadCarry'), cell: (i) => num.format(items[i]!.carryForwardMaxCuSeconds), value: (i) => items[i]!.carryForwardMaxCuSeconds },
+            { label: t('loadIncident'), cell: (i) => (opensAt.get(i) ?? []).map((x) => x.title).join('; ') },
+          ]}
+        />
       </Chart>
-      {props.incidents.length > 0 && (
-        <section aria-label={t('loadIncidents', { name: props.name })}>
-          <h3>{t('loadIncidents', { name: props.name })}</h3>
-          <ul data-testid="load-incidents">
-            {props.incidents.map((x) => (
-              <li key={x.id}>
-                <Link href={`/alerts/${encodeURIComponent(x.id)}`}>{x.title}</Link> ·{' '}
-                {x.resolvedAt ? t('loadFromTo', { from: formatDate(lang, x.openedAt), to: formatDate(lang, x.resolvedAt) }) : t('loadOpenSince', { at: formatDate(lang, x.openedAt) })}
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
+      <LoadIncidents name={props.name} incidents={props.incidents} />
     </div>
+  );
+}
+
+/** A capacity's load incidents of the period, each linking to its page, with when it opened and recovered. */
+function LoadIncidents(props: { name: string; incidents: Incident[] }) {
+  const { t, lang } = useConsole();
+  if (props.incidents.length === 0) return null;
+  return (
+    <section aria-label={t('loadIncidents', { name: props.name })}>
+      <h3>{t('loadIncidents', { name: props.name })}</h3>
+      <ul data-testid="load-incidents">
+        {props.incidents.map((x) => (
+          <li key={x.id}>
+            <Link href={`/alerts/${encodeURIComponent(x.id)}`}>{x.title}</Link> ·{' '}
+            {x.resolvedAt ? t('loadFromTo', { from: formatDate(lang, x.openedAt), to: formatDate(lang, x.resolvedAt) }) : t('loadOpenSince', { at: formatDate(lang, x.openedAt) })}
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
+import { ActionForm, SelectField } from '../forms.js';
 import { DESTINATION_KINDS, type CreatedDestination, type Destination, type DestinationKind } from '../api.js';
 import { orgPath, useConsole } from '../app-context.js';
-import { ErrorMessage, Field, useAction, useFieldErrors } from '../components.js';
+import { Field, useAction, useFieldErrors } from '../components.js';
 import type { TextKey, Translate } from '../i18n.js';
 import { kindLabel } from '../labels.js';
 
@@ -120,8 +121,7 @@ export function DestinationForm(props: { orgId: string; onCreated: (d: Destinati
 
   const set = (field: string, value: string) => setValues((v) => ({ ...v, [field]: value }));
 
-  const submit = (e: Event) => {
-    e.preventDefault();
+  const submit = () => {
     if (!fields.check(validateFields(t, kind, name, values))) return;
     void action.run(async () => {
       const created = await call<CreatedDestination>('POST', orgPath(props.orgId, '/destinations'), createBody(kind, name, values));
@@ -132,26 +132,19 @@ export function DestinationForm(props: { orgId: string; onCreated: (d: Destinati
   };
 
   return (
-    <form class="card" onSubmit={submit} noValidate aria-labelledby="new-destination">
-      <h2 id="new-destination">{t('newDestination')}</h2>
+    <ActionForm class="card" titleId="new-destination" title={t('newDestination')} action={action} submitLabel={action.busy ? t('creating') : t('create')} onSubmit={submit}>
       <div class="grid">
-        <Field id="dest-kind" label={t('kind')}>
-          <select
-            id="dest-kind"
-            value={kind}
-            onChange={(e) => {
-              setKind((e.target as HTMLSelectElement).value as DestinationKind);
-              setValues({});
-              fields.clear();
-            }}
-          >
-            {DESTINATION_KINDS.map((k) => (
-              <option key={k} value={k}>
-                {kindLabel(t, k)}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <SelectField
+          id="dest-kind"
+          label={t('kind')}
+          value={kind}
+          onValue={(v) => {
+            setKind(v as DestinationKind);
+            setValues({});
+            fields.clear();
+          }}
+          options={DESTINATION_KINDS.map((k) => [k, kindLabel(t, k)] as const)}
+        />
         <Field id="dest-name" label={t('name')} error={fields.errors.name}>
           <input id="dest-name" value={name} maxLength={200} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
         </Field>
@@ -181,11 +174,7 @@ export function DestinationForm(props: { orgId: string; onCreated: (d: Destinati
           );
         })}
       </div>
-      <ErrorMessage error={action.error} />
-      <button type="submit" disabled={action.busy}>
-        {action.busy ? t('creating') : t('create')}
-      </button>
-    </form>
+    </ActionForm>
   );
 }
 

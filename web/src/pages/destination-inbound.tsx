@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { Destination, InboundSecret } from '../api.js';
 import { useConsole } from '../app-context.js';
 import { ConfirmAction, ErrorMessage, ShownOnce, useAction } from '../components.js';
+import { Fact } from '../lists.js';
 import { formatDate } from '../format.js';
 
 /**
@@ -25,28 +26,17 @@ export function InboundSection(props: { destination: Destination; path: string; 
       <h2 id="inbound-title">{t('inTitle')}</h2>
       <p class="muted">{t('inIntro')}</p>
       <dl class="facts">
-        <dt>{t('inState')}</dt>
-        <dd>
+        <Fact label={t('inState')}>
           <span class={`badge ${inbound.enabled ? 'ok' : 'warn'}`}>{inbound.enabled ? t('inOn') : t('inOff')}</span>
-        </dd>
-        <dt>{t('inUrl')}</dt>
-        <dd>
+        </Fact>
+        <Fact label={t('inUrl')}>
           <code>{inbound.url}</code>
-        </dd>
-        <dt>{t('inLastEvent')}</dt>
-        <dd>{formatDate(lang, inbound.lastEventAt)}</dd>
-        <dt>{t('inApplied')}</dt>
-        <dd>{inbound.applied}</dd>
-        <dt>{t('inIgnored')}</dt>
-        <dd>{inbound.ignored}</dd>
-        <dt>{t('inRefused')}</dt>
-        <dd>{inbound.refused}</dd>
-        {inbound.lastRefusal && (
-          <>
-            <dt>{t('inLastRefusal')}</dt>
-            <dd>{inbound.lastRefusal}</dd>
-          </>
-        )}
+        </Fact>
+        <Fact label={t('inLastEvent')}>{formatDate(lang, inbound.lastEventAt)}</Fact>
+        <Fact label={t('inApplied')}>{inbound.applied}</Fact>
+        <Fact label={t('inIgnored')}>{inbound.ignored}</Fact>
+        <Fact label={t('inRefused')}>{inbound.refused}</Fact>
+        {inbound.lastRefusal && <Fact label={t('inLastRefusal')}>{inbound.lastRefusal}</Fact>}
       </dl>
       {/* biome-ignore lint/a11y/useSemanticElements: a named row of action buttons, not form fields */}
       <div class="actions" role="group" aria-label={t('inTitle')}>

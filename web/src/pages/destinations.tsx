@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import type { Destination, Health } from '../api.js';
 import { orgPath, useConsole } from '../app-context.js';
-import { Empty, ErrorMessage, Notice, ShownOnce, useLoad, usePageTitle } from '../components.js';
+import { Notice, ShownOnce } from '../components.js';
+import { DataTable, ListPage, useGet } from '../lists.js';
 import { formatDate, formatPercent } from '../format.js';
 import type { Lang, Translate } from '../i18n.js';
 import { healthLabel, kindLabel } from '../labels.js';
@@ -30,59 +31,47 @@ export function HealthSummary(props: { health: Health | undefined; t: Translate;
 }
 
 export function DestinationsPage(props: { orgId: string }) {
-  const { t, call, lang, can } = useConsole();
-  usePageTitle(t('destinationsTitle'));
-  const list = useLoad((signal) => call<Destination[]>('GET', orgPath(props.orgId, '/destinations'), undefined, signal), [props.orgId]);
+  const { t, lang, can } = useConsole();
+  const list = useGet<Destination[]>(orgPath(props.orgId, '/destinations'));
   const [created, setCreated] = useState<{ name: string; secret?: string } | null>(null);
-
+  const before = created && (
+    <>
+      <Notice>{t('destinationCreated', { name: created.name })}</Notice>
+      {created.secret && <ShownOnce title={t('secretTitle')} warning={t('secretOnce')} value={created.secret} onDone={() => setCreated({ name: created.name })} />}
+    </>
+  );
+  const form = can('owner') && (
+    <DestinationForm
+      orgId={props.orgId}
+      onCreated={(d) => {
+        setCreated({ name: d.name, secret: d.signingSecret });
+        list.reload();
+      }}
+    />
+  );
   return (
-    <section>
-      <h1>{t('destinationsTitle')}</h1>
-      {created && <Notice>{t('destinationCreated', { name: created.name })}</Notice>}
-      {created?.secret && (
-        <ShownOnce title={t('secretTitle')} warning={t('secretOnce')} value={created.secret} onDone={() => setCreated({ name: created.name })} />
-      )}
-      {list.loading && !list.data && <p>{t('loading')}</p>}
-      <ErrorMessage error={list.error} onRetry={list.reload} />
-      {list.data && list.data.length === 0 && <Empty>{t('destinationsEmpty')}</Empty>}
-      {list.data && list.data.length > 0 && (
-        <table class="list">
-          <caption class="sr-only">{t('destinationsTitle')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('name')}</th>
-              <th scope="col">{t('kind')}</th>
-              <th scope="col">{t('state')}</th>
-              <th scope="col">{t('health')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.map((d) => (
-              <tr key={d.id}>
-                <td data-label={t('name')}>
-                  <Link href={`/destinations/${encodeURIComponent(d.id)}`}>{d.name}</Link>
-                </td>
-                <td data-label={t('kind')}>{kindLabel(t, d.kind)}</td>
-                <td data-label={t('state')}>
-                  <span class={`badge ${d.enabled ? 'ok' : 'warn'}`}>{d.enabled ? t('enabled') : t('disabled')}</span>
-                </td>
-                <td data-label={t('health')}>
-                  <HealthSummary health={d.health} t={t} lang={lang} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      {can('owner') && (
-        <DestinationForm
-          orgId={props.orgId}
-          onCreated={(d) => {
-            setCreated({ name: d.name, secret: d.signingSecret });
-            list.reload();
-          }}
+    <ListPage title={t('destinationsTitle')} list={list} empty={t('destinationsEmpty')} before={before} after={form}>
+      {(destinations) => (
+        <DataTable
+          list
+          caption={t('destinationsTitle')}
+          captionClass="sr-only"
+          rows={destinations}
+          rowKey={(d) => d.id}
+          columns={[
+            { label: t('name'), cell: (d) => <Link href={`/destinations/${encodeURIComponent(d.id)}`}>{d.name}</Link> },
+            { label: t('kind'), cell: (d) => kindLabel(t, d.kind) },
+            { label: t('state'), cell: (d) => <EnabledBadge enabled={d.enabled} /> },
+            { label: t('health'), cell: (d) => <HealthSummary health={d.health} t={t} lang={lang} /> },
+          ]}
         />
       )}
-    </section>
+    </ListPage>
   );
+}
+
+/** Whether a destination is enabled, as a badge. */
+export function EnabledBadge(props: { enabled: boolean }) {
+  const { t } = useConsole();
+  return <span class={`badge ${props.enabled ? 'ok' : 'warn'}`}>{props.enabled ? t('enabled') : t('disabled')}</span>;
 }

@@ -1,68 +1,42 @@
 import { useState } from 'preact/hooks';
 import type { AuditPage as AuditEntries, CreatedPersonalToken, Member, PersonalToken, Role } from '../api.js';
 import { orgPath, useConsole } from '../app-context.js';
-import { ConfirmAction, Empty, ErrorMessage, Field, ShownOnce, useAction, useFieldErrors, useLoad, usePageTitle, useRemoval } from '../components.js';
+import { Field, ShownOnce, useAction, useFieldErrors } from '../components.js';
+import { ActionForm, SelectField, TextField } from '../forms.js';
+import { DataTable, ListPage, RemovableTable, useGet } from '../lists.js';
 import { formatDate } from '../format.js';
 
 const ROLES: Role[] = ['viewer', 'operator', 'owner'];
 
 /** Members of the organization and their roles; owners add, change and remove them. */
 export function MembersPage(props: { orgId: string }) {
-  const { t, call, can } = useConsole();
-  usePageTitle(t('membersTitle'));
-  const path = orgPath(props.orgId, '/members');
-  const list = useLoad(() => call<Member[]>('GET', path), [path]);
-  return (
-    <section>
-      <h1>{t('membersTitle')}</h1>
-      <ErrorMessage error={list.error} onRetry={list.reload} />
-      {list.data && list.data.length === 0 && <Empty>{t('membersEmpty')}</Empty>}
-      {list.data && list.data.length > 0 && <MembersTable path={path} members={list.data} onChange={list.reload} />}
-      {can('owner') && <AddMemberForm path={path} onSaved={list.reload} />}
-    </section>
-  );
-}
-
-function MembersTable(props: { path: string; members: Member[]; onChange: () => void }) {
   const { t, can } = useConsole();
-  const remove = useRemoval(props.path, props.onChange);
+  const path = orgPath(props.orgId, '/members');
+  const list = useGet<Member[]>(path);
   return (
-    <>
-      <ErrorMessage error={remove.error} />
-      <table class="list">
-        <thead>
-          <tr>
-            <th scope="col">{t('email')}</th>
-            <th scope="col">{t('role')}</th>
-            <th scope="col">
-              <span class="sr-only">{t('removeMember')}</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.members.map((m) => (
-            <tr key={m.id}>
-              <td data-label={t('email')}>{m.email}</td>
-              <td data-label={t('role')}>
-                {t(`role_${m.role}`)}
-                {m.source === 'identity-provider' && <small> — {t('memberFromIdp')}</small>}
-              </td>
-              <td>
-                {can('owner') && (
-                  <ConfirmAction
-                    label={t('removeMember')}
-                    accessibleLabel={`${t('removeMember')}: ${m.email}`}
-                    question={t('removeMemberQuestion', { email: m.email })}
-                    danger
-                    onConfirm={() => remove.remove(m.id)}
-                  />
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </>
+    <ListPage title={t('membersTitle')} list={list} empty={t('membersEmpty')} after={can('owner') && <AddMemberForm path={path} onSaved={list.reload} />}>
+      {(members) => (
+        <RemovableTable
+          path={path}
+          onChange={list.reload}
+          rows={members}
+          rowKey={(m) => m.id}
+          columns={[
+            { label: t('email'), cell: (m) => m.email },
+            {
+              label: t('role'),
+              cell: (m) => (
+                <>
+                  {t(`role_${m.role}`)}
+                  {m.source === 'identity-provider' && <small> — {t('memberFromIdp')}</small>}
+                </>
+              ),
+            },
+          ]}
+          removal={{ label: t('removeMember'), danger: true, question: (m) => t('removeMemberQuestion', { email: m.email }), name: (m) => m.email, id: (m) => m.id, offered: () => can('owner') }}
+        />
+      )}
+    </ListPage>
   );
 }
 
@@ -72,8 +46,7 @@ function AddMemberForm(props: { path: string; onSaved: () => void }) {
   const [role, setRole] = useState<Role>('viewer');
   const save = useAction();
   const fields = useFieldErrors<'email'>(() => 'member-email');
-  const submit = (e: Event) => {
-    e.preventDefault();
+  const submit = () => {
     const address = email.trim();
     const problem = !address ? t('fieldRequired', { field: t('email') }) : /^[^\s@]+@[^\s@]+$/.test(address) ? null : t('emailInvalid', { field: t('email') });
     if (!fields.check(problem ? { email: problem } : {})) return;
@@ -84,95 +57,52 @@ function AddMemberForm(props: { path: string; onSaved: () => void }) {
     });
   };
   return (
-    <form class="card" onSubmit={submit} noValidate>
-      <h2>{t('addMember')}</h2>
-      <Field id="member-email" label={t('email')} error={fields.errors.email}>
-        <input id="member-email" type="email" value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />
-      </Field>
-      <Field id="member-role" label={t('role')}>
-        <select id="member-role" value={role} onChange={(e) => setRole((e.target as HTMLSelectElement).value as Role)}>
-          {ROLES.map((r) => (
-            <option key={r} value={r}>
-              {t(`role_${r}`)}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <ErrorMessage error={save.error} />
-      <button type="submit" disabled={save.busy}>
-        {t('save')}
-      </button>
-    </form>
+    <ActionForm class="card" titleId="add-member" title={t('addMember')} action={save} submitLabel={t('save')} onSubmit={submit}>
+      <TextField id="member-email" label={t('email')} error={fields.errors.email} type="email" value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />
+      <SelectField id="member-role" label={t('role')} value={role} onValue={(v) => setRole(v as Role)} options={ROLES.map((r) => [r, t(`role_${r}`)] as const)} />
+    </ActionForm>
   );
 }
 
 /** The signed-in person's own tokens in this organization: create (shown once), list, revoke. */
 export function TokensPage(props: { orgId: string }) {
-  const { t, call } = useConsole();
-  usePageTitle(t('tokensTitle'));
-  const path = orgPath(props.orgId, '/tokens');
-  const list = useLoad(() => call<PersonalToken[]>('GET', path), [path]);
-  const [shown, setShown] = useState<string | null>(null);
-  return (
-    <section>
-      <h1>{t('tokensTitle')}</h1>
-      <p>{t('tokensHelp')}</p>
-      {shown && <ShownOnce title={t('tokenTitle')} warning={t('keyOnce')} value={shown} onDone={() => setShown(null)} />}
-      <ErrorMessage error={list.error} onRetry={list.reload} />
-      {list.data && list.data.length === 0 && <Empty>{t('tokensEmpty')}</Empty>}
-      {list.data && list.data.length > 0 && <TokensTable path={path} tokens={list.data} onChange={list.reload} />}
-      <NewTokenForm
-        path={path}
-        onCreated={(token) => {
-          setShown(token);
-          list.reload();
-        }}
-      />
-    </section>
-  );
-}
-
-function TokensTable(props: { path: string; tokens: PersonalToken[]; onChange: () => void }) {
   const { t, lang } = useConsole();
-  const revoke = useRemoval(props.path, props.onChange);
+  const path = orgPath(props.orgId, '/tokens');
+  const list = useGet<PersonalToken[]>(path);
+  const [shown, setShown] = useState<string | null>(null);
+  const created = (token: string) => {
+    setShown(token);
+    list.reload();
+  };
   return (
-    <>
-      <ErrorMessage error={revoke.error} />
-      <table class="list">
-        <thead>
-          <tr>
-            <th scope="col">{t('name')}</th>
-            <th scope="col">{t('role')}</th>
-            <th scope="col">{t('lastUsed')}</th>
-            <th scope="col">{t('expires')}</th>
-            <th scope="col">
-              <span class="sr-only">{t('revoke')}</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.tokens.map((k) => (
-            <tr key={k.id}>
-              <td data-label={t('name')}>{k.name}</td>
-              <td data-label={t('role')}>{t(`role_${k.role}`)}</td>
-              <td data-label={t('lastUsed')}>{formatDate(lang, k.lastUsedAt, t('never'))}</td>
-              <td data-label={t('expires')}>{k.revokedAt ? t('revoked') : formatDate(lang, k.expiresAt)}</td>
-              <td>
-                {!k.revokedAt && (
-                  <ConfirmAction
-                    label={t('revoke')}
-                    accessibleLabel={`${t('revoke')}: ${k.name}`}
-                    question={t('revokeTokenQuestion', { name: k.name })}
-                    danger
-                    onConfirm={() => revoke.remove(k.id)}
-                  />
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </>
+    <ListPage
+      title={t('tokensTitle')}
+      list={list}
+      empty={t('tokensEmpty')}
+      before={
+        <>
+          <p>{t('tokensHelp')}</p>
+          {shown && <ShownOnce title={t('tokenTitle')} warning={t('keyOnce')} value={shown} onDone={() => setShown(null)} />}
+        </>
+      }
+      after={<NewTokenForm path={path} onCreated={created} />}
+    >
+      {(tokens) => (
+        <RemovableTable
+          path={path}
+          onChange={list.reload}
+          rows={tokens}
+          rowKey={(k) => k.id}
+          columns={[
+            { label: t('name'), cell: (k) => k.name },
+            { label: t('role'), cell: (k) => t(`role_${k.role}`) },
+            { label: t('lastUsed'), cell: (k) => formatDate(lang, k.lastUsedAt, t('never')) },
+            { label: t('expires'), cell: (k) => (k.revokedAt ? t('revoked') : formatDate(lang, k.expiresAt)) },
+          ]}
+          removal={{ label: t('revoke'), danger: true, question: (k) => t('revokeTokenQuestion', { name: k.name }), name: (k) => k.name, id: (k) => k.id, offered: (k) => !k.revokedAt }}
+        />
+      )}
+    </ListPage>
   );
 }
 
@@ -183,8 +113,7 @@ function NewTokenForm(props: { path: string; onCreated: (token: string) => void 
   const [days, setDays] = useState('30');
   const create = useAction();
   const fields = useFieldErrors<'name' | 'days'>((f) => `token-${f}`);
-  const submit = (e: Event) => {
-    e.preventDefault();
+  const submit = () => {
     const found: { name?: string; days?: string } = {};
     if (!name.trim()) found.name = t('fieldRequired', { field: t('name') });
     if (!/^\d{1,3}$/.test(days.trim()) || Number(days) < 1 || Number(days) > 366) found.days = t('numberRange', { field: t('tokenDays'), min: 1, max: 366 });
@@ -197,91 +126,61 @@ function NewTokenForm(props: { path: string; onCreated: (token: string) => void 
     });
   };
   return (
-    <form class="card" onSubmit={submit} noValidate>
-      <h2>{t('createToken')}</h2>
-      <Field id="token-name" label={t('name')} error={fields.errors.name}>
-        <input id="token-name" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-      </Field>
-      <Field id="token-role" label={t('role')}>
-        <select id="token-role" value={role} onChange={(e) => setRole((e.target as HTMLSelectElement).value as Role)}>
-          {ROLES.filter((r) => can(r)).map((r) => (
-            <option key={r} value={r}>
-              {t(`role_${r}`)}
-            </option>
-          ))}
-        </select>
-      </Field>
+    <ActionForm class="card" titleId="create-token" title={t('createToken')} action={create} submitLabel={t('createToken')} onSubmit={submit}>
+      <TextField id="token-name" label={t('name')} error={fields.errors.name} value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+      <SelectField
+        id="token-role"
+        label={t('role')}
+        value={role}
+        onValue={(v) => setRole(v as Role)}
+        options={ROLES.filter((r) => can(r)).map((r) => [r, t(`role_${r}`)] as const)}
+      />
       <Field id="token-days" label={t('tokenDays')} error={fields.errors.days}>
         <input id="token-days" type="number" min="1" max="366" value={days} onInput={(e) => setDays((e.target as HTMLInputElement).value)} />
       </Field>
-      <ErrorMessage error={create.error} />
-      <button type="submit" disabled={create.busy}>
-        {t('createToken')}
-      </button>
-    </form>
+    </ActionForm>
   );
 }
 
 /** The organization's audit log, newest first, filtered by person and action. */
 export function AuditPage(props: { orgId: string }) {
-  const { t, call, lang } = useConsole();
-  usePageTitle(t('auditTitle'));
+  const { t, lang } = useConsole();
   const [actor, setActor] = useState('');
   const [action, setAction] = useState('');
   const [applied, setApplied] = useState({ actor: '', action: '' });
   const query = new URLSearchParams({ pageSize: '100', ...(applied.actor ? { actor: applied.actor } : {}), ...(applied.action ? { action: applied.action } : {}) });
   const path = `${orgPath(props.orgId, '/audit')}?${query}`;
-  const list = useLoad(() => call<AuditEntries>('GET', path), [path]);
+  const list = useGet<AuditEntries>(path);
+  const filters = (
+    <form
+      class="filters"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setApplied({ actor: actor.trim(), action: action.trim() });
+      }}
+    >
+      <TextField id="audit-actor" label={t('auditActor')} value={actor} onInput={(e) => setActor((e.target as HTMLInputElement).value)} />
+      <TextField id="audit-action" label={t('auditAction')} value={action} onInput={(e) => setAction((e.target as HTMLInputElement).value)} />
+      <button type="submit">{t('filter')}</button>
+    </form>
+  );
   return (
-    <section>
-      <h1>{t('auditTitle')}</h1>
-      <form
-        class="filters"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setApplied({ actor: actor.trim(), action: action.trim() });
-        }}
-      >
-        <Field id="audit-actor" label={t('auditActor')}>
-          <input id="audit-actor" value={actor} onInput={(e) => setActor((e.target as HTMLInputElement).value)} />
-        </Field>
-        <Field id="audit-action" label={t('auditAction')}>
-          <input id="audit-action" value={action} onInput={(e) => setAction((e.target as HTMLInputElement).value)} />
-        </Field>
-        <button type="submit">{t('filter')}</button>
-      </form>
-      <ErrorMessage error={list.error} onRetry={list.reload} />
-      {list.data && list.data.value.length === 0 && <Empty>{t('auditEmpty')}</Empty>}
-      {list.data && list.data.value.length > 0 && (
-        <table class="list">
-          <thead>
-            <tr>
-              <th scope="col">{t('auditWhen')}</th>
-              <th scope="col">{t('auditActor')}</th>
-              <th scope="col">{t('auditAction')}</th>
-              <th scope="col">{t('auditTarget')}</th>
-              <th scope="col">{t('auditAddress')}</th>
-              <th scope="col">{t('auditChanges')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.value.map((a) => (
-              <tr key={a.id}>
-                <td data-label={t('auditWhen')}>{formatDate(lang, a.at)}</td>
-                <td data-label={t('auditActor')}>{a.actor.label}</td>
-                <td data-label={t('auditAction')}>
-                  <code>{a.action}</code>
-                </td>
-                <td data-label={t('auditTarget')}>{a.target ?? '—'}</td>
-                <td data-label={t('auditAddress')}>{a.address ?? '—'}</td>
-                <td data-label={t('auditChanges')}>
-                  <code>{JSON.stringify(a.changes)}</code>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+    <ListPage title={t('auditTitle')} list={list} empty={t('auditEmpty')} count={(d) => d.value.length} before={filters}>
+      {(d) => (
+        <DataTable
+          list
+          rows={d.value}
+          rowKey={(a) => a.id}
+          columns={[
+            { label: t('auditWhen'), cell: (a) => formatDate(lang, a.at) },
+            { label: t('auditActor'), cell: (a) => a.actor.label },
+            { label: t('auditAction'), cell: (a) => <code>{a.action}</code> },
+            { label: t('auditTarget'), cell: (a) => a.target ?? '—' },
+            { label: t('auditAddress'), cell: (a) => a.address ?? '—' },
+            { label: t('auditChanges'), cell: (a) => <code>{JSON.stringify(a.changes)}</code> },
+          ]}
+        />
       )}
-    </section>
+    </ListPage>
   );
 }

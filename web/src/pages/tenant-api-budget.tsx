@@ -1,6 +1,8 @@
 import { useState } from 'preact/hooks';
 import { useConsole } from '../app-context.js';
-import { ErrorMessage, Field, Notice, useAction } from '../components.js';
+import { useAction } from '../components.js';
+import { ActionForm, Problems, TextField } from '../forms.js';
+import { DataTable } from '../lists.js';
 import { formatDate } from '../format.js';
 
 export interface ApiBudgetEntry {
@@ -17,33 +19,22 @@ export function ApiBudgetTable(props: { tenantName: string; budget: ApiBudgetEnt
   const { t, lang } = useConsole();
   const num = new Intl.NumberFormat(lang);
   return (
-    <div class="table-wrap">
-      <table class="list" data-testid="api-budget">
-        <caption>{t('abTitle', { name: props.tenantName })}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{t('abKey')}</th>
-            <th scope="col">{t('abCalls')}</th>
-            <th scope="col">{t('abCap')}</th>
-            <th scope="col">{t('abDocumented')}</th>
-            <th scope="col">{t('abLowered')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.budget.map((b) => (
-            <tr key={b.key} data-budget={b.key}>
-              <th scope="row">
-                <code>{b.key}</code>
-              </th>
-              <td>{num.format(b.callsLastHour)}</td>
-              <td>{num.format(b.cap)}</td>
-              <td>{b.documentedCap === null ? t('abOwn') : num.format(b.documentedCap)}</td>
-              <td>{b.loweredUntil ? formatDate(lang, b.loweredUntil) : '—'}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      list
+      wrap
+      testId="api-budget"
+      caption={t('abTitle', { name: props.tenantName })}
+      rows={props.budget}
+      rowKey={(b) => b.key}
+      rowAttrs={(b) => ({ 'data-budget': b.key })}
+      columns={[
+        { label: t('abKey'), rowHeader: true, cell: (b) => <code>{b.key}</code> },
+        { label: t('abCalls'), cell: (b) => num.format(b.callsLastHour) },
+        { label: t('abCap'), cell: (b) => num.format(b.cap) },
+        { label: t('abDocumented'), cell: (b) => (b.documentedCap === null ? t('abOwn') : num.format(b.documentedCap)) },
+        { label: t('abLowered'), cell: (b) => (b.loweredUntil ? formatDate(lang, b.loweredUntil) : '—') },
+      ]}
+    />
   );
 }
 
@@ -54,8 +45,7 @@ export function CapShareForm(props: { path: string; tenantId: string; tenantName
   const [problem, setProblem] = useState<string | null>(null);
   const save = useAction();
   const id = `cs-${props.tenantId}`;
-  const submit = (e: Event) => {
-    e.preventDefault();
+  const submit = () => {
     const share = Number(value.trim());
     if (value.trim() === '' || !Number.isInteger(share) || share < 1 || share > 100) {
       setProblem(t('abShareWhole'));
@@ -69,22 +59,9 @@ export function CapShareForm(props: { path: string; tenantId: string; tenantName
     });
   };
   return (
-    <form noValidate onSubmit={submit} aria-labelledby={`${id}-title`} data-testid="cap-share">
-      <h3 id={`${id}-title`}>{t('abShareTitle')}</h3>
-      <p class="muted">{t('abShareHelp')}</p>
-      <Field id={id} label={t('abShare')}>
-        <input id={id} inputMode="numeric" value={value} onInput={(e) => setValue((e.target as HTMLInputElement).value)} />
-      </Field>
-      {problem && (
-        <p class="error" role="alert">
-          {problem}
-        </p>
-      )}
-      {save.notice && <Notice>{save.notice}</Notice>}
-      <ErrorMessage error={save.error} />
-      <button type="submit" class="secondary" disabled={save.busy}>
-        {t('abShareSave')}
-      </button>
-    </form>
+    <ActionForm heading="h3" titleId={`${id}-title`} title={t('abShareTitle')} help={t('abShareHelp')} testId="cap-share" action={save} submitLabel={t('abShareSave')} submitClass="secondary" onSubmit={submit}>
+      <TextField id={id} label={t('abShare')} inputMode="numeric" value={value} onInput={(e) => setValue((e.target as HTMLInputElement).value)} />
+      <Problems problems={problem ? [problem] : []} />
+    </ActionForm>
   );
 }

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { useConsole } from '../app-context.js';
-import { ErrorMessage, Field, Notice, useAction } from '../components.js';
+import { useAction } from '../components.js';
+import { ActionForm, Problems, TextField, useFormValues } from '../forms.js';
 
 export interface MirroringLag {
   infoSeconds: number;
@@ -13,12 +14,12 @@ export interface MirroringLag {
  */
 export function MirroringLagForm(props: { path: string; tenantId: string; tenantName: string; lag: MirroringLag; onSaved: () => void }) {
   const { t, call } = useConsole();
-  const [f, setF] = useState({ info: String(props.lag.infoSeconds), error: String(props.lag.errorSeconds) });
+  const form = useFormValues({ info: String(props.lag.infoSeconds), error: String(props.lag.errorSeconds) });
+  const f = form.values;
   const [problems, setProblems] = useState<string[]>([]);
   const save = useAction();
   const id = (k: string) => `ml-${k}-${props.tenantId}`;
-  const submit = (e: Event) => {
-    e.preventDefault();
+  const submit = () => {
     const info = Number(f.info.trim());
     const error = Number(f.error.trim());
     const found: string[] = [];
@@ -34,35 +35,12 @@ export function MirroringLagForm(props: { path: string; tenantId: string; tenant
     });
   };
   return (
-    <form noValidate onSubmit={submit} aria-labelledby={id('title')} data-testid="mirroring-lag">
-      <h3 id={id('title')}>{t('mlTitle')}</h3>
-      <p class="muted">{t('mlHelp')}</p>
+    <ActionForm heading="h3" titleId={id('title')} title={t('mlTitle')} help={t('mlHelp')} testId="mirroring-lag" action={save} submitLabel={t('mlSave')} submitClass="secondary" onSubmit={submit}>
       <div class="grid">
-        <Field id={id('info')} label={t('mlInfo')}>
-          <input id={id('info')} inputMode="numeric" value={f.info} onInput={(e) => {
-            const value = (e.target as HTMLInputElement).value;
-            setF((prev) => ({ ...prev, info: value }));
-          }} />
-        </Field>
-        <Field id={id('error')} label={t('mlError')}>
-          <input id={id('error')} inputMode="numeric" value={f.error} onInput={(e) => {
-            const value = (e.target as HTMLInputElement).value;
-            setF((prev) => ({ ...prev, error: value }));
-          }} />
-        </Field>
+        <TextField id={id('info')} label={t('mlInfo')} inputMode="numeric" value={f.info} onInput={form.onInput('info')} />
+        <TextField id={id('error')} label={t('mlError')} inputMode="numeric" value={f.error} onInput={form.onInput('error')} />
       </div>
-      {problems.length > 0 && (
-        <ul class="error" role="alert">
-          {problems.map((p) => (
-            <li key={p}>{p}</li>
-          ))}
-        </ul>
-      )}
-      {save.notice && <Notice>{save.notice}</Notice>}
-      <ErrorMessage error={save.error} />
-      <button type="submit" class="secondary" disabled={save.busy}>
-        {t('mlSave')}
-      </button>
-    </form>
+      <Problems problems={problems} />
+    </ActionForm>
   );
 }

@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import type { components } from '../admin-api.gen.js';
 import type { Tenant } from '../api.js';
 import { useConsole } from '../app-context.js';
-import { ErrorMessage, Field, Notice, useAction, useFieldErrors } from '../components.js';
+import { Notice, useAction, useFieldErrors } from '../components.js';
+import { ActionForm, TextField, useFormValues } from '../forms.js';
 import type { Translate } from '../i18n.js';
 
 type Utilization = Tenant['utilization'];
@@ -13,7 +14,7 @@ const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ARM_SCOPE = /^\/subscriptions\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(\/resourceGroups\/[-\w.()]{1,90})?$/i;
 const KUSTO_NAME = /^[\w .-]{1,1024}$/;
 
-export type UlField = 'queryUri' | 'database' | 'table' | 'workspaceId' | 'datasetId' | 'armScopes' | 'warnPercent' | 'recoverWindows' | 'overrides';
+export type UlField = 'queryUri' | 'clientSecret' | 'database' | 'table' | 'workspaceId' | 'datasetId' | 'armScopes' | 'warnPercent' | 'recoverWindows' | 'overrides';
 export type UlForm = Record<UlField, string>;
 
 const lines = (s: string) =>
@@ -25,6 +26,7 @@ const lines = (s: string) =>
 export function formOf(u: Utilization): UlForm {
   return {
     queryUri: u.eventhouse?.queryUri ?? '',
+    clientSecret: '',
     database: u.eventhouse?.database ?? '',
     table: u.eventhouse?.table ?? '',
     workspaceId: u.metricsApp?.workspaceId ?? '',
@@ -40,11 +42,16 @@ export function formOf(u: Utilization): UlForm {
 
 const whole = (s: string) => (/^\d+$/.test(s.trim()) ? Number(s.trim()) : Number.NaN);
 
+/** The origin of a query URI as the server stores it (or the text when it is not a URL). */
+const originOf = (uri: string) => (URL.canParse(uri) ? new URL(uri).origin : uri);
+
 /**
- * The PATCH body's `utilization`, or the refused fields in the viewer's language. A source is
- * either fully given or fully empty (empty removes it).
+ * The PATCH body (`utilization`, and `credentials` when the client secret is given), or the
+ * refused fields in the viewer's language. A source is either fully given or fully empty (empty
+ * removes it). Setting or changing the query URI needs the client secret again: the URI receives
+ * the connection's tokens (docs/access.md, "Where credentials may go").
  */
-export function parseForm(t: Translate, f: UlForm): { body?: Record<string, unknown>; errors: Partial<Record<UlField, string>> } {
+export function parseForm(t: Translate, f: UlForm, storedQueryUri: string | null = null): { body?: Record<string, unknown>; errors: Partial<Record<UlField, string>> } {
   const errors: Partial<Record<UlField, string>> = {};
   const labelOf = { queryUri: t('ulQueryUri'), database: t('ulDatabase'), table: t('ulTable'), workspaceId: t('ulWorkspaceId'), datasetId: t('ulDatasetId') };
   const group = (keys: Array<keyof typeof labelOf>) => {
@@ -67,6 +74,7 @@ export function parseForm(t: Translate, f: UlForm): { body?: Record<string, unkn
     if (!ok) errors.queryUri = t('ulHttps');
     for (const k of ['database', 'table'] as const) if (!KUSTO_NAME.test(f[k].trim())) errors[k] = t('ulName', { field: labelOf[k] });
     eventhouse = { queryUri: f.queryUri.trim(), database: f.database.trim(), table: f.table.trim() };
+    if (ok && originOf(eventhouse.queryUri) !== storedQueryUri && f.clientSecret === '') errors.clientSecret = t('ulNeedSecret');
   }
   let metricsApp: Record<string, string> | null = null;
   if (group(['workspaceId', 'datasetId'])) {
@@ -104,7 +112,8 @@ export function parseForm(t: Translate, f: UlForm): { body?: Record<string, unkn
     else overrides[name] = o;
   });
   if (Object.keys(errors).length > 0) return { errors };
-  return { errors, body: { eventhouse, metricsApp, armScopes, warnPercent, recoverWindows, overrides } };
+  const utilization = { eventhouse, metricsApp, armScopes, warnPercent, recoverWindows, overrides };
+  return { errors, body: { utilization, ...(f.clientSecret !== '' ? { credentials: { clientSecret: f.clientSecret } } : {}) } };
 }
 
 const ids = (tenantId: string) => (k: UlField | 'title') => `ul-${k}-${tenantId}`;
@@ -116,43 +125,30 @@ const ids = (tenantId: string) => (k: UlField | 'title') => `ul-${k}-${tenantId}
  */
 export function UtilizationForm(props: { path: string; tenantId: string; tenantName: string; utilization: Utilization; onSaved: () => void }) {
   const { t, call } = useConsole();
-  const [f, setF] = useState<UlForm>(() => formOf(props.utilization));
+  const form = useFormValues<UlForm>(formOf(props.utilization));
+  const f = form.values;
   const id = ids(props.tenantId);
   const fields = useFieldErrors<UlField>((k) => id(k));
   const save = useAction();
-  const set = (k: UlField) => (e: Event) => {
-    const value = (e.target as HTMLInputElement).value;
-    setF((prev) => ({ ...prev, [k]: value }));
-  };
-  const submit = (e: Event) => {
-    e.preventDefault();
-    const parsed = parseForm(t, f);
+  const submit = () => {
+    const parsed = parseForm(t, f, props.utilization.eventhouse?.queryUri ?? null);
     if (!fields.check(parsed.errors) || !parsed.body) return;
     void save.run(async () => {
-      const saved = await call<Tenant>('PATCH', props.path, { utilization: parsed.body });
-      setF(formOf(saved.utilization));
+      const saved = await call<Tenant>('PATCH', props.path, parsed.body);
+      form.setValues(formOf(saved.utilization));
       props.onSaved();
       return t('ulSaved', { name: props.tenantName });
     });
   };
-  const input = (k: UlField, label: string, hint?: string) => (
-    <Field id={id(k)} label={label} error={fields.errors[k]} hint={hint}>
-      <input id={id(k)} value={f[k]} maxLength={2048} onInput={set(k)} />
-    </Field>
-  );
-  const area = (k: UlField, label: string, hint?: string) => (
-    <Field id={id(k)} label={label} error={fields.errors[k]} hint={hint}>
-      <textarea id={id(k)} rows={2} value={f[k]} onInput={set(k)} />
-    </Field>
-  );
+  const input = (k: UlField, label: string, hint?: string) => <TextField id={id(k)} label={label} error={fields.errors[k]} hint={hint} value={f[k]} maxLength={2048} onInput={form.onInput(k)} />;
+  const area = (k: UlField, label: string, hint?: string) => <TextField id={id(k)} label={label} error={fields.errors[k]} hint={hint} rows={2} value={f[k]} onInput={form.onInput(k)} />;
   return (
-    <form noValidate onSubmit={submit} aria-labelledby={id('title')} data-testid="utilization">
-      <h3 id={id('title')}>{t('ulTitle')}</h3>
-      <p class="muted">{t('ulHelp')}</p>
+    <ActionForm heading="h3" titleId={id('title')} title={t('ulTitle')} help={t('ulHelp')} testId="utilization" action={save} submitLabel={t('ulSave')} submitClass="secondary" onSubmit={submit}>
       <fieldset>
         <legend>{t('ulEventhouse')}</legend>
         <div class="grid">
           {input('queryUri', t('ulQueryUri'), t('ulQueryUriHint'))}
+          <TextField id={id('clientSecret')} label={t('ulClientSecret')} error={fields.errors.clientSecret} hint={t('ulClientSecretHint')} type="password" autoComplete="off" value={f.clientSecret} maxLength={1024} onInput={form.onInput('clientSecret')} />
           {input('database', t('ulDatabase'))}
           {input('table', t('ulTable'))}
         </div>
@@ -170,12 +166,7 @@ export function UtilizationForm(props: { path: string; tenantId: string; tenantN
         {input('recoverWindows', t('ulRecoverWindows'))}
       </div>
       {area('overrides', t('ulOverrides'), t('ulOverridesHint'))}
-      {save.notice && <Notice>{save.notice}</Notice>}
-      <ErrorMessage error={save.error} />
-      <button type="submit" class="secondary" disabled={save.busy}>
-        {t('ulSave')}
-      </button>
-    </form>
+    </ActionForm>
   );
 }
 
@@ -207,13 +198,13 @@ type Setup = components['schemas']['EventhouseSetup'];
  */
 export function EventhouseSetupForm(props: { path: string; tenantId: string; onDone: (s: Setup) => void }) {
   const { t, call, lang } = useConsole();
-  const [f, setF] = useState({ workspace: '', eventhouse: '' });
+  const form = useFormValues({ workspace: '', eventhouse: '' });
+  const f = form.values;
   const [result, setResult] = useState<Setup | null>(null);
   const id = (k: string) => `ul-setup-${k}-${props.tenantId}`;
   const fields = useFieldErrors<'workspace' | 'eventhouse'>((k) => id(k));
   const run = useAction();
-  const submit = (e: Event) => {
-    e.preventDefault();
+  const submit = () => {
     const found: Partial<Record<'workspace' | 'eventhouse', string>> = {};
     if (!GUID.test(f.workspace.trim())) found.workspace = t('ulGuid', { field: t('ulSetupWorkspace') });
     if (f.eventhouse.trim() && !GUID.test(f.eventhouse.trim())) found.eventhouse = t('ulGuid', { field: t('ulSetupEventhouse') });
@@ -227,16 +218,10 @@ export function EventhouseSetupForm(props: { path: string; tenantId: string; onD
   };
   const eh = result?.eventhouse;
   return (
-    <form noValidate onSubmit={submit} aria-labelledby={id('title')} data-testid="utilization-setup">
-      <h4 id={id('title')}>{t('ulSetupTitle')}</h4>
-      <p class="muted">{t('ulSetupHelp')}</p>
+    <ActionForm heading="h4" titleId={id('title')} title={t('ulSetupTitle')} help={t('ulSetupHelp')} testId="utilization-setup" action={run} submitLabel={t('ulSetupRun')} submitClass="secondary" onSubmit={submit}>
       <div class="grid">
-        <Field id={id('workspace')} label={t('ulSetupWorkspace')} hint={t('ulSetupWorkspaceHint')} error={fields.errors.workspace}>
-          <input id={id('workspace')} value={f.workspace} maxLength={100} onInput={(e) => setF((p) => ({ ...p, workspace: (e.target as HTMLInputElement).value }))} />
-        </Field>
-        <Field id={id('eventhouse')} label={t('ulSetupEventhouse')} error={fields.errors.eventhouse}>
-          <input id={id('eventhouse')} value={f.eventhouse} maxLength={100} onInput={(e) => setF((p) => ({ ...p, eventhouse: (e.target as HTMLInputElement).value }))} />
-        </Field>
+        <TextField id={id('workspace')} label={t('ulSetupWorkspace')} hint={t('ulSetupWorkspaceHint')} error={fields.errors.workspace} value={f.workspace} maxLength={100} onInput={form.onInput('workspace')} />
+        <TextField id={id('eventhouse')} label={t('ulSetupEventhouse')} error={fields.errors.eventhouse} value={f.eventhouse} maxLength={100} onInput={form.onInput('eventhouse')} />
       </div>
       {result?.outcome === 'refused' && result.refusal && (
         <p class="error" role="alert" data-permission={result.refusal.permission}>
@@ -250,10 +235,6 @@ export function EventhouseSetupForm(props: { path: string; tenantId: string; onD
             : t('ulSetupAlready', { database: eh.database, table: eh.table })}
         </Notice>
       )}
-      <ErrorMessage error={run.error} />
-      <button type="submit" class="secondary" disabled={run.busy}>
-        {t('ulSetupRun')}
-      </button>
-    </form>
+    </ActionForm>
   );
 }

@@ -5,10 +5,10 @@
  * before the last day read (Cost Management refreshes its data about every 4 hours and late
  * usage lands on past days); at most 31 days per query. `overageCost` is the actual cost of the
  * meters whose name contains "Overage". Rows are upserted per (day, capacity, billing currency),
- * so reading a day again replaces it. The capacity is the last segment of the resource id, spelled
+ * so reading a day again replaces it; they are written in the run's commit, with the cursors. The capacity is the last segment of the resource id, spelled
  * as the organization's inventory spells it when it lists that capacity.
  */
-import { listCapacities, upsertCosts, type DailyCost } from '../../../orgs/inventory.js';
+import { capacitiesOf, upsertCostsIn, type DailyCost } from '../../../orgs/inventory.js';
 import type { Collector } from '../../engine/collector.js';
 import type { StateChange } from '../../engine/output.js';
 import type { PlatformClient } from '../../platform/platform-client.js';
@@ -84,12 +84,12 @@ async function query(client: PlatformClient, scope: string, type: 'ActualCost' |
 
 export const costsCollector: Collector = {
   name: 'costs',
-  async run({ ctx, tenant, client, state, commit }) {
+  async run({ ctx, tenant, client, state, reader, write, commit }) {
     const today = isoDay(ctx.clock.now().getTime());
     const changes: StateChange[] = [];
     // Cost Management spells resource ids in lower case: a cost row takes the inventory's
     // spelling of its capacity's name, so costs and capacities join on the same name.
-    const known = new Map((await listCapacities(ctx, tenant.org_id)).map((c) => [c.name.toLowerCase(), c.name]));
+    const known = new Map((await capacitiesOf(reader, tenant.org_id)).map((c) => [c.name.toLowerCase(), c.name]));
     const nameOf = (resourceName: string) => known.get(resourceName.toLowerCase()) ?? resourceName;
     for (const scope of tenant.cost_scopes) {
       const key = `cursor:${scope.toLowerCase()}`;
@@ -119,7 +119,7 @@ export const costsCollector: Collector = {
         amortizedCost: Math.round(c.amortizedCost * 1e6) / 1e6,
         overageCost: Math.round(c.overageCost * 1e6) / 1e6,
       }));
-      if (items.length > 0) await upsertCosts(ctx, tenant.org_id, items);
+      if (items.length > 0) write((q) => upsertCostsIn(q, tenant.org_id, items));
       changes.push({ key, value: today });
     }
     await commit([], changes);

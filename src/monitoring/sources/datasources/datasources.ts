@@ -17,12 +17,12 @@
  * re-listed less often (at most half the share goes to listings), so the hour stays inside it.
  */
 import type { SignalInput } from '../../../alerts/signals.js';
-import type { Queryable } from '../../../db/index.js';
 import { HOURLY_CAPS } from '../../platform/budget.js';
 import type { Collector } from '../../engine/collector.js';
-import { type GatewayEvidence, markGatewaysHot } from '../refreshes/gateway-evidence.js';
+import type { Reader } from '../../engine/reader.js';
+import { type GatewayEvidence, hotMarksWrite } from '../refreshes/gateway-evidence.js';
 import type { StateChange } from '../../engine/output.js';
-import { causesOf, openRootCauses } from '../../lineage/root-causes.js';
+import { causesOf, openRootCauses, type OpenRootCauses } from '../../lineage/root-causes.js';
 import { pickForRun, progressOf, ROTATION_KEY, type RotationPick, type RotationState } from '../../engine/rotation.js';
 import { type CallBudget, LISTING_REFRESH_MS, PacedBudget, type PaceState } from '../../platform/run-budget.js';
 import { inPool } from '../../platform/pool.js';
@@ -82,13 +82,13 @@ interface RememberedDatasource {
 }
 
 /** Whether the tenant's gateway collector runs (it is who opens GatewayOffline). */
-async function gatewaysWatched(q: Queryable, tenantRef: string): Promise<boolean> {
+async function gatewaysWatched(q: Reader, tenantRef: string): Promise<boolean> {
   const { rows } = await q.query<{ enabled: boolean }>("SELECT enabled FROM collector_schedules WHERE tenant_ref = $1 AND collector = 'gateway'", [tenantRef]);
   return rows[0]?.enabled === true;
 }
 
 /** Data sources read by an item of this tenant with an open workload failure, or one seen in the last day. */
-async function usedByRecentFailures(q: Queryable, tenantRef: string, orgId: string, since: Date): Promise<Set<string>> {
+async function usedByRecentFailures(q: Reader, tenantRef: string, orgId: string, since: Date): Promise<Set<string>> {
   const { rows } = await q.query<{ id: string }>(
     `SELECT DISTINCT d.id FROM monitored_lineage l
        CROSS JOIN LATERAL unnest(l.datasource_ids) AS d(id)
@@ -121,7 +121,7 @@ function pickWithinCalls(items: WatchedDatasource[], calls: CallBudget, isHot: (
 
 export const datasourcesCollector: Collector = {
   name: 'datasources',
-  async run({ ctx, tenant, client, state, commit, intervalSeconds, reportProgress }) {
+  async run({ ctx, tenant, client, state, reader, write, commit, intervalSeconds, reportProgress }) {
     const now = ctx.clock.now();
     // The run's budget covers every call: the listing when it is due (gateways, one call per
     // gateway, connections), the checks with the rest. Between listings the cached one is used.
@@ -141,9 +141,9 @@ export const datasourcesCollector: Collector = {
     }
     const beforeChecks = client.callsMade;
     const [watchingGateways, recent, open] = await Promise.all([
-      gatewaysWatched(ctx.db, tenant.id),
-      usedByRecentFailures(ctx.db, tenant.id, tenant.org_id, new Date(now.getTime() - RECENT_FAILURE_MS)),
-      openRootCauses(ctx.db, tenant.org_id),
+      gatewaysWatched(reader, tenant.id),
+      usedByRecentFailures(reader, tenant.id, tenant.org_id, new Date(now.getTime() - RECENT_FAILURE_MS)),
+      openRootCauses(reader, tenant.org_id),
     ]);
     const remembered = (id: string) => state.get(KEY_PREFIX + id) as RememberedDatasource | undefined;
     const isHot = (d: WatchedDatasource) => (remembered(d.id)?.failure ?? null) !== null || remembered(d.id)?.waitsForGateway === true || recent.has(d.id);
@@ -163,43 +163,7 @@ export const datasourcesCollector: Collector = {
     // A connection test that polled longer than planned is charged too.
     budget.charge(client.callsMade - beforeChecks - planned);
 
-    const signals: SignalInput[] = [];
-    const changes: StateChange[] = [];
-    const listed = new Set<string>();
-    for (const d of datasources) {
-      const prev = remembered(d.id);
-      const result = results.get(d.id);
-      if (result === 'gone') continue;
-      listed.add(d.id);
-      const was = prev?.failure ?? null;
-      // Not checked this run: the last verdict stands.
-      let failure = result === undefined ? was : result;
-      let waitsForGateway = result === undefined ? prev?.waitsForGateway === true : false;
-      if (failure && !was && result !== undefined && saysGatewayIsDown(failure) && d.gatewayId && !open.gateways.has(d.gatewayId) && watchingGateways && !prev?.waitsForGateway) {
-        failure = null;
-        waitsForGateway = true;
-      }
-      const base = { sourceType: 'Connector', sourceId: d.id, sourceName: d.name, severity: 'error' as const, occurredAt: now };
-      if (was && was.kind !== failure?.kind) signals.push(recovery(base, was.kind, d.name));
-      if (failure && failure.kind !== was?.kind) {
-        signals.push({
-          ...base,
-          kind: 'failure',
-          notificationKind: failure.kind,
-          ...T.dataSourceDown(failure.kind, d.name, d.type, d.gatewayName ?? null, failure.code, failure.detail),
-          causes: causesOf(open, { gatewayIds: d.gatewayId ? [d.gatewayId] : [] }),
-        });
-      }
-      const current: RememberedDatasource = { name: d.name, gatewayId: d.gatewayId, failure, ...(waitsForGateway ? { waitsForGateway } : {}) };
-      if (!prev || prev.name !== d.name || prev.gatewayId !== d.gatewayId || JSON.stringify(prev.failure) !== JSON.stringify(failure) || (prev.waitsForGateway === true) !== waitsForGateway) {
-        changes.push({ key: KEY_PREFIX + d.id, value: current });
-      }
-    }
-    for (const [key, value] of state) {
-      if (!key.startsWith(KEY_PREFIX) || listed.has(key.slice(KEY_PREFIX.length))) continue;
-      signals.push(...goneSignals(key, value as RememberedDatasource, now));
-      changes.push({ key, value: null });
-    }
+    const { signals, changes, listed } = judgeAll(datasources, results, state, { open, watchingGateways, now });
     reportProgress(progressOf(datasources, isHot, (d) => results.has(d.id)));
     if (relisted || listed.size !== datasources.length) {
       const listing: DatasourceListing = { listedAt: relisted ? now.toISOString() : cached!.listedAt, datasources: datasources.filter((d) => listed.has(d.id)), cost: listingCost };
@@ -208,15 +172,65 @@ export const datasourcesCollector: Collector = {
     changes.push({ key: PACE_KEY, value: budget.pace() });
     // A run stopped early has not taken its turn: the cursor stays where it was.
     if (stopped === null) changes.push({ key: ROTATION_KEY, value: pick.next });
-    await commit(signals, changes);
     // Evidence for the gateway collector: a check saying the gateway does not answer checks that gateway now.
-    await markGatewaysHot(ctx.db, tenant.id, gatewayDownEvidence(pick.poll, results, now), now);
+    const evidence = gatewayDownEvidence(pick.poll, results, now);
+    if (evidence.length > 0) write(hotMarksWrite(tenant.id, evidence, now));
+    await commit(signals, changes);
     if (stopped !== null) throw stopped;
   },
   releaseAll(state, now) {
     return [...state].flatMap(([key, value]) => (key.startsWith(KEY_PREFIX) ? goneSignals(key, value as RememberedDatasource, now) : []));
   },
 };
+
+/** The verdicts of a run: the signals of the checks (and of data sources gone) and the remembered state that changes. */
+function judgeAll(
+  datasources: WatchedDatasource[],
+  results: Map<string, CheckResult>,
+  state: Map<string, unknown>,
+  seen: { open: OpenRootCauses; watchingGateways: boolean; now: Date },
+): { signals: SignalInput[]; changes: StateChange[]; listed: Set<string> } {
+  const { open, watchingGateways, now } = seen;
+  const remembered = (id: string) => state.get(KEY_PREFIX + id) as RememberedDatasource | undefined;
+  const signals: SignalInput[] = [];
+  const changes: StateChange[] = [];
+  const listed = new Set<string>();
+  for (const d of datasources) {
+    const prev = remembered(d.id);
+    const result = results.get(d.id);
+    if (result === 'gone') continue;
+    listed.add(d.id);
+    const was = prev?.failure ?? null;
+    // Not checked this run: the last verdict stands.
+    let failure = result === undefined ? was : result;
+    let waitsForGateway = result === undefined ? prev?.waitsForGateway === true : false;
+    if (failure && !was && result !== undefined && saysGatewayIsDown(failure) && d.gatewayId && !open.gateways.has(d.gatewayId) && watchingGateways && !prev?.waitsForGateway) {
+      failure = null;
+      waitsForGateway = true;
+    }
+    const base = { sourceType: 'Connector', sourceId: d.id, sourceName: d.name, severity: 'error' as const, occurredAt: now };
+    if (was && was.kind !== failure?.kind) signals.push(recovery(base, was.kind, d.name));
+    if (failure && failure.kind !== was?.kind) {
+      signals.push({
+        ...base,
+        kind: 'failure',
+        notificationKind: failure.kind,
+        ...T.dataSourceDown(failure.kind, d.name, d.type, d.gatewayName ?? null, failure.code, failure.detail),
+        causes: causesOf(open, { gatewayIds: d.gatewayId ? [d.gatewayId] : [] }),
+      });
+    }
+    const current: RememberedDatasource = { name: d.name, gatewayId: d.gatewayId, failure, ...(waitsForGateway ? { waitsForGateway } : {}) };
+    if (!prev || prev.name !== d.name || prev.gatewayId !== d.gatewayId || JSON.stringify(prev.failure) !== JSON.stringify(failure) || (prev.waitsForGateway === true) !== waitsForGateway) {
+      changes.push({ key: KEY_PREFIX + d.id, value: current });
+    }
+  }
+  for (const [key, value] of state) {
+    if (!key.startsWith(KEY_PREFIX) || listed.has(key.slice(KEY_PREFIX.length))) continue;
+    signals.push(...goneSignals(key, value as RememberedDatasource, now));
+    changes.push({ key, value: null });
+  }
+  return { signals, changes, listed };
+}
 
 function gatewayDownEvidence(checked: WatchedDatasource[], results: Map<string, CheckResult>, now: Date): GatewayEvidence[] {
   return checked.flatMap((d) => {

@@ -4,14 +4,14 @@
  * what the inventory already says of it; only when one of them is new to the inventory is the
  * tenant's workspace listing read (the fallback), so nothing known goes missing.
  */
-import type { Queryable } from '../../../db/index.js';
+import type { Reader } from '../../engine/reader.js';
 import type { Workspace } from '../../../orgs/inventory.js';
 import { readScannedWorkspaces } from '../scanner/scan-catalog.js';
 import type { TenantRow } from '../../connection/tenant-row.js';
 import type { CapacityFact, WorkspaceFact } from '../../platform/reads.js';
 
 /** The workspaces from the scan, or null when the scan cannot stand for the listing (the caller lists). */
-export async function workspacesFromScan(q: Queryable, tenant: TenantRow, inventory: Workspace[], capacities: CapacityFact[], capacityNames: Map<string, string>): Promise<WorkspaceFact[] | null> {
+export async function workspacesFromScan(q: Reader, tenant: TenantRow, inventory: Workspace[], capacities: CapacityFact[], capacityNames: Map<string, string>): Promise<WorkspaceFact[] | null> {
   if (tenant.mode !== 'admin') return null;
   const scanned = await readScannedWorkspaces(q, tenant.id);
   if (scanned.length === 0) return null;

@@ -26,6 +26,7 @@ import { type JobCursor, type JobInstance, lastStart, newResults } from './job-r
 import * as T from '../../messages/titles.js';
 import { listRunnableItems, type RunnableItem } from './runnable-items.js';
 import { inPool } from '../../platform/pool.js';
+import type { TenantRow } from '../../connection/tenant-row.js';
 
 export const JOB_FAILED_KIND = 'JobFailed';
 export const JOB_SOURCE_TYPE = 'FabricJob';
@@ -162,9 +163,51 @@ function goneSignals(id: string, m: ItemMemory, now: Date): SignalInput[] {
   return [{ ...base(id, m), kind: 'recovery', occurredAt: now, ...T.jobGone(m.type, m.name) }];
 }
 
+/** The hourly listing: items placed (and kept in the lineage), vanished ones forgotten with their incidents. */
+async function relist(client: PlatformClient, tenant: TenantRow, items: Map<string, ItemMemory>, spent: PacedBudget, out: { signals: SignalInput[]; changes: StateChange[]; lineage: LineageChanges }, now: Date): Promise<void> {
+  const listing = await listRunnableItems(client, tenant);
+  spent.charge(listing.fabricCalls);
+  const seen = new Set<string>();
+  for (const { id, ...placement } of listing.items) {
+    seen.add(id);
+    // Unchanged items keep the same JSON (no write); a refusal is retried after each list.
+    const next: ItemMemory = { ...items.get(id), ...placement };
+    delete next.denied;
+    items.set(id, next);
+  }
+  const gone = [...items.keys()].filter((id) => !seen.has(id));
+  for (const id of gone) {
+    out.signals.push(...goneSignals(id, items.get(id)!, now));
+    items.delete(id);
+    out.changes.push({ key: ITEM_PREFIX + id, value: null });
+  }
+  out.lineage.placements = listing.items.map((i) => ({ itemId: i.id, itemType: i.type, itemName: i.name, workspaceId: i.workspaceId, capacityId: i.capacityId }));
+  out.lineage.forget = gone;
+  out.changes.push({ key: LISTED_KEY, value: { at: now.toISOString() } });
+}
+
+/** Schedules never read, then the oldest reads, at most `count`; an item whose schedule is refused is not watched. */
+async function readDueSchedules(client: PlatformClient, watched: [string, ItemMemory][], count: number, spent: PacedBudget, now: Date): Promise<void> {
+  const due = watched
+    .filter(([, m]) => !m.scheduleCheckedAt || now.getTime() - Date.parse(m.scheduleCheckedAt) >= SCHEDULE_EVERY_MS)
+    .sort(([a, x], [b, y]) => (x.scheduleCheckedAt ?? '').localeCompare(y.scheduleCheckedAt ?? '') || a.localeCompare(b))
+    .slice(0, count);
+  await inPool(due, async ([id, m]) => {
+    try {
+      m.scheduled = await readScheduled(client, id, m, spent);
+    } catch (err) {
+      if (!isResourceRefusal(err)) throw err;
+      spent.charge(1);
+      m.scheduled = false;
+      m.denied = true;
+    }
+    m.scheduleCheckedAt = now.toISOString();
+  });
+}
+
 export const jobsCollector: Collector = {
   name: 'jobs',
-  async run({ ctx, tenant, client, state, commit, intervalSeconds, reportProgress }) {
+  async run({ ctx, tenant, client, state, reader, commit, intervalSeconds, reportProgress }) {
     const now = ctx.clock.now();
     const budget = runBudget(HOURLY_CAPS.fabric, JOBS_SHARE, intervalSeconds);
     // One paced budget pays every Fabric call: the hourly listing (one call per workspace in
@@ -179,45 +222,11 @@ export const jobsCollector: Collector = {
 
     // 1. The item list, hourly: placements into the lineage, vanished items forgotten.
     const listed = state.get(LISTED_KEY) as { at: string } | undefined;
-    if (!listed || (now.getTime() - Date.parse(listed.at) >= LIST_EVERY_MS && spent.left > 0)) {
-      const listing = await listRunnableItems(client, tenant);
-      spent.charge(listing.fabricCalls);
-      const seen = new Set<string>();
-      for (const { id, ...placement } of listing.items) {
-        seen.add(id);
-        // Unchanged items keep the same JSON (no write); a refusal is retried after each list.
-        const next: ItemMemory = { ...items.get(id), ...placement };
-        delete next.denied;
-        items.set(id, next);
-      }
-      const gone = [...items.keys()].filter((id) => !seen.has(id));
-      for (const id of gone) {
-        signals.push(...goneSignals(id, items.get(id)!, now));
-        items.delete(id);
-        changes.push({ key: ITEM_PREFIX + id, value: null });
-      }
-      lineage.placements = listing.items.map((i) => ({ itemId: i.id, itemType: i.type, itemName: i.name, workspaceId: i.workspaceId, capacityId: i.capacityId }));
-      lineage.forget = gone;
-      changes.push({ key: LISTED_KEY, value: { at: now.toISOString() } });
-    }
+    if (!listed || (now.getTime() - Date.parse(listed.at) >= LIST_EVERY_MS && spent.left > 0)) await relist(client, tenant, items, spent, { signals, changes, lineage }, now);
 
     // 2. Schedules, on a slow cadence: never read first, then the oldest reads.
     const watched = [...items].filter(([, m]) => !m.denied);
-    const scheduleDue = watched
-      .filter(([, m]) => !m.scheduleCheckedAt || now.getTime() - Date.parse(m.scheduleCheckedAt) >= SCHEDULE_EVERY_MS)
-      .sort(([a, x], [b, y]) => (x.scheduleCheckedAt ?? '').localeCompare(y.scheduleCheckedAt ?? '') || a.localeCompare(b))
-      .slice(0, Math.min(Math.max(1, Math.floor(budget * SCHEDULE_SHARE)), spent.left));
-    await inPool(scheduleDue, async ([id, m]) => {
-      try {
-        m.scheduled = await readScheduled(client, id, m, spent);
-      } catch (err) {
-        if (!isResourceRefusal(err)) throw err;
-        spent.charge(1);
-        m.scheduled = false;
-        m.denied = true;
-      }
-      m.scheduleCheckedAt = now.toISOString();
-    });
+    await readDueSchedules(client, watched, Math.min(Math.max(1, Math.floor(budget * SCHEDULE_SHARE)), spent.left), spent, now);
 
     // 3. Job instances: the hot items every run, the others in turns (and the hot ones too when
     // they alone exceed the budget: rotation.ts keeps a floor for the others).
@@ -246,7 +255,7 @@ export const jobsCollector: Collector = {
       polled.push({ id, m, results });
     });
     const failing = polled.some((p) => p.results.some((r) => r.status === 'Failed'));
-    const roots = failing ? await openRootCauses(ctx.db, tenant.org_id) : { gateways: new Set<string>(), capacities: new Set<string>() };
+    const roots = failing ? await openRootCauses(reader, tenant.org_id) : { gateways: new Set<string>(), capacities: new Set<string>() };
     for (const p of polled.sort((a, b) => a.id.localeCompare(b.id))) signals.push(...resultSignals(p.id, p.m, p.results, roots, now));
 
     for (const [id, m] of items) if (before.get(id) !== JSON.stringify(m)) changes.push({ key: ITEM_PREFIX + id, value: m });

@@ -248,7 +248,7 @@ async function charged(client: PlatformClient, budget: CallBudget, planned: numb
 export const mirroringCollector: Collector = {
   name: 'mirroring',
   async run(run) {
-    const { ctx, tenant, client, state, commit } = run;
+    const { ctx, tenant, client, state, reader, commit } = run;
     const now = ctx.clock.now();
     const thresholds = mirroringLagOf(tenant);
     const changes: StateChange[] = [];
@@ -285,7 +285,7 @@ export const mirroringCollector: Collector = {
       placements: databases.map((d) => ({ itemId: d.id, itemType: 'MirroredDatabase', itemName: d.name, workspaceId: d.workspaceId, capacityId: d.capacityId })),
       forget: gone.map((k) => k.slice(DB_PREFIX.length)),
     };
-    const open = await openRootCauses(ctx.db, tenant.org_id);
+    const open = await openRootCauses(reader, tenant.org_id);
 
     const isHot = (d: MirroredDatabaseFact) => hasProblem(state.get(DB_PREFIX + d.id) as DatabaseMemo | undefined);
     const pick = pickForRun(databases, {

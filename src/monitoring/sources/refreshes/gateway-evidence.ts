@@ -6,10 +6,10 @@
  * bound to gateway G says G is worth checking now. Such a failure marks G hot in
  * `gateway_hot_marks` (shared by every instance) for HOT_MARK_MS and asks the gateway collector
  * to run now (run-now.ts), so G is checked within a minute of the first failed refresh. This
- * module is the table's only writer; the gateway collector reads it.
+ * module is the table's only writer, always inside the marking run's commit (after its lease
+ * fence); the gateway collector reads it.
  */
-import type { AppContext } from '../../../context.js';
-import type { Queryable } from '../../../db/index.js';
+import type { FencedTx, FencedWrite, Reader } from '../../engine/reader.js';
 import { errorCodeOf, isGatewayErrorCode } from './refresh-errors.js';
 import type { RefreshEntry } from './refresh-history.js';
 import { askToRunNow } from '../../engine/run-now.js';
@@ -32,7 +32,7 @@ const GUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
  * gateway collector to run now. Marks of gateways the collector does not list are harmless: it
  * only looks up the gateways it watches.
  */
-export async function markGatewaysHot(q: Queryable, tenantRef: string, evidence: GatewayEvidence[], now: Date): Promise<string[]> {
+export async function markGatewaysHot(q: FencedTx, tenantRef: string, evidence: GatewayEvidence[], now: Date): Promise<string[]> {
   const marked: string[] = [];
   for (const e of evidence) {
     const ids = [...new Set(e.gatewayIds.map((g) => g.toLowerCase()))];
@@ -56,7 +56,7 @@ export async function markGatewaysHot(q: Queryable, tenantRef: string, evidence:
 }
 
 /** The tenant's gateways marked hot at `now`, with when each was marked. */
-export async function hotMarks(q: Queryable, tenantRef: string, now: Date): Promise<Map<string, Date>> {
+export async function hotMarks(q: Reader, tenantRef: string, now: Date): Promise<Map<string, Date>> {
   const { rows } = await q.query<{ gateway_id: string; marked_at: Date }>('SELECT gateway_id, marked_at FROM gateway_hot_marks WHERE tenant_ref = $1 AND expires_at > $2', [
     tenantRef,
     now,
@@ -71,11 +71,18 @@ export interface RefreshesSeen {
   gatewayIds: readonly string[] | undefined;
 }
 
+/** The marks as a write for the run's commit (CollectorRun.write): none when the run lost its lease. */
+export function hotMarksWrite(tenantRef: string, evidence: GatewayEvidence[], now: Date): FencedWrite {
+  return async (q) => {
+    await markGatewaysHot(q, tenantRef, evidence, now);
+  };
+}
+
 /**
  * The refreshes collector's hook: failures of the gateway family that finished within the
  * mark's lifetime mark the model's gateways (and any gateway id the error itself names) hot.
  */
-export async function noteRefreshFailures(ctx: AppContext, tenantRef: string, seen: Iterable<RefreshesSeen>, now: Date): Promise<void> {
+export function refreshFailureEvidence(seen: Iterable<RefreshesSeen>, now: Date): GatewayEvidence[] {
   const evidence: GatewayEvidence[] = [];
   for (const s of seen) {
     for (const r of s.history) {
@@ -89,5 +96,5 @@ export async function noteRefreshFailures(ctx: AppContext, tenantRef: string, se
       evidence.push({ gatewayIds: [...(s.gatewayIds ?? []), ...named], at, reason: `refresh of semantic model ${s.modelId}: ${code}` });
     }
   }
-  if (evidence.length > 0) await markGatewaysHot(ctx.db, tenantRef, evidence, now);
+  return evidence;
 }

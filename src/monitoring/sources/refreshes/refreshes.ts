@@ -14,7 +14,7 @@
 import type { SignalInput } from '../../../alerts/signals.js';
 import { BudgetExhaustedError, HOURLY_CAPS, sharedCap, tenantWideCap } from '../../platform/budget.js';
 import type { Collector } from '../../engine/collector.js';
-import { noteRefreshFailures } from './gateway-evidence.js';
+import { hotMarksWrite, refreshFailureEvidence } from './gateway-evidence.js';
 import { itemsBehindGateways, type LineageChanges } from '../../lineage/lineage.js';
 import { causesOf, openRootCauses, type OpenRootCauses } from '../../lineage/root-causes.js';
 import { progressOf } from '../../engine/rotation.js';
@@ -48,7 +48,7 @@ export const refreshesCollector: Collector = {
   name: 'refreshes',
   // Admin mode reads a few refreshables pages a run: only their models' state is loaded.
   entityPrefixes: [MODEL_PREFIX],
-  async run({ ctx, tenant, client, state, entities, intervalSeconds: interval, reportProgress, commit }) {
+  async run({ ctx, tenant, client, state, entities, reader, write, intervalSeconds: interval, reportProgress, commit }) {
     const now = ctx.clock.now();
     const memory = new RefreshMemory(state);
     // Member mode judges every model each run (rotation, hot models): it loads them all.
@@ -84,10 +84,10 @@ export const refreshesCollector: Collector = {
       reportProgress(progressOf(memory.models, ([, m]) => isHotModel(m, now), ([id]) => read.has(id)));
     }
 
-    const roots = await openRootCauses(ctx.db, tenant.org_id);
+    const roots = await openRootCauses(reader, tenant.org_id);
     // The gateways each model reads through, as far as an open gateway incident matters: what this
     // collector read, and what the lineage holds (the scanner's, when this principal cannot read them).
-    const behind = await itemsBehindGateways(ctx.db, tenant.id, roots.gateways);
+    const behind = await itemsBehindGateways(reader, tenant.id, roots.gateways);
     const gatewaysOf = (id: string) => [...new Set([...(memory.models.get(id)?.meta?.gatewayIds ?? []), ...(behind.get(id) ?? [])])];
     const signals: SignalInput[] = [];
     for (const o of observations) {
@@ -99,9 +99,10 @@ export const refreshesCollector: Collector = {
     }
     for (const [id, prev] of memory.forgotten) signals.push(...goneSignals(id, prev, now));
 
-    await commit(signals, memory.changes(), lineageOf(memory));
     // Evidence for the gateway collector: a failure of the gateway family checks its gateways now.
-    await noteRefreshFailures(ctx, tenant.id, observations.map((o) => ({ ...o, gatewayIds: gatewaysOf(o.modelId) })), now);
+    const evidence = refreshFailureEvidence(observations.map((o) => ({ ...o, gatewayIds: gatewaysOf(o.modelId) })), now);
+    if (evidence.length > 0) write(hotMarksWrite(tenant.id, evidence, now));
+    await commit(signals, memory.changes(), lineageOf(memory));
   },
   releaseAll(state, now) {
     return rememberedModels(state).flatMap(([id, m]) => goneSignals(id, m, now));

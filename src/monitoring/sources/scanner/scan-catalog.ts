@@ -5,7 +5,7 @@
  * workspace, and read each workspace the scan could not describe the old way, in turns. The
  * scanner is the one writer; everything here only reads.
  */
-import type { Queryable } from '../../../db/index.js';
+import type { Reader } from '../../engine/reader.js';
 import { pagesByKey, readState } from '../../engine/output.js';
 import type { RefreshSchedule } from '../../platform/refresh-schedule.js';
 
@@ -93,8 +93,10 @@ export interface ScanCatalog {
 /** Rows a catalog read takes at a time (a described workspace carries its models). */
 const CATALOG_PAGE = 2_000;
 /**
- * A change read "since" a version looks back this much before it: the scanner's rows carry its
- * instance's clock, which may run a little behind the one that wrote the version applied last.
+ * A change read "since" a version looks back this much before it. Versions and the rows' times
+ * are the database's clock (engine/output.ts writes `updated_at` with it, never an instance's), but
+ * a commit is stamped when its transaction starts: one that started before the version was read
+ * and committed after it carries an earlier time.
  */
 export const CATALOG_SINCE_OVERLAP_MS = 2 * 60_000;
 
@@ -111,7 +113,7 @@ export function versionTime(version: string | undefined): Date | null {
  * the described workspaces the scanner wrote since then carry their models: a consumer that
  * applied an earlier version reads what changed, not 200,000 models again.
  */
-export async function readScanCatalog(q: Queryable, tenantRef: string, version: string, changedSince: Date | null = null): Promise<ScanCatalog | null> {
+export async function readScanCatalog(q: Reader, tenantRef: string, version: string, changedSince: Date | null = null): Promise<ScanCatalog | null> {
   const known = await readScannedWorkspaces(q, tenantRef);
   // The scanner no longer describes any workspace (it changed since the version was read).
   if (known.length === 0) return null;
@@ -134,7 +136,7 @@ export async function readScanCatalog(q: Queryable, tenantRef: string, version: 
 }
 
 /** The known workspaces without their models (inventory's needs); empty before the scanner described any. */
-export async function readScannedWorkspaces(q: Queryable, tenantRef: string): Promise<{ id: string; described: boolean; name: string | null; capacityId: string | null }[]> {
+export async function readScannedWorkspaces(q: Reader, tenantRef: string): Promise<{ id: string; described: boolean; name: string | null; capacityId: string | null }[]> {
   const { rows } = await q.query<{ key: string; described: boolean | null; name: string | null; capacity_id: string | null }>(
     `SELECT key, (value->>'described')::boolean AS described, value->>'name' AS name, value->>'capacityId' AS capacity_id
        FROM collector_state WHERE tenant_ref = $1 AND collector = $2 AND key LIKE $3`,
@@ -145,10 +147,10 @@ export async function readScannedWorkspaces(q: Queryable, tenantRef: string): Pr
 }
 
 /**
- * A cheap mark of the catalog (its newest change and size), to tell whether it changed since a
- * consumer last applied it; null when the scanner described nothing yet.
+ * A cheap mark of the catalog (its newest change, on the database's clock, and its size), to tell
+ * whether it changed since a consumer last applied it; null when the scanner described nothing yet.
  */
-export async function scanCatalogVersion(q: Queryable, tenantRef: string): Promise<string | null> {
+export async function scanCatalogVersion(q: Reader, tenantRef: string): Promise<string | null> {
   const { rows } = await q.query<{ newest: Date | null; n: number; described: number }>(
     `SELECT max(updated_at) AS newest, count(*)::int AS n, count(*) FILTER (WHERE (value->>'described')::boolean)::int AS described
        FROM collector_state WHERE tenant_ref = $1 AND collector = $2 AND key LIKE $3`,
@@ -171,7 +173,7 @@ export const FIRST_SCAN_WAIT_MS = 3 * 3_600_000;
  * tenant workspace by workspace: the scanner runs for the tenant, and the connection is younger
  * than FIRST_SCAN_WAIT_MS.
  */
-export async function awaitsFirstScan(q: Queryable, tenant: { id: string; mode: string; created_at: Date }, now: Date): Promise<boolean> {
+export async function awaitsFirstScan(q: Reader, tenant: { id: string; mode: string; created_at: Date }, now: Date): Promise<boolean> {
   if (tenant.mode !== 'admin' || now.getTime() - new Date(tenant.created_at).getTime() >= FIRST_SCAN_WAIT_MS) return false;
   const { rows } = await q.query<{ enabled: boolean }>('SELECT enabled FROM collector_schedules WHERE tenant_ref = $1 AND collector = $2', [tenant.id, SCANNER]);
   return rows[0]?.enabled === true;
@@ -181,7 +183,7 @@ export async function awaitsFirstScan(q: Queryable, tenant: { id: string; mode: 
  * Whether a new admin connection's first full scan is still to complete (within the wait above):
  * until then the collectors that take the tenant's catalog from it have not seen it whole.
  */
-export async function firstScanPending(q: Queryable, tenant: { id: string; mode: string; created_at: Date }, now: Date): Promise<boolean> {
+export async function firstScanPending(q: Reader, tenant: { id: string; mode: string; created_at: Date }, now: Date): Promise<boolean> {
   if (!(await awaitsFirstScan(q, tenant, now))) return false;
   return !(await readScanProgress(q, [tenant.id])).get(tenant.id)?.lastFullScanAt;
 }
@@ -219,7 +221,7 @@ export function progressOf(c: Partial<ScanCursor>): ScanProgress {
 }
 
 /** The scan progress of the given tenants (those the scanner ran for), by tenant id. */
-export async function readScanProgress(q: Queryable, tenantRefs: string[]): Promise<Map<string, ScanProgress>> {
+export async function readScanProgress(q: Reader, tenantRefs: string[]): Promise<Map<string, ScanProgress>> {
   if (tenantRefs.length === 0) return new Map();
   const { rows } = await q.query<{ tenant_ref: string; value: Partial<ScanCursor> }>(
     'SELECT tenant_ref, value FROM collector_state WHERE collector = $1 AND key = $2 AND tenant_ref = ANY($3::text[])',
@@ -229,7 +231,7 @@ export async function readScanProgress(q: Queryable, tenantRefs: string[]): Prom
 }
 
 /** Every tenant's scan progress with its organization (for /metrics). */
-export async function readAllScanProgress(q: Queryable): Promise<(ScanProgress & { orgId: string; tenantRef: string })[]> {
+export async function readAllScanProgress(q: Reader): Promise<(ScanProgress & { orgId: string; tenantRef: string })[]> {
   const { rows } = await q.query<{ org_id: string; tenant_ref: string; value: Partial<ScanCursor> }>(
     `SELECT t.org_id, s.tenant_ref, s.value FROM collector_state s JOIN tenants t ON t.id = s.tenant_ref
       WHERE s.collector = $1 AND s.key = $2`,
@@ -239,6 +241,6 @@ export async function readAllScanProgress(q: Queryable): Promise<(ScanProgress &
 }
 
 /** The scanner's whole state (for tests and tools that need more than the catalog). */
-export async function readScannerState(q: Queryable, tenantRef: string): Promise<Map<string, unknown>> {
+export async function readScannerState(q: Reader, tenantRef: string): Promise<Map<string, unknown>> {
   return readState<unknown>(q, tenantRef, SCANNER);
 }

@@ -28,6 +28,7 @@ import { ThrottledError, VendorAnswerError, VendorHttpError, type PlatformClient
 import type { RefreshSchedule } from '../../platform/refresh-schedule.js';
 import { CallBudget, runBudget } from '../../platform/run-budget.js';
 import {
+  awaitsFirstScan,
   CURSOR_KEY,
   emptyCursor,
   type PendingScan,
@@ -92,7 +93,7 @@ export const scannerCollector: Collector = {
   name: 'scanner',
   // 50,000 workspaces with their models at enterprise size: a run reads the ones it touches.
   entityPrefixes: [WORKSPACE_PREFIX],
-  async run({ ctx, tenant, client, state, entities, intervalSeconds, reportProgress, commit }) {
+  async run({ ctx, tenant, client, state, reader, entities, intervalSeconds, reportProgress, commit, firstPassGoesOn }) {
     if (tenant.mode !== 'admin') {
       await commit([], []);
       return;
@@ -153,6 +154,8 @@ export const scannerCollector: Collector = {
     changes.push({ key: CURSOR_KEY, value: run.cursor });
     // Taking turns through the queue is the plan; only a run that could ask for no scan at all defers it.
     reportProgress({ polled: run.describedNow, deferred: run.throttled ? run.cursor.queue.length : 0 });
+    // Its first pass is its first full scan (the wait freshness gives it too).
+    if (run.cursor.lastFullAt === null && (await awaitsFirstScan(reader, tenant, now))) firstPassGoesOn();
     await commit([], changes, run.lineage);
     if (stopped !== null) throw stopped;
   },

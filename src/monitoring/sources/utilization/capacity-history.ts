@@ -2,10 +2,11 @@
  * Capacity load history: each capacity's 30-second figures (14 days) and their hourly roll-ups
  * (400 days: max and mean of each figure, minutes in each throttling stage). Writing is
  * idempotent — a window already stored is not stored again, and an hour's roll-up is recomputed
- * from the stored windows — so a run that stored rows and then failed to commit loses nothing
- * and doubles nothing when the next run reads the same rows again.
+ * from the stored windows — so a commit retried, or the next run reading the same rows again,
+ * doubles nothing. The collector stores windows only through its run's commit (reader.ts): a run
+ * that lost its lease stores none.
  */
-import type { Queryable } from '../../../db/index.js';
+import type { FencedTx } from '../../engine/reader.js';
 import type { WindowFigures } from './utilization-events.js';
 
 export const RAW_RETENTION_DAYS = 14;
@@ -13,7 +14,7 @@ export const HOURLY_RETENTION_DAYS = 400;
 const DAY_MS = 86_400_000;
 
 /** Stores new windows and refreshes the roll-up of every hour they touch. */
-export async function storeWindows(q: Queryable, orgId: string, tenantRef: string, windows: WindowFigures[]): Promise<void> {
+export async function storeWindows(q: FencedTx, orgId: string, tenantRef: string, windows: WindowFigures[]): Promise<void> {
   if (windows.length === 0) return;
   await q.query(
     `INSERT INTO capacity_utilization (tenant_ref, org_id, capacity_id, capacity_name, window_start, sku, utilization_pct, delay_pct,
@@ -68,7 +69,7 @@ export async function storeWindows(q: Queryable, orgId: string, tenantRef: strin
 }
 
 /** Drops 30-second figures older than 14 days and roll-ups older than 400 days. */
-export async function purgeUtilizationHistory(q: Queryable, now: Date): Promise<{ windows: number; hours: number }> {
+export async function purgeUtilizationHistory(q: FencedTx, now: Date): Promise<{ windows: number; hours: number }> {
   const raw = await q.query('DELETE FROM capacity_utilization WHERE window_start < $1', [new Date(now.getTime() - RAW_RETENTION_DAYS * DAY_MS)]);
   const hourly = await q.query('DELETE FROM capacity_utilization_hourly WHERE hour < $1', [new Date(now.getTime() - HOURLY_RETENTION_DAYS * DAY_MS)]);
   return { windows: raw.rowCount ?? 0, hours: hourly.rowCount ?? 0 };

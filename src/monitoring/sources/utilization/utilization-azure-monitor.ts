@@ -21,9 +21,10 @@
  * Reading is incremental per capacity: a cursor (the next minute to read) is committed with the
  * run's incidents; each query asks [cursor, the current minute) — never a minute twice, none
  * skipped after a gap or a restart (a long gap is read SPAN_MS per query, within the run's
- * CallBudget, and caught up over the next runs). A minute without a point is read again until
- * SETTLE_MS after it ended (Azure Monitor publishes a minute late); after that it counts as read
- * with no data — a paused or deleted capacity, or a minute the platform never published. The
+ * CallBudget, and caught up over the next runs). A minute is complete when both series have
+ * published their point (each metric is published on its own, a minute or more late); one still
+ * missing is read again until SETTLE_MS after the minute ended, and after that what is there counts
+ * — no point at all is no data: a paused or deleted capacity, or a minute never published. The
  * capacity list is kept in the collector's state and read again every LISTING_REFRESH_MS; a
  * capacity listed as paused recovers its incidents (a pause ends the overload).
  */
@@ -36,6 +37,7 @@ import { VendorAnswerError, VendorHttpError, type PlatformClient } from '../../p
 import { CallBudget, listingIsDue, RunBudgetSpent, runBudget } from '../../platform/run-budget.js';
 import { thresholdsFor, type UtilizationSettings } from '../../connection/utilization-settings.js';
 import type { StateChangeEvent, WindowFigures } from './utilization-events.js';
+import { RejectedRows, valueProblem } from './figure-checks.js';
 import { freshMemory, judgeCapacity, releaseSignals, THROTTLED_KIND, type CapacityMemory } from './utilization-verdicts.js';
 
 export const PBIE_API_VERSION = '2021-01-01';
@@ -111,6 +113,8 @@ export interface MinutePoint {
   /** Null: the minute has no point (yet). */
   cpu: number | null;
   overload: number | null;
+  /** A value out of range (figure-checks.ts): the minute is skipped and counted, not stored. */
+  rejected?: string;
 }
 
 interface MetricValue {
@@ -144,10 +148,13 @@ export async function readMinutes(client: PlatformClient, capacityId: string, fr
         const at = typeof v.timeStamp === 'string' ? Date.parse(v.timeStamp) : Number.NaN;
         const point = byMinute.get(at);
         if (!point) continue;
-        const avg = typeof v.average === 'number' && Number.isFinite(v.average) ? v.average : null;
-        const max = typeof v.maximum === 'number' && Number.isFinite(v.maximum) ? v.maximum : null;
-        if (name === 'cpu_metric') point.cpu = avg ?? max;
-        else point.overload = max ?? avg;
+        const avg = typeof v.average === 'number' ? v.average : null;
+        const max = typeof v.maximum === 'number' ? v.maximum : null;
+        const value = name === 'cpu_metric' ? (avg ?? max) : (max ?? avg);
+        const problem = value === null ? null : valueProblem(name, value);
+        if (problem) point.rejected ??= `Azure Monitor, ${capacityId} at ${new Date(at).toISOString()}: ${problem}`;
+        if (name === 'cpu_metric') point.cpu = value;
+        else point.overload = value;
       }
     }
   }
@@ -227,39 +234,85 @@ export interface SourceResult {
   changes: StateChange[];
 }
 
+type SourceRun = Pick<CollectorRun, 'ctx' | 'tenant' | 'client' | 'state' | 'intervalSeconds' | 'write'>;
+
+/** The capacity list, read again when due: capacities paused since the last listing, and the state of those gone from every scope released. */
+async function refreshListing(run: SourceRun, settings: UtilizationSettings, budget: CallBudget, now: Date, out: SourceResult) {
+  const cached = run.state.get(LIST_KEY) as Listing | undefined;
+  const stateEvents = new Map<string, StateChangeEvent[]>();
+  if (cached && !listingIsDue(cached.listedAt, now)) return { listing: cached, stateEvents };
+  // The listing is always read when due (one call per path, a few more if paged) and charged to
+  // the run's share afterwards, so many scopes never starve it; the metrics reads get what is left.
+  const listBudget = new CallBudget(embeddedListPaths(settings.armScopes).length * 10);
+  const listing: Listing = { listedAt: now.toISOString(), capacities: await listEmbeddedCapacities(run.client, settings.armScopes, listBudget) };
+  budget.charge(listBudget.total - listBudget.left);
+  out.changes.push({ key: LIST_KEY, value: listing });
+  const before = new Map((cached?.capacities ?? []).map((c) => [c.id, c]));
+  for (const c of listing.capacities) {
+    // Paused since the last listing: its incidents recover (the verdicts treat it as a pause).
+    if (isPaused(c.state) && !isPaused(before.get(c.id)?.state ?? '')) stateEvents.set(c.id, [{ capacityId: c.id, capacityName: c.name, at: now, state: 'Paused', reason: c.state }]);
+  }
+  // Gone from every scope (deleted, moved, or a scope removed): its incidents recover, its cursor goes.
+  const listed = new Set(listing.capacities.map((c) => c.id));
+  for (const c of cached?.capacities ?? []) {
+    if (listed.has(c.id)) continue;
+    const memory = run.state.get(CAPACITY_PREFIX + c.id) as CapacityMemory | undefined;
+    if (memory) out.signals.push(...releaseSignals(c.id, memory, now));
+    out.changes.push({ key: CAPACITY_PREFIX + c.id, value: null }, { key: CURSOR_PREFIX + c.id, value: null });
+  }
+  return { listing, stateEvents };
+}
+
+/**
+ * Whether a minute can be read now: every series has published its point, or it is SETTLE_MS past
+ * its end (what is there then is all there will be). One series alone is not enough: Azure Monitor
+ * publishes each metric on its own, and an overload point published after the CPU point would be
+ * missed for good.
+ */
+function minuteDone(p: MinutePoint, now: Date): boolean {
+  return (p.cpu !== null && p.overload !== null) || p.start.getTime() + MINUTE_MS + SETTLE_MS <= now.getTime();
+}
+
+/** One capacity's new minutes from its cursor: the windows read, the new cursor, and whether it is gone (404: list again). */
+async function readCapacity(client: PlatformClient, c: EmbeddedCapacity, from: number, readThrough: number, now: Date, budget: CallBudget, rejected: RejectedRows) {
+  const windows: WindowFigures[] = [];
+  let cursor = from;
+  while (cursor < readThrough) {
+    const until = Math.min(readThrough, cursor + SPAN_MS);
+    budget.take();
+    let minutes: MinutePoint[];
+    try {
+      minutes = await readMinutes(client, c.id, new Date(cursor), new Date(until));
+    } catch (err) {
+      // Deleted since the listing: read the list again next run; any other refusal is the run's error.
+      if (err instanceof VendorHttpError && err.status === 404) return { windows, cursor, gone: true };
+      throw err;
+    }
+    let next = until;
+    for (const p of minutes) {
+      if (!minuteDone(p, now)) {
+        next = p.start.getTime(); // not published yet: read again from here next run
+        break;
+      }
+      if (p.rejected) rejected.add(p.rejected);
+      else if (p.cpu !== null || p.overload !== null) {
+        rejected.read++;
+        windows.push(...windowsOfMinute(c, p));
+      }
+    }
+    cursor = next;
+    if (next < until) break;
+  }
+  return { windows, cursor, gone: false };
+}
+
 /** One run of the source: list (when due), read each active capacity's new minutes, judge, store. */
-export async function readAzureMonitorSource(run: Pick<CollectorRun, 'ctx' | 'tenant' | 'client' | 'state' | 'intervalSeconds'>, settings: UtilizationSettings): Promise<SourceResult> {
+export async function readAzureMonitorSource(run: SourceRun, settings: UtilizationSettings, rejected = new RejectedRows()): Promise<SourceResult> {
   const { ctx, tenant, client, state } = run;
   const now = ctx.clock.now();
   const budget = new CallBudget(runBudget(HOURLY_CAPS.arm, AZURE_MONITOR_SHARE, run.intervalSeconds));
-  const signals: SignalInput[] = [];
-  const changes: StateChange[] = [];
-  const cached = state.get(LIST_KEY) as Listing | undefined;
-  const stateEvents = new Map<string, StateChangeEvent[]>();
-  let listing = cached;
-  if (!cached || listingIsDue(cached.listedAt, now)) {
-    // The listing is always read when due (one call per path, a few more if paged) and charged to
-    // the run's share afterwards, so many scopes never starve it; the metrics reads get what is left.
-    const paths = embeddedListPaths(settings.armScopes).length;
-    const listBudget = new CallBudget(paths * 10);
-    listing = { listedAt: now.toISOString(), capacities: await listEmbeddedCapacities(client, settings.armScopes, listBudget) };
-    budget.charge(listBudget.total - listBudget.left);
-    changes.push({ key: LIST_KEY, value: listing });
-    const before = new Map((cached?.capacities ?? []).map((c) => [c.id, c]));
-    for (const c of listing.capacities) {
-      // Paused since the last listing: its incidents recover (the verdicts treat it as a pause).
-      if (isPaused(c.state) && !isPaused(before.get(c.id)?.state ?? '')) stateEvents.set(c.id, [{ capacityId: c.id, capacityName: c.name, at: now, state: 'Paused', reason: c.state }]);
-    }
-    // Gone from every scope (deleted, moved, or a scope removed): its incidents recover, its cursor goes.
-    const listed = new Set(listing.capacities.map((c) => c.id));
-    for (const c of cached?.capacities ?? []) {
-      if (listed.has(c.id)) continue;
-      const memory = state.get(CAPACITY_PREFIX + c.id) as CapacityMemory | undefined;
-      if (memory) signals.push(...releaseSignals(c.id, memory, now));
-      changes.push({ key: CAPACITY_PREFIX + c.id, value: null }, { key: CURSOR_PREFIX + c.id, value: null });
-    }
-  }
-  const capacities = listing!.capacities;
+  const out: SourceResult = { signals: [], changes: [] };
+  const { listing, stateEvents } = await refreshListing(run, settings, budget, now, out);
   const readThrough = Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS;
   const cursorOf = (c: EmbeddedCapacity) => {
     const v = (state.get(CURSOR_PREFIX + c.id) as { next?: string } | undefined)?.next;
@@ -267,51 +320,24 @@ export async function readAzureMonitorSource(run: Pick<CollectorRun, 'ctx' | 'te
     return Math.max(t, readThrough - RETENTION_MS);
   };
   // The furthest behind first, so a small budget still moves every capacity forward over the runs.
-  const active = capacities.filter((c) => !isPaused(c.state)).sort((a, b) => cursorOf(a) - cursorOf(b));
-  const windows: WindowFigures[] = [];
+  const active = listing.capacities.filter((c) => !isPaused(c.state)).sort((a, b) => cursorOf(a) - cursorOf(b));
   const windowsOf = new Map<string, WindowFigures[]>();
   try {
     for (const c of active) {
-      let cursor = cursorOf(c);
-      const start = cursor;
-      const mine: WindowFigures[] = [];
-      while (cursor < readThrough) {
-        const until = Math.min(readThrough, cursor + SPAN_MS);
-        budget.take();
-        let minutes: MinutePoint[];
-        try {
-          minutes = await readMinutes(client, c.id, new Date(cursor), new Date(until));
-        } catch (err) {
-          // Deleted since the listing: read the list again next run; any other refusal is the run's error.
-          if (err instanceof VendorHttpError && err.status === 404) {
-            changes.push({ key: LIST_KEY, value: { ...listing!, listedAt: new Date(0).toISOString() } });
-            break;
-          }
-          throw err;
-        }
-        let next = until;
-        for (const p of minutes) {
-          const complete = p.cpu !== null || p.overload !== null;
-          if (!complete && p.start.getTime() + MINUTE_MS + SETTLE_MS > now.getTime()) {
-            next = p.start.getTime(); // not published yet: read again from here next run
-            break;
-          }
-          if (complete) mine.push(...windowsOfMinute(c, p));
-        }
-        cursor = next;
-        if (next < until) break;
-      }
-      if (cursor !== start) changes.push({ key: CURSOR_PREFIX + c.id, value: { next: new Date(cursor).toISOString() } });
-      windows.push(...mine);
-      windowsOf.set(c.id, mine);
+      const start = cursorOf(c);
+      const read = await readCapacity(client, c, start, readThrough, now, budget, rejected);
+      if (read.gone) out.changes.push({ key: LIST_KEY, value: { ...listing, listedAt: new Date(0).toISOString() } });
+      if (read.cursor !== start) out.changes.push({ key: CURSOR_PREFIX + c.id, value: { next: new Date(read.cursor).toISOString() } });
+      windowsOf.set(c.id, read.windows);
     }
   } catch (err) {
     // The run's share is spent: what was read is kept; the rest is read by the next runs.
     if (!(err instanceof RunBudgetSpent)) throw err;
   }
-  await storeWindows(ctx.db, tenant.org_id, tenant.id, windows);
+  const windows = [...windowsOf.values()].flat();
+  run.write((q) => storeWindows(q, tenant.org_id, tenant.id, windows));
 
-  for (const c of capacities) {
+  for (const c of listing.capacities) {
     const mine = windowsOf.get(c.id) ?? [];
     const events = stateEvents.get(c.id) ?? [];
     if (mine.length === 0 && events.length === 0) continue;
@@ -323,16 +349,16 @@ export async function readAzureMonitorSource(run: Pick<CollectorRun, 'ctx' | 'te
       const w = s.occurredAt === undefined ? undefined : at.get(new Date(s.occurredAt).getTime());
       Object.assign(s, embeddedText(s, c, w, t.recoverWindows, t.warnPercent, !w && events.length > 0));
     }
-    signals.push(...judged.signals);
-    changes.push({ key: CAPACITY_PREFIX + c.id, value: judged.memory });
+    out.signals.push(...judged.signals);
+    out.changes.push({ key: CAPACITY_PREFIX + c.id, value: judged.memory });
   }
-  return { signals, changes };
+  return out;
 }
 
 /** The source's run with its failure kept rather than thrown, so the collector commits the other source's progress first. */
-export async function settledAzureMonitorSource(run: Pick<CollectorRun, 'ctx' | 'tenant' | 'client' | 'state' | 'intervalSeconds'>, settings: UtilizationSettings): Promise<SourceResult & { error: unknown }> {
+export async function settledAzureMonitorSource(run: SourceRun, settings: UtilizationSettings, rejected = new RejectedRows()): Promise<SourceResult & { error: unknown }> {
   try {
-    return { ...(await readAzureMonitorSource(run, settings)), error: null };
+    return { ...(await readAzureMonitorSource(run, settings, rejected)), error: null };
   } catch (error) {
     return { signals: [], changes: [], error };
   }

@@ -117,7 +117,7 @@ export async function utilizationChecks(client: PlatformClient, tokens: Pick<Ten
       return out;
     }
     try {
-      const batch = await readNewEvents(client, e, new Date(now.getTime() - FLOW_LOOKBACK_MS), now);
+      const batch = await readNewEvents(client, e, { through: new Date(now.getTime() - FLOW_LOOKBACK_MS).toISOString() }, now);
       out.push({ id: 'utilization.eventhouse.read', ok: true, title: readTitle, fix: null });
       const flowing = batch.windows.length > 0 || batch.states.length > 0;
       out.push({ id: 'utilization.eventhouse.flowing', ok: flowing, title: flowTitle, fix: flowing ? null : FIX_FLOW, ...(flowing ? { detail: `${batch.windows.length} windows` } : {}) });

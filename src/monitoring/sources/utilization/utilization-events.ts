@@ -1,26 +1,29 @@
 /**
  * Reading the capacity overview events from the customer's Eventhouse table, incrementally.
  *
- * The cursor is the table's ingestion time: each query asks for rows ingested in (since, until],
- * bounds Vigia chose itself, so a row is never read twice and none falls between two queries,
- * whatever the rows' own times are (a late event, a run missed for hours, a restart — the
- * cursor is committed with the run's incidents). `until` stays a few seconds behind now, so a
- * batch still being committed is read by the next run; a long gap is read one hour per query.
- * Duplicates the platform delivers are removed here by (capacity, window start), and later by
- * the history's primary key and the verdicts' per-capacity watermark.
+ * The cursor is the table's ingestion time on the platform's own clock: each query asks for the
+ * rows ingested after the newest `ingestion_time()` read so far, less OVERLAP_MS, oldest first, and
+ * the rows of that overlap already read are known by their event id (kept with the cursor) and
+ * skipped. Vigia's clock bounds nothing — a row that becomes visible to queries later than rows
+ * ingested after it (an ingestion batch committing late), or a Vigia clock running ahead of the
+ * platform's, is read by a later run, never skipped. A long gap is read PAGE_ROWS rows per query,
+ * up to MAX_QUERIES_PER_RUN queries. Duplicates the platform delivers are removed here by
+ * (capacity, window start), and later by the history's primary key and the verdicts'
+ * per-capacity watermark. The cursor is committed with the run's incidents.
  */
 import { kqlDatetime, kqlTable, kustoQuery } from '../../platform/kusto.js';
-import { VendorAnswerError, type PlatformClient } from '../../platform/platform-client.js';
+import type { PlatformClient } from '../../platform/platform-client.js';
 import type { EventhouseSource } from '../../connection/utilization-settings.js';
+import { figuresProblem, RejectedRows } from './figure-checks.js';
 
 export const SUMMARY_TYPE = 'Microsoft.Fabric.Capacity.Summary';
 export const STATE_TYPE = 'Microsoft.Fabric.Capacity.State';
 export const OPERATION_TYPE = 'Microsoft.Fabric.CapacityOperationEvents.Operation';
 
-/** Rows ingested this recently are left to the next run (an ingestion batch may still be committing). */
-export const SETTLE_MS = 10_000;
-/** One query reads at most this much ingestion time (200 capacities: 24,000 Summary rows). */
-export const SPAN_MS = 3_600_000;
+/** Each query reads again this much ingestion time before the newest row read (rows that became visible late). */
+export const OVERLAP_MS = 5 * 60_000;
+/** Rows one query returns at most (oldest ingestion first; 200 capacities make 24,000 Summary rows an hour). */
+export const PAGE_ROWS = 20_000;
 export const MAX_QUERIES_PER_RUN = 6;
 /** A connection's first run reads back this far (the feed has no backfill beyond the table). */
 export const FIRST_LOOKBACK_MS = 3_600_000;
@@ -54,20 +57,37 @@ export interface EventBatch {
   states: StateChangeEvent[];
   /** Summary rows seen more than once (the platform's duplicates), counted once. */
   duplicates: number;
-  /** The new cursor: every row ingested up to it has been read. */
-  through: Date;
+  /** Rows skipped as unbelievable (malformed, a figure out of range): never stored, never judged. */
+  rejected: RejectedRows;
+  /** The new cursor (to commit with the run). */
+  cursor: EventCursor;
+}
+
+/** Where the reading stands, on the platform's clock. */
+export interface EventCursor {
+  /** The newest `ingestion_time()` read (ISO); null before any row. */
+  through: string | null;
+  /** Rows read whose ingestion time is within OVERLAP_MS of `through`: event id → ingestion time (ms). Absent: read from `through` exactly. */
+  seen?: Record<string, number>;
 }
 
 const READ_QUERY = (table: string) =>
   [
-    'declare query_parameters(since:datetime, until:datetime);',
+    'declare query_parameters(since:datetime);',
     kqlTable(table),
-    '| where ingestion_time() > since and ingestion_time() <= until',
+    '| where ingestion_time() > since',
     `| where type in ('${SUMMARY_TYPE}', '${STATE_TYPE}')`,
     '| extend ingested = ingestion_time()',
-    '| project ingested, type, data',
-    '| order by ingested asc',
+    "| project ingested, eventId = tostring(column_ifexists('id', '')), type, data",
+    `| top ${PAGE_ROWS} by ingested asc`,
   ].join('\n');
+
+/** A row's identity for the overlap: its CloudEvent id, or (a table without ids) what the event is about. */
+function eventKey(row: Record<string, unknown>): string {
+  if (typeof row.eventId === 'string' && row.eventId) return row.eventId;
+  const d = dataOf(row.data);
+  return `${String(row.type)}|${String(d?.capacityId ?? '')}|${String(d?.windowStartTime ?? d?.transitionTime ?? JSON.stringify(row.data).slice(0, 200))}`;
+}
 
 /** `2025-09-22 05:23:00.0000000` (UTC, no zone) or ISO → Date. */
 export function eventDate(v: unknown): Date | null {
@@ -117,7 +137,7 @@ export function summaryFigures(d: Record<string, unknown>): WindowFigures | stri
   if (!capacityId || !windowStart || missing.length > 0) return `a Summary event without ${[...(capacityId ? [] : ['capacityId']), ...(windowStart ? [] : ['windowStartTime']), ...missing].join(', ')}`;
   const baseCu = num(d, 'baseCapacityUnits')!;
   const used = num(d, 'capacityUnitMs')!;
-  return {
+  const f: WindowFigures = {
     capacityId,
     capacityName: typeof d.capacityName === 'string' && d.capacityName ? d.capacityName : capacityId,
     sku: typeof d.capacitySku === 'string' ? d.capacitySku : '',
@@ -131,36 +151,70 @@ export function summaryFigures(d: Record<string, unknown>): WindowFigures | stri
     carryForwardCuMs: num(d, 'overageTotalCapacityUnitMs')!,
     workloads: workloadsOf(d.capacityUnitUtilizationBreakdown),
   };
+  const problem = figuresProblem(f, SUMMARY_FIELDS);
+  return problem ? `the Summary event of ${capacityId} at ${windowStart.toISOString()}: ${problem}` : f;
+}
+
+const SUMMARY_FIELDS = {
+  delay: 'interactiveDelayThresholdPercentage',
+  irej: 'interactiveRejectionThresholdPercentage',
+  brej: 'backgroundRejectionThresholdPercentage',
+  cu: 'capacityUnitMs',
+  carry: 'overageTotalCapacityUnitMs',
+};
+
+/** One row of the table into the batch, or into `rejected` with its reason. */
+function takeRow(row: Record<string, unknown>, table: string, into: { byWindow: Map<string, WindowFigures>; states: StateChangeEvent[]; rejected: RejectedRows; duplicates: number }): void {
+  const d = dataOf(row.data);
+  if (!d) {
+    into.rejected.add(`table ${table}: a ${String(row.type)} row whose "data" is not an object`);
+  } else if (row.type === SUMMARY_TYPE) {
+    const f = summaryFigures(d);
+    if (typeof f === 'string') {
+      into.rejected.add(`table ${table}: ${f}`);
+      return;
+    }
+    const key = `${f.capacityId}|${f.windowStart.toISOString()}`;
+    into.rejected.read++;
+    if (into.byWindow.has(key)) into.duplicates++;
+    else into.byWindow.set(key, f);
+  } else if (row.type === STATE_TYPE) {
+    const at = eventDate(d.transitionTime);
+    if (typeof d.capacityId !== 'string' || !at) {
+      into.rejected.add(`table ${table}: a State event without capacityId or transitionTime`);
+      return;
+    }
+    into.rejected.read++;
+    into.states.push({ capacityId: d.capacityId.toLowerCase(), capacityName: String(d.capacityName ?? d.capacityId), at, state: String(d.capacityState ?? ''), reason: String(d.stateChangeReason ?? '') });
+  }
 }
 
 /** New rows since the cursor (or the first lookback), as far as this run may read. */
-export async function readNewEvents(client: PlatformClient, source: EventhouseSource, cursor: Date | null, now: Date): Promise<EventBatch> {
-  const limit = new Date(now.getTime() - SETTLE_MS);
-  let since = cursor ?? new Date(now.getTime() - FIRST_LOOKBACK_MS);
-  const byWindow = new Map<string, WindowFigures>();
-  const states: StateChangeEvent[] = [];
-  let duplicates = 0;
-  for (let q = 0; q < MAX_QUERIES_PER_RUN && since < limit; q++) {
-    const until = new Date(Math.min(limit.getTime(), since.getTime() + SPAN_MS));
-    const rows = await kustoQuery(client, { queryUri: source.queryUri, database: source.database }, READ_QUERY(source.table), { since: kqlDatetime(since), until: kqlDatetime(until) });
+export async function readNewEvents(client: PlatformClient, source: EventhouseSource, from: EventCursor | null, now: Date, rejected = new RejectedRows()): Promise<EventBatch> {
+  const into = { byWindow: new Map<string, WindowFigures>(), states: [] as StateChangeEvent[], rejected, duplicates: 0 };
+  const seen = new Map(Object.entries(from?.seen ?? {}));
+  let through = from?.through ? Date.parse(from.through) : null;
+  // The first read looks back a while from now (a lookback, not a bound: a skew of Vigia's clock skips nothing).
+  let since = through === null ? now.getTime() - FIRST_LOOKBACK_MS : from?.seen ? through - OVERLAP_MS : through;
+  for (let q = 0; q < MAX_QUERIES_PER_RUN; q++) {
+    const rows = await kustoQuery(client, { queryUri: source.queryUri, database: source.database }, READ_QUERY(source.table), { since: kqlDatetime(new Date(since)) });
+    let fresh = 0;
     for (const row of rows) {
-      const d = dataOf(row.data);
-      if (!d) throw new VendorAnswerError(`table ${source.table}: a row's "data" is not an object — is this the raw capacity-events table?`);
-      if (row.type === SUMMARY_TYPE) {
-        const f = summaryFigures(d);
-        if (typeof f === 'string') throw new VendorAnswerError(`table ${source.table}: ${f}; the event schema is not the documented one, nothing was read`);
-        const key = `${f.capacityId}|${f.windowStart.toISOString()}`;
-        if (byWindow.has(key)) duplicates++;
-        else byWindow.set(key, f);
-      } else if (row.type === STATE_TYPE) {
-        const at = eventDate(d.transitionTime);
-        if (typeof d.capacityId !== 'string' || !at) continue;
-        states.push({ capacityId: d.capacityId.toLowerCase(), capacityName: String(d.capacityName ?? d.capacityId), at, state: String(d.capacityState ?? ''), reason: String(d.stateChangeReason ?? '') });
-      }
+      const ingested = eventDate(row.ingested)?.getTime();
+      const key = eventKey(row);
+      if (ingested === undefined || seen.has(key)) continue;
+      fresh++;
+      seen.set(key, ingested);
+      if (through === null || ingested > through) through = ingested;
+      takeRow(row, source.table, into);
     }
-    since = until;
+    // A short page is the end; a full page that brought nothing new cannot move on (more rows share the overlap than a page holds).
+    if (rows.length < PAGE_ROWS || fresh === 0 || through === null) break;
+    since = through - OVERLAP_MS;
   }
-  return { windows: [...byWindow.values()], states, duplicates, through: since };
+  const keep = Object.fromEntries([...seen].filter(([, t]) => through !== null && t > through - OVERLAP_MS));
+  const cursor: EventCursor = { through: through === null ? null : new Date(through).toISOString(), seen: keep };
+  return { windows: [...into.byWindow.values()], states: into.states, duplicates: into.duplicates, rejected: into.rejected, cursor };
 }
 
 export interface Culprit {

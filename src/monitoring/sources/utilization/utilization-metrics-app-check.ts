@@ -5,7 +5,7 @@
  * last half hour (the app publishes 10–15 minutes late; none in 30 minutes means every capacity is
  * paused or the app's data is stale).
  */
-import { executeDax, MAPPINGS, probeMapping, timepointsQuery, type NameMapping } from './utilization-metrics-app.js';
+import { executeDax, MAPPINGS, probeMapping, timepointsQuery, type NameMapping } from './metrics-app-dax.js';
 import type { Texts } from '../../messages/fixes.js';
 import { VendorHttpError, type PlatformClient } from '../../platform/platform-client.js';
 import type { MetricsAppSource } from '../../connection/utilization-settings.js';

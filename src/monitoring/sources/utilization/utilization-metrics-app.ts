@@ -22,14 +22,16 @@
  * the items with most CU on the capacity that day.
  */
 import type { SignalInput } from '../../../alerts/signals.js';
-import type { Queryable } from '../../../db/index.js';
+import type { Reader } from '../../engine/reader.js';
 import { storeWindows } from './capacity-history.js';
 import type { CollectorRun } from '../../engine/collector.js';
 import type { StateChange } from '../../engine/output.js';
 import type { Texts } from '../../messages/fixes.js';
-import { VendorAnswerError, VendorHttpError, type PlatformClient } from '../../platform/platform-client.js';
+import type { PlatformClient } from '../../platform/platform-client.js';
 import { thresholdsFor, type MetricsAppSource, type UtilizationSettings } from '../../connection/utilization-settings.js';
 import type { StateChangeEvent, WindowFigures } from './utilization-events.js';
+import { figuresProblem, RejectedRows } from './figure-checks.js';
+import { column, executeDax, isDaxRefusal, itemsQuery, MAPPINGS, NONE_FOUND, numberOf, probeMapping, timepointOf, timepointsQuery, type Measure, type NameMapping } from './metrics-app-dax.js';
 import { freshMemory, judgeCapacity, PAUSE_SPIKE_PERCENT, stageOf, throttledMessage, type CapacityMemory } from './utilization-verdicts.js';
 
 export const UNREADABLE_KIND = 'CapacityMetricsUnreadable';
@@ -46,54 +48,6 @@ export const STALE_MS = 3_600_000;
 const RETENTION_MS = 14 * 86_400_000;
 const CULPRITS = 5;
 
-type Measure = 'delay' | 'irej' | 'brej' | 'thr' | 'carry' | 'cu' | 'sku';
-
-/** One historical name set of the app's model. */
-export interface NameMapping {
-  /** The app versions that use these names. */
-  versions: string;
-  /** The measure whose presence identifies the set (FUAM's version probes). */
-  probe: string;
-  capacityId: string;
-  /** The column the timepoints' date is filtered on. */
-  date: string;
-  measures: Record<Measure, string>;
-  items: { table: string; itemId: string; cu: string; workspaceId: string; itemKind: string };
-}
-
-const V40_MEASURES: Record<Measure, string> = {
-  delay: 'Dynamic interactive delay %',
-  irej: 'Dynamic interactive rejection %',
-  brej: 'Dynamic background rejection %',
-  thr: 'Interactive rejection threshold',
-  carry: 'Cumulative carry over %',
-  cu: 'Cumulative CU usage (s)',
-  sku: 'SKU CU by timepoint',
-};
-const V40_ITEMS = { table: 'Metrics By Item Operation And Day', itemId: 'Item Id', cu: 'CU (s)', workspaceId: 'Workspace Id', itemKind: 'Item Kind' };
-
-/** Newest first: the first probe the model answers wins. */
-export const MAPPINGS: readonly NameMapping[] = [
-  { versions: 'v53–v65', probe: 'Blocked workspaces (Day)', capacityId: 'Capacity Id', date: "'Dates'[Date]", measures: V40_MEASURES, items: V40_ITEMS },
-  { versions: 'v40–v47', probe: 'Background billable CU %', capacityId: 'capacity Id', date: "'TimePoints'[Date]", measures: V40_MEASURES, items: V40_ITEMS },
-  {
-    versions: 'v37',
-    probe: 'xBackground %',
-    capacityId: 'capacityId',
-    date: "'TimePoints'[Date]",
-    measures: {
-      delay: 'Dynamic InteractiveDelay %',
-      irej: 'Dynamic InteractiveRejection %',
-      brej: 'Dynamic BackgroundRejection %',
-      thr: 'Interactive rejection threshold',
-      carry: 'xCarryOver_Cumulative %',
-      cu: 'Cumulative CU Usage (s)',
-      sku: 'SKU CU by TimePoint',
-    },
-    items: { table: 'MetricsByItemandOperationandDay', itemId: 'ItemId', cu: 'sum_CU', workspaceId: 'WorkspaceId', itemKind: 'ItemKind' },
-  },
-];
-
 export interface AppMemory {
   /** `versions` of the mapping in use, or null (probe first). */
   mapping: string | null;
@@ -105,115 +59,9 @@ export interface AppMemory {
 
 const freshApp = (): AppMemory => ({ mapping: null, through: null, unreadable: null });
 
-/** The model refused the query as DAX (a name it lacks); anything else is not about names. */
-const isDaxRefusal = (err: unknown) => err instanceof VendorHttpError && err.status === 400 && err.family === 'powerbi';
 
 class Unreadable extends Error {}
 
-// ---- DAX ----
-
-const q = (name: string) => `'${name.replace(/'/g, "''")}'`;
-const measure = (name: string) => `'All Measures'[${name}]`;
-const daxDate = (d: Date) => `DATE(${d.getUTCFullYear()}, ${d.getUTCMonth() + 1}, ${d.getUTCDate()})`;
-const daxDateTime = (d: Date) => `${daxDate(d)} + TIME(${d.getUTCHours()}, ${d.getUTCMinutes()}, ${d.getUTCSeconds()})`;
-
-export const probeQuery = (m: NameMapping) => `EVALUATE ROW("probe", ${measure(m.probe)})`;
-
-function days(after: Date, upTo: Date): Date[] {
-  const out: Date[] = [];
-  for (let t = Date.UTC(after.getUTCFullYear(), after.getUTCMonth(), after.getUTCDate()); t <= upTo.getTime(); t += 86_400_000) out.push(new Date(t));
-  return out;
-}
-
-export function timepointsQuery(m: NameMapping, after: Date, upTo: Date): string {
-  const tp = "'TimePoints'[TimePoint]";
-  return [
-    'EVALUATE',
-    'SUMMARIZECOLUMNS(',
-    `  Capacities[${m.capacityId}],`,
-    `  ${tp},`,
-    `  TREATAS({${days(after, upTo).map(daxDate).join(', ')}}, ${m.date}),`,
-    `  FILTER(VALUES(${tp}), ${tp} > ${daxDateTime(after)} && ${tp} <= ${daxDateTime(upTo)}),`,
-    (Object.keys(m.measures) as Measure[]).map((k) => `  "${k}", ${measure(m.measures[k])}`).join(',\n'),
-    ')',
-    `ORDER BY ${tp}`,
-  ].join('\n');
-}
-
-export function itemsQuery(m: NameMapping, capacityId: string, day: Date, top: number): string {
-  const t = q(m.items.table);
-  return [
-    'EVALUATE',
-    `TOPN(${top},`,
-    '  SUMMARIZECOLUMNS(',
-    `    ${t}[${m.items.itemId}],`,
-    `    'Items'[${m.items.workspaceId}],`,
-    `    'Items'[${m.items.itemKind}],`,
-    `    TREATAS({"${capacityId.replace(/"/g, '')}"}, Capacities[${m.capacityId}]),`,
-    `    TREATAS({${daxDate(day)}}, ${t}[Date]),`,
-    `    "cu", SUM(${t}[${m.items.cu}])`,
-    '  ),',
-    '  [cu], DESC)',
-  ].join('\n');
-}
-
-// ---- executeQueries ----
-
-interface ExecuteAnswer {
-  results?: Array<{ tables?: Array<{ rows?: Array<Record<string, unknown>>; error?: unknown }>; error?: unknown }>;
-  error?: unknown;
-}
-
-/** One DAX query's rows; an answer carrying an error (cut at the row limit, a second table) is an error, never a short result. */
-export async function executeDax(client: PlatformClient, source: MetricsAppSource, dax: string): Promise<Array<Record<string, unknown>>> {
-  const body = await client.json<ExecuteAnswer>({
-    family: 'powerbi',
-    audience: 'powerbi',
-    method: 'POST',
-    url: client.powerBi(`/groups/${source.workspaceId}/datasets/${source.datasetId}/executeQueries`),
-    body: { queries: [{ query: dax }], serializerSettings: { includeNulls: true } },
-  });
-  const result = body?.results?.[0];
-  const table = result?.tables?.[0];
-  const error = body?.error ?? result?.error ?? table?.error;
-  if (error) throw new VendorAnswerError(`executeQueries answered with an error: ${JSON.stringify(error).slice(0, 300)} — nothing of it is used`);
-  if (!table || !Array.isArray(table.rows)) throw new VendorAnswerError('executeQueries answered without a result table');
-  return table.rows;
-}
-
-/** A row's value by column name, however the service qualifies it (`[alias]`, `Table[Column]`, `'Table'[Column]`). */
-function column(row: Record<string, unknown>, name: string): unknown {
-  const want = `[${name.toLowerCase()}]`;
-  const key = Object.keys(row).find((k) => k.toLowerCase().endsWith(want));
-  return key === undefined ? undefined : row[key];
-}
-
-const numberOf = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : null);
-
-/** The model's `2026-06-15T12:00:30` (no zone; read as UTC — Unconfirmed, the app's reports show UTC timepoints). */
-function timepointOf(v: unknown): Date | null {
-  if (typeof v !== 'string') return null;
-  const s = /[zZ]|[+-]\d\d:\d\d$/.test(v) ? v : `${v}Z`;
-  const t = Date.parse(s);
-  return Number.isFinite(t) ? new Date(t) : null;
-}
-
-// ---- version ----
-
-/** The first mapping whose probe the model answers, or null. */
-export async function probeMapping(client: PlatformClient, source: MetricsAppSource): Promise<NameMapping | null> {
-  for (const m of MAPPINGS) {
-    try {
-      await executeDax(client, source, probeQuery(m));
-      return m;
-    } catch (err) {
-      if (!isDaxRefusal(err)) throw err;
-    }
-  }
-  return null;
-}
-
-const NONE_FOUND = `a version Vigia does not know: the model has none of the measures that identify the known versions (${MAPPINGS.map((m) => `'${m.probe}' ${m.versions}`).join(', ')})`;
 
 // ---- figures ----
 
@@ -223,7 +71,8 @@ interface CapacityInfo {
   active: boolean;
 }
 
-function figuresOf(m: NameMapping, row: Record<string, unknown>, caps: Map<string, CapacityInfo>): WindowFigures | null {
+/** A timepoint row's figures; null when it has no usage yet; a string when a figure is out of range (the row is skipped). */
+function figuresOf(m: NameMapping, row: Record<string, unknown>, caps: Map<string, CapacityInfo>): WindowFigures | string | null {
   const id = column(row, m.capacityId);
   const at = timepointOf(column(row, 'TimePoint'));
   if (typeof id !== 'string' || !at) throw new Unreadable(`a timepoint row without ${typeof id !== 'string' ? m.capacityId : 'TimePoint'}`);
@@ -233,11 +82,12 @@ function figuresOf(m: NameMapping, row: Record<string, unknown>, caps: Map<strin
   if (v('cu') === null) return null;
   const [thr, sku] = [v('thr'), v('sku')];
   // A timepoint without its 100 % line or its SKU cannot be scaled: unreadable, not guessed.
+  if (thr !== null && sku !== null && (thr < 0 || sku < 0)) return `the timepoint ${at.toISOString()} of ${id}: '${thr < 0 ? m.measures.thr : m.measures.sku}' is negative`;
   if (thr === null || thr <= 0 || sku === null || sku <= 0) throw new Unreadable(`'${m.measures.thr}' or '${m.measures.sku}' is blank or zero at ${at.toISOString()}, so the figures cannot be scaled`);
   const cu = v('cu')!;
   const capacityId = id.toLowerCase();
   const info = caps.get(capacityId);
-  return {
+  const w: WindowFigures = {
     capacityId,
     capacityName: info?.name ?? capacityId,
     sku: info?.sku ?? '',
@@ -251,10 +101,12 @@ function figuresOf(m: NameMapping, row: Record<string, unknown>, caps: Map<strin
     carryForwardCuMs: ((v('carry') ?? 0) / thr) * sku * 1000,
     workloads: {},
   };
+  const problem = figuresProblem(w, { delay: `'${m.measures.delay}'`, irej: `'${m.measures.irej}'`, brej: `'${m.measures.brej}'`, cu: `'${m.measures.cu}'`, carry: `'${m.measures.carry}'` });
+  return problem ? `the timepoint ${at.toISOString()} of ${capacityId}: ${problem}` : w;
 }
 
 /** Timepoints after the cursor, as far as this run may read; the new cursor. */
-async function readTimepoints(client: PlatformClient, source: MetricsAppSource, m: NameMapping, cursor: Date, now: Date, caps: Map<string, CapacityInfo>) {
+async function readTimepoints(client: PlatformClient, source: MetricsAppSource, m: NameMapping, cursor: Date, now: Date, caps: Map<string, CapacityInfo>, rejected: RejectedRows) {
   const windows: WindowFigures[] = [];
   let after = cursor;
   for (let n = 0; n < MAX_QUERIES_PER_RUN && after < now; n++) {
@@ -263,9 +115,15 @@ async function readTimepoints(client: PlatformClient, source: MetricsAppSource, 
     let newest: Date | null = null;
     for (const row of rows) {
       const w = figuresOf(m, row, caps);
-      if (!w || w.windowStart <= after || w.windowStart > upTo) continue;
-      windows.push(w);
-      if (!newest || w.windowStart > newest) newest = w.windowStart;
+      // A row out of range is skipped and counted; the cursor passes it with the rows after it.
+      const at = typeof w === 'string' ? timepointOf(column(row, 'TimePoint'))! : w?.windowStart;
+      if (!w || !at || at <= after || at > upTo) continue;
+      if (typeof w === 'string') rejected.add(`Capacity Metrics app: ${w}`);
+      else {
+        rejected.read++;
+        windows.push(w);
+      }
+      if (!newest || at > newest) newest = at;
     }
     if (newest) after = newest;
     else if (upTo.getTime() <= now.getTime() - STALE_MS) after = upTo;
@@ -284,7 +142,7 @@ interface Culprit {
   cu: number;
 }
 
-async function namesOf(db: Queryable, tenantRef: string, orgId: string, culprits: Culprit[]) {
+async function namesOf(db: Reader, tenantRef: string, orgId: string, culprits: Culprit[]) {
   const items = await db.query('SELECT item_id, item_name FROM monitored_lineage WHERE tenant_ref = $1 AND item_id = ANY($2::text[])', [tenantRef, culprits.map((c) => c.itemId)]);
   const spaces = await db.query('SELECT remote_id, name FROM workspaces WHERE org_id = $1 AND lower(remote_id) = ANY($2::text[])', [orgId, culprits.map((c) => c.workspaceId)]);
   return {
@@ -310,7 +168,7 @@ async function culpritText(run: MetricsAppRun, source: MetricsAppSource, m: Name
     .filter((c) => c.itemId && c.cu > 0);
   const total = culprits.reduce((a, c) => a + c.cu, 0);
   if (total <= 0) return null;
-  const names = await namesOf(run.ctx.db, run.tenant.id, run.tenant.org_id, culprits);
+  const names = await namesOf(run.reader, run.tenant.id, run.tenant.org_id, culprits);
   const list = culprits.map((c) => `${names.item.get(c.itemId) ?? c.itemId} (${c.itemKind}, workspace ${names.workspace.get(c.workspaceId) ?? c.workspaceId}) ${Math.round((c.cu / total) * 100)} %`);
   return {
     'pt-BR': `Itens com mais CU no dia (app Capacity Metrics, que agrega por dia): ${list.join('; ')}.`,
@@ -359,11 +217,11 @@ async function capacitiesOf(client: PlatformClient): Promise<Map<string, Capacit
   return out;
 }
 
-export type MetricsAppRun = Pick<CollectorRun, 'ctx' | 'tenant' | 'client' | 'state' | 'commit'>;
+export type MetricsAppRun = Pick<CollectorRun, 'ctx' | 'tenant' | 'client' | 'state' | 'reader' | 'write' | 'commit'>;
 
 /** One run of the `utilization` collector on the Metrics app source (called by utilization.ts). */
-export async function runMetricsApp(run: MetricsAppRun, settings: UtilizationSettings, source: MetricsAppSource): Promise<void> {
-  const { ctx, tenant, client, state, commit } = run;
+export async function runMetricsApp(run: MetricsAppRun, settings: UtilizationSettings, source: MetricsAppSource, rejected = new RejectedRows()): Promise<void> {
+  const { ctx, tenant, client, state, write, commit } = run;
   const now = ctx.clock.now();
   const prev = { ...freshApp(), ...((state.get(METRICS_APP_KEY) as Partial<AppMemory> | undefined) ?? {}) };
   const who = { tenantId: tenant.id, tenantName: tenant.name };
@@ -383,14 +241,14 @@ export async function runMetricsApp(run: MetricsAppRun, settings: UtilizationSet
   let batch: Awaited<ReturnType<typeof readTimepoints>>;
   try {
     try {
-      batch = await readTimepoints(client, source, mapping, cursor, now, caps);
+      batch = await readTimepoints(client, source, mapping, cursor, now, caps, rejected);
     } catch (err) {
       // The names cached no longer fit (the app was upgraded): probe again, once.
       if (!isDaxRefusal(err) || probed) throw err;
       const again = await probeMapping(client, source);
       if (!again) return unreadable(NONE_FOUND);
       mapping = again;
-      batch = await readTimepoints(client, source, mapping, cursor, now, caps);
+      batch = await readTimepoints(client, source, mapping, cursor, now, caps, rejected);
     }
   } catch (err) {
     if (isDaxRefusal(err)) return unreadable(`${mapping.versions} (the model has '${mapping.probe}'), but the model refuses the timepoints query with these names (${(err as Error).message}): a later app version`);
@@ -398,7 +256,7 @@ export async function runMetricsApp(run: MetricsAppRun, settings: UtilizationSet
     throw err;
   }
 
-  await storeWindows(ctx.db, tenant.org_id, tenant.id, batch.windows.filter((w) => w.utilizationPct <= PAUSE_SPIKE_PERCENT));
+  write((q) => storeWindows(q, tenant.org_id, tenant.id, batch.windows.filter((w) => w.utilizationPct <= PAUSE_SPIKE_PERCENT)));
   const signals: SignalInput[] = prev.unreadable ? [unreadableSignal('recovery', prev.unreadable, prev.unreadable.found, now)] : [];
   const changes: StateChange[] = [{ key: METRICS_APP_KEY, value: { mapping: mapping.versions, through: batch.through.toISOString(), unreadable: null } satisfies AppMemory }];
   const ids = new Set(batch.windows.map((w) => w.capacityId));

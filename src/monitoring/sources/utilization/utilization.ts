@@ -20,7 +20,9 @@ import * as T from '../../messages/titles.js';
 import { thresholdsFor, utilizationOf, type EventhouseSource } from '../../connection/utilization-settings.js';
 import { settledAzureMonitorSource } from './utilization-azure-monitor.js';
 import { metricsAppReleaseSignals, runMetricsApp } from './utilization-metrics-app.js';
-import { readCulprits, readNewEvents, type Culprit, type WindowFigures } from './utilization-events.js';
+import { readCulprits, readNewEvents, type Culprit, type EventCursor, type WindowFigures } from './utilization-events.js';
+import { RejectedRows } from './figure-checks.js';
+import { REJECTED_KEY, rejectedRelease, rejectedStep, type RejectedMemory } from '../../engine/rejected-rows.js';
 import { freshMemory, judgeCapacity, releaseSignals, stageOf, throttledMessage, type CapacityMemory } from './utilization-verdicts.js';
 
 const CURSOR_KEY = 'cursor';
@@ -55,32 +57,39 @@ async function describeCulprits(client: PlatformClient, source: EventhouseSource
 export const utilizationCollector: Collector = {
   name: 'utilization',
   async run(run) {
-    const { ctx, tenant, client, state, commit } = run;
+    const { ctx, tenant, client, state, write } = run;
     const settings = utilizationOf(tenant.utilization);
+    // Rows any source skipped as unbelievable (figure-checks.ts): the collector's status, and a Tenant incident if it lasts.
+    const rejected = new RejectedRows();
+    const commit: typeof run.commit = (signals, changes) => {
+      const step = rejectedStep(state.get(REJECTED_KEY) as RejectedMemory | undefined, { count: rejected.count, note: rejected.note() }, 'utilization', tenant, ctx.clock.now());
+      run.reportProgress({ polled: rejected.read, deferred: 0, rejected: rejected.count, rejectedNote: rejected.note() });
+      return run.commit([...signals, ...step.signals], [...changes, ...step.changes]);
+    };
     // Azure Monitor metrics of Embedded A SKUs (utilization-azure-monitor.ts), beside the Eventhouse:
     // its failure is the run's error, raised after the other source's progress is committed.
-    const azureMonitor = settings.armScopes.length > 0 ? await settledAzureMonitorSource(run, settings) : null;
+    const azureMonitor = settings.armScopes.length > 0 ? await settledAzureMonitorSource(run, settings, rejected) : null;
     const source = settings.eventhouse;
     if (!source) {
       if (settings.metricsApp) {
         // The Capacity Metrics app's model when there is no event stream (utilization-metrics-app.ts);
         // Azure Monitor's progress is committed with it (one commit per run).
         const withAzure: typeof commit = (signals, changes) => commit([...(azureMonitor?.signals ?? []), ...signals], [...(azureMonitor?.changes ?? []), ...changes]);
-        await runMetricsApp({ ctx, tenant, client, state, commit: withAzure }, settings, settings.metricsApp);
+        await runMetricsApp({ ctx, tenant, client, state, reader: run.reader, write, commit: withAzure }, settings, settings.metricsApp, rejected);
       } else if (azureMonitor) await commit(azureMonitor.signals, azureMonitor.changes);
       if (azureMonitor?.error) throw azureMonitor.error;
       // No source (or only sources this version does not read): no call, nothing to commit.
       return;
     }
     const now = ctx.clock.now();
-    const cursorValue = state.get(CURSOR_KEY) as { through?: string } | undefined;
-    const cursor = cursorValue?.through ? new Date(cursorValue.through) : null;
-    const batch = await readNewEvents(client, source, cursor, now);
-    await storeWindows(ctx.db, tenant.org_id, tenant.id, batch.windows.filter((w) => w.utilizationPct <= 500));
+    // The cursor is on the platform's clock (the newest ingestion_time() read; utilization-events.ts).
+    const cursor = (state.get(CURSOR_KEY) as EventCursor | undefined) ?? null;
+    const batch = await readNewEvents(client, source, cursor, now, rejected);
+    write((q) => storeWindows(q, tenant.org_id, tenant.id, batch.windows.filter((w) => w.utilizationPct <= 500)));
 
     const ids = new Set([...batch.windows.map((w) => w.capacityId), ...batch.states.map((s) => s.capacityId)]);
     const signals: SignalInput[] = [];
-    const changes: StateChange[] = [{ key: CURSOR_KEY, value: { through: batch.through.toISOString() } }];
+    const changes: StateChange[] = [{ key: CURSOR_KEY, value: batch.cursor }];
     for (const id of ids) {
       const windows = batch.windows.filter((w) => w.capacityId === id);
       const states = batch.states.filter((s) => s.capacityId === id);
@@ -103,6 +112,6 @@ export const utilizationCollector: Collector = {
     return [...state]
       .filter(([k]) => k.startsWith(CAPACITY_PREFIX))
       .flatMap(([k, v]) => releaseSignals(k.slice(CAPACITY_PREFIX.length), v as CapacityMemory, now))
-      .concat(metricsAppReleaseSignals(state, now));
+      .concat(metricsAppReleaseSignals(state, now), rejectedRelease(state, 'utilization', now));
   },
 };

@@ -1,6 +1,7 @@
 /**
  * Concurrent changes of one tenant connection: each PATCH changes only what it names, so two
- * (or four) at once of different fields all survive.
+ * (or four) at once of different fields all survive. Only on PostgreSQL (a *.pg.test.ts file):
+ * the embedded engine runs one transaction at a time, so there no race can happen.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateTenant } from '../../src/monitoring/tenants.js';

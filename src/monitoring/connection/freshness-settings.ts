@@ -5,10 +5,10 @@
  * database) — the most specific one wins. Read and replaced as one document through the admin
  * API; the freshness collector reads it at the start of each run.
  */
-import type { AppContext } from '../../../context.js';
-import type { Queryable } from '../../../db/index.js';
-import { invalidInput } from '../../../errors.js';
-import { loadTenant } from '../../connection/tenant-row.js';
+import type { AppContext } from '../../context.js';
+import type { Queryable } from '../../db/index.js';
+import { invalidInput } from '../../errors.js';
+import { loadTenant } from './tenant-row.js';
 
 export const DEFAULT_GRACE_MINUTES = 30;
 export const MAX_GRACE_MINUTES = 24 * 60;
@@ -66,7 +66,7 @@ export function validateFreshnessSettings(input: FreshnessSettingsInput): Freshn
 }
 
 /** The settings of a tenant connection (defaults when none were saved). No org check: callers scope. */
-export async function readFreshnessSettings(q: Queryable, tenantRef: string): Promise<FreshnessSettings> {
+export async function readFreshnessSettings(q: Pick<Queryable, 'query'>, tenantRef: string): Promise<FreshnessSettings> {
   const { rows } = await q.query<Row>('SELECT scope, scope_id, max_age_minutes, grace_minutes FROM freshness_settings WHERE tenant_ref = $1 ORDER BY scope, scope_id', [tenantRef]);
   const tenant = rows.find((r) => r.scope === 'tenant');
   const of = (scope: Row['scope']) => rows.filter((r) => r.scope === scope && r.max_age_minutes !== null).map((r) => ({ id: r.scope_id, maxAgeMinutes: r.max_age_minutes! }));

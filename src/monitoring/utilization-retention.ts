@@ -1,7 +1,7 @@
 /** The hourly purge of capacity load history (30-second figures 14 days, hourly roll-ups 400 days). */
-import { type BackgroundJob, startPeriodicJob } from '../../../background-job.js';
-import type { AppContext } from '../../../context.js';
-import { purgeUtilizationHistory } from './capacity-history.js';
+import { type BackgroundJob, startPeriodicJob } from '../background-job.js';
+import type { AppContext } from '../context.js';
+import { purgeUtilizationHistory } from './sources/utilization/capacity-history.js';
 
 const EVERY_MS = 3_600_000;
 const FIRST_RUN_AFTER_MS = 5_000;

@@ -1,0 +1,72 @@
+import { useState } from 'preact/hooks';
+import type { Tenant, TenantCheck } from '../api.js';
+import { useConsole } from '../app-context.js';
+import { ConfirmAction, ErrorMessage, useAction } from '../components.js';
+import { CredentialsForm } from './tenant-credentials.js';
+
+/** "Missing" is access to grant; a connection that failed or an endpoint that is busy says so (the server's `cause`). */
+const CONNECTION_CAUSES = new Set(['blocked', 'tls_untrusted', 'tls_hostname', 'tls_expired', 'dns', 'refused', 'timeout', 'reset', 'other']);
+function checkLabel(cause: string | undefined): 'tnMissing' | 'tnFailed' | 'tnBusy' {
+  if (cause === 'throttled') return 'tnBusy';
+  return cause && CONNECTION_CAUSES.has(cause) ? 'tnFailed' : 'tnMissing';
+}
+
+/**
+ * The owner's buttons of a tenant connection: check its permissions (every item OK or missing,
+ * with its fix, below) and remove it after a confirmation.
+ */
+export function TenantOwnerActions(props: { path: string; tenant: Tenant; onRemoved: () => void }) {
+  const { t, call } = useConsole();
+  const tn = props.tenant;
+  const [check, setCheck] = useState<TenantCheck | null>(null);
+  const checking = useAction();
+  const remove = useAction();
+  return (
+    <>
+      <p>
+        <button type="button" disabled={checking.busy} onClick={() => checking.run(async () => setCheck(await call<TenantCheck>('POST', `${props.path}/check`)))}>
+          {t('tnCheck')}
+        </button>{' '}
+        <ConfirmAction
+          danger
+          label={t('tnRemove')}
+          accessibleLabel={`${t('tnRemove')}: ${tn.name}`}
+          question={t('tnRemoveQuestion', { name: tn.name })}
+          onConfirm={() =>
+            remove.run(async () => {
+              await call('DELETE', props.path);
+              props.onRemoved();
+            })
+          }
+        />
+      </p>
+      <CredentialsForm path={props.path} tenantId={tn.id} name={tn.name} onChecked={setCheck} />
+      <ErrorMessage error={checking.error} />
+      <ErrorMessage error={remove.error} />
+      {check && <CheckResult tenantName={tn.name} check={check} />}
+    </>
+  );
+}
+
+function CheckResult(props: { tenantName: string; check: TenantCheck }) {
+  const { t, lang } = useConsole();
+  const { check } = props;
+  return (
+    <section aria-label={t('tnCheckResult', { name: props.tenantName })} data-testid="check-result">
+      <p role="status">{check.ok ? t('tnCheckOk') : t('tnCheckProblems')}</p>
+      <ul class="checks">
+        {check.checks.map((c) => (
+          <li key={`${c.id}-${c.title.en}`} data-check={c.id} data-ok={String(c.ok)}>
+            <strong>{c.ok ? t('tnOk') : t(checkLabel(c.cause))}</strong> — {c.title[lang]}
+            {c.detail && <span class="muted"> ({c.detail})</span>}
+            {c.fix && (
+              <p>
+                {t('tnFix')}: {c.fix[lang]}
+              </p>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
