@@ -105,11 +105,13 @@ function pickGateway(sim: TenantSim) {
   return { gateway, model: null };
 }
 
+type Step = (n: number, text: string) => void;
+
 export async function runLiveDemo(config: Config, opts: LiveDemoOptions = {}): Promise<LiveDemoResult> {
   const out = opts.out ?? ((line: string) => process.stdout.write(`${line}\n`));
   const timeout = opts.stepTimeoutMs ?? STEP_TIMEOUT_MS;
   const cert = ensureLocalCert(demoCertDir(config), defaultCaDir({ VIGIA_DATA_DIR: config.dataDir }));
-  const step = (n: number, text: string) => out(`  ${String(n).padStart(2)}. ${text}`);
+  const step: Step = (n, text) => out(`  ${String(n).padStart(2)}. ${text}`);
 
   out('');
   out('Live: Vigia watches a simulated Power BI / Fabric tenant (no Microsoft account needed).');
@@ -122,94 +124,22 @@ export async function runLiveDemo(config: Config, opts: LiveDemoOptions = {}): P
     step(1, `tenant simulator at ${sim.origin}: ${s.capacities.length} capacities, ${s.workspaces.length} workspaces, ${s.gateways.length} gateways (answers as Entra ID, Power BI, Fabric, ARM and Cost Management)`);
 
     // Its own throwaway embedded database: a server running on the configured one would otherwise
-    // claim the demo's collectors too. Loopback is a private address: only the allowlist lets
-    // Vigia reach the simulator and the receiver.
+    // claim the demo's collectors too.
     scratch = await mkdtemp(path.join(tmpdir(), 'vigia-demo-live-'));
-    const live: Config = {
-      ...config,
-      port: 0,
-      host: '127.0.0.1',
-      logLevel: 'error',
-      databaseUrl: undefined,
-      databaseReadUrl: undefined,
-      dataDir: scratch,
-      adminToken: undefined,
-      redisUrl: undefined,
-      metricsPort: undefined,
-      oidc: undefined,
-      destinationAllowlist: [...config.destinationAllowlist, '127.0.0.1', 'localhost'],
-    };
-    service = await startService(live, { onAdminToken: () => undefined });
+    service = await startService(liveConfig(config, scratch), { onAdminToken: () => undefined });
     const ctx = service.ctx;
-    const base = service.address!.replace('127.0.0.1', 'localhost');
-    step(2, `Vigia running in this process at ${base} (delivery worker, alert jobs, collectors)`);
+    step(2, `Vigia running in this process at ${service.address!.replace('127.0.0.1', 'localhost')} (delivery worker, alert jobs, collectors)`);
 
-    const org = await createOrg(ctx, { name: 'Demo — simulated tenant' });
-    const apiKey = (await createApiKey(ctx, org.id, { name: 'demo live (all scopes)', scopes: API_SCOPES })).key;
-    const port = await freePort();
-    const destination = await createDestination(ctx, org.id, { name: 'demo receiver', kind: 'webhook', url: `https://localhost:${port}/` });
-    const received: string[] = [];
-    receiver = await startListener({
-      secret: destination.signingSecret!,
-      port,
-      host: '127.0.0.1',
-      cert: cert.certFile,
-      key: cert.keyFile,
-      out: (line) => received.push(line),
-    });
+    const demo = await demoOrgAndReceiver(ctx, cert);
+    receiver = demo.receiver;
+    const { org, apiKey, received } = demo;
     step(3, `organization "${org.name}" (${org.id}), an API key and a webhook destination → local receiver ${receiver.url}`);
 
-    const collectors = Object.fromEntries(
-      [...IMPLEMENTED_COLLECTORS].filter((n) => n !== 'costs').map((n) => [n, { enabled: true, intervalSeconds: COLLECTOR_INTERVAL_SECONDS }]),
-    );
-    const tenant = await createTenant(ctx, org.id, {
-      name: 'Contoso (simulated)',
-      tenantId: sim.tenantId,
-      clientId: sim.clientId,
-      credentials: { clientSecret: sim.clientSecret },
-      mode: 'admin',
-      endpoints: { authorityHost: sim.origin, powerBi: sim.origin, fabric: sim.origin, arm: sim.origin },
-      collectors,
-    });
-    step(4, `tenant connected (admin mode, every endpoint = the simulator); collectors ${Object.keys(collectors).join(', ')} every ${COLLECTOR_INTERVAL_SECONDS} s`);
-
-    const firstRun = await until('the first gateway run', timeout, async () => {
-      const { rows } = await ctx.db.query<{ last_run_at: Date | null; last_error: string | null }>(
-        "SELECT last_run_at, last_error FROM collector_schedules WHERE tenant_ref = $1 AND collector = 'gateway'",
-        [tenant.id],
-      );
-      return rows[0]?.last_run_at ? rows[0] : null;
-    });
-    if (firstRun.last_error) throw new LiveDemoError(`the gateway collector failed: ${firstRun.last_error}`);
+    const tenant = await connectSimulatedTenant(ctx, org.id, sim, step);
+    await firstGatewayRun(ctx, tenant.id, timeout);
     step(5, `first gateway run done: ${s.gateways.length} gateways online, nothing to report`);
 
-    const { gateway, model } = pickGateway(sim);
-    sim.control.gatewayOffline({ gatewayId: gateway.id, offline: true });
-    step(6, `in the simulator, "${gateway.displayName}" goes offline`);
-
-    const alert = await until('the gateway incident', timeout, async () => {
-      const { rows } = await ctx.db.query<{ id: string; title: string; severity: string }>(
-        "SELECT id, title, severity FROM alerts WHERE org_id = $1 AND source_type = 'Gateway' AND source_id = $2 AND notification_kind = 'GatewayOffline' AND status = 'open'",
-        [org.id, gateway.id],
-      );
-      return rows[0];
-    });
-    step(7, `incident opened by the gateway collector: [${alert.severity}] ${alert.title} (${alert.id})`);
-
-    const delivery = await until('the delivery at the receiver', timeout, async () => received.find((l) => l.includes(`alert=${alert.id}`) && l.includes('alert.opened')));
-    step(8, `the receiver verified the signed delivery: ${delivery.replace(/^\S+ /, '')}`);
-
-    let lastAnswer = '';
-    const listed = await until('the public API to list the incident', timeout, async () => {
-      const res = await fetch(`${service!.address}/api/public/v1/alerts?status=open&sourceType=Gateway`, { headers: { 'X-Api-Key': apiKey } });
-      lastAnswer = `${res.status} ${(await res.clone().text()).slice(0, 300)}`;
-      const page = (await res.json()) as { value?: { sourceName: string; notificationKind: string; status: string }[] };
-      return page.value?.find((a) => a.notificationKind === 'GatewayOffline' && a.sourceName === gateway.displayName);
-    }).catch((err: Error) => {
-      throw new LiveDemoError(`${err.message} (last answer: ${lastAnswer})`);
-    });
-    step(9, `the public API lists it: GET /api/public/v1/alerts?status=open&sourceType=Gateway → ${listed.notificationKind} ${listed.sourceName} (${listed.status}); its members' incidents are correlated to it and do not page`);
-
+    const { gateway, model, alert } = await gatewayGoesOffline({ ctx, sim, orgId: org.id, apiKey, address: service.address!, received, timeout, step });
     const refresh = await dependentRefresh({ ctx, sim, orgId: org.id, gatewayAlertId: alert.id, model, timeout, step });
 
     sim.control.gatewayOffline({ gatewayId: gateway.id, offline: false });
@@ -229,6 +159,116 @@ export async function runLiveDemo(config: Config, opts: LiveDemoOptions = {}): P
   }
 }
 
+/**
+ * The demo's own Vigia: on a throwaway embedded database in `scratch`. Loopback is a private
+ * address: only the allowlist lets Vigia reach the simulator and the receiver.
+ */
+function liveConfig(config: Config, scratch: string): Config {
+  return {
+    ...config,
+    port: 0,
+    host: '127.0.0.1',
+    logLevel: 'error',
+    databaseUrl: undefined,
+    databaseReadUrl: undefined,
+    dataDir: scratch,
+    adminToken: undefined,
+    redisUrl: undefined,
+    metricsPort: undefined,
+    oidc: undefined,
+    destinationAllowlist: [...config.destinationAllowlist, '127.0.0.1', 'localhost'],
+  };
+}
+
+/** Step 3: the demo organization, its API key, and a webhook destination to a local receiver. */
+async function demoOrgAndReceiver(ctx: RunningService['ctx'], cert: ReturnType<typeof ensureLocalCert>) {
+  const org = await createOrg(ctx, { name: 'Demo — simulated tenant' });
+  const apiKey = (await createApiKey(ctx, org.id, { name: 'demo live (all scopes)', scopes: API_SCOPES })).key;
+  const port = await freePort();
+  const destination = await createDestination(ctx, org.id, { name: 'demo receiver', kind: 'webhook', url: `https://localhost:${port}/` });
+  const received: string[] = [];
+  const receiver = await startListener({
+    secret: destination.signingSecret!,
+    port,
+    host: '127.0.0.1',
+    cert: cert.certFile,
+    key: cert.keyFile,
+    out: (line) => received.push(line),
+  });
+  return { org, apiKey, received, receiver };
+}
+
+/** Step 4: the simulator connected as the organization's tenant, its collectors every few seconds. */
+async function connectSimulatedTenant(ctx: RunningService['ctx'], orgId: string, sim: TenantSim, step: Step) {
+  const collectors = Object.fromEntries(
+    [...IMPLEMENTED_COLLECTORS].filter((n) => n !== 'costs').map((n) => [n, { enabled: true, intervalSeconds: COLLECTOR_INTERVAL_SECONDS }]),
+  );
+  const tenant = await createTenant(ctx, orgId, {
+    name: 'Contoso (simulated)',
+    tenantId: sim.tenantId,
+    clientId: sim.clientId,
+    credentials: { clientSecret: sim.clientSecret },
+    mode: 'admin',
+    endpoints: { authorityHost: sim.origin, powerBi: sim.origin, fabric: sim.origin, arm: sim.origin },
+    collectors,
+  });
+  step(4, `tenant connected (admin mode, every endpoint = the simulator); collectors ${Object.keys(collectors).join(', ')} every ${COLLECTOR_INTERVAL_SECONDS} s`);
+  return tenant;
+}
+
+/** Waits for the gateway collector's first run; its error stops the demo. */
+async function firstGatewayRun(ctx: RunningService['ctx'], tenantRef: string, timeout: number): Promise<void> {
+  const firstRun = await until('the first gateway run', timeout, async () => {
+    const { rows } = await ctx.db.query<{ last_run_at: Date | null; last_error: string | null }>(
+      "SELECT last_run_at, last_error FROM collector_schedules WHERE tenant_ref = $1 AND collector = 'gateway'",
+      [tenantRef],
+    );
+    return rows[0]?.last_run_at ? rows[0] : null;
+  });
+  if (firstRun.last_error) throw new LiveDemoError(`the gateway collector failed: ${firstRun.last_error}`);
+}
+
+/** Steps 6 to 9: a gateway goes offline; the incident opens, is delivered, and the public API lists it. */
+async function gatewayGoesOffline(a: {
+  ctx: RunningService['ctx'];
+  sim: TenantSim;
+  orgId: string;
+  apiKey: string;
+  address: string;
+  received: string[];
+  timeout: number;
+  step: Step;
+}) {
+  const { ctx, sim, timeout, step } = a;
+  const { gateway, model } = pickGateway(sim);
+  sim.control.gatewayOffline({ gatewayId: gateway.id, offline: true });
+  step(6, `in the simulator, "${gateway.displayName}" goes offline`);
+
+  const alert = await until('the gateway incident', timeout, async () => {
+    const { rows } = await ctx.db.query<{ id: string; title: string; severity: string }>(
+      "SELECT id, title, severity FROM alerts WHERE org_id = $1 AND source_type = 'Gateway' AND source_id = $2 AND notification_kind = 'GatewayOffline' AND status = 'open'",
+      [a.orgId, gateway.id],
+    );
+    return rows[0];
+  });
+  step(7, `incident opened by the gateway collector: [${alert.severity}] ${alert.title} (${alert.id})`);
+
+  const delivery = await until('the delivery at the receiver', timeout, async () => a.received.find((l) => l.includes(`alert=${alert.id}`) && l.includes('alert.opened')));
+  step(8, `the receiver verified the signed delivery: ${delivery.replace(/^\S+ /, '')}`);
+
+  let lastAnswer = '';
+  const listed = await until('the public API to list the incident', timeout, async () => {
+    const res = await fetch(`${a.address}/api/public/v1/alerts?status=open&sourceType=Gateway`, { headers: { 'X-Api-Key': a.apiKey } });
+    lastAnswer = `${res.status} ${(await res.clone().text()).slice(0, 300)}`;
+    const page = (await res.json()) as { value?: { sourceName: string; notificationKind: string; status: string }[] };
+    return page.value?.find((x) => x.notificationKind === 'GatewayOffline' && x.sourceName === gateway.displayName);
+  }).catch((err: Error) => {
+    throw new LiveDemoError(`${err.message} (last answer: ${lastAnswer})`);
+  });
+  step(9, `the public API lists it: GET /api/public/v1/alerts?status=open&sourceType=Gateway → ${listed.notificationKind} ${listed.sourceName} (${listed.status}); its members' incidents are correlated to it and do not page`);
+  return { gateway, model, alert };
+}
+
 /** Step 10: a refresh whose data source goes through the offline gateway fails. */
 async function dependentRefresh(a: {
   ctx: RunningService['ctx'];
@@ -237,7 +277,7 @@ async function dependentRefresh(a: {
   gatewayAlertId: string;
   model: ReturnType<typeof pickGateway>['model'];
   timeout: number;
-  step: (n: number, text: string) => void;
+  step: Step;
 }): Promise<LiveDemoResult['refresh']> {
   if (!a.model) {
     a.step(10, 'no semantic model of the simulated tenant goes through this gateway: refresh step skipped');

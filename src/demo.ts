@@ -12,7 +12,7 @@ import path from 'node:path';
 import { ensureAdminToken, keepAdminTokenFile, readAdminTokenFile } from './admin-api/admin-token.js';
 import { readLockHolder } from './db/data-dir-lock.js';
 import { acknowledgeAlert, ingestSignals } from './alerts/lifecycle.js';
-import type { SignalInput } from './alerts/signals.js';
+import type { Signal, SignalInput } from './alerts/signals.js';
 import { createSilence } from './alerts/silences.js';
 import { API_SCOPES, createApiKey } from './orgs/api-keys.js';
 import { replaceCapacities, replaceWorkspaces, upsertCosts, type DailyCost } from './orgs/inventory.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { listOrgAlerts, requireAlert } from '../alerts/listing.js';
+import { type AlertListFilter, listOrgAlerts, requireAlert } from '../alerts/listing.js';
 import { listAlertDeliveries } from '../delivery/history.js';
 import { invalidRequest } from '../http/errors.js';
 import { MAX_PAGE, pageEnvelope } from '../http/paging.js';
@@ -16,19 +16,8 @@ import { alertDeliveriesSchema, alertPageSchema } from './schemas.js';
 const idParam = { type: 'string', minLength: 1, maxLength: 100 } as const;
 const pageParam = { type: 'string', pattern: '^[0-9]{1,6}$' } as const;
 
-interface ListQuery {
-  status?: 'open' | 'resolved';
-  severity?: 'error' | 'info';
-  sourceType?: string;
-  sourceId?: string;
-  capacityName?: string;
-  workspaceName?: string;
-  tenant?: string;
-  from?: string;
-  to?: string;
-  page?: string;
-  pageSize?: string;
-}
+/** The list's query: the filter of alerts/listing.ts, its window and page as the URL writes them. */
+type ListQuery = Omit<AlertListFilter, 'from' | 'to'> & { from?: string; to?: string; page?: string; pageSize?: string };
 
 export async function alertViewsRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;

@@ -35,6 +35,22 @@ interface SilenceBody {
   comment?: string | null;
 }
 
+const silenceBodySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['matchers', 'endsAt'],
+  properties: {
+    matchers: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { sourceType: nonEmptyText(100), sourceId: nonEmptyText(500), notificationKind: nonEmptyText(200) },
+    },
+    startsAt: { type: 'string', maxLength: 40 },
+    endsAt: { type: 'string', maxLength: 40 },
+    comment: { type: ['string', 'null'], maxLength: 1000 },
+  },
+} as const;
+
 /** Admin routes: signals, alerts (acknowledge, resolve, get) and silences (docs/admin-api.md). */
 export async function alertsRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
@@ -76,21 +92,7 @@ export async function alertsRoutes(app: FastifyInstance, opts: { ctx: AppContext
     { config: { access: 'operator' },
       schema: {
         params: orgIdParams,
-        body: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['matchers', 'endsAt'],
-          properties: {
-            matchers: {
-              type: 'object',
-              additionalProperties: false,
-              properties: { sourceType: nonEmptyText(100), sourceId: nonEmptyText(500), notificationKind: nonEmptyText(200) },
-            },
-            startsAt: { type: 'string', maxLength: 40 },
-            endsAt: { type: 'string', maxLength: 40 },
-            comment: { type: ['string', 'null'], maxLength: 1000 },
-          },
-        },
+        body: silenceBodySchema,
         response: adminResponses(silenceSchema, 201),
       },
     },

@@ -48,6 +48,11 @@ function errorResponse(description: string) {
 }
 
 /** Response map of an admin route answering one JSON object, with the error answers every route shares. */
+/** The schema of an answer `{ items: [...] }` named `title`, each item of schema `item`. */
+export function itemsSchema(title: string, item: object) {
+  return { title, type: 'object', required: ['items'], properties: { items: { type: 'array', items: item } } } as const;
+}
+
 export function adminResponses(schema: object, status = 200) {
   return {
     [status]: { description: 'OK', content: { 'application/json': { schema } } },

@@ -6,6 +6,7 @@
 import type { AlertItem } from '../public-api/queries/alerts.js';
 import type { CapacityItem, WorkspaceItem } from '../public-api/queries/inventory.js';
 import type { CostItem } from '../public-api/queries/costs.js';
+import type { IncidentTotals } from '../public-api/queries/incident-summary.js';
 import type { DurationStats, NoisySource, SourceTypeCount } from '../public-api/queries/metrics.js';
 import type { SlaReport } from '../public-api/queries/sla.js';
 
@@ -22,15 +23,7 @@ export interface Page<T> {
 export interface AlertMetrics {
   from: string;
   to: string;
-  totals: {
-    incidents: number;
-    acknowledged: number;
-    resolved: number;
-    openUnacknowledged: number;
-    silenced: number;
-    correlated: number;
-    reoccurrences: number;
-  };
+  totals: IncidentTotals;
   mtta: DurationStats;
   mttr: DurationStats;
   bySourceType: SourceTypeCount[];

@@ -67,6 +67,20 @@ function pgliteParam(v: unknown): unknown {
  */
 const SHARED_BUFFERS = '16MB';
 
+/** The PGlite instance with our settings and the pg driver's readings of numbers and dates. */
+function openPglite(dataDir: string | undefined, opts: { sharedBuffers?: string; loadDataDir?: Blob }): Promise<PGlite> {
+  return PGlite.create(dataDir, {
+    ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${opts.sharedBuffers ?? SHARED_BUFFERS}`],
+    parsers: {
+      [OID.INT8]: parseNumeric,
+      [OID.NUMERIC]: parseNumeric,
+      [OID.DATE]: (v: string) => v,
+      [OID.TIMESTAMPTZ]: parseTimestamptz,
+    },
+  });
+}
+
 /**
  * The embedded engine's "pool": one in-process connection, so the pool is the database itself,
  * and closing it is the owner's job. Its settings hold for its own statements only: each runs in
@@ -109,16 +123,7 @@ export async function createPgliteDatabase(dataDir?: string, lockDir?: string, o
   const lock = lockDir ? acquireDataDirLock(path.resolve(lockDir)) : undefined;
   let lite: PGlite;
   try {
-    lite = await PGlite.create(dataDir, {
-      ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
-      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${opts.sharedBuffers ?? SHARED_BUFFERS}`],
-      parsers: {
-        [OID.INT8]: parseNumeric,
-        [OID.NUMERIC]: parseNumeric,
-        [OID.DATE]: (v: string) => v,
-        [OID.TIMESTAMPTZ]: parseTimestamptz,
-      },
-    });
+    lite = await openPglite(dataDir, opts);
   } catch (err) {
     lock?.release();
     throw err;

@@ -11,7 +11,7 @@ import { buildDeliveryBody, recordTestDelivery, type FinalStatus } from '../outb
 import type { DestinationRow } from './destinations.js';
 import { createGuardedSend } from './guarded-http.js';
 import { getConnector } from './connectors/index.js';
-import { runConnectorTest } from './connectors/test-action.js';
+import { runConnectorTest, testAlertSnapshot } from './connectors/test-action.js';
 
 export interface TestStep {
   action: 'send' | 'open' | 'close';
@@ -28,22 +28,16 @@ export interface TestActionResult {
 }
 
 export function sampleAlert(ctx: AppContext, alertId: string, now: Date): AlertSnapshot {
-  return {
-    id: alertId,
-    title: 'Alerta de teste do Vigia',
-    message: 'Este é um evento de teste enviado pelo Vigia para verificar o destino.',
-    sourceType: 'Gateway',
-    sourceId: 'vigia-test',
-    workspaceName: null,
-    capacityName: null,
-    severity: 'info',
-    status: 'open',
-    acknowledged: false,
-    openedAt: now.toISOString(),
-    resolvedAt: null,
-    failureCount: 1,
-    url: `${ctx.config.baseUrl}/alerts/${encodeURIComponent(alertId)}`,
-  };
+  return testAlertSnapshot(
+    {
+      id: alertId,
+      title: 'Alerta de teste do Vigia',
+      message: 'Este é um evento de teste enviado pelo Vigia para verificar o destino.',
+      sourceId: 'vigia-test',
+      url: `${ctx.config.baseUrl}/alerts/${encodeURIComponent(alertId)}`,
+    },
+    now,
+  );
 }
 
 async function webhookTest(ctx: AppContext, d: DestinationRow): Promise<TestActionResult> {

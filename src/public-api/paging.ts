@@ -1,19 +1,8 @@
 import type { FastifyReply } from 'fastify';
-import { pageEnvelope, type PageRequest, type Paged } from '../http/paging.js';
+import type { Paged } from '../http/paging.js';
 import { toCsv } from './csv.js';
 
 export { MAX_PAGE, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE, pageRequest, type Paged, type PageRequest } from '../http/paging.js';
-
-/** The paging envelope of a public API list (`path` is relative to /api/public/v1). */
-export function envelope<T>(
-  path: string,
-  params: Record<string, string | number | undefined>,
-  p: PageRequest,
-  totalCount: number,
-  value: T[],
-): Paged<T> {
-  return pageEnvelope(`/api/public/v1${path}`, params, p, totalCount, value);
-}
 
 /**
  * Sends a page as JSON (serialized by the route's response schema) or as CSV with paging headers.

@@ -29,6 +29,12 @@ export const pagingQuery = {
   format: { type: 'string', enum: ['json', 'csv'], description: '`csv` returns the same page as a CSV file.' },
 } as const;
 
+/** A window of whole days, both inclusive (metrics, daily costs). */
+export const dayRangeQuery = {
+  from: { type: 'string', format: 'date', description: 'First day, yyyy-MM-dd (inclusive).' },
+  to: { type: 'string', format: 'date', description: 'Last day, yyyy-MM-dd (inclusive).' },
+} as const;
+
 export const nullableString = { type: ['string', 'null'] } as const;
 export const dateTime = { type: 'string', format: 'date-time' } as const;
 export const nullableDateTime = { type: ['string', 'null'], format: 'date-time' } as const;

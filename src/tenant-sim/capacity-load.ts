@@ -152,132 +152,164 @@ function itemsOn(state: SimState, capacity: SimCapacity): Array<{ item: SimItem;
     .slice(0, 6);
 }
 
+/** What every window of one capacity's materialization shares. */
+interface CapacityWindows {
+  state: SimState;
+  capacity: SimCapacity;
+  load: SimCapacityLoad;
+  items: Array<{ item: SimItem; workspaceName: string }>;
+  subject: string;
+  cu: number;
+  budget: number;
+}
+
+type Emit = (type: string, time: number, data: Record<string, unknown>, schema?: number) => void;
+
 /** Computes every window that has ended by `now` (its events exist, though maybe not yet ingested). */
 export function materialize(state: SimState, capacity: SimCapacity, now: number): void {
   const load = loadOf(state, capacity, now);
   const last = windowOf(now) - 1;
-  const items = itemsOn(state, capacity);
-  const subject = `/capacities/${capacity.id.toLowerCase()}`;
   const cu = baseCuOf(capacity.sku);
-  const budget = cu * 1000 * 30;
-  for (let i = load.next; i <= last; i++) {
-    const start = i * WINDOW_MS;
-    const end = start + WINDOW_MS;
-    const common = { capacityId: capacity.id.toLowerCase(), capacityName: capacity.displayName, capacitySku: capacity.sku };
-    const emit = (type: string, time: number, data: Record<string, unknown>, schema = 1.0) => {
-      const copies = load.dropped.includes(i) ? 0 : load.duplicated.includes(i) ? 2 : 1;
-      for (let c = 0; c < copies; c++) {
-        const copy = c === 0 ? data : { ...data, ...(typeof data.capacityUnitMs === 'number' ? { capacityUnitMs: data.capacityUnitMs * 1.0001 } : {}) };
-        load.rows.push({
-          ingestedAt: end + INGEST_DELAY_MS + c * DUPLICATE_DELAY_MS,
-          specversion: 1.0,
-          source: state.tenantId,
-          time: new Date(time).toISOString(),
-          id: randomUUID(),
-          subject: type === EVENT_TYPES.operation ? `${subject}/workspaces/${String(copy.workspaceId)}/items/${String(copy.itemId)}` : subject,
-          dataschemaversion: schema,
-          type,
-          data: copy,
-        });
-      }
-    };
-    for (const t of load.transitions) {
-      if (t.at >= start && t.at < end) {
-        emit(EVENT_TYPES.state, t.at, { ...common, transitionTime: eventTime(t.at), capacityState: t.state, stateChangeReason: t.reason, activationId: randomUUID() });
-        load.overloaded = null;
-      }
-    }
-    if (!activeAt(load, capacity, end - 1)) {
-      // A pause bills what is owed: the capacity resumes with no carry-forward.
-      load.carry = 0;
-      continue;
-    }
-    const seg = segmentAt(load, i);
-    const stage = seg?.stage ?? 'normal';
-    if (seg && seg.from === i && seg.setCarry !== null) load.carry = seg.setCarry;
-    const j = jitter(capacity.id, i) - 0.5;
-    let u: number;
-    if (stage === 'normal') u = Math.max(0.02, load.baseline + j * 0.1);
-    else if (stage === 'high') u = 0.9 + j * 0.04;
-    else u = 1.0; // held: the carry-forward neither grows nor burns
-    const carryIn = load.carry;
-    const add = Math.max(0, u - 1);
-    const burn = Math.min(carryIn + add, Math.max(0, 1 - u));
-    load.carry = carryIn + add - burn;
-    const share = (n: number) => (load.baseline + carryIn / n) * 100;
-    const delay = share(20);
-    const irej = share(120);
-    const brej = share(2880);
-    const used = u * budget;
-    const interactive = used * 0.4;
-    const background = used - interactive;
-    // Which items used the CU: a pushed stage has one heavy item; otherwise an even-ish split.
-    const heavy = seg?.heavyItemId ? items.find((x) => x.item.id.toLowerCase() === seg.heavyItemId!.toLowerCase()) : stage !== 'normal' && stage !== 'high' ? items[0] : undefined;
-    const weights = items.map((x, k) => (x === heavy ? 7 * items.length : 1 + jitter(x.item.id, i + k)));
-    const total = weights.reduce((a, b) => a + b, 0);
-    const byWorkload = new Map<string, number>();
-    items.forEach((x, k) => {
-      const w = WORKLOAD_OF[x.item.type];
-      byWorkload.set(w, (byWorkload.get(w) ?? 0) + (used * weights[k]!) / total);
-    });
-    emit(EVENT_TYPES.summary, end, {
-      ...common,
-      tenantId: state.tenantId,
-      capacityRegion: capacity.region.toLowerCase(),
-      windowStartTime: eventTime(start),
-      windowEndTime: eventTime(end),
-      baseCapacityUnits: cu,
-      capacityUnitMs: used,
-      interactiveDelayThresholdPercentage: delay,
-      interactiveRejectionThresholdPercentage: irej,
-      backgroundRejectionThresholdPercentage: brej,
-      overageTotalCapacityUnitMs: carryIn * budget,
-      overageAddCapacityUnitMs: add * budget,
-      overageBurndownCapacityUnitMs: burn * budget,
-      utilizationBackground: background,
-      utilizationInteractive: interactive,
-      utilizationBackgroundPreview: 0,
-      utilizationInteractivePreview: 0,
-      capacityUnitUtilizationBreakdown: [...byWorkload].map(([code, v]) => ({ WorkloadKind: code, Utilization: { Interactive: v * 0.4, Background: v * 0.6 } })),
-      processedOverageCapacityUnitsMs: 0,
-      overageBillingLimitCapacityUnitsMs: 0,
-    });
-    const overloaded = brej > 100 ? 'AllRejected' : irej > 100 ? 'InteractiveRejected' : delay > 100 ? 'InteractiveDelay' : null;
-    if (overloaded !== load.overloaded) {
-      emit(EVENT_TYPES.state, end, { ...common, transitionTime: eventTime(end), capacityState: overloaded ? 'Overloaded' : 'Active', stateChangeReason: overloaded ?? 'NotOverloaded', activationId: randomUUID() });
-      load.overloaded = overloaded;
-    }
-    items.forEach((x, k) => {
-      const w = workspaceById(state, x.item.workspaceId)!;
-      emit(
-        EVENT_TYPES.operation,
-        end,
-        {
-          ...common,
-          capacityFriendlyName: capacity.displayName,
-          tenantId: state.tenantId,
-          workspaceId: w.id.toLowerCase(),
-          workspaceName: w.name,
-          itemId: x.item.id.toLowerCase(),
-          itemName: x.item.displayName,
-          itemKind: ITEM_KIND[x.item.type],
-          capacityUnitMs: (used * weights[k]!) / total,
-          durationMs: 30_000,
-          throttlingDelayMs: delay > 100 ? 20_000 : 0,
-          operationId: randomUUID(),
-          status: 'Success',
-          operationStartTime: new Date(start).toISOString(),
-          releaseType: 'Public',
-          operationName: x.item.type === 'SemanticModel' ? 'Query' : 'Scheduled Run',
-          utilizationType: x.item.type === 'SemanticModel' ? 'Interactive' : 'Background',
-          windowStartTime: new Date(start).toISOString(),
-          windowEndTime: new Date(end).toISOString(),
-        },
-        1.1,
-      );
-    });
-  }
+  const windows: CapacityWindows = { state, capacity, load, items: itemsOn(state, capacity), subject: `/capacities/${capacity.id.toLowerCase()}`, cu, budget: cu * 1000 * 30 };
+  for (let i = load.next; i <= last; i++) materializeWindow(windows, i);
   if (last >= load.next) load.next = last + 1;
+}
+
+/** The event rows of window `i`: emitted once, not at all (dropped) or twice (duplicated). */
+function emitterOf(w: CapacityWindows, i: number, end: number): Emit {
+  const { load } = w;
+  return (type, time, data, schema = 1.0) => {
+    const copies = load.dropped.includes(i) ? 0 : load.duplicated.includes(i) ? 2 : 1;
+    for (let c = 0; c < copies; c++) {
+      const copy = c === 0 ? data : { ...data, ...(typeof data.capacityUnitMs === 'number' ? { capacityUnitMs: data.capacityUnitMs * 1.0001 } : {}) };
+      load.rows.push({
+        ingestedAt: end + INGEST_DELAY_MS + c * DUPLICATE_DELAY_MS,
+        specversion: 1.0,
+        source: w.state.tenantId,
+        time: new Date(time).toISOString(),
+        id: randomUUID(),
+        subject: type === EVENT_TYPES.operation ? `${w.subject}/workspaces/${String(copy.workspaceId)}/items/${String(copy.itemId)}` : w.subject,
+        dataschemaversion: schema,
+        type,
+        data: copy,
+      });
+    }
+  };
+}
+
+function materializeWindow(w: CapacityWindows, i: number): void {
+  const { capacity, load, items } = w;
+  const start = i * WINDOW_MS;
+  const end = start + WINDOW_MS;
+  const common = { capacityId: capacity.id.toLowerCase(), capacityName: capacity.displayName, capacitySku: capacity.sku };
+  const emit = emitterOf(w, i, end);
+  for (const t of load.transitions) {
+    if (t.at >= start && t.at < end) {
+      emit(EVENT_TYPES.state, t.at, { ...common, transitionTime: eventTime(t.at), capacityState: t.state, stateChangeReason: t.reason, activationId: randomUUID() });
+      load.overloaded = null;
+    }
+  }
+  if (!activeAt(load, capacity, end - 1)) {
+    // A pause bills what is owed: the capacity resumes with no carry-forward.
+    load.carry = 0;
+    return;
+  }
+  const seg = segmentAt(load, i);
+  const stage = seg?.stage ?? 'normal';
+  if (seg && seg.from === i && seg.setCarry !== null) load.carry = seg.setCarry;
+  const j = jitter(capacity.id, i) - 0.5;
+  let u: number;
+  if (stage === 'normal') u = Math.max(0.02, load.baseline + j * 0.1);
+  else if (stage === 'high') u = 0.9 + j * 0.04;
+  else u = 1.0; // held: the carry-forward neither grows nor burns
+  const carryIn = load.carry;
+  const add = Math.max(0, u - 1);
+  const burn = Math.min(carryIn + add, Math.max(0, 1 - u));
+  load.carry = carryIn + add - burn;
+  const share = (n: number) => (load.baseline + carryIn / n) * 100;
+  const delay = share(20);
+  const irej = share(120);
+  const brej = share(2880);
+  const used = u * w.budget;
+  // Which items used the CU: a pushed stage has one heavy item; otherwise an even-ish split.
+  const heavy = seg?.heavyItemId ? items.find((x) => x.item.id.toLowerCase() === seg.heavyItemId!.toLowerCase()) : stage !== 'normal' && stage !== 'high' ? items[0] : undefined;
+  const weights = items.map((x, k) => (x === heavy ? 7 * items.length : 1 + jitter(x.item.id, i + k)));
+  const total = weights.reduce((a, b) => a + b, 0);
+  const itemCu = items.map((_, k) => (used * weights[k]!) / total);
+  emit(EVENT_TYPES.summary, end, {
+    ...common,
+    ...summaryFigures(w, start, end, { used, carryIn, add, burn, delay, irej, brej, itemCu }),
+  });
+  const overloaded = brej > 100 ? 'AllRejected' : irej > 100 ? 'InteractiveRejected' : delay > 100 ? 'InteractiveDelay' : null;
+  if (overloaded !== load.overloaded) {
+    emit(EVENT_TYPES.state, end, { ...common, transitionTime: eventTime(end), capacityState: overloaded ? 'Overloaded' : 'Active', stateChangeReason: overloaded ?? 'NotOverloaded', activationId: randomUUID() });
+    load.overloaded = overloaded;
+  }
+  items.forEach((x, k) => {
+    emit(EVENT_TYPES.operation, end, { ...common, ...operationFigures(w, x.item, start, end, itemCu[k]!, delay) }, 1.1);
+  });
+}
+
+/** The Summary event's figures of one window (after the fields every event shares). */
+function summaryFigures(
+  w: CapacityWindows,
+  start: number,
+  end: number,
+  f: { used: number; carryIn: number; add: number; burn: number; delay: number; irej: number; brej: number; itemCu: number[] },
+): Record<string, unknown> {
+  const interactive = f.used * 0.4;
+  const background = f.used - interactive;
+  const byWorkload = new Map<string, number>();
+  w.items.forEach((x, k) => {
+    const kind = WORKLOAD_OF[x.item.type];
+    byWorkload.set(kind, (byWorkload.get(kind) ?? 0) + f.itemCu[k]!);
+  });
+  return {
+    tenantId: w.state.tenantId,
+    capacityRegion: w.capacity.region.toLowerCase(),
+    windowStartTime: eventTime(start),
+    windowEndTime: eventTime(end),
+    baseCapacityUnits: w.cu,
+    capacityUnitMs: f.used,
+    interactiveDelayThresholdPercentage: f.delay,
+    interactiveRejectionThresholdPercentage: f.irej,
+    backgroundRejectionThresholdPercentage: f.brej,
+    overageTotalCapacityUnitMs: f.carryIn * w.budget,
+    overageAddCapacityUnitMs: f.add * w.budget,
+    overageBurndownCapacityUnitMs: f.burn * w.budget,
+    utilizationBackground: background,
+    utilizationInteractive: interactive,
+    utilizationBackgroundPreview: 0,
+    utilizationInteractivePreview: 0,
+    capacityUnitUtilizationBreakdown: [...byWorkload].map(([code, v]) => ({ WorkloadKind: code, Utilization: { Interactive: v * 0.4, Background: v * 0.6 } })),
+    processedOverageCapacityUnitsMs: 0,
+    overageBillingLimitCapacityUnitsMs: 0,
+  };
+}
+
+/** One item's Operation event of a window (after the fields every event shares). */
+function operationFigures(w: CapacityWindows, item: SimItem, start: number, end: number, capacityUnitMs: number, delay: number): Record<string, unknown> {
+  const ws = workspaceById(w.state, item.workspaceId)!;
+  return {
+    capacityFriendlyName: w.capacity.displayName,
+    tenantId: w.state.tenantId,
+    workspaceId: ws.id.toLowerCase(),
+    workspaceName: ws.name,
+    itemId: item.id.toLowerCase(),
+    itemName: item.displayName,
+    itemKind: ITEM_KIND[item.type],
+    capacityUnitMs,
+    durationMs: 30_000,
+    throttlingDelayMs: delay > 100 ? 20_000 : 0,
+    operationId: randomUUID(),
+    status: 'Success',
+    operationStartTime: new Date(start).toISOString(),
+    releaseType: 'Public',
+    operationName: item.type === 'SemanticModel' ? 'Query' : 'Scheduled Run',
+    utilizationType: item.type === 'SemanticModel' ? 'Interactive' : 'Background',
+    windowStartTime: new Date(start).toISOString(),
+    windowEndTime: new Date(end).toISOString(),
+  };
 }
 
 /** When a row shows in query results: its ingestion time, or later for a row made late (eventhouse-faults.ts). */

@@ -84,6 +84,19 @@ function statusReply(ctx: RequestContext, status: unknown, longRunning = ctx.sta
  * id) and its gateway; a cloud connection for itself. Failures are `Offline` with the platform's
  * error code, as the service reports them.
  */
+/** A connection as Fabric lists and gets it. */
+function connectionView(c: SimConnection) {
+  return {
+    id: c.id,
+    displayName: c.displayName,
+    ...(c.gatewayId ? { gatewayId: c.gatewayId } : {}),
+    connectivityType: c.connectivityType,
+    connectionDetails: { type: c.type, path: c.path },
+    privacyLevel: 'Organizational',
+    credentialDetails: { credentialType: c.credentialType, singleSignOnType: 'None', connectionEncryption: 'NotEncrypted', skipTestConnection: false },
+  };
+}
+
 function connectionStatus(state: SimState, c: SimConnection) {
   const offline = (errorCode: string, message: string) => ({ status: 'Offline', errors: [{ errorCode, message }] });
   if (c.gatewayId) {
@@ -256,27 +269,11 @@ export const FABRIC_HANDLERS: Record<string, Handler> = {
     });
   },
   Connections_ListConnections: (ctx) =>
-    fabricPage(ctx, ctx.state.connections, 'value', (c) => ({
-      id: c.id,
-      displayName: c.displayName,
-      ...(c.gatewayId ? { gatewayId: c.gatewayId } : {}),
-      connectivityType: c.connectivityType,
-      connectionDetails: { type: c.type, path: c.path },
-      privacyLevel: 'Organizational',
-      credentialDetails: { credentialType: c.credentialType, singleSignOnType: 'None', connectionEncryption: 'NotEncrypted', skipTestConnection: false },
-    })),
+    fabricPage(ctx, ctx.state.connections, 'value', connectionView),
   Connections_GetConnection: (ctx) => {
     const c = ctx.state.connections.find((x) => x.id.toLowerCase() === ctx.pathParams.connectionId?.toLowerCase());
     if (!c) return fabricError(404, 'EntityNotFound', 'The requested connection was not found.');
-    return ok({
-      id: c.id,
-      displayName: c.displayName,
-      ...(c.gatewayId ? { gatewayId: c.gatewayId } : {}),
-      connectivityType: c.connectivityType,
-      connectionDetails: { type: c.type, path: c.path },
-      privacyLevel: 'Organizational',
-      credentialDetails: { credentialType: c.credentialType, singleSignOnType: 'None', connectionEncryption: 'NotEncrypted', skipTestConnection: false },
-    });
+    return ok(connectionView(c));
   },
   Connections_TestConnection: (ctx) => {
     const c = ctx.state.connections.find((x) => x.id.toLowerCase() === ctx.pathParams.connectionId?.toLowerCase());

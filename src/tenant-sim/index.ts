@@ -15,7 +15,7 @@ import { Limits } from './limits.js';
 import type { SimRuntime } from './runtime.js';
 import { newScannerBook, resetScannerBook, SCANNER_CONTROL_OPERATIONS, type ScannerControl, scannerControl } from './scanner.js';
 import { handleRequest } from './server.js';
-import type { CallFilter, RecordedRequest, SimState, TenantSimOptions } from './types.js';
+import type { CallFilter, RecordedRequest, ScannerBook, SimState, TenantSimOptions } from './types.js';
 
 export type { SimControl } from './control.js';
 export { SimControlError, CONTROL_OPERATIONS } from './control.js';
@@ -81,21 +81,7 @@ export async function startTenantSimulator(opts: TenantSimOptions): Promise<Tena
 
   const sim = { state: generate() } as TenantSim;
   const scanner = newScannerBook(now());
-  const baseControl = createControl({
-    state: () => sim.state,
-    limits,
-    faults,
-    now,
-    newId: randomUUID,
-    reset: () => {
-      // Replace the contents, not the object: callers keep `sim.state` references.
-      Object.assign(sim.state, generate());
-      limits.reset();
-      for (const fault of Object.values(faults)) fault.clear();
-      resetScannerBook(scanner, now());
-    },
-  });
-  const control: SimControl & ScannerControl = Object.assign(baseControl, scannerControl(scanner, now));
+  const control = controlOf({ sim, generate, limits, faults, scanner, now });
 
   const runtime: SimRuntime = {
     origin: '',
@@ -116,34 +102,9 @@ export async function startTenantSimulator(opts: TenantSimOptions): Promise<Tena
     scanner,
   };
 
-  const server: Server = createServer({ cert: opts.tls.cert, key: opts.tls.key }, (req, res) => {
-    handleRequest(runtime, req, res).catch((err: unknown) => {
-      violations.push(`simulator error on ${req.method} ${req.url}: ${err instanceof Error ? err.message : String(err)}`);
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-      res.end('{"error":{"code":"InternalError","message":"simulator error"}}');
-    });
-  });
-  server.keepAliveTimeout = 5_000;
-  const host = opts.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  const shown = opts.advertisedHost ?? host;
-  const origin = `https://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+  const { server, origin } = await listen(runtime, opts);
   runtime.origin = origin;
-
-  let chaosTimer: NodeJS.Timeout | null = null;
-  if (opts.chaos && opts.chaos.everySeconds > 0) {
-    const rand = seededRandom(seed ^ 0xc4a05);
-    const onChange = opts.chaos.onChange;
-    chaosTimer = setInterval(() => {
-      const change = chaosStep(sim.state, rand);
-      if (change) onChange?.(change);
-    }, opts.chaos.everySeconds * 1000);
-    chaosTimer.unref();
-  }
+  const chaosTimer = startChaos(opts, seed, sim);
 
   Object.assign(sim, {
     origin,
@@ -161,6 +122,59 @@ export async function startTenantSimulator(opts: TenantSimOptions): Promise<Tena
     },
   });
   return sim;
+}
+
+/** The control API's operations on the simulator's state, the scanner's included. */
+function controlOf(a: { sim: { state: SimState }; generate: () => SimState; limits: Limits; faults: Faults; scanner: ScannerBook; now: () => number }): SimControl & ScannerControl {
+  const { sim, limits, faults, scanner, now } = a;
+  const baseControl = createControl({
+    state: () => sim.state,
+    limits,
+    faults,
+    now,
+    newId: randomUUID,
+    reset: () => {
+      // Replace the contents, not the object: callers keep `sim.state` references.
+      Object.assign(sim.state, a.generate());
+      limits.reset();
+      for (const fault of Object.values(faults)) fault.clear();
+      resetScannerBook(scanner, now());
+    },
+  });
+  return Object.assign(baseControl, scannerControl(scanner, now));
+}
+
+/** The HTTPS server answering for the simulated tenant, listening; `origin` is how clients reach it. */
+async function listen(runtime: SimRuntime, opts: TenantSimOptions): Promise<{ server: Server; origin: string }> {
+  const server: Server = createServer({ cert: opts.tls.cert, key: opts.tls.key }, (req, res) => {
+    handleRequest(runtime, req, res).catch((err: unknown) => {
+      runtime.violations.push(`simulator error on ${req.method} ${req.url}: ${err instanceof Error ? err.message : String(err)}`);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end('{"error":{"code":"InternalError","message":"simulator error"}}');
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shown = opts.advertisedHost ?? host;
+  return { server, origin: `https://${shown.includes(':') ? `[${shown}]` : shown}:${port}` };
+}
+
+/** With `chaos`, a random change of the tenant every few seconds (chaosStep); null without. */
+function startChaos(opts: TenantSimOptions, seed: number, sim: { state: SimState }): NodeJS.Timeout | null {
+  if (!opts.chaos || opts.chaos.everySeconds <= 0) return null;
+  const rand = seededRandom(seed ^ 0xc4a05);
+  const onChange = opts.chaos.onChange;
+  const timer = setInterval(() => {
+    const change = chaosStep(sim.state, rand);
+    if (change) onChange?.(change);
+  }, opts.chaos.everySeconds * 1000);
+  timer.unref();
+  return timer;
 }
 
 /** One random change: a gateway or member goes offline or comes back, a capacity is suspended or resumed. */

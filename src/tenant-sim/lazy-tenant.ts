@@ -13,6 +13,8 @@
  * from `generateTenant` with no workspaces.
  */
 import { generateTenant } from './generate.js';
+import { LAZY, lazyArray } from './lazy-array.js';
+import { hash32, hex, LazyIds } from './lazy-ids.js';
 import { refreshException } from './refresh-errors.js';
 import type { SimGateway, SimItem, SimRefreshSchedule, SimSizes, SimState, SimWorkspace } from './types.js';
 
@@ -38,62 +40,6 @@ const FAILED_PER_MILLE = 10;
 const REFRESH_ERRORS = ['ModelRefreshFailed_CredentialsNotSpecified', 'DM_GWPipeline_Client_GatewayUnreachable', 'Timeout', 'ModelRefresh_ShortMessage_ProcessingError'];
 const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'];
 const ALL_DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-
-/** A 32-bit integer hash (lowbias32): the same input, the same output, well spread. */
-function hash32(x: number): number {
-  x = (x ^ (x >>> 16)) >>> 0;
-  x = Math.imul(x, 0x7feb352d) >>> 0;
-  x = (x ^ (x >>> 15)) >>> 0;
-  x = Math.imul(x, 0x846ca68b) >>> 0;
-  return (x ^ (x >>> 16)) >>> 0;
-}
-
-const hex = (n: number, width: number) => (n >>> 0).toString(16).padStart(width, '0').slice(-width);
-
-/** Kinds of generated ids (the second group of the GUID). */
-const WORKSPACE_KIND = 0x0e51;
-const ITEM_KIND = 0x17e0;
-/** Odd multiplier and its inverse mod 2^32: indexes become scattered ids and come back. */
-const SCRAMBLE = 0x9e3779b1;
-const UNSCRAMBLE = 0x0e8b2f51;
-
-/**
- * Id codec of one lazy tenant: `tttttttt-kkkk-4ccc-8sss-00iiiiiiii` — the tenant's tag, the kind,
- * a check of the index, the item's slot in its workspace, the scrambled index. Valid GUIDs.
- */
-export class LazyIds {
-  constructor(readonly tag: number) {}
-
-  private make(kind: number, index: number, slot: number): string {
-    const scrambled = (Math.imul(index, SCRAMBLE) ^ this.tag) >>> 0;
-    return `${hex(this.tag, 8)}-${hex(kind, 4)}-4${hex(hash32(index ^ this.tag), 3)}-${hex(0x8000 | slot, 4)}-0000${hex(scrambled, 8)}`;
-  }
-
-  workspace(index: number): string {
-    return this.make(WORKSPACE_KIND, index, 0);
-  }
-
-  item(index: number, slot: number): string {
-    return this.make(ITEM_KIND, index, slot);
-  }
-
-  /** The index (and slot) an id of this tenant encodes, or null for any other string. */
-  parse(id: string | undefined | null): { kind: 'workspace' | 'item'; index: number; slot: number } | null {
-    if (typeof id !== 'string' || id.length !== 36) return null;
-    const s = id.toLowerCase();
-    if (s.slice(0, 8) !== hex(this.tag, 8)) return null;
-    const kind = Number.parseInt(s.slice(9, 13), 16);
-    if (kind !== WORKSPACE_KIND && kind !== ITEM_KIND) return null;
-    const index = Math.imul((Number.parseInt(s.slice(28, 36), 16) ^ this.tag) >>> 0, UNSCRAMBLE) >>> 0;
-    const slot = Number.parseInt(s.slice(19, 23), 16) & 0x7fff;
-    // The check group and the rest must be exactly what this index gives (no look-alikes).
-    const again = kind === WORKSPACE_KIND ? this.workspace(index) : this.item(index, slot);
-    if (again !== s) return null;
-    return { kind: kind === WORKSPACE_KIND ? 'workspace' : 'item', index, slot };
-  }
-}
-
-const LAZY = Symbol('lazy workspaces');
 
 /** The lazy array behind `state.workspaces`, when the tenant is lazy. */
 export function lazyOf(workspaces: SimWorkspace[]): LazyWorkspaces | undefined {
@@ -410,114 +356,6 @@ class LazyWorkspace implements SimWorkspace {
   toJSON(): SimWorkspace {
     return { id: this.id, name: this.name, capacityId: this.capacityId, member: this.member, items: this.items };
   }
-}
-
-function indexOf(prop: string | symbol, length: number): number | null {
-  if (typeof prop !== 'string') return null;
-  const c = prop.charCodeAt(0);
-  if (c < 48 || c > 57) return null;
-  const n = Number(prop);
-  return Number.isInteger(n) && n < length && String(n) === prop ? n : null;
-}
-
-/**
- * An array (Array.isArray, every array method) of `length` elements that `at` gives on read;
- * `lazy` is what `lazyOf` finds on it. Writes to an index go to `writes` (the workspaces keep them).
- */
-export function lazyArray<T>(length: number | { readonly length: number }, at: (i: number) => T, extra: { lazy?: LazyWorkspaces; write?: (i: number, v: T) => void; truncate?: (n: number) => void } = {}): T[] {
-  const size = () => (typeof length === 'number' ? length : length.length);
-  const target: T[] = [];
-  let self: T[];
-  // The walks handlers use, run on `at` directly: the generic array methods on a proxy go
-  // through a has and a get trap per element, several times slower.
-  type Visit<R> = (v: T, i: number, a: T[]) => R;
-  const fast: Record<string, unknown> = {
-    slice: (start = 0, end = size()) => {
-      const n = size();
-      const from = start < 0 ? Math.max(0, n + start) : Math.min(start, n);
-      const to = end < 0 ? Math.max(0, n + end) : Math.min(end, n);
-      const out: T[] = [];
-      for (let i = from; i < to; i++) out.push(at(i));
-      return out;
-    },
-    filter: (f: Visit<unknown>) => {
-      const out: T[] = [];
-      for (let i = 0, n = size(); i < n; i++) {
-        const v = at(i);
-        if (f(v, i, self)) out.push(v);
-      }
-      return out;
-    },
-    map: <R>(f: Visit<R>) => {
-      const out: R[] = [];
-      for (let i = 0, n = size(); i < n; i++) out.push(f(at(i), i, self));
-      return out;
-    },
-    flatMap: <R>(f: Visit<R | R[]>) => {
-      const out: R[] = [];
-      for (let i = 0, n = size(); i < n; i++) {
-        const r = f(at(i), i, self);
-        if (Array.isArray(r)) for (const x of r) out.push(x);
-        else out.push(r);
-      }
-      return out;
-    },
-    find: (f: Visit<unknown>) => {
-      for (let i = 0, n = size(); i < n; i++) {
-        const v = at(i);
-        if (f(v, i, self)) return v;
-      }
-      return undefined;
-    },
-    some: (f: Visit<unknown>) => {
-      for (let i = 0, n = size(); i < n; i++) if (f(at(i), i, self)) return true;
-      return false;
-    },
-    every: (f: Visit<unknown>) => {
-      for (let i = 0, n = size(); i < n; i++) if (!f(at(i), i, self)) return false;
-      return true;
-    },
-    forEach: (f: Visit<unknown>) => {
-      for (let i = 0, n = size(); i < n; i++) f(at(i), i, self);
-    },
-    [Symbol.iterator as unknown as string]: function* () {
-      for (let i = 0; i < size(); i++) yield at(i);
-    },
-  };
-  self = new Proxy(target, {
-    get(t, prop, receiver) {
-      if (prop === LAZY) return extra.lazy;
-      if (prop === 'length') return size();
-      const i = indexOf(prop, size());
-      if (i !== null) return at(i);
-      if (Object.hasOwn(fast, prop)) return fast[prop as string];
-      return Reflect.get(t, prop, receiver);
-    },
-    has(t, prop) {
-      return indexOf(prop, size()) !== null || Reflect.has(t, prop);
-    },
-    set(t, prop, value) {
-      if (prop === 'length' && extra.truncate) {
-        extra.truncate(Number(value));
-        return true;
-      }
-      if (extra.write && typeof prop === 'string' && /^(0|[1-9]\d*)$/.test(prop)) {
-        extra.write(Number(prop), value as T);
-        return true;
-      }
-      return Reflect.set(t, prop, value);
-    },
-    getOwnPropertyDescriptor(t, prop) {
-      const i = indexOf(prop, size());
-      if (i !== null) return { value: at(i), writable: true, enumerable: true, configurable: true };
-      if (prop === 'length') return { ...Reflect.getOwnPropertyDescriptor(t, 'length')!, value: size() };
-      return Reflect.getOwnPropertyDescriptor(t, prop);
-    },
-    ownKeys(t) {
-      return [...Array.from({ length: size() }, (_, i) => String(i)), ...Reflect.ownKeys(t)];
-    },
-  });
-  return self;
 }
 
 /** `state.workspaces` of a lazy tenant: generated on read, changed ones kept, appends kept. */

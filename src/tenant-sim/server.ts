@@ -159,62 +159,20 @@ export async function handleRequest(rt: SimRuntime, req: IncomingMessage, res: S
     return send(res, rec, { status: 404, body: { error: { code: 'NotFound', message: `No route for ${method} ${path}.` } } });
   }
 
-  const kind = kindOf(family)!;
-  const contract = CONTRACTS[kind];
-  const m = matchOperation(contract, method, path);
-  if (!m) {
-    if (rt.strict) {
-      violate('no vendor operation');
-      return send(res, rec, errorFor(family, 400, 'InvalidRequest', `No operation ${method} ${path} in the vendor's API description.`));
-    }
-    return send(res, rec, errorFor(family, 404, kind === 'fabric' ? 'EntityNotFound' : 'NotFound', `No route for ${method} ${path}.`));
-  }
-  rec.operationId = m.operation.operationId;
-  let json: unknown;
-  if (text !== '') {
-    try {
-      json = JSON.parse(text);
-    } catch {
-      if (rt.strict) violate('body is not JSON');
-      return send(res, rec, errorFor(family, 400, 'InvalidRequest', 'The request body is not valid JSON.'));
-    }
-  }
-  if (rt.strict) {
-    const errors = validateOperation(contract, m, query, json, req.headers as Record<string, unknown>);
-    if (text !== '' && !contentType.startsWith('application/json')) errors.push('Content-Type must be application/json');
-    if (errors.length > 0) {
-      violate(errors.join('; '));
-      return send(res, rec, errorFor(family, 400, 'InvalidRequest', errors.join('; ')));
-    }
-  }
-
-  const reason = rt.entra.verifyBearer(req.headers.authorization, audienceOf(family)!);
-  if (reason) return send(res, rec, unauthorized(family, reason));
-  const state = rt.state();
-  if (state.settings.adminApisForbidden && (family === 'powerbi-admin' || family === 'fabric-admin')) {
-    return send(
-      res,
-      rec,
-      family === 'powerbi-admin'
-        ? powerBiError(401, 'PowerBINotAuthorizedException', 'The service principal is not allowed to use the read-only admin APIs (tenant settings).')
-        : fabricError(403, 'InsufficientPrivileges', 'The caller is not allowed to use the admin APIs: check the tenant settings for service principals.'),
-    );
-  }
-  const refusal = rt.limits.admit(family, path);
-  if (refusal) {
-    rec.throttleReason = refusal.reason;
-    return send(res, rec, throttled(family, refusal));
-  }
+  const op = vendorOperation(rt, req, rec, { family, query, text, contentType, violate });
+  if ('refused' in op) return send(res, rec, op.refused);
+  const refusal = gateRefusal(rt, req, family, path, rec);
+  if (refusal) return send(res, rec, refusal);
   if (answerFault(rt.faults, family, path, res, rec)) return;
 
   const ctx: RequestContext = {
-    state,
+    state: rt.state(),
     origin: rt.origin,
     method,
     path,
     query,
-    json,
-    pathParams: m.pathParams,
+    json: op.json,
+    pathParams: op.m.pathParams,
     now: rt.now(),
     fabricPageSize: family === 'fabric-admin' ? rt.fabricAdminPageSize : rt.fabricPageSize,
     costPageRows: rt.costPageRows,
@@ -223,16 +181,82 @@ export async function handleRequest(rt: SimRuntime, req: IncomingMessage, res: S
     strict: rt.strict,
     violate,
   };
-  const handler = HANDLERS[kind][m.operation.operationId];
-  const reply = handler ? handler(ctx) : errorFor(family, 501, 'NotImplemented', `The simulator does not serve ${m.operation.operationId}.`);
-  if (rt.strict && reply.status >= 200 && reply.status < 300 && reply.body !== undefined) {
-    const schema = m.operation.responses?.[String(reply.status)]?.schema;
-    if (schema && schema.type !== 'file') {
-      const errors = validateSchema(contract.root, schema, reply.body, 'response', contract.bareObjectIsAny);
-      if (errors.length > 0) violate(`simulator answered out of contract: ${errors.slice(0, 5).join('; ')}`);
+  const handler = HANDLERS[op.kind][op.m.operation.operationId];
+  const reply = handler ? handler(ctx) : errorFor(family, 501, 'NotImplemented', `The simulator does not serve ${op.m.operation.operationId}.`);
+  if (rt.strict) checkAnswer(op.contract, op.m, reply, violate);
+  send(res, rec, reply);
+}
+
+type Operation = NonNullable<ReturnType<typeof matchOperation>>;
+
+/**
+ * The vendor operation a request asks for (recorded in `rec`), with its JSON body: in strict mode checked against the
+ * contract (a violation recorded and answered 400); `refused` is the answer when there is none.
+ */
+function vendorOperation(
+  rt: SimRuntime,
+  req: IncomingMessage,
+  rec: RecordedRequest,
+  r: { family: ApiFamily; query: URLSearchParams; text: string; contentType: string; violate: (msg: string) => void },
+): { refused: Reply } | { kind: ApiKind; contract: ApiDoc; m: Operation; json: unknown } {
+  const { method, path } = rec;
+  const { family, text, violate } = r;
+  const kind = kindOf(family)!;
+  const contract = CONTRACTS[kind];
+  const m = matchOperation(contract, method, path);
+  if (!m) {
+    if (rt.strict) {
+      violate('no vendor operation');
+      return { refused: errorFor(family, 400, 'InvalidRequest', `No operation ${method} ${path} in the vendor's API description.`) };
+    }
+    return { refused: errorFor(family, 404, kind === 'fabric' ? 'EntityNotFound' : 'NotFound', `No route for ${method} ${path}.`) };
+  }
+  rec.operationId = m.operation.operationId;
+  let json: unknown;
+  if (text !== '') {
+    try {
+      json = JSON.parse(text);
+    } catch {
+      if (rt.strict) violate('body is not JSON');
+      return { refused: errorFor(family, 400, 'InvalidRequest', 'The request body is not valid JSON.') };
     }
   }
-  send(res, rec, reply);
+  if (rt.strict) {
+    const errors = validateOperation(contract, m, r.query, json, req.headers as Record<string, unknown>);
+    if (text !== '' && !r.contentType.startsWith('application/json')) errors.push('Content-Type must be application/json');
+    if (errors.length > 0) {
+      violate(errors.join('; '));
+      return { refused: errorFor(family, 400, 'InvalidRequest', errors.join('; ')) };
+    }
+  }
+  return { kind, contract, m, json };
+}
+
+/** The bearer token's audience, the tenant settings, then the caps and storms: the refusal, or null. */
+function gateRefusal(rt: SimRuntime, req: IncomingMessage, family: ApiFamily, path: string, rec: RecordedRequest): Reply | null {
+  const reason = rt.entra.verifyBearer(req.headers.authorization, audienceOf(family)!);
+  if (reason) return unauthorized(family, reason);
+  if (rt.state().settings.adminApisForbidden && (family === 'powerbi-admin' || family === 'fabric-admin')) {
+    return family === 'powerbi-admin'
+      ? powerBiError(401, 'PowerBINotAuthorizedException', 'The service principal is not allowed to use the read-only admin APIs (tenant settings).')
+      : fabricError(403, 'InsufficientPrivileges', 'The caller is not allowed to use the admin APIs: check the tenant settings for service principals.');
+  }
+  const refusal = rt.limits.admit(family, path);
+  if (refusal) {
+    rec.throttleReason = refusal.reason;
+    return throttled(family, refusal);
+  }
+  return null;
+}
+
+/** Strict mode: the simulator's own 2xx answer held to the contract's response schema. */
+function checkAnswer(contract: ApiDoc, m: Operation, reply: Reply, violate: (msg: string) => void): void {
+  if (reply.status < 200 || reply.status >= 300 || reply.body === undefined) return;
+  const schema = m.operation.responses?.[String(reply.status)]?.schema;
+  if (schema && schema.type !== 'file') {
+    const errors = validateSchema(contract.root, schema, reply.body, 'response', contract.bareObjectIsAny);
+    if (errors.length > 0) violate(`simulator answered out of contract: ${errors.slice(0, 5).join('; ')}`);
+  }
 }
 
 /** The simulated Eventhouse's query endpoint: bearer of the Kusto audience, storms, then the query. */

@@ -1,6 +1,7 @@
 /** The console's overview and inventory views: response schemas of the admin API (index and rules in ../schemas.ts). */
 import { slaSchema } from '../../public-api/routes/sla.js';
 import { bySourceTypeItem, dailyCostItem, durationStats } from '../../public-api/schemas.js';
+import { itemsSchema } from '../openapi.js';
 
 export const seriesSchema = {
   title: 'MetricsSeries',
@@ -96,24 +97,14 @@ export const capacityViewSchema = {
   },
 } as const;
 
-export const workspaceViewSchema = {
-  title: 'WorkspaceInventory',
+export const workspaceViewSchema = itemsSchema('WorkspaceInventory', {
+  title: 'WorkspaceView',
   type: 'object',
-  required: ['items'],
+  required: ['name', 'remoteId', 'capacityName', 'openIncidents'],
   properties: {
-    items: {
-      type: 'array',
-      items: {
-        title: 'WorkspaceView',
-        type: 'object',
-        required: ['name', 'remoteId', 'capacityName', 'openIncidents'],
-        properties: {
-          name: { type: 'string' },
-          remoteId: { type: 'string' },
-          capacityName: { type: ['string', 'null'] },
-          openIncidents: { type: 'integer' },
-        },
-      },
-    },
+    name: { type: 'string' },
+    remoteId: { type: 'string' },
+    capacityName: { type: ['string', 'null'] },
+    openIncidents: { type: 'integer' },
   },
-} as const;
+});

@@ -42,14 +42,17 @@ export interface ConnectorTestDestination {
 }
 
 /** The sample incident; `baseUrl` is VIGIA_BASE_URL when the caller knows it. */
-export function sampleAlert(now: Date, baseUrl = 'https://vigia.invalid'): AlertSnapshot {
-  const id = `test_${now.getTime().toString(36)}${randomBase62(8)}`;
+/**
+ * The alert a test send carries (the connectors' "Testar" action and a webhook's test event): an
+ * open info incident of a made-up gateway; `who` names it, in the order the snapshot is written.
+ */
+export function testAlertSnapshot(who: Pick<AlertSnapshot, 'id' | 'title' | 'message' | 'sourceId' | 'url'>, now: Date): AlertSnapshot {
   return {
-    id,
-    title: 'Incidente de teste do Vigia',
-    message: 'Este incidente foi criado pela ação "Testar" do Vigia para verificar a integração. Pode ser ignorado.',
+    id: who.id,
+    title: who.title,
+    message: who.message,
     sourceType: 'Gateway',
-    sourceId: 'vigia-teste',
+    sourceId: who.sourceId,
     workspaceName: null,
     capacityName: null,
     severity: 'info',
@@ -58,8 +61,22 @@ export function sampleAlert(now: Date, baseUrl = 'https://vigia.invalid'): Alert
     openedAt: now.toISOString(),
     resolvedAt: null,
     failureCount: 1,
-    url: `${baseUrl.replace(/\/+$/, '')}/alerts/${id}`,
+    url: who.url,
   };
+}
+
+export function sampleAlert(now: Date, baseUrl = 'https://vigia.invalid'): AlertSnapshot {
+  const id = `test_${now.getTime().toString(36)}${randomBase62(8)}`;
+  return testAlertSnapshot(
+    {
+      id,
+      title: 'Incidente de teste do Vigia',
+      message: 'Este incidente foi criado pela ação "Testar" do Vigia para verificar a integração. Pode ser ignorado.',
+      sourceId: 'vigia-teste',
+      url: `${baseUrl.replace(/\/+$/, '')}/alerts/${id}`,
+    },
+    now,
+  );
 }
 
 /** Runs one step; a throw from send (timeout, network) becomes a failed step with a generic text. */

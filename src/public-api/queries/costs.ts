@@ -4,14 +4,8 @@ import { type JsonPage, type KeyRecheck, runPageStatement, SqlParams } from '../
 /** The documented field order of a daily cost item (also the CSV header). */
 export const COST_FIELDS = ['date', 'capacityName', 'currency', 'cost', 'amortizedCost', 'overageCost'] as const;
 
-export interface CostItem {
-  date: string;
-  capacityName: string;
-  currency: string;
-  cost: number;
-  amortizedCost: number;
-  overageCost: number;
-}
+/** A daily cost item: the stored daily cost (orgs/inventory.ts) as the API writes it. */
+export type { DailyCost as CostItem } from '../../orgs/inventory.js';
 
 export interface CostPage extends JsonPage {
   /** The requested currency, else the period's predominant one; null when the period has no rows. */

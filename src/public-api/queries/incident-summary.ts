@@ -19,7 +19,8 @@ export interface NoisySource {
   incidents: number;
   occurrences: number;
 }
-export interface IncidentSummary {
+/** The counts of a period's incidents (the metrics answer's `totals`). */
+export interface IncidentTotals {
   incidents: number;
   acknowledged: number;
   resolved: number;
@@ -27,6 +28,9 @@ export interface IncidentSummary {
   silenced: number;
   correlated: number;
   reoccurrences: number;
+}
+
+export interface IncidentSummary extends IncidentTotals {
   /** Incidents acknowledged within `ackTargetSeconds` (0 when no target was given). */
   acknowledgedWithinTarget: number;
   resolvedWithinTarget: number;

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { envelope, pageRequest, sendJsonTextPage } from '../paging.js';
+import { listRoute, type PagingParams } from '../list-route.js';
 import { CAPACITY_FIELDS, WORKSPACE_FIELDS, listCapacities, listWorkspaces } from '../queries/inventory.js';
-import { listResponses, nullableString, pagingQuery, security } from '../schemas.js';
+import { nullableString } from '../schemas.js';
 
 const capacityItem = {
   title: 'Capacity',
@@ -18,58 +18,23 @@ const workspaceItem = {
   properties: { name: { type: 'string' }, remoteId: { type: 'string' }, capacityName: nullableString },
 } as const;
 
-const pagingOnly = { type: 'object', additionalProperties: false, properties: { ...pagingQuery } } as const;
-
-interface Query {
-  page?: number;
-  pageSize?: number;
-  format?: string;
-}
-
+/** The two inventory lists: the organization's capacities and workspaces, by name. */
 export async function inventoryRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
-  app.get<{ Querystring: Query }>(
-    '/capacities',
-    {
-      config: { scope: 'ReadCapacities', recheckKey: true },
-      schema: {
-        operationId: 'listCapacities',
-        summary: 'List capacities, by name',
-        description: 'Scope ReadCapacities.',
-        tags: ['inventory'],
-        security,
-        querystring: pagingOnly,
-        response: listResponses(capacityItem, 'CapacityPage', 'Paged envelope of capacity items'),
-      },
-    },
-    async (request, reply) => {
-      const p = pageRequest(request.query);
-      const caller = request.apiCaller!;
-      const page = await caller.checked((recheck) => listCapacities(ctx.db, caller.orgId, p.offset, p.pageSize, recheck));
-      const meta = envelope<never>('/capacities', { format: request.query.format }, p, page.totalCount, []);
-      return sendJsonTextPage(reply, request.query.format, 'capacities', CAPACITY_FIELDS, meta, page.itemsJson);
-    },
-  );
-
-  app.get<{ Querystring: Query }>(
-    '/workspaces',
-    {
-      config: { scope: 'ReadWorkspaces', recheckKey: true },
-      schema: {
-        operationId: 'listWorkspaces',
-        summary: 'List workspaces, by name',
-        description: 'Scope ReadWorkspaces.',
-        tags: ['inventory'],
-        security,
-        querystring: pagingOnly,
-        response: listResponses(workspaceItem, 'WorkspacePage', 'Paged envelope of workspace items'),
-      },
-    },
-    async (request, reply) => {
-      const p = pageRequest(request.query);
-      const caller = request.apiCaller!;
-      const page = await caller.checked((recheck) => listWorkspaces(ctx.db, caller.orgId, p.offset, p.pageSize, recheck));
-      const meta = envelope<never>('/workspaces', { format: request.query.format }, p, page.totalCount, []);
-      return sendJsonTextPage(reply, request.query.format, 'workspaces', WORKSPACE_FIELDS, meta, page.itemsJson);
-    },
-  );
+  const list = (what: { path: string; scope: 'ReadCapacities' | 'ReadWorkspaces'; operationId: string; name: string; title: string; item: object; fields: readonly string[]; read: typeof listCapacities }) =>
+    listRoute(app, ctx, {
+      path: what.path,
+      scope: what.scope,
+      operationId: what.operationId,
+      summary: `List ${what.name}, by name`,
+      description: `Scope ${what.scope}.`,
+      tag: 'inventory',
+      item: what.item,
+      page: { title: `${what.title}Page`, description: `Paged envelope of ${what.title.toLowerCase()} items` },
+      csv: { name: what.name, fields: what.fields },
+      filter: (_q: PagingParams, orgId) => orgId,
+      read: what.read,
+      params: () => ({}),
+    });
+  list({ path: '/capacities', scope: 'ReadCapacities', operationId: 'listCapacities', name: 'capacities', title: 'Capacity', item: capacityItem, fields: CAPACITY_FIELDS, read: listCapacities });
+  list({ path: '/workspaces', scope: 'ReadWorkspaces', operationId: 'listWorkspaces', name: 'workspaces', title: 'Workspace', item: workspaceItem, fields: WORKSPACE_FIELDS, read: listWorkspaces });
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { Queryable } from '../../db/index.js';
 import { summarizeIncidents } from '../queries/metrics.js';
-import { bySourceTypeItem, durationStats, noisiestSourceItem, objectResponses, security } from '../schemas.js';
+import { bySourceTypeItem, dayRangeQuery, durationStats, noisiestSourceItem, objectResponses, security } from '../schemas.js';
 import { dayWindow, startOfUtcDay } from '../windows.js';
 
 export const metricsSchema = {
@@ -48,10 +48,7 @@ export async function metricsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
         querystring: {
           type: 'object',
           additionalProperties: false,
-          properties: {
-            from: { type: 'string', format: 'date', description: 'First day, yyyy-MM-dd (inclusive).' },
-            to: { type: 'string', format: 'date', description: 'Last day, yyyy-MM-dd (inclusive).' },
-          },
+          properties: dayRangeQuery,
         },
         response: objectResponses(metricsSchema, 'Alert metrics of the period'),
       },
