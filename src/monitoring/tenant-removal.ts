@@ -1,19 +1,28 @@
 /**
  * Deleting a tenant connection: what it watched is gone from Vigia's view, so every incident its
  * collectors (and its self-watch) opened recovers, in the same transaction as the delete.
- * The collectors' state is read in that transaction too, with their schedule rows locked.
+ * The collectors' state is read in that transaction too, with their schedule rows locked, but only
+ * the state of collectors that release incidents (releaseAll): the inventory's, scanner's and costs'
+ * memory, the bulk of an enterprise tenant's rows, open no incidents and are never read here.
  */
 import type { AppContext } from '../context.js';
 import { txWithRetry } from '../db/retry.js';
 import type { SignalInput } from '../alerts/signals.js';
 import { notFoundError } from '../errors.js';
 import { DEFAULT_COLLECTORS } from './registry.js';
+import type { Collector } from './engine/collector.js';
 import { collectorBehindSignal } from './engine/collector-behind.js';
 import { applySignalsIn } from './engine/output.js';
 import { TENANT_DELETED } from './messages/titles.js';
 import { tenantSignal, type TenantProblem } from './engine/self-watch.js';
 import { tenantConnectedSignal } from './engine/first-pass.js';
 import { loadTenant } from './connection/tenant-row.js';
+
+/** The read of the state that releaseAll needs: the rows of the collectors that have one, nothing else. */
+export function releaseStateQuery(tenantId: string, collectors: readonly Collector[] = DEFAULT_COLLECTORS): { text: string; values: unknown[] } {
+  const releasing = collectors.filter((c) => c.releaseAll).map((c) => c.name);
+  return { text: 'SELECT collector, key, value FROM collector_state WHERE tenant_ref = $1 AND collector = ANY($2::text[])', values: [tenantId, releasing] };
+}
 
 const PROBLEMS: TenantProblem[] = ['TenantAuthFailed', 'TenantAccessDenied', 'TenantThrottled', 'TenantUnreachable'];
 
@@ -25,7 +34,8 @@ export async function removeTenant(ctx: AppContext, orgId: string, id: string): 
     // finishes before the state below is read, and its incidents are released; a run that
     // commits later finds its row deleted and writes nothing.
     await q.query('SELECT collector FROM collector_schedules WHERE tenant_ref = $1 ORDER BY collector FOR UPDATE', [id]);
-    const { rows } = await q.query<{ collector: string; key: string; value: unknown }>('SELECT collector, key, value FROM collector_state WHERE tenant_ref = $1', [id]);
+    const read = releaseStateQuery(id);
+    const { rows } = await q.query<{ collector: string; key: string; value: unknown }>(read.text, read.values);
     const signals: SignalInput[] = [];
     for (const collector of DEFAULT_COLLECTORS) {
       if (!collector.releaseAll) continue;

@@ -9,7 +9,7 @@ import type { Collector, CollectorRun } from '../../src/monitoring/engine/collec
 import { capacityCollector } from '../../src/monitoring/sources/capacity/capacity.js';
 import { holdLease } from '../../src/monitoring/engine/lease.js';
 import { applySignalsIn, readState, writeState } from '../../src/monitoring/engine/output.js';
-import { removeTenant } from '../../src/monitoring/tenant-removal.js';
+import { releaseStateQuery, removeTenant } from '../../src/monitoring/tenant-removal.js';
 import { updateTenant } from '../../src/monitoring/tenants.js';
 import type { TenantSim } from '../../src/tenant-sim/index.js';
 import { ENGINE } from '../helpers/db.js';
@@ -216,6 +216,27 @@ describe('leases on the database clock, fenced commits', () => {
     await committing;
     await removal;
     expect((await alerts(h, orgId, 'Capacity')).map((r) => r.status)).toEqual(['resolved']);
+  });
+
+  it('a tenant deleted with a large healthy memory: the removal reads only the releasing collectors\' rows and resolves exactly the open incidents', async () => {
+    const sim = await h.sim({ seed: 76, sizes: { capacities: 1, workspaces: 1 } });
+    const orgId = await h.org();
+    const tenant = await h.tenant(orgId, sim, { collectors: { capacity: { intervalSeconds: 60 } } });
+    const now = h.clock.now();
+    const capacity = (id: string, down: boolean) => ({ key: id, value: { name: `Cap ${id}`, state: down ? 'Suspended' : 'Active', down } });
+    await h.ctx.db.tx(async (q) => {
+      // The inventory's memory (no releaseAll, no incidents): the bulk of an enterprise tenant's rows.
+      await writeState(q, tenant.id, 'inventory', Array.from({ length: 400 }, (_, i) => ({ key: `model:m${i}`, value: { name: `M${i}` } })));
+      await writeState(q, tenant.id, 'capacity', [capacity('c-down-1', true), capacity('c-down-2', true), capacity('c-up', false)]);
+      await applySignalsIn(q, h.ctx, orgId, ['c-down-1', 'c-down-2'].map((id) => (
+        { sourceType: 'Capacity', sourceId: id, sourceName: `Cap ${id}`, notificationKind: 'CapacityNotActive', severity: 'error' as const, kind: 'failure' as const, title: `Capacity ${id} is Suspended`, message: 'Suspended.' }
+      )), now);
+    });
+    const read = releaseStateQuery(tenant.id);
+    const { rows } = await h.ctx.db.query<{ collector: string }>(read.text, read.values);
+    expect(rows.map((r) => r.collector)).toEqual(['capacity', 'capacity', 'capacity']);
+    await removeTenant(h.ctx, orgId, tenant.id);
+    expect((await alerts(h, orgId, 'Capacity')).map((r) => r.status)).toEqual(['resolved', 'resolved']);
   });
 
   it('a token client (decrypted credentials) leaves the engine\'s memory when its tenant is deleted, changed, or idle for an hour', async () => {
