@@ -135,15 +135,29 @@ export async function readScanCatalog(q: Reader, tenantRef: string, version: str
   return { version, workspaces, described };
 }
 
-/** The known workspaces without their models (inventory's needs); empty before the scanner described any. */
-export async function readScannedWorkspaces(q: Reader, tenantRef: string): Promise<{ id: string; described: boolean; name: string | null; capacityId: string | null }[]> {
-  const { rows } = await q.query<{ key: string; described: boolean | null; name: string | null; capacity_id: string | null }>(
-    `SELECT key, (value->>'described')::boolean AS described, value->>'name' AS name, value->>'capacityId' AS capacity_id
-       FROM collector_state WHERE tenant_ref = $1 AND collector = $2 AND key LIKE $3`,
-    [tenantRef, SCANNER, `${WORKSPACE_PREFIX}%`],
-  );
-  if (!rows.some((r) => r.described)) return [];
-  return rows.map((r) => ({ id: r.key.slice(WORKSPACE_PREFIX.length), described: r.described === true, name: r.name, capacityId: r.capacity_id }));
+/** Known workspaces a read of them takes at a time (an enterprise tenant has 50,000 and more). */
+export const SCANNED_WORKSPACES_PAGE = 1_000;
+
+/**
+ * The known workspaces without their models (inventory's needs), in id order; empty before the
+ * scanner described any. Read in pages keyed by workspace (`page` rows a statement), so no
+ * statement reads a whole large tenant.
+ */
+export async function readScannedWorkspaces(q: Reader, tenantRef: string, page = SCANNED_WORKSPACES_PAGE): Promise<{ id: string; described: boolean; name: string | null; capacityId: string | null }[]> {
+  const out: { id: string; described: boolean; name: string | null; capacityId: string | null }[] = [];
+  const pages = pagesByKey(async (after) => {
+    const { rows } = await q.query<{ key: string; described: boolean | null; name: string | null; capacity_id: string | null }>(
+      `SELECT key, (value->>'described')::boolean AS described, value->>'name' AS name, value->>'capacityId' AS capacity_id
+         FROM collector_state WHERE tenant_ref = $1 AND collector = $2 AND starts_with(key, $3) AND key > $4
+        ORDER BY key LIMIT $5`,
+      [tenantRef, SCANNER, WORKSPACE_PREFIX, after, page],
+    );
+    return rows;
+  }, page);
+  for await (const rows of pages) {
+    for (const r of rows) out.push({ id: r.key.slice(WORKSPACE_PREFIX.length), described: r.described === true, name: r.name, capacityId: r.capacity_id });
+  }
+  return out.some((w) => w.described) ? out : [];
 }
 
 /**
