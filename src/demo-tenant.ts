@@ -137,7 +137,7 @@ export async function runLiveDemo(config: Config, opts: LiveDemoOptions = {}): P
 
     const tenant = await connectSimulatedTenant(ctx, org.id, sim, step);
     await firstGatewayRun(ctx, tenant.id, timeout);
-    step(5, `first gateway run done: ${s.gateways.length} gateways online, nothing to report`);
+    step(5, `the gateway collector's first complete pass is done: ${s.gateways.length} gateways online, nothing to report`);
 
     const { gateway, model, alert } = await gatewayGoesOffline({ ctx, sim, orgId: org.id, apiKey, address: service.address!, received, timeout, step });
     const refresh = await dependentRefresh({ ctx, sim, orgId: org.id, gatewayAlertId: alert.id, model, timeout, step });
@@ -218,14 +218,17 @@ async function connectSimulatedTenant(ctx: RunningService['ctx'], orgId: string,
 
 /** Waits for the gateway collector's first run; its error stops the demo. */
 async function firstGatewayRun(ctx: RunningService['ctx'], tenantRef: string, timeout: number): Promise<void> {
-  const firstRun = await until('the first gateway run', timeout, async () => {
-    const { rows } = await ctx.db.query<{ last_run_at: Date | null; last_error: string | null }>(
-      "SELECT last_run_at, last_error FROM collector_schedules WHERE tenant_ref = $1 AND collector = 'gateway'",
+  // The gateway collector's first complete pass (every gateway read once): until it ends, what it
+  // finds counts as "found at connection" (summed up by TenantConnected, never paged), so the
+  // outage below would not page.
+  const firstPass = await until('the gateway collector\'s first complete pass', timeout, async () => {
+    const { rows } = await ctx.db.query<{ first_pass_done: boolean; last_error: string | null }>(
+      "SELECT first_pass_done, last_error FROM collector_schedules WHERE tenant_ref = $1 AND collector = 'gateway'",
       [tenantRef],
     );
-    return rows[0]?.last_run_at ? rows[0] : null;
+    return rows[0]?.first_pass_done || rows[0]?.last_error ? rows[0] : null;
   });
-  if (firstRun.last_error) throw new LiveDemoError(`the gateway collector failed: ${firstRun.last_error}`);
+  if (firstPass.last_error) throw new LiveDemoError(`the gateway collector failed: ${firstPass.last_error}`);
 }
 
 /** Steps 6 to 9: a gateway goes offline; the incident opens, is delivered, and the public API lists it. */
