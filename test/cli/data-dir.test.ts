@@ -48,7 +48,7 @@ describe(`data directory and demo (${ENGINE})`, () => {
     expect(demo.stderr()).toBe('');
     expect(code).toBe(0);
     expect(demo.stdout()).not.toContain(adminToken); // the demo never prints the admin token
-    const key = /API key \(all scopes, shown once; for that server\): (vgk_\S+)/.exec(demo.stdout())![1]!;
+    const key = /API key \(all scopes, shown once; for .*?\): (vgk_\S+)/.exec(demo.stdout())![1]!;
     // The curl lines point at the running server, whatever PORT the demo's shell has.
     if (ENGINE === 'pglite') expect(demo.stdout()).toContain(`curl -H "X-Api-Key: ${key}" "${server.base}/api/public/v1/alerts"`);
     const alerts = await fetch(`${server.base}/api/public/v1/alerts?status=open`, { headers: { 'x-api-key': key } });
