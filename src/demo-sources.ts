@@ -1,15 +1,8 @@
+import type { Signal } from './alerts/signals.js';
+
 /** The demo organization's monitored sources: one of each kind, with the words of its incidents (src/demo.ts tells their story). */
-export interface Source {
-  sourceType: string;
-  sourceId: string;
-  sourceName: string;
-  notificationKind: string;
-  severity: 'error' | 'info';
-  title: string;
-  message: string;
-  workspaceName: string | null;
-  capacityName: string | null;
-}
+/** A demo incident's source: a signal without its kind, time and causes. */
+export type Source = Omit<Signal, 'kind' | 'occurredAt' | 'causes' | 'restatesMessage'>;
 
 export const SOURCES: Source[] = [
   { sourceType: 'Gateway', sourceId: 'gw-onprem-sp-01', sourceName: 'Gateway São Paulo 01', notificationKind: 'GatewayOffline', severity: 'error', title: 'Gateway offline', message: 'O gateway on-premises não responde há mais de 5 minutos.', workspaceName: null, capacityName: null },

@@ -6,8 +6,8 @@
  * is skipped, counted and named (RejectedRows, shown in the collector's status), and the rows after
  * it are read as usual. One malformed event never blinds the collector to every other capacity.
  */
-/** The figures of one window (utilization-events.ts's WindowFigures) that are checked. */
-interface Figures {
+/** The figures of one window that are checked (utilization-events.ts's WindowFigures adds where and when). */
+export interface WindowFigureValues {
   baseCu: number;
   capacityUnitMs: number;
   utilizationPct: number;
@@ -44,7 +44,7 @@ function problemOf(checks: Check[]): string | null {
 }
 
 /** Why a window's figures cannot be true, or null when every figure is in range. */
-export function figuresProblem(w: Figures, names: { delay: string; irej: string; brej: string; cu: string; carry: string }): string | null {
+export function figuresProblem(w: WindowFigureValues, names: { delay: string; irej: string; brej: string; cu: string; carry: string }): string | null {
   return problemOf([
     [names.delay, w.delayPct, MAX_PERCENT],
     [names.irej, w.interactiveRejectionPct, MAX_PERCENT],

@@ -14,7 +14,7 @@
 import { kqlDatetime, kqlTable, kustoQuery } from '../../platform/kusto.js';
 import type { PlatformClient } from '../../platform/platform-client.js';
 import type { EventhouseSource } from '../../connection/utilization-settings.js';
-import { figuresProblem, RejectedRows } from './figure-checks.js';
+import { figuresProblem, RejectedRows, type WindowFigureValues } from './figure-checks.js';
 
 export const SUMMARY_TYPE = 'Microsoft.Fabric.Capacity.Summary';
 export const STATE_TYPE = 'Microsoft.Fabric.Capacity.State';
@@ -28,18 +28,11 @@ export const MAX_QUERIES_PER_RUN = 6;
 /** A connection's first run reads back this far (the feed has no backfill beyond the table). */
 export const FIRST_LOOKBACK_MS = 3_600_000;
 
-export interface WindowFigures {
+export interface WindowFigures extends WindowFigureValues {
   capacityId: string;
   capacityName: string;
   sku: string;
   windowStart: Date;
-  baseCu: number;
-  capacityUnitMs: number;
-  utilizationPct: number;
-  delayPct: number;
-  interactiveRejectionPct: number;
-  backgroundRejectionPct: number;
-  carryForwardCuMs: number;
   /** CU ms per workload code (the Summary's breakdown). */
   workloads: Record<string, number>;
 }
