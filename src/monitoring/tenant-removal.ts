@@ -3,7 +3,9 @@
  * collectors (and its self-watch) opened recovers, in the same transaction as the delete.
  * The collectors' state is read in that transaction too, with their schedule rows locked, but only
  * the state of collectors that release incidents (releaseAll): the inventory's, scanner's and costs'
- * memory, the bulk of an enterprise tenant's rows, open no incidents and are never read here.
+ * memory, the bulk of an enterprise tenant's rows, open no incidents and are never read here; of
+ * the collectors that say which rows hold an open incident (releaseOnly: the refreshes' failing
+ * models, the jobs' failing items, the capacities down), only those rows are read.
  */
 import type { AppContext } from '../context.js';
 import { txWithRetry } from '../db/retry.js';
@@ -18,10 +20,21 @@ import { tenantSignal, type TenantProblem } from './engine/self-watch.js';
 import { tenantConnectedSignal } from './engine/first-pass.js';
 import { loadTenant } from './connection/tenant-row.js';
 
-/** The read of the state that releaseAll needs: the rows of the collectors that have one, nothing else. */
+/**
+ * The read of the state that releaseAll needs: the rows of the collectors that have one, and of
+ * those that say which rows can hold an open incident (Collector.releaseOnly), only those.
+ */
 export function releaseStateQuery(tenantId: string, collectors: readonly Collector[] = DEFAULT_COLLECTORS): { text: string; values: unknown[] } {
-  const releasing = collectors.filter((c) => c.releaseAll).map((c) => c.name);
-  return { text: 'SELECT collector, key, value FROM collector_state WHERE tenant_ref = $1 AND collector = ANY($2::text[])', values: [tenantId, releasing] };
+  const releasing = collectors.filter((c) => c.releaseAll);
+  const whole = releasing.filter((c) => !c.releaseOnly).map((c) => c.name);
+  const only = releasing.flatMap((c) => (c.releaseOnly ?? []).map((r) => [c.name, r.prefix, r.flag] as const));
+  return {
+    text: `SELECT collector, key, value FROM collector_state s
+            WHERE tenant_ref = $1 AND (collector = ANY($2::text[])
+              OR EXISTS (SELECT 1 FROM unnest($3::text[], $4::text[], $5::text[]) AS r(name, prefix, flag)
+                          WHERE r.name = s.collector AND starts_with(s.key, r.prefix) AND s.value->>r.flag = 'true'))`,
+    values: [tenantId, whole, only.map((o) => o[0]), only.map((o) => o[1]), only.map((o) => o[2])],
+  };
 }
 
 const PROBLEMS: TenantProblem[] = ['TenantAuthFailed', 'TenantAccessDenied', 'TenantThrottled', 'TenantUnreachable'];

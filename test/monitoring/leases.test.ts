@@ -218,7 +218,7 @@ describe('leases on the database clock, fenced commits', () => {
     expect((await alerts(h, orgId, 'Capacity')).map((r) => r.status)).toEqual(['resolved']);
   });
 
-  it('a tenant deleted with a large healthy memory: the removal reads only the releasing collectors\' rows and resolves exactly the open incidents', async () => {
+  it('a tenant deleted with a large healthy memory: the removal reads only the releasing collectors\' rows that hold an open incident and resolves exactly those incidents', async () => {
     const sim = await h.sim({ seed: 76, sizes: { capacities: 1, workspaces: 1 } });
     const orgId = await h.org();
     const tenant = await h.tenant(orgId, sim, { collectors: { capacity: { intervalSeconds: 60 } } });
@@ -228,15 +228,21 @@ describe('leases on the database clock, fenced commits', () => {
       // The inventory's memory (no releaseAll, no incidents): the bulk of an enterprise tenant's rows.
       await writeState(q, tenant.id, 'inventory', Array.from({ length: 400 }, (_, i) => ({ key: `model:m${i}`, value: { name: `M${i}` } })));
       await writeState(q, tenant.id, 'capacity', [capacity('c-down-1', true), capacity('c-down-2', true), capacity('c-up', false)]);
+      // The refreshes' memory of a member-mode tenant: 300 healthy models, one failing, and its listing.
+      const model = (i: number, failing: boolean) => ({ key: `model:m${i}`, value: { name: `M${i}`, workspaceId: 'w1', capacityId: null, polled: true, failing, last: null, running: [], lastSeenAt: null, meta: null } });
+      await writeState(q, tenant.id, 'refreshes', [...Array.from({ length: 300 }, (_, i) => model(i, i === 7)), { key: 'listing', value: { listedAt: now.toISOString(), groups: [['w1', 'W1', null]], capacities: [] } }]);
       await applySignalsIn(q, h.ctx, orgId, ['c-down-1', 'c-down-2'].map((id) => (
         { sourceType: 'Capacity', sourceId: id, sourceName: `Cap ${id}`, notificationKind: 'CapacityNotActive', severity: 'error' as const, kind: 'failure' as const, title: `Capacity ${id} is Suspended`, message: 'Suspended.' }
       )), now);
+      await applySignalsIn(q, h.ctx, orgId, [{ sourceType: 'Dataset', sourceId: 'm7', sourceName: 'M7', notificationKind: 'RefreshFailed', severity: 'error', kind: 'failure', title: 'M7 failed', message: 'Failed.' }], now);
     });
     const read = releaseStateQuery(tenant.id);
-    const { rows } = await h.ctx.db.query<{ collector: string }>(read.text, read.values);
-    expect(rows.map((r) => r.collector)).toEqual(['capacity', 'capacity', 'capacity']);
+    const { rows } = await h.ctx.db.query<{ collector: string; key: string }>(read.text, read.values);
+    // Only the rows that hold an open incident: the capacities down and the failing model.
+    expect(rows.map((r) => `${r.collector}/${r.key}`).sort()).toEqual(['capacity/c-down-1', 'capacity/c-down-2', 'refreshes/model:m7']);
     await removeTenant(h.ctx, orgId, tenant.id);
     expect((await alerts(h, orgId, 'Capacity')).map((r) => r.status)).toEqual(['resolved', 'resolved']);
+    expect((await alerts(h, orgId, 'Dataset')).map((r) => r.status)).toEqual(['resolved']);
   });
 
   it('a token client (decrypted credentials) leaves the engine\'s memory when its tenant is deleted, changed, or idle for an hour', async () => {

@@ -71,4 +71,9 @@ export interface Collector {
    * connection is deleted): each open incident it signalled is resolved.
    */
   releaseAll?(state: Map<string, unknown>, now: Date): SignalInput[];
+  /**
+   * The state releaseAll needs, when it is not all of it: only keys under `prefix` whose value
+   * has `flag` true (an incident is open for them). Tenant removal then reads those rows only.
+   */
+  releaseOnly?: readonly { prefix: string; flag: string }[];
 }

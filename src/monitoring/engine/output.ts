@@ -137,6 +137,25 @@ export class EntityState {
     return out;
   }
 
+  /**
+   * Every key under the prefix with only the named fields of its value (dotted paths, e.g.
+   * `meta.scheduled`; a missing one is null): the compact rows a run judges every entity by,
+   * while it reads whole values (read) only for the few it changes.
+   */
+  async fields(prefix: string, paths: readonly string[]): Promise<Map<string, Record<string, unknown>>> {
+    const out = new Map<string, Record<string, unknown>>();
+    const pages = pagesByKey(async (after) => {
+      const { rows } = await this.q.query<{ key: string; value: Record<string, unknown> }>(
+        `SELECT key, (SELECT jsonb_object_agg(p.path, s.value #> string_to_array(p.path, '.')) FROM unnest($5::text[]) AS p(path)) AS value
+           FROM collector_state s ${UNDER_PREFIX}`,
+        [this.tenantRef, this.collector, after, prefix, paths],
+      );
+      return rows;
+    }, STATE_PAGE);
+    for await (const rows of pages) for (const r of rows) out.set(r.key, r.value);
+    return out;
+  }
+
   /** How many keys the prefix has; with `flag`, only those whose value has that field true. */
   async count(prefix: string, flag: string | null = null): Promise<number> {
     const { rows } = await this.q.query<{ n: string | number }>(

@@ -58,6 +58,7 @@ export const capacityCollector: Collector = {
     }
     await commit(signals, changes);
   },
+  releaseOnly: [{ prefix: '', flag: 'down' }],
   releaseAll(state, now) {
     return [...state].flatMap(([id, value]) => goneSignals(id, value as RememberedCapacity, now));
   },

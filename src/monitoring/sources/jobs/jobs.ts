@@ -264,6 +264,7 @@ export const jobsCollector: Collector = {
     reportProgress(progressOf(pollable, ([, m]) => isHot(m, now), ([id]) => reached.has(id)));
     await commit(signals, changes, lineage);
   },
+  releaseOnly: [{ prefix: ITEM_PREFIX, flag: 'failing' }],
   releaseAll(state, now) {
     return [...remembered(state)].flatMap(([id, m]) => goneSignals(id, m, now));
   },

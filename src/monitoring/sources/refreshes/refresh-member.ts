@@ -13,8 +13,9 @@ import type { PlatformClient } from '../../platform/platform-client.js';
 import { inPool } from '../../platform/pool.js';
 import { pickForRun } from '../../engine/rotation.js';
 import { metaIsStale, type Observation, readHistory, readMeta } from './refresh-reads.js';
+import type { EntityState } from '../../engine/output.js';
 import { listingIsDue, type CallBudget } from '../../platform/run-budget.js';
-import type { MemberListing, RefreshMemory, ModelState } from './refresh-state.js';
+import type { MemberListing, ModelBrief, RefreshMemory } from './refresh-state.js';
 import { isResourceRefusal } from '../../platform/platform-client.js';
 
 /** Share of the run's budget that re-lists workspaces' models (the rest polls refreshes). */
@@ -32,40 +33,52 @@ interface Group {
 }
 
 /** Hot: what can fail soon or is failing; these are polled every run. */
-export function isHotModel(m: ModelState, now: Date): boolean {
+export function isHotModel(m: ModelBrief, now: Date): boolean {
   return m.failing || m.running.length > 0 || m.meta?.scheduled === true || (m.lastSeenAt !== null && now.getTime() - Date.parse(m.lastSeenAt) < HOT_WINDOW_MS);
 }
 
-export async function readMember(client: PlatformClient, tenant: TenantRow, memory: RefreshMemory, budget: CallBudget, now: Date, observe: (o: Observation) => void): Promise<void> {
+/**
+ * The run judges every model by its brief (RefreshMemory.known); the whole state of a model is
+ * read (memory.readWhole) only when the run polls, re-places or forgets it.
+ */
+export async function readMember(client: PlatformClient, tenant: TenantRow, memory: RefreshMemory, entities: EntityState, budget: CallBudget, now: Date, observe: (o: Observation) => void): Promise<void> {
   const { groups, capacityNames } = await listingOf(client, tenant, memory, budget, now);
 
   // Workspaces no longer reachable (or no longer listed in the connection): their models go.
-  for (const [id, m] of memory.models) if (!groups.has(m.workspaceId)) memory.forget(id);
-  for (const id of memory.workspaces.keys()) if (!groups.has(id)) memory.workspaces.delete(id);
-
   // A workspace moved to another capacity: its models follow at once (no re-listing needed).
-  for (const [id, m] of memory.models) {
+  const lost: string[] = [];
+  const moved: string[] = [];
+  for (const [id, m] of memory.known()) {
     const g = groups.get(m.workspaceId);
-    if (g && g.capacityId !== m.capacityId) memory.place(id, m.name, m.workspaceId, g.capacityId);
+    if (!g) lost.push(id);
+    else if (g.capacityId !== m.capacityId) moved.push(id);
+  }
+  await memory.readWhole(entities, [...lost, ...moved]);
+  for (const id of lost) memory.forget(id);
+  for (const id of memory.workspaces.keys()) if (!groups.has(id)) memory.workspaces.delete(id);
+  for (const id of moved) {
+    const m = memory.models.get(id);
+    if (m) memory.place(id, m.name, m.workspaceId, groups.get(m.workspaceId)!.capacityId);
   }
   // Workspaces never listed first; re-listing known ones comes after the polls, so a tight
   // budget still reads refreshes instead of re-listing the same workspaces every hour.
   const listShare = Math.max(1, Math.floor(budget.total * DISCOVERY_SHARE));
-  const listedNow = await listWorkspaces(client, groups, memory, budget, now, listShare, 'new');
+  const lister = { client, groups, memory, entities, budget, now };
+  const listedNow = await listWorkspaces(lister, listShare, 'new');
 
-  const models = [...memory.models].filter(([, m]) => groups.has(m.workspaceId));
+  const models = [...memory.known()].filter(([, m]) => groups.has(m.workspaceId));
   // Hot: what can fail soon or is failing. A model never polled yet takes its turn with the others
   // (on a small tenant that is this run): were it hot, a tenant still being discovered would keep
   // more hot models than a run's budget and push the scheduled ones into taking turns.
-  const isHot = ([, m]: [string, ModelState]) => isHotModel(m, now);
-  const cost = ([, m]: [string, ModelState]) => (metaIsStale(m.meta, now) ? 3 : 1);
+  const isHot = ([, m]: [string, ModelBrief]) => isHotModel(m, now);
+  const cost = ([, m]: [string, ModelBrief]) => (metaIsStale(m.meta, now) ? 3 : 1);
   // Keep room for re-listing the workspaces that are due, within the listing share.
   const staleDue = [...groups.keys()].filter((id) => {
     const at = memory.workspaces.get(id)?.listedAt;
     return at !== undefined && now.getTime() - Date.parse(at) >= RELIST_MS;
   }).length;
   const room = Math.max(0, budget.left - Math.min(staleDue, listShare - listedNow));
-  const opts = { key: ([id]: [string, ModelState]) => id, isHot, state: memory.rotation, now };
+  const opts = { key: ([id]: [string, ModelBrief]) => id, isHot, state: memory.rotation, now };
   // The rotation picks one resource per unit of budget; models due for a data-source read cost
   // more, so the pick is cut to the prefix the calls actually reach (same order, smaller budget).
   const widest = pickForRun(models, { ...opts, budget: room });
@@ -73,12 +86,15 @@ export async function readMember(client: PlatformClient, tenant: TenantRow, memo
   for (let spent = 0; reach < widest.poll.length && spent + cost(widest.poll[reach]!) <= room; reach++) spent += cost(widest.poll[reach]!);
   const pick = reach === widest.poll.length ? widest : pickForRun(models, { ...opts, budget: reach });
 
+  await memory.readWhole(entities, pick.poll.map(([id]) => id));
   await inPool(pick.poll, async ([id, m]) => {
     const group = groups.get(m.workspaceId)!;
     try {
       if (metaIsStale(m.meta, now)) {
         const meta = await readMeta(client, budget, m.workspaceId, id, true, now);
-        memory.update(id, { ...(memory.models.get(id) ?? m), meta });
+        const whole = memory.models.get(id);
+        if (!whole) return;
+        memory.update(id, { ...whole, meta });
         memory.metaRead.add(id);
       }
       const history = await readHistory(client, budget, m.workspaceId, id);
@@ -91,7 +107,7 @@ export async function readMember(client: PlatformClient, tenant: TenantRow, memo
   });
   // Only a run that polled its whole pick moves the rotation on (a spent budget retries the slice).
   memory.rotation = pick.next;
-  await listWorkspaces(client, groups, memory, budget, now, Math.min(budget.left, listShare - listedNow), 'stale');
+  await listWorkspaces(lister, Math.min(budget.left, listShare - listedNow), 'stale');
 }
 
 /**
@@ -134,7 +150,16 @@ async function readGroups(client: PlatformClient, budget: CallBudget): Promise<M
  * Lists the models of up to `limit` workspaces: those never listed (`new`), or those listed
  * longest ago, at most once an hour each (`stale`). Returns how many it listed.
  */
-async function listWorkspaces(client: PlatformClient, groups: Map<string, Group>, memory: RefreshMemory, budget: CallBudget, now: Date, limit: number, which: 'new' | 'stale'): Promise<number> {
+interface Lister {
+  client: PlatformClient;
+  groups: Map<string, Group>;
+  memory: RefreshMemory;
+  entities: EntityState;
+  budget: CallBudget;
+  now: Date;
+}
+
+async function listWorkspaces({ client, groups, memory, entities, budget, now }: Lister, limit: number, which: 'new' | 'stale'): Promise<number> {
   if (limit <= 0) return 0;
   const due = [...groups.values()]
     .map((g) => ({ g, at: memory.workspaces.get(g.id)?.listedAt ?? '' }))
@@ -152,13 +177,16 @@ async function listWorkspaces(client: PlatformClient, groups: Map<string, Group>
       models = [];
     }
     memory.workspaces.set(g.id, { listedAt: now.toISOString() });
-    const listed = new Set<string>();
-    for (const d of models) {
-      const id = d.id.toLowerCase();
-      listed.add(id);
-      memory.place(id, d.name || id, g.id, g.capacityId);
-    }
-    for (const [id, m] of memory.models) if (m.workspaceId === g.id && !listed.has(id)) memory.forget(id);
+    const listed = new Map(models.map((d) => [d.id.toLowerCase(), d.name || d.id.toLowerCase()]));
+    // Only the models whose placement changed, and those no longer listed, are read whole.
+    const dropped = [...memory.known()].filter(([id, m]) => m.workspaceId === g.id && !listed.has(id)).map(([id]) => id);
+    const replaced = [...listed].filter(([id, name]) => {
+      const m = memory.brief(id);
+      return m !== undefined && (m.name !== name || m.workspaceId !== g.id || m.capacityId !== g.capacityId);
+    });
+    await memory.readWhole(entities, [...dropped, ...replaced.map(([id]) => id)]);
+    for (const [id, name] of listed) memory.place(id, name, g.id, g.capacityId);
+    for (const id of dropped) memory.forget(id);
   });
   return due.length;
 }

@@ -18,7 +18,7 @@ export interface Observation {
 /** Data sources and schedule are re-read after this long (and when a model is first seen). */
 export const META_TTL_MS = 6 * 3_600_000;
 
-export function metaIsStale(meta: ModelMeta | null, now: Date): boolean {
+export function metaIsStale(meta: Pick<ModelMeta, 'readAt'> | null, now: Date): boolean {
   return !meta || now.getTime() - Date.parse(meta.readAt) >= META_TTL_MS;
 }
 

@@ -3,7 +3,7 @@
  * per workspace, plus the rotation and the admin paging cursor), and the per-run memory that
  * tracks what changed so only those keys are written back.
  */
-import type { StateChange } from '../../engine/output.js';
+import type { EntityState, StateChange } from '../../engine/output.js';
 import { ROTATION_KEY, type RotationState } from '../../engine/rotation.js';
 import type { PaceState } from '../../platform/run-budget.js';
 import type { RefreshCursor } from './refresh-history.js';
@@ -34,6 +34,32 @@ export interface ModelState extends RefreshCursor {
   /** Start of the newest refresh seen, running or finished (a model that refreshed in the last 24 h is polled every run). */
   lastSeenAt: string | null;
   meta: ModelMeta | null;
+}
+
+/**
+ * Member mode: what a run judges every model by (where it lives, whether it is hot, whether its
+ * data sources are due), read for all models as compact rows; the whole ModelState is read only
+ * for the models the run polls, re-places or forgets.
+ */
+export type ModelBrief = Pick<ModelState, 'name' | 'workspaceId' | 'capacityId' | 'failing' | 'running' | 'lastSeenAt'> & {
+  meta: Pick<ModelMeta, 'readAt' | 'scheduled'> | null;
+};
+
+/** The fields of a model's state a brief is read from (EntityState.fields). */
+export const BRIEF_FIELDS = ['name', 'workspaceId', 'capacityId', 'failing', 'running', 'lastSeenAt', 'meta.readAt', 'meta.scheduled'] as const;
+
+function briefOf(row: Record<string, unknown>): ModelBrief {
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
+  const readAt = text(row['meta.readAt']);
+  return {
+    name: text(row.name) ?? '',
+    workspaceId: text(row.workspaceId) ?? '',
+    capacityId: text(row.capacityId),
+    failing: row.failing === true,
+    running: Array.isArray(row.running) ? (row.running as string[]) : [],
+    lastSeenAt: text(row.lastSeenAt),
+    meta: readAt ? { readAt, scheduled: row['meta.scheduled'] === true } : null,
+  };
 }
 
 export interface WorkspaceState {
@@ -72,6 +98,10 @@ export class RefreshMemory {
   adminSkip: number;
   /** Admin mode: the refreshables pages' paced budget as the last run left it (run-budget.ts PacedBudget). */
   adminPace: PaceState | null;
+  /** Member mode: every remembered model's brief, as read at the start of the run (loadBriefs). */
+  private readonly briefs = new Map<string, ModelBrief>();
+  /** Whole model states read from the database this run (member mode: those polled, re-placed or forgotten). */
+  statesRead = 0;
   /** Models whose placement (name, workspace, capacity) is new or changed this run. */
   readonly placed = new Set<string>();
   /** Models whose data sources were read this run. */
@@ -115,19 +145,51 @@ export class RefreshMemory {
       if (this.models.has(id) || this.forgotten.has(id)) continue;
       this.models.set(id, value as ModelState);
       this.before.set(key, JSON.stringify(value));
+      this.statesRead++;
     }
   }
 
+  /** Member mode: the compact rows of every remembered model (EntityState.fields with BRIEF_FIELDS). */
+  loadBriefs(rows: Map<string, Record<string, unknown>>): void {
+    for (const [key, row] of rows) if (key.startsWith(MODEL_PREFIX)) this.briefs.set(key.slice(MODEL_PREFIX.length), briefOf(row));
+  }
+
+  /** Every model the run knows, whole when read (or new) and as a brief otherwise. */
+  *known(): Generator<[string, ModelBrief]> {
+    yield* this.models;
+    for (const [id, b] of this.briefs) if (!this.models.has(id) && !this.forgotten.has(id)) yield [id, b];
+  }
+
+  /** What the run knows of one model (whole or brief). */
+  brief(id: string): ModelBrief | undefined {
+    return this.models.get(id) ?? (this.forgotten.has(id) ? undefined : this.briefs.get(id));
+  }
+
+  /** Reads the whole state of these models (those known only by their brief): before the run polls, re-places or forgets them. */
+  async readWhole(entities: EntityState, ids: Iterable<string>): Promise<void> {
+    const missing = [...new Set(ids)].filter((id) => !this.models.has(id) && !this.forgotten.has(id) && this.briefs.has(id));
+    if (missing.length === 0) return;
+    this.load(await entities.read(missing.map(modelKey)));
+    // A row gone meanwhile (the tenant being removed): the model is not known any more.
+    for (const id of missing) if (!this.models.has(id)) this.briefs.delete(id);
+  }
+
+  /** A change to a model known only by its brief would lose the rest of its state. */
+  private assertWhole(id: string): void {
+    if (!this.models.has(id) && !this.forgotten.has(id) && this.briefs.has(id)) throw new Error(`refreshes: model ${id} changed before its state was read`);
+  }
+
   /** Records a model as listed by the platform; a new one starts unpolled. */
-  place(id: string, name: string, workspaceId: string, capacityId: string | null): ModelState {
+  place(id: string, name: string, workspaceId: string, capacityId: string | null): void {
+    const known = this.brief(id);
+    if (known && known.name === name && known.workspaceId === workspaceId && known.capacityId === capacityId) return;
+    this.assertWhole(id);
     const prev = this.models.get(id);
-    if (prev && prev.name === name && prev.workspaceId === workspaceId && prev.capacityId === capacityId) return prev;
     const next: ModelState = prev
       ? { ...prev, name, workspaceId, capacityId }
       : { name, workspaceId, capacityId, polled: false, failing: false, last: null, running: [], lastSeenAt: null, meta: null };
     this.models.set(id, next);
     this.placed.add(id);
-    return next;
   }
 
   update(id: string, next: ModelState): void {
@@ -135,6 +197,7 @@ export class RefreshMemory {
   }
 
   forget(id: string): void {
+    this.assertWhole(id);
     const prev = this.models.get(id);
     if (!prev) return;
     this.models.delete(id);

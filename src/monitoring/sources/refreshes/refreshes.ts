@@ -25,7 +25,7 @@ import { newResults } from './refresh-history.js';
 import { isHotModel, readMember } from './refresh-member.js';
 import type { Observation } from './refresh-reads.js';
 import { CallBudget, PacedBudget, RunBudgetSpent, runBudget } from '../../platform/run-budget.js';
-import { MODEL_PREFIX, RefreshMemory, type ModelState, rememberedModels } from './refresh-state.js';
+import { BRIEF_FIELDS, MODEL_PREFIX, RefreshMemory, type ModelState, rememberedModels } from './refresh-state.js';
 
 export const REFRESH_FAILED_KIND = 'RefreshFailed';
 
@@ -51,8 +51,9 @@ export const refreshesCollector: Collector = {
   async run({ ctx, tenant, client, state, entities, reader, write, intervalSeconds: interval, reportProgress, commit }) {
     const now = ctx.clock.now();
     const memory = new RefreshMemory(state);
-    // Member mode judges every model each run (rotation, hot models): it loads them all.
-    if (tenant.mode !== 'admin') memory.load(await entities.all(MODEL_PREFIX));
+    // Member mode judges every model each run (rotation, hot models) by its compact row; whole
+    // states are read only for the models the run polls, re-places or forgets.
+    if (tenant.mode !== 'admin') memory.loadBriefs(await entities.fields(MODEL_PREFIX, BRIEF_FIELDS));
     const observations: Observation[] = [];
     const observe = (o: Observation) => observations.push(o);
     let hourSpent = false;
@@ -69,7 +70,7 @@ export const refreshesCollector: Collector = {
         } finally {
           if (pages.left < pages.total || pages.overspent > 0 || !memory.adminPace) memory.adminPace = pages.pace();
         }
-      } else await readMember(client, tenant, memory, powerbi, now, observe);
+      } else await readMember(client, tenant, memory, entities, powerbi, now, observe);
     } catch (err) {
       // A spent budget ends the run quietly: what was read is applied, the rest waits for the next run.
       if (!(err instanceof RunBudgetSpent || err instanceof BudgetExhaustedError)) throw err;
@@ -81,8 +82,9 @@ export const refreshesCollector: Collector = {
       // The refreshables list is paced by design; only a spent hourly budget (or a 429 that lowered it) leaves listed models unread.
       reportProgress({ polled: read.size, deferred: hourSpent ? Math.max(0, (await entities.count(MODEL_PREFIX)) - read.size) : 0 });
     } else {
-      reportProgress(progressOf(memory.models, ([, m]) => isHotModel(m, now), ([id]) => read.has(id)));
+      reportProgress(progressOf(memory.known(), ([, m]) => isHotModel(m, now), ([id]) => read.has(id)));
     }
+    ctx.log.debug({ tenant: tenant.id, collector: 'refreshes', mode: tenant.mode, read: read.size, statesRead: memory.statesRead }, 'refreshes: run read');
 
     const roots = await openRootCauses(reader, tenant.org_id);
     // The gateways each model reads through, as far as an open gateway incident matters: what this
@@ -104,6 +106,7 @@ export const refreshesCollector: Collector = {
     if (evidence.length > 0) write(hotMarksWrite(tenant.id, evidence, now));
     await commit(signals, memory.changes(), lineageOf(memory));
   },
+  releaseOnly: [{ prefix: MODEL_PREFIX, flag: 'failing' }],
   releaseAll(state, now) {
     return rememberedModels(state).flatMap(([id, m]) => goneSignals(id, m, now));
   },
