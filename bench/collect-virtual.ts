@@ -309,12 +309,16 @@ export async function measureVirtual(config: Config, spec: VirtualTenant, opts: 
     // Phase 2: detection, the change at a uniformly random moment of the collector's interval.
     const pick = <T>(list: T[], i: number) => list[i % list.length]!;
     const scheduledPlain: string[] = [];
+    const scheduledWorkspace = new Map<string, string>();
     const behindGateway: Array<{ model: string; gateway: string }> = [];
     const usedGateways = new Set<string>();
     const owner = new Map(sim.state.gateways.flatMap((g) => g.datasources.map((d) => [d.id, g.id] as const)));
     for (const { item, capacityId } of models(sim)) {
       if (capacityId === null || item.refreshSchedule?.enabled !== true) continue;
-      if (!item.gatewayDatasourceId && scheduledPlain.length < opts.trials) scheduledPlain.push(item.id);
+      if (!item.gatewayDatasourceId && scheduledPlain.length < opts.trials) {
+        scheduledPlain.push(item.id);
+        scheduledWorkspace.set(item.id, item.workspaceId);
+      }
       const g = item.gatewayDatasourceId ? owner.get(item.gatewayDatasourceId) : undefined;
       if (g && !usedGateways.has(g) && behindGateway.length < opts.trials) {
         usedGateways.add(g);
@@ -322,7 +326,24 @@ export async function measureVirtual(config: Config, spec: VirtualTenant, opts: 
       }
       if (scheduledPlain.length >= opts.trials && behindGateway.length >= opts.trials) break;
     }
-    const scenarios: Array<{ what: string; collector: CollectorName; kind: string; target: (i: number) => string; break: (i: number) => void; fix: (i: number) => void }> = [
+    // A failing scheduled refresh (issue 38 item 5): each trial model gets a schedule of its own
+    // minute (UTC, every day) 40 + 12·i minutes ahead, its workspace is listed as modified (the
+    // scanner learns the schedule, the refreshes collector's due index after it), and the run of
+    // that slot fails at once. Latency is from the slot.
+    const dueAt: number[] = [];
+    const arrangeSlots = () => {
+      const base = run.clock.now().getTime() + 40 * 60_000;
+      for (let i = 0; i < opts.trials; i++) {
+        const at = Math.ceil((base + i * 12 * 60_000) / 60_000) * 60_000;
+        const id = pick(scheduledPlain, i);
+        const hhmm = new Date(at).toISOString().slice(11, 16);
+        sim.control.refreshSchedule({ datasetId: id, days: ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'], times: [hhmm], enabled: true, localTimeZoneId: 'UTC' });
+        sim.control.workspaceModified({ workspaceId: scheduledWorkspace.get(id)! });
+        sim.control.failScheduledRefresh({ datasetId: id, errorCode: 'ModelRefresh_ShortMessage_ProcessingError' });
+        dueAt.push(at);
+      }
+    };
+    const scenarios: Array<{ what: string; collector: CollectorName; kind: string; target: (i: number) => string; break: (i: number) => void; fix: (i: number) => void; prepare?: () => void; at?: (i: number) => number }> = [
       {
         what: 'gateway goes offline behind a failing scheduled refresh',
         collector: 'gateway',
@@ -344,7 +365,9 @@ export async function measureVirtual(config: Config, spec: VirtualTenant, opts: 
         collector: 'refreshes',
         kind: 'RefreshFailed',
         target: (i) => pick(scheduledPlain, i),
-        break: (i) => sim.control.refreshResult({ datasetId: pick(scheduledPlain, i), status: 'Failed', errorCode: 'ModelRefresh_ShortMessage_ProcessingError' }),
+        prepare: arrangeSlots,
+        at: (i) => dueAt[i]!,
+        break: () => {},
         fix: (i) => sim.control.refreshResult({ datasetId: pick(scheduledPlain, i), status: 'Completed' }),
       },
       {
@@ -360,14 +383,16 @@ export async function measureVirtual(config: Config, spec: VirtualTenant, opts: 
     for (const sc of scenarios) {
       const interval = COLLECTOR_DEFAULTS[sc.collector];
       const d: Detection = { what: sc.what, collector: sc.collector, latencies: [], missed: 0 };
+      sc.prepare?.();
       for (let i = 0; i < opts.trials; i++) {
         const wait = Math.random() * interval;
-        const until = run.elapsed() + wait;
+        // A change due at a set time (a schedule's slot) is waited for; the others come at a random moment.
+        const until = sc.at ? (sc.at(i) - run.start) / 1000 : run.elapsed() + wait;
         while (run.elapsed() < until) {
           await run.step(Math.min(opts.stepSeconds, Math.max(1, until - run.elapsed())));
           await sampleMemory(2);
         }
-        const t0 = run.clock.now().getTime();
+        const t0 = sc.at ? sc.at(i) : run.clock.now().getTime();
         sc.break(i);
         const limit = t0 + (interval + 1800) * 1000;
         let found: number | null = null;

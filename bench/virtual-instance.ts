@@ -9,6 +9,7 @@ import { ManualClock } from '../src/clock.js';
 import type { AppContext } from '../src/context.js';
 import { CollectorScheduler } from '../src/monitoring/scheduler.js';
 import { DEFAULT_COLLECTORS } from '../src/monitoring/registry.js';
+import { makeRefreshesCollector } from '../src/monitoring/sources/refreshes/refreshes.js';
 import type { Collector } from '../src/monitoring/engine/collector.js';
 import { openContext } from '../src/service.js';
 import { type InstanceReply, type InstanceRequest, memorySample } from './instance-process.js';
@@ -28,11 +29,14 @@ async function close(): Promise<void> {
 
 async function handle(msg: InstanceRequest): Promise<InstanceReply> {
   switch (msg.type) {
-    case 'open':
+    case 'open': {
       clock = new ManualClock(msg.startMs);
       ctx = await openContext(msg.config, { clock });
-      scheduler = new CollectorScheduler(ctx, process.env.BENCH_COLLECTOR_MEMORY ? { ...msg.scheduler, maxConcurrent: 1, collectors: DEFAULT_COLLECTORS.map(measured) } : msg.scheduler);
+      // BENCH_REFRESHES_DUE=off: the refreshes collector without the due models' reads (the baseline of issue 38 item 5).
+      const collectors = process.env.BENCH_REFRESHES_DUE === 'off' ? DEFAULT_COLLECTORS.map((c) => (c.name === 'refreshes' ? makeRefreshesCollector({ dueReads: false }) : c)) : DEFAULT_COLLECTORS;
+      scheduler = new CollectorScheduler(ctx, process.env.BENCH_COLLECTOR_MEMORY ? { ...msg.scheduler, maxConcurrent: 1, collectors: collectors.map(measured) } : { ...msg.scheduler, collectors });
       return { type: 'ready' };
+    }
     case 'pass': {
       if (!clock || !scheduler) throw new Error('pass before open');
       clock.set(msg.now);

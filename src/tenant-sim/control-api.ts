@@ -77,6 +77,8 @@ export interface SimControl {
   skipScheduledRefresh(a: { datasetId: string; count?: number }): void;
   /** The next scheduled run of a model completes `minutes` after its slot. */
   lateScheduledRefresh(a: { datasetId: string; minutes: number }): void;
+  /** From now on the model's schedule runs by itself (whatever `scheduledRefreshes` says), and its next scheduled run fails at its slot with `errorCode`. */
+  failScheduledRefresh(a: { datasetId: string; errorCode?: string }): void;
   /** Sets a mirrored table's `lastSyncDateTime` (ISO; default now). */
   mirroredTableSync(a: { itemId: string; table: string; lastSyncDateTime?: string }): void;
   /**
@@ -147,6 +149,7 @@ export const CONTROL_OPERATIONS = [
   'refreshSchedule',
   'skipScheduledRefresh',
   'lateScheduledRefresh',
+  'failScheduledRefresh',
   'mirroredTableSync',
   'capacityLoad',
   'capacityEvents',

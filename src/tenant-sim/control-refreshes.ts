@@ -8,7 +8,7 @@ const REFRESH_STATUSES = ['Completed', 'Failed', 'Unknown', 'Disabled'] as const
 const REFRESH_HISTORY_LENGTH = 60;
 const WEEK_DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
-export type RefreshesControls = Pick<SimControl, 'refreshResult' | 'scheduledRefreshes' | 'refreshSchedule' | 'skipScheduledRefresh' | 'lateScheduledRefresh'>;
+export type RefreshesControls = Pick<SimControl, 'refreshResult' | 'scheduledRefreshes' | 'refreshSchedule' | 'skipScheduledRefresh' | 'lateScheduledRefresh' | 'failScheduledRefresh'>;
 
 export function refreshesControls(kit: ControlKit): RefreshesControls {
   const { s, deps, item, model } = kit;
@@ -55,6 +55,13 @@ export function refreshesControls(kit: ControlKit): RefreshesControls {
     lateScheduledRefresh({ datasetId, minutes }) {
       if (!Number.isInteger(minutes) || minutes < 0) throw new SimControlError('minutes must be a non-negative integer');
       model(datasetId).lateMinutes = minutes;
+    },
+    failScheduledRefresh({ datasetId, errorCode }) {
+      if (errorCode !== undefined && (typeof errorCode !== 'string' || errorCode === '')) throw new SimControlError('errorCode must be a non-empty string');
+      const m = model(datasetId);
+      if (!m.runsSchedule && !s().settings.scheduledRefreshes) m.scheduleRunUntil = deps.now();
+      m.runsSchedule = true;
+      m.failNextSlot = errorCode ?? 'ModelRefreshFailed_CredentialsNotSpecified';
     },
   };
 }

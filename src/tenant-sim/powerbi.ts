@@ -68,7 +68,7 @@ export const POWERBI_HANDLERS: Record<string, Handler> = {
       : ctx.state.workspaces.flatMap((w) => (w.capacityId === null ? [] : w.items.filter((i) => i.type === 'SemanticModel').map((i) => ({ w, i }))));
     return powerBiList(ctx, rows, 'refreshables', ({ w, i }) => {
       const c = ctx.state.capacities.find((x) => x.id === w.capacityId)!;
-      if (ctx.state.settings.scheduledRefreshes) runScheduledRefreshes(i, ctx.now, randomUUID);
+      if (ctx.state.settings.scheduledRefreshes || i.runsSchedule) runScheduledRefreshes(i, ctx.now, randomUUID);
       const failures = i.refreshes.filter((r) => r.status === 'Failed').length;
       return {
         id: i.id,
@@ -100,7 +100,7 @@ export const POWERBI_HANDLERS: Record<string, Handler> = {
     if ('status' in w) return w;
     const m = semanticModel(w, ctx.pathParams.datasetId);
     if (!m) return powerBiError(404, 'ItemNotFound', `Couldn't find dataset ${ctx.pathParams.datasetId}`);
-    if (ctx.state.settings.scheduledRefreshes) runScheduledRefreshes(m, ctx.now, randomUUID);
+    if (ctx.state.settings.scheduledRefreshes || m.runsSchedule) runScheduledRefreshes(m, ctx.now, randomUUID);
     const top = Number(ctx.query.get('$top') ?? m.refreshes.length);
     return ok({ 'odata.context': `${ctx.origin}/v1.0/myorg/$metadata#refreshes`, value: m.refreshes.slice(0, Math.max(0, top)).map(refresh) });
   },

@@ -12,6 +12,7 @@
  */
 import type { SimItem, SimRefresh, SimRefreshSchedule } from './types.js';
 import { zoneOffsetMs as offsetMs } from '../zone-offset.js';
+import { refreshException } from './refresh-errors.js';
 
 /** Windows time-zone ids the simulator knows (those the generated tenant and the tests use). */
 const WINDOWS_TO_IANA: Record<string, string> = {
@@ -61,6 +62,13 @@ export function runScheduledRefreshes(model: SimItem, now: number, newId: () => 
   for (const slot of slotsBetween(s, since, now)) {
     if ((model.skipSlots ?? 0) > 0) {
       model.skipSlots = (model.skipSlots ?? 0) - 1;
+      continue;
+    }
+    if (model.failNextSlot !== undefined) {
+      // A run that fails at once (credentials, a data source refused): finished at its slot.
+      const start = new Date(slot).toISOString();
+      model.refreshes.unshift({ requestId: newId(), refreshType: 'Scheduled', startTime: start, endTime: start, status: 'Failed', serviceExceptionJson: refreshException(model.failNextSlot) });
+      delete model.failNextSlot;
       continue;
     }
     const ends = slot + (model.lateMinutes !== undefined ? model.lateMinutes * 60_000 : RUN_MS);

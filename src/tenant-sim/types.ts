@@ -165,6 +165,9 @@ export interface SimItem {
   skipSlots?: number;
   /** The next scheduled run completes this many minutes after its slot. */
   lateMinutes?: number;
+  /** The next scheduled run fails at its slot with this error code (failScheduledRefresh). */
+  failNextSlot?: string;
+  /** The schedule runs by itself even with the tenant's `scheduledRefreshes` off. */ runsSchedule?: boolean;
 }
 
 export interface SimWorkspace {

@@ -161,6 +161,13 @@ interface Lister {
 
 async function listWorkspaces({ client, groups, memory, entities, budget, now }: Lister, limit: number, which: 'new' | 'stale'): Promise<number> {
   if (limit <= 0) return 0;
+  // The models known per workspace, once (not a pass over every model per workspace listed).
+  const byWorkspace = new Map<string, string[]>();
+  for (const [id, m] of memory.known()) {
+    const ids = byWorkspace.get(m.workspaceId);
+    if (ids) ids.push(id);
+    else byWorkspace.set(m.workspaceId, [id]);
+  }
   const due = [...groups.values()]
     .map((g) => ({ g, at: memory.workspaces.get(g.id)?.listedAt ?? '' }))
     .filter(({ at }) => (which === 'new' ? at === '' : at !== '' && now.getTime() - Date.parse(at) >= RELIST_MS))
@@ -179,7 +186,7 @@ async function listWorkspaces({ client, groups, memory, entities, budget, now }:
     memory.workspaces.set(g.id, { listedAt: now.toISOString() });
     const listed = new Map(models.map((d) => [d.id.toLowerCase(), d.name || d.id.toLowerCase()]));
     // Only the models whose placement changed, and those no longer listed, are read whole.
-    const dropped = [...memory.known()].filter(([id, m]) => m.workspaceId === g.id && !listed.has(id)).map(([id]) => id);
+    const dropped = (byWorkspace.get(g.id) ?? []).filter((id) => !listed.has(id) && memory.brief(id)?.workspaceId === g.id);
     const replaced = [...listed].filter(([id, name]) => {
       const m = memory.brief(id);
       return m !== undefined && (m.name !== name || m.workspaceId !== g.id || m.capacityId !== g.capacityId);

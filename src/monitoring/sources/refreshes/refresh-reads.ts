@@ -56,10 +56,10 @@ export async function readMeta(client: PlatformClient, budget: CallBudget, works
   return { readAt: now.toISOString(), gatewayIds: [...new Set(gatewayIds)], datasourceIds: [...new Set(datasourceIds)], scheduled, ...(refused ? { refused } : {}) };
 }
 
-/** Refresh history of a model in a workspace the principal belongs to (the platform keeps ~60). */
-export async function readHistory(client: PlatformClient, budget: CallBudget, workspaceId: string, modelId: string): Promise<RefreshEntry[]> {
+/** Refresh history of a model in a workspace the principal belongs to (the platform keeps ~60; `top` 1 reads the latest only). */
+export async function readHistory(client: PlatformClient, budget: CallBudget, workspaceId: string, modelId: string, top = 60): Promise<RefreshEntry[]> {
   budget.take();
-  const page = await client.json<{ value?: RefreshEntry[] }>({ family: 'powerbi', audience: 'powerbi', url: `${client.powerBi(`${modelPath(workspaceId, modelId)}/refreshes`)}?$top=60` });
+  const page = await client.json<{ value?: RefreshEntry[] }>({ family: 'powerbi', audience: 'powerbi', url: `${client.powerBi(`${modelPath(workspaceId, modelId)}/refreshes`)}?$top=${top}` });
   return (page?.value ?? []).filter((r) => typeof r?.requestId === 'string' && typeof r.startTime === 'string');
 }
 

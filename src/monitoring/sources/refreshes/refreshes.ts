@@ -12,19 +12,20 @@
  * sources → gateways) is saved for the other collectors and the console.
  */
 import type { SignalInput } from '../../../alerts/signals.js';
-import { BudgetExhaustedError, HOURLY_CAPS, sharedCap, tenantWideCap } from '../../platform/budget.js';
+import { BudgetExhaustedError, HOURLY_CAPS } from '../../platform/budget.js';
 import type { Collector } from '../../engine/collector.js';
 import { hotMarksWrite, refreshFailureEvidence } from './gateway-evidence.js';
 import { itemsBehindGateways, type LineageChanges } from '../../lineage/lineage.js';
 import { causesOf, openRootCauses, type OpenRootCauses } from '../../lineage/root-causes.js';
 import { progressOf } from '../../engine/rotation.js';
 import * as T from '../../messages/titles.js';
-import { readAdmin } from './refresh-admin.js';
+import { type AdminRunResult, runAdmin } from './refresh-admin-run.js';
+import { DUE_BUCKET_PREFIX, HOT_PREFIX } from './refresh-due.js';
 import { explainRefreshError, refreshFailureMessage } from './refresh-errors.js';
 import { newResults } from './refresh-history.js';
 import { isHotModel, readMember } from './refresh-member.js';
 import type { Observation } from './refresh-reads.js';
-import { CallBudget, PacedBudget, RunBudgetSpent, runBudget } from '../../platform/run-budget.js';
+import { CallBudget, RunBudgetSpent, runBudget } from '../../platform/run-budget.js';
 import { BRIEF_FIELDS, MODEL_PREFIX, RefreshMemory, type ModelState, rememberedModels } from './refresh-state.js';
 
 export const REFRESH_FAILED_KIND = 'RefreshFailed';
@@ -35,82 +36,77 @@ export const REFRESH_FAILED_KIND = 'RefreshFailed';
  * the connection check share the other half.
  */
 export const POWERBI_SHARE = 0.5;
+export { ADMIN_SHARE, REFRESHABLES_KEY } from './refresh-admin-run.js';
+
 /**
- * Share of Vigia's allowance on the refreshables endpoint (its share of the documented 200/h per
- * tenant) this collector plans to use: it is the endpoint's only caller; the rest absorbs the one
- * run's worth a paced budget may go over within an hour.
+ * The collector; `dueReads` off leaves admin mode to the refreshables pages alone (the collect
+ * bench's baseline for the due models' reads, refresh-hot.ts).
  */
-export const ADMIN_SHARE = 0.9;
-/** The budget key of the admin refreshables endpoint (budget.ts TENANT_WIDE_CAPS). */
-export const REFRESHABLES_KEY = 'powerbi-admin:refreshables';
-
-export const refreshesCollector: Collector = {
-  name: 'refreshes',
-  // Admin mode reads a few refreshables pages a run: only their models' state is loaded.
-  entityPrefixes: [MODEL_PREFIX],
-  async run({ ctx, tenant, client, state, entities, reader, write, intervalSeconds: interval, reportProgress, commit }) {
-    const now = ctx.clock.now();
-    const memory = new RefreshMemory(state);
-    // Member mode judges every model each run (rotation, hot models) by its compact row; whole
-    // states are read only for the models the run polls, re-places or forgets.
-    if (tenant.mode !== 'admin') memory.loadBriefs(await entities.fields(MODEL_PREFIX, BRIEF_FIELDS));
-    const observations: Observation[] = [];
-    const observe = (o: Observation) => observations.push(o);
-    let hourSpent = false;
-    const powerbi = new CallBudget(runBudget(HOURLY_CAPS.powerbi, POWERBI_SHARE, interval));
-    try {
+export function makeRefreshesCollector(opts: { dueReads: boolean } = { dueReads: true }): Collector {
+  return {
+    name: 'refreshes',
+    // Admin mode reads a few refreshables pages a run: only their models' state is loaded; the due
+    // index's buckets and the hot models are read as the run needs them too.
+    entityPrefixes: [MODEL_PREFIX, DUE_BUCKET_PREFIX, HOT_PREFIX],
+    async run({ ctx, tenant, client, state, entities, reader, write, intervalSeconds: interval, reportProgress, commit }) {
+      const now = ctx.clock.now();
+      const memory = new RefreshMemory(state);
+      // Member mode judges every model each run (rotation, hot models) by its compact row; whole
+      // states are read only for the models the run polls, re-places or forgets.
+      if (tenant.mode !== 'admin') memory.loadBriefs(await entities.fields(MODEL_PREFIX, BRIEF_FIELDS));
+      const observations: Observation[] = [];
+      const observe = (o: Observation) => observations.push(o);
+      let hourSpent = false;
+      let due: AdminRunResult = { hourSpent: false, changes: [], due: null };
+      const powerbi = new CallBudget(runBudget(HOURLY_CAPS.powerbi, POWERBI_SHARE, interval));
+      try {
+        if (tenant.mode === 'admin') {
+          due = await runAdmin({ client, tenant, reader, entities, state, memory, powerbi, intervalSeconds: interval, now, dueReads: opts.dueReads }, observe);
+          hourSpent = due.hourSpent;
+        } else await readMember(client, tenant, memory, entities, powerbi, now, observe);
+      } catch (err) {
+        // A spent budget ends the run quietly: what was read is applied, the rest waits for the next run.
+        if (!(err instanceof RunBudgetSpent || err instanceof BudgetExhaustedError)) throw err;
+        ctx.log.info({ tenant: tenant.id, collector: 'refreshes', err: err.message }, 'refreshes: budget spent; continuing next run');
+        hourSpent = err instanceof BudgetExhaustedError;
+      }
+      const read = new Set(observations.map((o) => o.modelId));
       if (tenant.mode === 'admin') {
-        // Pages are paced on the endpoint's allowance: at a short interval a run may have no page to read.
-        const allowed = await client.allowedPerHour(REFRESHABLES_KEY);
-        const pages = new PacedBudget(allowed * ADMIN_SHARE, interval, memory.adminPace ?? undefined, now);
-        // While a 429 holds the pace lowered, the models wait longer than planned: that is being behind.
-        const lowered = allowed < sharedCap(tenantWideCap(REFRESHABLES_KEY)!.perHour, client.capSharePercent);
-        try {
-          hourSpent = (await readAdmin(client, tenant, memory, entities, { pages, powerbi }, now, observe)).hourSpent || lowered;
-        } finally {
-          if (pages.left < pages.total || pages.overspent > 0 || !memory.adminPace) memory.adminPace = pages.pace();
-        }
-      } else await readMember(client, tenant, memory, entities, powerbi, now, observe);
-    } catch (err) {
-      // A spent budget ends the run quietly: what was read is applied, the rest waits for the next run.
-      if (!(err instanceof RunBudgetSpent || err instanceof BudgetExhaustedError)) throw err;
-      ctx.log.info({ tenant: tenant.id, collector: 'refreshes', err: err.message }, 'refreshes: budget spent; continuing next run');
-      hourSpent = err instanceof BudgetExhaustedError;
-    }
-    const read = new Set(observations.map((o) => o.modelId));
-    if (tenant.mode === 'admin') {
-      // The refreshables list is paced by design; only a spent hourly budget (or a 429 that lowered it) leaves listed models unread.
-      reportProgress({ polled: read.size, deferred: hourSpent ? Math.max(0, (await entities.count(MODEL_PREFIX)) - read.size) : 0 });
-    } else {
-      reportProgress(progressOf(memory.known(), ([, m]) => isHotModel(m, now), ([id]) => read.has(id)));
-    }
-    ctx.log.debug({ tenant: tenant.id, collector: 'refreshes', mode: tenant.mode, read: read.size, statesRead: memory.statesRead }, 'refreshes: run read');
+        // The refreshables list is paced by design; only a spent hourly budget (or a 429 that lowered it) leaves listed models unread.
+        reportProgress({ polled: read.size, deferred: hourSpent ? Math.max(0, (await entities.count(MODEL_PREFIX)) - read.size) : 0 });
+      } else {
+        reportProgress(progressOf(memory.known(), ([, m]) => isHotModel(m, now), ([id]) => read.has(id)));
+      }
+      ctx.log.debug({ tenant: tenant.id, collector: 'refreshes', mode: tenant.mode, read: read.size, statesRead: memory.statesRead, dueReads: due.due?.reads ?? 0, hot: due.due?.hot ?? 0 }, 'refreshes: run read');
 
-    const roots = await openRootCauses(reader, tenant.org_id);
-    // The gateways each model reads through, as far as an open gateway incident matters: what this
-    // collector read, and what the lineage holds (the scanner's, when this principal cannot read them).
-    const behind = await itemsBehindGateways(reader, tenant.id, roots.gateways);
-    const gatewaysOf = (id: string) => [...new Set([...(memory.models.get(id)?.meta?.gatewayIds ?? []), ...(behind.get(id) ?? [])])];
-    const signals: SignalInput[] = [];
-    for (const o of observations) {
-      const prev = memory.models.get(o.modelId);
-      if (!prev) continue;
-      const { next, signals: out } = applyResults(o.modelId, prev, o, roots, gatewaysOf(o.modelId), now);
-      memory.update(o.modelId, next);
-      signals.push(...out);
-    }
-    for (const [id, prev] of memory.forgotten) signals.push(...goneSignals(id, prev, now));
+      const roots = await openRootCauses(reader, tenant.org_id);
+      // The gateways each model reads through, as far as an open gateway incident matters: what this
+      // collector read, and what the lineage holds (the scanner's, when this principal cannot read them).
+      const behind = await itemsBehindGateways(reader, tenant.id, roots.gateways);
+      const gatewaysOf = (id: string) => [...new Set([...(memory.models.get(id)?.meta?.gatewayIds ?? []), ...(behind.get(id) ?? [])])];
+      const signals: SignalInput[] = [];
+      for (const o of observations) {
+        const prev = memory.models.get(o.modelId);
+        if (!prev) continue;
+        const { next, signals: out } = applyResults(o.modelId, prev, o, roots, gatewaysOf(o.modelId), now);
+        memory.update(o.modelId, next);
+        signals.push(...out);
+      }
+      for (const [id, prev] of memory.forgotten) signals.push(...goneSignals(id, prev, now));
 
-    // Evidence for the gateway collector: a failure of the gateway family checks its gateways now.
-    const evidence = refreshFailureEvidence(observations.map((o) => ({ ...o, gatewayIds: gatewaysOf(o.modelId) })), now);
-    if (evidence.length > 0) write(hotMarksWrite(tenant.id, evidence, now));
-    await commit(signals, memory.changes(), lineageOf(memory));
-  },
-  releaseOnly: [{ prefix: MODEL_PREFIX, flag: 'failing' }],
-  releaseAll(state, now) {
-    return rememberedModels(state).flatMap(([id, m]) => goneSignals(id, m, now));
-  },
-};
+      // Evidence for the gateway collector: a failure of the gateway family checks its gateways now.
+      const evidence = refreshFailureEvidence(observations.map((o) => ({ ...o, gatewayIds: gatewaysOf(o.modelId) })), now);
+      if (evidence.length > 0) write(hotMarksWrite(tenant.id, evidence, now));
+      await commit(signals, [...memory.changes(), ...due.changes], lineageOf(memory));
+    },
+    releaseOnly: [{ prefix: MODEL_PREFIX, flag: 'failing' }],
+    releaseAll(state, now) {
+      return rememberedModels(state).flatMap(([id, m]) => goneSignals(id, m, now));
+    },
+  };
+}
+
+export const refreshesCollector: Collector = makeRefreshesCollector();
 
 /** The new results of one model become signals, oldest first; the model's cursor moves past them. */
 function applyResults(id: string, prev: ModelState, o: Observation, roots: OpenRootCauses, gatewayIds: string[], now: Date): { next: ModelState; signals: SignalInput[] } {
