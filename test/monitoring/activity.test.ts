@@ -89,6 +89,12 @@ describe('collector: activity', () => {
     stored = await rows(tenant.id);
     expect(stored.map((r) => r.activity)).toEqual(['UpdatedAdminFeatureSwitch', 'UpdateDatasourceCredentials', 'SetScheduledRefresh', 'BindToGateway']);
     expect(sim.violations).toEqual([]);
+
+    // The connection keeps one day: a run a day later forgets what is older.
+    await h.ctx.db.query('UPDATE tenants SET change_retention_days = 1 WHERE id = $1', [tenant.id]);
+    h.clock.set(new Date('2026-06-17T00:15:00Z')); // older than 06-16 00:15 goes: SetScheduledRefresh (00:10) and before
+    await runner.pass();
+    expect((await rows(tenant.id)).map((r) => r.activity)).toEqual(['BindToGateway']);
   });
 
   it('resumes a pass at its continuation after its budget, a restart and a 429; a day the log no longer keeps is skipped and counted', async () => {
