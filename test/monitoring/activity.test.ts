@@ -146,6 +146,25 @@ describe('collector: activity', () => {
     expect((await cursor(tenant.id)).pass).toBeNull();
   });
 
+  it('skips pages that are not JSON or not of the documented shape, counts them, and finishes the pass', async () => {
+    const { sim, tenant, runner } = await setUp(3600);
+    sim.control.garbageResponse({ path: '/v1.0/myorg/admin/activityevents', on: true });
+    await runner.pass();
+    let status = await schedule(h, tenant.id, 'activity');
+    expect(status.last_error).toBeNull();
+    expect(status.last_rejected).toBe(2);
+    expect(status.last_rejected_note).toMatch(/unusable page/);
+    expect((await cursor(tenant.id)).pass).toBeNull();
+    sim.control.garbageResponse({ path: '/v1.0/myorg/admin/activityevents', on: false });
+
+    sim.control.oddResponse({ path: '/v1.0/myorg/admin/activityevents', body: { activityEventEntities: { not: 'a list' }, lastResultSet: true } });
+    h.clock.advance(3_600_000);
+    await runner.pass();
+    status = await schedule(h, tenant.id, 'activity');
+    expect(status.last_error).toBeNull();
+    expect(status.last_rejected_note).toMatch(/not an array/);
+  });
+
   it('makes no call in member mode', async () => {
     const { sim, tenant, runner } = await setUp(300, 'member');
     await runner.pass();

@@ -17,7 +17,7 @@ import { deleteChangesBefore, insertChanges, type TenantChange } from '../../cha
 import type { Collector, CollectorRun } from '../../engine/collector.js';
 import { REJECTED_KEY, rejectedRelease, rejectedStep, type RejectedMemory } from '../../engine/rejected-rows.js';
 import { BudgetExhaustedError } from '../../platform/budget.js';
-import { EndpointThrottledError, VendorHttpError } from '../../platform/platform-client.js';
+import { EndpointThrottledError, VendorAnswerError, VendorHttpError } from '../../platform/platform-client.js';
 import { PacedBudget, RunBudgetSpent, type PaceState } from '../../platform/run-budget.js';
 import { RejectedRows } from '../utilization/figure-checks.js';
 import { readRecord } from './activity-records.js';
@@ -67,8 +67,8 @@ function nextOf(page: Page, base: string, reading: Reading): string | null {
   return null;
 }
 
-/** Reads the pass until it ends or the budget does; `pass` is advanced in place. */
-async function readPass(run: CollectorRun, pass: Pass, budget: PacedBudget, reading: Reading): Promise<boolean> {
+/** Reads the pass to its end (or throws when the budget ends first); `pass` is advanced in place. */
+async function readPass(run: CollectorRun, pass: Pass, budget: PacedBudget, reading: Reading): Promise<void> {
   const base = run.client.powerBi('/admin/activityevents');
   for (let w = windowOf(pass); w; w = windowOf(pass)) {
     budget.take();
@@ -76,9 +76,13 @@ async function readPass(run: CollectorRun, pass: Pass, budget: PacedBudget, read
     try {
       page = await run.client.json<Page>({ family: 'powerbi-admin', audience: 'powerbi', url: pass.next ?? windowUrl(base, w) });
     } catch (err) {
-      if (!(err instanceof VendorHttpError && err.status === 400)) throw err;
-      // A window the platform refuses (one that crosses a UTC day, a day older than it keeps): skipped, counted.
-      reading.rejected.add(`the platform refused the window ${w.start.toISOString()}–${w.end.toISOString()} (400${err.code ? ` ${err.code}` : ''})`);
+      // A window the platform refuses (one that crosses a UTC day, a day older than it keeps), or
+      // a page that is not JSON: the rest of the window is skipped and counted, the pass goes on.
+      if (err instanceof VendorHttpError && err.status === 400) {
+        reading.rejected.add(`the platform refused the window ${w.start.toISOString()}–${w.end.toISOString()} (400${err.code ? ` ${err.code}` : ''})`);
+      } else if (err instanceof VendorAnswerError) {
+        reading.rejected.add(`an unusable page in the window ${w.start.toISOString()}–${w.end.toISOString()} (${err.message})`);
+      } else throw err;
       page = { lastResultSet: true };
     }
     const records = page?.activityEventEntities;
@@ -94,10 +98,10 @@ async function readPass(run: CollectorRun, pass: Pass, budget: PacedBudget, read
     pass.next = next;
     if (!next) pass.at = w.after.toISOString();
   }
-  return true;
 }
 
-async function stopsForTheHour(err: unknown, reading: Reading): Promise<void> {
+/** A run that stops for its budget or the hour's share keeps its pass; any other failure is the run's. */
+function stopsForTheHour(err: unknown, reading: Reading): void {
   if (err instanceof BudgetExhaustedError || err instanceof EndpointThrottledError) reading.hourSpent = true;
   else if (!(err instanceof RunBudgetSpent)) throw err;
 }
@@ -115,9 +119,10 @@ export const activityCollector: Collector = {
     const reading = new Reading();
     let done = false;
     try {
-      done = await readPass(run, pass, budget, reading);
+      await readPass(run, pass, budget, reading);
+      done = true;
     } catch (err) {
-      await stopsForTheHour(err, reading);
+      stopsForTheHour(err, reading);
     }
     const cursor: ActivityCursor = { readTo: done ? pass.to : prev.readTo, pass: done ? null : pass, pace: budget.pace(), ignored: reading.ignored };
     const changes = [...reading.changes.values()];
