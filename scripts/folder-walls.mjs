@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
  * Folders of src/monitoring that are rooms of their own (each source's folder under sources/ too);
  * everything else in src/monitoring is one room with it.
  */
-const MONITORING_ROOMS = /^src\/monitoring\/(connection|platform|messages|engine|lineage|sources\/[^/]+)\//;
+const MONITORING_ROOMS = /^src\/monitoring\/(connection|platform|messages|engine|lineage|changes|sources\/[^/]+)\//;
 
 /** The room of a module path, or null for files outside src/. */
 export function roomOf(file) {

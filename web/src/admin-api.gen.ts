@@ -3831,6 +3831,23 @@ export interface components {
             url: string;
             workspaceName: string | null;
         };
+        /** AlertChange */
+        AlertChange: {
+            activity: string;
+            actor: string | null;
+            /** Format: date-time */
+            attachedAt: string;
+            isSuccess: boolean | null;
+            minutesBefore: number;
+            object: components["schemas"]["ChangeObject"];
+            /** Format: date-time */
+            occurredAt: string;
+            /** @enum {string} */
+            path: "same" | "datasource" | "gateway" | "workspace" | "capacity" | "tenant";
+            rank: number;
+            recordId: string;
+            score: number;
+        };
         /** AlertDelivery */
         AlertDelivery: {
             alertId: string;
@@ -3899,6 +3916,8 @@ export interface components {
             acknowledgedBy: string | null;
             capacityName: string | null;
             causeAlertIds: string[];
+            /** @description The changes from the tenant’s activity log joined to this incident as its likely causes, most likely first (docs/monitoring.md “What changed before it broke”). `actor` is null unless the caller’s role may see it (docs/access.md). */
+            changes: components["schemas"]["AlertChange"][];
             correlated: boolean;
             /** Format: date-time */
             createdAt: string;
@@ -3909,6 +3928,8 @@ export interface components {
             id: string;
             /** Format: date-time */
             lastOccurrenceAt: string;
+            /** @description One sentence naming the most likely change, in both languages; null when none is attached. */
+            likelyChange: null | components["schemas"]["LikelyChange"];
             message: string;
             notificationKind: string;
             /** Format: date-time */
@@ -4094,6 +4115,14 @@ export interface components {
             hot: number;
             /** @description Seconds the last full pass over the workspaces lasted; null until one completed after another. */
             lastFullRotationSeconds: number | null;
+        };
+        /** ChangeObject */
+        ChangeObject: {
+            id: string | null;
+            /** @enum {string} */
+            kind: "item" | "gateway" | "capacity" | "workspace" | "tenant";
+            name: string | null;
+            type: string | null;
         };
         /** CollectorView */
         CollectorView: {
@@ -4435,6 +4464,11 @@ export interface components {
         ItemMaxAge: {
             id: string;
             maxAgeMinutes: number;
+        };
+        /** LikelyChange */
+        LikelyChange: {
+            en: string;
+            "pt-BR": string;
         };
         /** Member */
         Member: {
