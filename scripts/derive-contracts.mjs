@@ -34,6 +34,8 @@ const POWERBI_OPERATIONS = [
   'Capacities_GetCapacities',
   'Admin_GetCapacitiesAsAdmin',
   'Admin_GetRefreshables',
+  // The activity log (the activity collector): powerbi-activity/README.md.
+  'Admin_GetActivityEvents',
   'Gateways_GetGateways',
   'Gateways_GetGateway',
   'Gateways_GetDatasources',

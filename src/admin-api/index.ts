@@ -25,6 +25,7 @@ import { overviewRoutes } from './overview.js';
 import { capacityLoadRoutes } from './capacity-load.js';
 import { utilizationSetupRoutes } from './utilization-setup.js';
 import { monitoredInventoryRoutes } from './monitored-inventory.js';
+import { tenantChangesRoutes } from './tenant-changes.js';
 
 /** Admin API plugin, mounted at /api/admin/v1 (docs/admin-api.md). */
 export async function adminApi(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
@@ -68,4 +69,5 @@ export async function adminApi(app: FastifyInstance, opts: { ctx: AppContext }):
   await app.register(capacityLoadRoutes, routeOpts);
   await app.register(utilizationSetupRoutes, routeOpts);
   await app.register(monitoredInventoryRoutes, routeOpts);
+  await app.register(tenantChangesRoutes, routeOpts);
 }

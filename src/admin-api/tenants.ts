@@ -66,6 +66,7 @@ const properties = {
   utilization: utilizationInputSchema,
   pageFindingsAtConnection: { type: 'boolean' },
   capSharePercent: { type: 'integer', minimum: 1, maximum: 100 },
+  changeRetentionDays: { type: 'integer', minimum: 1, maximum: 400 },
 } as const;
 
 export async function tenantsRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {

@@ -12,7 +12,7 @@ import type { AppContext } from '../context.js';
 import { COST_API_VERSION } from './sources/costs/cost-query.js';
 import type { Audience } from './connection/endpoints.js';
 import { FIX_TOKEN_OTHER, fixForFailure, type Texts } from './messages/fixes.js';
-import type { PlatformClient } from './platform/platform-client.js';
+import { type PlatformClient, VendorHttpError } from './platform/platform-client.js';
 import { problemDetail } from './engine/self-watch.js';
 import { reportRefusedSignIn } from './engine/sign-in-refusal.js';
 import { TokenRefusedError, TokenUnavailableError } from './platform/token-errors.js';
@@ -22,6 +22,7 @@ import type { TenantTokens } from './platform/tokens.js';
 import { VendorCallError, createTransport, type Transport } from './platform/transport.js';
 import { utilizationChecks } from './sources/utilization/utilization-check.js';
 import { utilizationOf } from './connection/utilization-settings.js';
+import { windowUrl } from './sources/activity/activity-windows.js';
 
 export interface CheckItem {
   id: string;
@@ -34,6 +35,8 @@ export interface CheckItem {
   detail?: string;
   /** Why it failed when the cause is known: a credential problem, `throttled`, or a connection cause. */
   cause?: string;
+  /** What this connection cannot do by its mode, said with the fix; it does not make the check fail. */
+  advisory?: boolean;
 }
 
 /** One fix, once, with the failed items it covers (`token.powerbi`, `cost.read /subscriptions/…`). */
@@ -49,7 +52,7 @@ export interface CheckResult {
   fixes: FixGroup[];
 }
 
-type ItemHead = Omit<CheckItem, 'ok' | 'fix' | 'detail' | 'cause'>;
+type ItemHead = Omit<CheckItem, 'ok' | 'fix' | 'detail' | 'cause' | 'advisory'>;
 
 const AUDIENCE_NAMES: Record<Audience, string> = { powerbi: 'Power BI', fabric: 'Fabric', arm: 'Azure Resource Manager', kusto: 'Eventhouse (Kusto)' };
 
@@ -115,7 +118,8 @@ async function runChecks(ctx: AppContext, tenant: TenantRow, transport: Transpor
     }
   }
   checks.push(...(await utilizationChecks(client, tokens, utilizationOf(tenant.utilization), ctx.clock.now())));
-  return { ok: checks.every((c) => c.ok), checks, fixes: groupFixes(checks) };
+  if (tenant.mode === 'member') checks.push(ACTIVITY_IN_MEMBER_MODE);
+  return { ok: checks.every((c) => c.ok || c.advisory), checks, fixes: groupFixes(checks) };
 }
 
 /** Each distinct fix of the failed items once, in the order the checks first need it. */
@@ -165,6 +169,7 @@ function probesFor(ctx: AppContext, tenant: TenantRow, client: PlatformClient): 
       audience: 'fabric',
       call: () => client.json({ family: 'fabric-admin', audience: 'fabric', url: `${client.fabric('/admin/workspaces')}?state=Active` }),
     });
+    probes.push(activityProbe(ctx, client));
     probes.push({
       head: { id: 'admin.powerbi', title: { 'pt-BR': 'APIs de administração do Power BI (somente leitura)', en: 'Power BI read-only admin APIs' } },
       fix: FIX_ADMIN,
@@ -193,6 +198,39 @@ function probesFor(ctx: AppContext, tenant: TenantRow, client: PlatformClient): 
   for (const scope of tenant.cost_scopes) probes.push(costProbe(ctx, client, scope));
   return probes;
 }
+
+/** The activity log (the `activity` collector): the last minute of today, one call of its 200/h. */
+function activityProbe(ctx: AppContext, client: PlatformClient): Probe {
+  return {
+    head: { id: 'admin.activity', title: { 'pt-BR': 'Log de atividades do locatário (o que mudou)', en: "The tenant's activity log (what changed)" } },
+    fix: FIX_ADMIN,
+    audience: 'powerbi',
+    call: async () => {
+      const now = ctx.clock.now();
+      const start = new Date(Math.max(now.getTime() - 60_000, Math.floor(now.getTime() / 86_400_000) * 86_400_000));
+      try {
+        await client.json({ family: 'powerbi-admin', audience: 'powerbi', url: windowUrl(client.powerBi('/admin/activityevents'), { start, end: now, after: now }) });
+      } catch (err) {
+        // A 400 is about the window (a clock far from the platform's), after the principal was let in: access is there.
+        if (!(err instanceof VendorHttpError && err.status === 400)) throw err;
+      }
+    },
+  };
+}
+
+/** Member mode cannot read the activity log (an admin API): said, with the fix, without failing the check. */
+const ACTIVITY_IN_MEMBER_MODE: CheckItem = {
+  id: 'activity.log',
+  ok: false,
+  advisory: true,
+  title: { 'pt-BR': 'Log de atividades do locatário (o que mudou)', en: "The tenant's activity log (what changed)" },
+  fix: {
+    'pt-BR':
+      'No modo "member" o Vigia não lê o log de atividades (é uma API de administração), então os incidentes não dizem o que mudou antes da falha. Para ler: use o modo "admin" com uma entidade de serviço autorizada nas configurações do locatário ("As entidades de serviço podem acessar APIs de administração somente leitura").',
+    en: 'In "member" mode Vigia does not read the activity log (an admin API), so incidents do not say what changed before the failure. To read it: use "admin" mode with a service principal allowed by the tenant settings ("Service principals can access read-only admin APIs").',
+  },
+  detail: 'member mode: the activity collector makes no call',
+};
 
 /** A one-day Cost Management query at the scope: the smallest read that proves the role. */
 function costProbe(ctx: AppContext, client: PlatformClient, scope: string): Probe {

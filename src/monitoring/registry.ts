@@ -10,6 +10,7 @@ import { jobsCollector } from './sources/jobs/jobs.js';
 import { refreshesCollector } from './sources/refreshes/refreshes.js';
 import { scannerCollector } from './sources/scanner/scanner.js';
 import { utilizationCollector } from './sources/utilization/utilization.js';
+import { activityCollector } from './sources/activity/activity.js';
 
 /** The collectors the engine runs (their names are IMPLEMENTED_COLLECTORS). */
-export const DEFAULT_COLLECTORS: Collector[] = [scannerCollector, inventoryCollector, capacityCollector, gatewayCollector, costsCollector, datasourcesCollector, mirroringCollector, jobsCollector, freshnessCollector, refreshesCollector, utilizationCollector];
+export const DEFAULT_COLLECTORS: Collector[] = [scannerCollector, inventoryCollector, capacityCollector, gatewayCollector, costsCollector, datasourcesCollector, mirroringCollector, jobsCollector, freshnessCollector, refreshesCollector, utilizationCollector, activityCollector];

@@ -111,6 +111,12 @@ export interface SimControl {
   metricsAppForbidden(a: { on: boolean }): void;
   /** The service principal's role on a workspace it is a member of (Contributor by default; Viewer may not create items). */
   workspaceRole(a: { workspaceId: string; role: WorkspaceRole }): void;
+  /**
+   * Adds a record to the activity log: built from `activity`, `at` (ISO, default now), `fields`
+   * (merged over the record's own, e.g. DatasetId, GatewayId) and `userId`; or `record` served as
+   * given (a malformed one). `lateMinutes`: served only that long after `at`.
+   */
+  activityEvent(a: { activity?: string; at?: string; fields?: Record<string, unknown>; lateMinutes?: number; id?: string; record?: unknown; userId?: string }): void;
   /** Back to the generated state; limits, storms and faults cleared. */
   reset(): void;
 }
@@ -159,5 +165,6 @@ export const CONTROL_OPERATIONS = [
   'metricsAppVersion',
   'metricsAppForbidden',
   'workspaceRole',
+  'activityEvent',
   'reset',
 ] as const satisfies ReadonlyArray<keyof SimControl>;

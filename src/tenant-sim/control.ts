@@ -5,6 +5,7 @@
  * -items), composed here; control-kit.ts has the look-ups they share.
  */
 import { accessControls } from './control-access.js';
+import { activityControls } from './control-activity.js';
 import { capacitiesControls } from './control-capacities.js';
 import { faultsControls } from './control-faults.js';
 import { gatewaysControls } from './control-gateways.js';
@@ -25,6 +26,7 @@ export function createControl(deps: ControlDeps): SimControl {
     ...faultsControls(kit),
     ...refreshesControls(kit),
     ...itemsControls(kit),
+    ...activityControls(kit),
     reset() {
       deps.reset();
     },

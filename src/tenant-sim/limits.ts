@@ -20,6 +20,7 @@ export const DOCUMENTED_CAPS: readonly HourlyCap[] = [
   { name: 'powerbi-admin-groups', family: 'powerbi-admin', pattern: /^\/v1\.0\/myorg\/admin\/groups$/i, perHour: 50 },
   { name: 'powerbi-admin-capacities', family: 'powerbi-admin', pattern: /^\/v1\.0\/myorg\/admin\/capacities$/i, perHour: 200 },
   { name: 'powerbi-admin-refreshables', family: 'powerbi-admin', pattern: /^\/v1\.0\/myorg\/admin\/capacities\/(?:[^/]+\/)?refreshables$/i, perHour: 200 },
+  { name: 'powerbi-admin-activityevents', family: 'powerbi-admin', pattern: /^\/v1\.0\/myorg\/admin\/activityevents$/i, perHour: 200 },
   { name: 'powerbi-admin-scanner-getinfo', family: 'powerbi-admin', pattern: /^\/v1\.0\/myorg\/admin\/workspaces\/getInfo$/i, perHour: 500 },
   { name: 'fabric-admin-workspaces', family: 'fabric-admin', pattern: /^\/v1\/admin\/workspaces$/i, perHour: 200 },
   { name: 'fabric-admin-items', family: 'fabric-admin', pattern: /^\/v1\/admin\/items$/i, perHour: 200 },

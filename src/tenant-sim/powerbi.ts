@@ -1,5 +1,6 @@
 /** Power BI REST (`/v1.0/myorg/…`): groups, datasets, refreshes, gateways, capacities, admin lists. */
 import { randomUUID } from 'node:crypto';
+import { serveActivityEvents } from './activity-log.js';
 import { gatewayReachable } from './gateway-state.js';
 import { executeQueries } from './metrics-app.js';
 import { lazyOf, workspaceById } from './lazy-tenant.js';
@@ -55,6 +56,7 @@ function visibleGateway(ctx: RequestContext) {
 
 export const POWERBI_HANDLERS: Record<string, Handler> = {
   Datasets_ExecuteQueriesInGroup: executeQueries,
+  Admin_GetActivityEvents: serveActivityEvents,
   Groups_GetGroups: (ctx) => powerBiList(ctx, ctx.state.workspaces.filter((w) => w.member), 'groups', group),
   Groups_GetGroupsAsAdmin: (ctx) =>
     powerBiList(ctx, ctx.state.workspaces, 'groups', (w) => ({ ...group(w), type: 'Workspace', state: 'Active', hasWorkspaceLevelSettings: false })),

@@ -281,6 +281,8 @@ export interface SimState {
   loads?: Record<string, SimCapacityLoad>;
   /** The Capacity Metrics app's semantic model, answering executeQueries (src/tenant-sim/metrics-app.ts). */
   metricsApp?: SimMetricsApp;
+  /** The activity log (activity-log.ts): when each record happened (ms), from when it is served (late events), the record as served. */
+  activity?: { at: number; visibleAt: number; seq: number; record: unknown }[];
 }
 
 /** App versions whose model names the simulator serves; `v99` is one no monitor knows (every name changed). */

@@ -55,6 +55,7 @@ describe('tenant routes against the simulator', () => {
       ['token.fabric', true],
       ['token.arm', true],
       ['admin.fabric', true],
+      ['admin.activity', true],
       ['admin.powerbi', true],
       ['cost.read', true],
     ]);
@@ -102,6 +103,15 @@ describe('tenant routes against the simulator', () => {
     ]);
     expect(ws[1].fix.en).toContain(outsider.id.toLowerCase());
     expect(res.ok).toBe(false);
+    // The activity log is an admin API: said with the fix, without failing the check by itself.
+    const activity = res.checks.find((c: { id: string }) => c.id === 'activity.log');
+    expect(activity).toMatchObject({ ok: false, advisory: true });
+    expect(activity.fix.en).toContain('"admin" mode');
+    expect(activity.fix['pt-BR']).toContain('modo "admin"');
+    expect(res.fixes.map((f: { items: string[] }) => f.items)).toContainEqual(['activity.log']);
+    sim.control.workspaceMembership({ workspaceId: outsider.id, member: true });
+    const fine = (await t.admin('POST', `/orgs/${orgId}/tenants/${tenant.id}/check`)).json();
+    expect(fine.ok).toBe(true);
   });
 
   it('run-now makes the collector due; the tenant resource and /metrics show the run', async () => {

@@ -43,7 +43,7 @@ describe('tenant connections admin API', () => {
     expect(capacity).toMatchObject({ enabled: true, intervalSeconds: 5, defaultIntervalSeconds: 60, lastRunAt: null, running: false });
     expect(capacity.nextRunAt).toBe(new Date(t.ctx.clock.now()).toISOString());
     expect(v.collectors.find((c: { name: string }) => c.name === 'inventory')).toMatchObject({ enabled: false, nextRunAt: null });
-    expect(v.collectors.map((c: { name: string }) => c.name)).toEqual(['inventory', 'capacity', 'gateway', 'costs', 'refreshes', 'jobs', 'mirroring', 'freshness', 'datasources', 'scanner', 'utilization']);
+    expect(v.collectors.map((c: { name: string }) => c.name)).toEqual(['inventory', 'capacity', 'gateway', 'costs', 'refreshes', 'jobs', 'mirroring', 'freshness', 'datasources', 'scanner', 'utilization', 'activity']);
     expect(res.body).not.toContain(CLIENT_SECRET);
 
     const list = await t.admin('GET', `/orgs/${orgId}/tenants`);

@@ -2608,8 +2608,13 @@ export interface paths {
                 content: {
                     "application/json": {
                         capSharePercent?: number;
+                        changeRetentionDays?: number;
                         clientId: string;
                         collectors?: {
+                            activity?: {
+                                enabled?: boolean;
+                                intervalSeconds?: number;
+                            };
                             capacity?: {
                                 enabled?: boolean;
                                 intervalSeconds?: number;
@@ -2842,8 +2847,13 @@ export interface paths {
                 content: {
                     "application/json": {
                         capSharePercent?: number;
+                        changeRetentionDays?: number;
                         clientId?: string;
                         collectors?: {
+                            activity?: {
+                                enabled?: boolean;
+                                intervalSeconds?: number;
+                            };
                             capacity?: {
                                 enabled?: boolean;
                                 intervalSeconds?: number;
@@ -2974,6 +2984,26 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/orgs/{orgId}/tenants/{id}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Changes read from the tenant’s activity log (the change timeline), newest first
+         * @description Paged by time, then record id (newest first): at most `limit` changes (default 100, at most 500) and a `nextCursor` to pass as `after`. The actor is shown to operators, owners and the instance administrator only.
+         */
+        get: operations["getTenantChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/orgs/{orgId}/tenants/{id}/check": {
@@ -4706,6 +4736,8 @@ export interface components {
             apiBudget: components["schemas"]["TenantApiBudget"][];
             /** @description Vigia's share, in percent, of each cap the platform documents per tenant (admin endpoints such as Power BI admin groups 50/h or refreshables 200/h); the rest is left to the customer's other tools. Default 50. */
             capSharePercent: number;
+            /** @description Days of changes read from the activity log (the `activity` collector, admin mode) that Vigia keeps; default 30, what the log itself keeps. */
+            changeRetentionDays: number;
             clientId: string;
             collectors: components["schemas"]["CollectorView"][];
             costScopes: string[];
@@ -4783,11 +4815,66 @@ export interface components {
              */
             loweredUntil: string | null;
         };
+        /** TenantChangeLinks */
+        TenantChangeLinks: {
+            capacityId: string | null;
+            datasetId: string | null;
+            datasourceId: string | null;
+            gatewayId: string | null;
+            workspaceId: string | null;
+        };
+        /** TenantChangeObject */
+        TenantChangeObject: {
+            /** @description The platform’s id (lower case); null for the tenant itself. */
+            id: string | null;
+            /** @enum {string} */
+            kind: "item" | "gateway" | "capacity" | "workspace" | "tenant";
+            name: string | null;
+            /** @description For kind `item`: SemanticModel, Report, Dataflow or the Fabric item kind. */
+            type: string | null;
+        };
+        /** TenantChangePage */
+        TenantChangePage: {
+            items: components["schemas"]["TenantChangeView"][];
+            /** @description Pass as `after` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** TenantChangeView */
+        TenantChangeView: {
+            /** @description The operation name as logged (`UpdateDatasourceCredentials`, `BindToGateway`, `ChangeCapacityState`…). */
+            activity: string;
+            /** @description Who did it (the log’s UPN): only for operators, owners and the instance administrator; null otherwise or when not logged. */
+            actor: string | null;
+            /** @description The log’s `UserType` (0 a user, 6 a service principal…). */
+            actorType: number | null;
+            /** @description true when the caller’s role may not see the actor. */
+            actorWithheld: boolean;
+            /** @description The log record’s `Id` (lower case). */
+            id: string;
+            isSuccess: boolean | null;
+            links: components["schemas"]["TenantChangeLinks"];
+            object: components["schemas"]["TenantChangeObject"];
+            /**
+             * Format: date-time
+             * @description When it happened (`CreationTime`, UTC).
+             */
+            occurredAt: string;
+            /** @description The record as logged, without `UserId`, `UserKey` and `ClientIP`. */
+            raw: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description When Vigia read it (the log has up to an hour of latency).
+             */
+            receivedAt: string;
+        };
         /** TenantCheck */
         TenantCheck: {
             checks: components["schemas"]["TenantCheckItem"][];
             /** @description The failed items' fixes grouped: each fix once, with the items it covers (id, then scope or workspace id when the item has one). */
             fixes: components["schemas"]["TenantCheckFix"][];
+            /** @description Every item is ok, or advisory. */
             ok: boolean;
         };
         /** TenantCheckFix */
@@ -4797,6 +4884,8 @@ export interface components {
         };
         /** TenantCheckItem */
         TenantCheckItem: {
+            /** @description true: what the connection cannot do by its mode (member mode cannot read the activity log), with the fix; it does not make `ok` false. */
+            advisory?: boolean;
             audience?: string;
             cause?: string;
             detail?: string;
@@ -5408,6 +5497,71 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SlaHistory"];
+                };
+            };
+            /** @description invalid_request: the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: admin token missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such organization or object. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTenantChanges: {
+        parameters: {
+            query?: {
+                /** @description Only this activity (case-insensitive). */
+                activity?: string;
+                /** @description The `nextCursor` of the page before. */
+                after?: string;
+                /** @description Changes at or after this instant (ISO 8601 with a zone). */
+                from?: string;
+                /** @description Changes per page, 1 to 500 (default 100). */
+                limit?: string;
+                /** @description With objectKind: only changes to this object. */
+                objectId?: string;
+                /** @description Only changes to this kind of object. */
+                objectKind?: "item" | "gateway" | "capacity" | "workspace" | "tenant";
+                /** @description Changes before this instant. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantChangePage"];
                 };
             };
             /** @description invalid_request: the message names the field. */

@@ -70,5 +70,6 @@ export const COLLECTOR_NAMES: Names = {
   freshness: { 'pt-BR': 'Atualidade dos dados', en: 'Data freshness' },
   datasources: { 'pt-BR': 'Fontes de dados', en: 'Data sources' },
   scanner: { 'pt-BR': 'Varredura de metadados', en: 'Metadata scanning' },
+  activity: { 'pt-BR': 'Log de atividades (mudanças)', en: 'Activity log (changes)' },
 };
 export const collectorName = (lang: Lang, code: string): string => COLLECTOR_NAMES[code]?.[lang] ?? code;

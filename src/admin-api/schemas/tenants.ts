@@ -98,7 +98,7 @@ const apiBudgetSchema = {
 export const tenantSchema = {
   title: 'Tenant',
   type: 'object',
-  required: ['id', 'name', 'tenantId', 'clientId', 'credentialType', 'credentialsSet', 'mode', 'workspaces', 'costScopes', 'endpoints', 'mirroringLag', 'utilization', 'pageFindingsAtConnection', 'capSharePercent', 'createdAt', 'updatedAt', 'collectors', 'apiBudget', 'scan'],
+  required: ['id', 'name', 'tenantId', 'clientId', 'credentialType', 'credentialsSet', 'mode', 'workspaces', 'costScopes', 'endpoints', 'mirroringLag', 'utilization', 'pageFindingsAtConnection', 'capSharePercent', 'changeRetentionDays', 'createdAt', 'updatedAt', 'collectors', 'apiBudget', 'scan'],
   properties: {
     id: str,
     name: str,
@@ -133,6 +133,12 @@ export const tenantSchema = {
       maximum: 100,
       description: "Vigia's share, in percent, of each cap the platform documents per tenant (admin endpoints such as Power BI admin groups 50/h or refreshables 200/h); the rest is left to the customer's other tools. Default 50.",
     },
+    changeRetentionDays: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 400,
+      description: 'Days of changes read from the activity log (the `activity` collector, admin mode) that Vigia keeps; default 30, what the log itself keeps.',
+    },
     createdAt: instant,
     updatedAt: instant,
     collectors: { type: 'array', items: collectorViewSchema },
@@ -150,7 +156,7 @@ export const checkResultSchema = {
   type: 'object',
   required: ['ok', 'checks', 'fixes'],
   properties: {
-    ok: bool,
+    ok: { type: 'boolean', description: 'Every item is ok, or advisory.' },
     fixes: {
       type: 'array',
       description: 'The failed items\' fixes grouped: each fix once, with the items it covers (id, then scope or workspace id when the item has one).',
@@ -162,7 +168,18 @@ export const checkResultSchema = {
         title: 'TenantCheckItem',
         type: 'object',
         required: ['id', 'ok', 'title', 'fix'],
-        properties: { id: str, ok: bool, audience: str, scope: str, workspaceId: str, title: bilingual, fix: { anyOf: [bilingual, { type: 'null' }] }, detail: str, cause: str },
+        properties: {
+          id: str,
+          ok: bool,
+          audience: str,
+          scope: str,
+          workspaceId: str,
+          title: bilingual,
+          fix: { anyOf: [bilingual, { type: 'null' }] },
+          detail: str,
+          cause: str,
+          advisory: { type: 'boolean', description: "true: what the connection cannot do by its mode (member mode cannot read the activity log), with the fix; it does not make `ok` false." },
+        },
       },
     },
   },

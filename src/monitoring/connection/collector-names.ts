@@ -17,6 +17,8 @@ export const COLLECTOR_DEFAULTS = {
   scanner: 300,
   // Capacity overview events arrive every 30 s; a run a window keeps alerts within a minute.
   utilization: 30,
+  // Admin mode's activity log (what changed): its share of the 200/h cap; does nothing in member mode.
+  activity: 900,
 } as const satisfies Record<string, number>;
 
 export type CollectorName = keyof typeof COLLECTOR_DEFAULTS;

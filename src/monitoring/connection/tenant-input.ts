@@ -41,6 +41,8 @@ export interface TenantInput {
    * 1–100 (default 50): the rest is left to the customer's other tools (docs/monitoring.md).
    */
   capSharePercent?: number;
+  /** Days of changes from the activity log kept, 1–400 (default 30, what the log itself keeps). */
+  changeRetentionDays?: number;
 }
 
 export type TenantChange = Partial<TenantInput>;
@@ -90,6 +92,13 @@ export function checkCollectors(collectors: Record<string, CollectorSetting> | u
 export function checkCapShare(value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!Number.isInteger(value) || value < 1 || value > 100) throw invalidInput('capSharePercent must be a whole number from 1 to 100');
+  return value;
+}
+
+/** Days of changes kept: a whole number from 1 to 400. */
+export function checkChangeRetention(value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < 1 || value > 400) throw invalidInput('changeRetentionDays must be a whole number from 1 to 400');
   return value;
 }
 

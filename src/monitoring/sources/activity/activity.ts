@@ -1,0 +1,138 @@
+/**
+ * activity — what changed in the tenant, from its activity log (admin mode; `GET
+ * /v1.0/myorg/admin/activityevents`, documented cap 200 requests an hour per tenant). Each run
+ * continues a pass over the log: windows inside one UTC day (activity-windows.ts), every
+ * `continuationUri` followed until it is null or `lastResultSet` is true, each pass starting 60
+ * minutes before the end of the last because events arrive late. Calls are taken from a paced
+ * budget on Vigia's share of the endpoint's cap (lowered for an hour after a 429); where a run
+ * stops — its budget, the hour's share, a 429 — the pass (window and continuation) is in the
+ * collector's state, committed with the changes read, so the next run (or the next process)
+ * resumes there. Only change activities are kept (activity-catalog.ts), de-duplicated by record
+ * id, in `tenant_changes` (src/monitoring/changes/store.ts) for the connection's
+ * `changeRetentionDays`. Malformed records, a page without its array and a window the platform
+ * refuses (400) are skipped and counted (rejected-rows.ts); the pass goes on.
+ * In member mode the log cannot be read: the collector makes no call (the check says why).
+ */
+import { deleteChangesBefore, insertChanges, type TenantChange } from '../../changes/store.js';
+import type { Collector, CollectorRun } from '../../engine/collector.js';
+import { REJECTED_KEY, rejectedRelease, rejectedStep, type RejectedMemory } from '../../engine/rejected-rows.js';
+import { BudgetExhaustedError } from '../../platform/budget.js';
+import { EndpointThrottledError, VendorHttpError } from '../../platform/platform-client.js';
+import { PacedBudget, RunBudgetSpent, type PaceState } from '../../platform/run-budget.js';
+import { RejectedRows } from '../utilization/figure-checks.js';
+import { readRecord } from './activity-records.js';
+import { newPass, type Pass, windowOf, windowUrl } from './activity-windows.js';
+
+export const ACTIVITY_KEY = 'powerbi-admin:activityevents';
+const CURSOR_KEY = 'cursor';
+const DAY_MS = 86_400_000;
+
+/** What the collector remembers between runs. */
+export interface ActivityCursor {
+  /** The end of the last complete pass (ISO); null before the first. */
+  readTo: string | null;
+  /** The pass under way, or null. */
+  pass: Pass | null;
+  pace: PaceState | null;
+  /** Records of the last runs that were not changes (views, exports…), for the status. */
+  ignored?: number;
+}
+
+/** What one run read. */
+class Reading {
+  readonly changes = new Map<string, TenantChange>();
+  readonly rejected = new RejectedRows();
+  ignored = 0;
+  /** The run stopped for the hour's share or a 429 (not only its own budget). */
+  hourSpent = false;
+}
+
+interface Page {
+  activityEventEntities?: unknown;
+  continuationUri?: unknown;
+  lastResultSet?: unknown;
+}
+
+/** The continuation to follow, or null at the end of the window; a link to another origin is refused. */
+function nextOf(page: Page, base: string, reading: Reading): string | null {
+  if (page.lastResultSet === true) return null;
+  const next = page.continuationUri;
+  if (typeof next !== 'string' || next === '') return null;
+  try {
+    if (new URL(next).origin === new URL(base).origin) return next;
+  } catch {
+    // not a URL: refused below
+  }
+  reading.rejected.add('a continuationUri to another origin or not a URL (window ended there)');
+  return null;
+}
+
+/** Reads the pass until it ends or the budget does; `pass` is advanced in place. */
+async function readPass(run: CollectorRun, pass: Pass, budget: PacedBudget, reading: Reading): Promise<boolean> {
+  const base = run.client.powerBi('/admin/activityevents');
+  for (let w = windowOf(pass); w; w = windowOf(pass)) {
+    budget.take();
+    let page: Page | null;
+    try {
+      page = await run.client.json<Page>({ family: 'powerbi-admin', audience: 'powerbi', url: pass.next ?? windowUrl(base, w) });
+    } catch (err) {
+      if (!(err instanceof VendorHttpError && err.status === 400)) throw err;
+      // A window the platform refuses (one that crosses a UTC day, a day older than it keeps): skipped, counted.
+      reading.rejected.add(`the platform refused the window ${w.start.toISOString()}–${w.end.toISOString()} (400${err.code ? ` ${err.code}` : ''})`);
+      page = { lastResultSet: true };
+    }
+    const records = page?.activityEventEntities;
+    if (page !== null && records !== undefined && !Array.isArray(records)) reading.rejected.add('a page whose activityEventEntities is not an array');
+    for (const record of Array.isArray(records) ? records : []) {
+      const verdict = readRecord(record);
+      reading.rejected.read++;
+      if ('keep' in verdict) reading.changes.set(verdict.keep.recordId, verdict.keep);
+      else if ('reject' in verdict) reading.rejected.add(verdict.reject);
+      else reading.ignored++;
+    }
+    const next = page ? nextOf(page, base, reading) : null;
+    pass.next = next;
+    if (!next) pass.at = w.after.toISOString();
+  }
+  return true;
+}
+
+async function stopsForTheHour(err: unknown, reading: Reading): Promise<void> {
+  if (err instanceof BudgetExhaustedError || err instanceof EndpointThrottledError) reading.hourSpent = true;
+  else if (!(err instanceof RunBudgetSpent)) throw err;
+}
+
+export const activityCollector: Collector = {
+  name: 'activity',
+  async run(run) {
+    const { ctx, tenant, client, state, write, commit } = run;
+    // Member mode cannot read the log (admin API): nothing to call; the tenant's check says so.
+    if (tenant.mode !== 'admin') return commit([], []);
+    const now = ctx.clock.now();
+    const prev = (state.get(CURSOR_KEY) as ActivityCursor | undefined) ?? { readTo: null, pass: null, pace: null };
+    const pass: Pass = prev.pass ? { ...prev.pass } : newPass(prev.readTo, now);
+    const budget = new PacedBudget(await client.allowedPerHour(ACTIVITY_KEY), run.intervalSeconds, prev.pace ?? undefined, now);
+    const reading = new Reading();
+    let done = false;
+    try {
+      done = await readPass(run, pass, budget, reading);
+    } catch (err) {
+      await stopsForTheHour(err, reading);
+    }
+    const cursor: ActivityCursor = { readTo: done ? pass.to : prev.readTo, pass: done ? null : pass, pace: budget.pace(), ignored: reading.ignored };
+    const changes = [...reading.changes.values()];
+    const before = new Date(now.getTime() - tenant.change_retention_days * DAY_MS);
+    write(async (q) => {
+      await insertChanges(q, tenant.org_id, tenant.id, changes, now);
+      await deleteChangesBefore(q, tenant.id, before);
+    });
+    const rejected = { count: reading.rejected.count, note: reading.rejected.note() };
+    const step = rejectedStep(state.get(REJECTED_KEY) as RejectedMemory | undefined, rejected, 'activity', tenant, now);
+    // A pass left for later because the hour's share is spent is behind; one left for the run's own budget is paced.
+    run.reportProgress({ polled: reading.rejected.read, deferred: done || !reading.hourSpent ? 0 : 1, rejected: rejected.count, rejectedNote: rejected.note });
+    await commit(step.signals, [{ key: CURSOR_KEY, value: cursor }, ...step.changes]);
+  },
+  releaseAll(state, now) {
+    return rejectedRelease(state, 'activity', now);
+  },
+};

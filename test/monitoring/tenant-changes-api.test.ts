@@ -1,0 +1,128 @@
+/**
+ * `GET /orgs/{orgId}/tenants/{id}/changes`: the changes the activity collector read from the
+ * simulator's log, newest first, filtered by time, object and activity, paged with a cursor; the
+ * actor (a UPN) only for operators, owners and the instance administrator — a viewer gets it
+ * withheld and never in the body; bad parameters are 400 with the error envelope; another
+ * organization's connection is 404. The connection's `changeRetentionDays` (1–400, default 30).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { openSession } from '../../src/access/sessions.js';
+import type { Role } from '../../src/access/roles.js';
+import { CollectorScheduler } from '../../src/monitoring/scheduler.js';
+import { activityCollector } from '../../src/monitoring/sources/activity/activity.js';
+import type { TenantSim } from '../../src/tenant-sim/index.js';
+import { createTestApp, type TestApp } from '../helpers/context.js';
+import { createOrg } from '../helpers/fixtures.js';
+import { startSim } from '../tenant-sim/helpers.js';
+
+const GATEWAY = '5b1ae3c2-7d7e-4a61-9c1c-0d1f00000001';
+const MODEL = '7c2bf4d3-8e8f-4b72-8d2d-1e2f00000002';
+const UPN = 'ana.souza@contoso.example';
+
+describe('admin API: tenant changes', () => {
+  const clock = new ManualClock('2026-06-15T12:00:00Z');
+  let t: TestApp;
+  let sim: TenantSim;
+  let orgId: string;
+  let otherOrg: string;
+  let tenantId: string;
+
+  async function as(role: Role, url: string) {
+    const res = await t.admin('PUT', `/orgs/${orgId}/members`, { email: `${role}@example.test`, role });
+    const s = await openSession(t.ctx.db, { personId: res.json().id, idpRoles: [], now: clock.now(), times: { idleMs: 3_600_000, maxMs: 43_200_000 } });
+    return t.app.inject({ method: 'GET', url: `/api/admin/v1${url}`, headers: { cookie: `vigia_session=${s.id}`, 'x-csrf-token': s.csrfToken } });
+  }
+
+  beforeAll(async () => {
+    t = await createTestApp({ clock, config: { destinationAllowlist: ['127.0.0.1'] } });
+    sim = await startSim({ seed: 77, sizes: { capacities: 1, workspaces: 2, gateways: 1 }, now: () => clock.now().getTime(), tokenLifetimeSeconds: 60 * 86_400 });
+    orgId = (await createOrg(t)).id;
+    otherOrg = (await createOrg(t)).id;
+    await t.ctx.db.query('UPDATE collector_schedules SET enabled = false');
+    const res = await t.admin('POST', `/orgs/${orgId}/tenants`, {
+      name: 'Simulated',
+      tenantId: sim.tenantId,
+      clientId: sim.clientId,
+      credentials: { clientSecret: sim.clientSecret },
+      mode: 'admin',
+      endpoints: { authorityHost: sim.origin, powerBi: sim.origin, fabric: sim.origin, arm: sim.origin },
+      collectors: Object.fromEntries(['inventory', 'capacity', 'gateway', 'costs', 'refreshes', 'jobs', 'mirroring', 'freshness', 'datasources', 'scanner', 'utilization'].map((n) => [n, { enabled: false }])),
+    });
+    expect(res.statusCode).toBe(201);
+    tenantId = res.json().id;
+    const add = sim.control.activityEvent;
+    add({ activity: 'UpdateDatasourceCredentials', at: '2026-06-15T09:00:00Z', id: 'c0000000-0000-0000-0000-000000000001', fields: { GatewayId: GATEWAY, DatasourceId: 'ds-1' }, userId: UPN });
+    add({ activity: 'BindToGateway', at: '2026-06-15T10:00:00Z', id: 'c0000000-0000-0000-0000-000000000002', fields: { DatasetId: MODEL, DatasetName: 'Vendas', GatewayId: GATEWAY }, userId: UPN });
+    add({ activity: 'ChangeCapacityState', at: '2026-06-15T11:00:00Z', id: 'c0000000-0000-0000-0000-000000000003', fields: { CapacityId: 'cap-1', CapacityName: 'P1' }, userId: UPN });
+    const runner = new CollectorScheduler(t.ctx, { collectors: [activityCollector], pollMs: 60_000 });
+    try {
+      expect(await runner.pass()).toBe(1);
+    } finally {
+      await runner.stop();
+    }
+  });
+  afterAll(async () => {
+    await sim.stop();
+    await t.close();
+  });
+
+  const url = (q = '') => `/orgs/${orgId}/tenants/${tenantId}/changes${q}`;
+
+  it('lists newest first, filters, pages; the actor for operators and the admin only', async () => {
+    const all = await t.admin('GET', url());
+    expect(all.statusCode).toBe(200);
+    expect(all.json().items.map((c: { activity: string }) => c.activity)).toEqual(['ChangeCapacityState', 'BindToGateway', 'UpdateDatasourceCredentials']);
+    expect(all.json().items[1]).toMatchObject({
+      id: 'c0000000-0000-0000-0000-000000000002',
+      occurredAt: '2026-06-15T10:00:00.000Z',
+      object: { kind: 'item', id: MODEL, type: 'SemanticModel', name: 'Vendas' },
+      links: { datasetId: MODEL, gatewayId: GATEWAY },
+      actor: UPN,
+      actorWithheld: false,
+    });
+    expect(all.json().items[1].raw).toMatchObject({ Activity: 'BindToGateway', DatasetId: MODEL });
+    expect(JSON.stringify(all.json().items.map((c: { raw: unknown }) => c.raw))).not.toContain(UPN);
+
+    const viewer = await as('viewer', url());
+    expect(viewer.statusCode).toBe(200);
+    expect(viewer.json().items[0]).toMatchObject({ actor: null, actorWithheld: true });
+    expect(viewer.body).not.toContain(UPN);
+    const operator = await as('operator', url());
+    expect(operator.json().items[0]).toMatchObject({ actor: UPN, actorWithheld: false });
+
+    const gateway = await t.admin('GET', url(`?objectKind=gateway&objectId=${GATEWAY.toUpperCase()}`));
+    expect(gateway.json().items.map((c: { activity: string }) => c.activity)).toEqual(['UpdateDatasourceCredentials']);
+    const activity = await t.admin('GET', url('?activity=bindtogateway'));
+    expect(activity.json().items.map((c: { id: string }) => c.id)).toEqual(['c0000000-0000-0000-0000-000000000002']);
+    const window = await t.admin('GET', url('?from=2026-06-15T09:30:00Z&to=2026-06-15T11:00:00Z'));
+    expect(window.json().items.map((c: { activity: string }) => c.activity)).toEqual(['BindToGateway']);
+
+    const first = (await t.admin('GET', url('?limit=2'))).json();
+    expect(first.items).toHaveLength(2);
+    const second = (await t.admin('GET', url(`?limit=2&after=${first.nextCursor}`))).json();
+    expect(second.items.map((c: { activity: string }) => c.activity)).toEqual(['UpdateDatasourceCredentials']);
+    expect(second.nextCursor).toBeNull();
+  });
+
+  it('answers bad parameters with 400 and the envelope, and another organization with 404', async () => {
+    for (const q of ['?limit=0', '?limit=501', '?from=yesterday', '?to=2026-06-15', '?from=2026-06-15T10:00:00Z&to=2026-06-15T09:00:00Z', '?after=nope', '?objectId=abc', '?objectKind=tenant&objectId=abc', '?objectKind=report', '?activity=a%20b', '?color=red']) {
+      const res = await t.admin('GET', url(q));
+      expect(res.statusCode, q).toBe(400);
+      expect(res.json().error.code, q).toBe('invalid_request');
+    }
+    expect((await t.admin('GET', `/orgs/${otherOrg}/tenants/${tenantId}/changes`)).statusCode).toBe(404);
+  });
+
+  it('keeps 30 days of changes unless told 1 to 400', async () => {
+    expect((await t.admin('GET', `/orgs/${orgId}/tenants/${tenantId}`)).json().changeRetentionDays).toBe(30);
+    for (const bad of [0, 401, 2.5]) {
+      const res = await t.admin('PATCH', `/orgs/${orgId}/tenants/${tenantId}`, { changeRetentionDays: bad });
+      expect(res.statusCode).toBe(400);
+      expect(res.body).toContain('changeRetentionDays');
+    }
+    const ok = await t.admin('PATCH', `/orgs/${orgId}/tenants/${tenantId}`, { changeRetentionDays: 400 });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json().changeRetentionDays).toBe(400);
+  });
+});
