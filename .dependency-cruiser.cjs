@@ -111,7 +111,7 @@ module.exports = {
       name: 'monitoring-rooms-downward',
       severity: 'error',
       comment:
-        'src/monitoring is a house of rooms, each importing only the rooms below it: connection (what a tenant connection is) < platform (the vendors\' APIs: client, transport, tokens, budgets, paged reads) < messages (titles and fixes) < lineage (what sources record for each other: lineage, root causes) < changes (the tenants\' changes from their activity logs) < engine (collector, lease, output, first pass, rotation) < sources/<name> (one folder per source) < the files at the top of src/monitoring (scheduler, registry, the tenants service, check, removal, metrics). A source may use another source only where no cycle follows (folder-walls).',
+        'src/monitoring is a house of rooms, each importing only the rooms below it: connection (what a tenant connection is) < platform (the vendors\' APIs: client, transport, tokens, budgets, paged reads) < messages (titles and fixes) < lineage (what sources record for each other: lineage, root causes) < changes (the tenants\' changes from their activity logs and their join to incidents) < engine (collector, lease, output, first pass, rotation) < sources/<name> (one folder per source) < the files at the top of src/monitoring (scheduler, registry, the tenants service, check, removal, metrics). A source may use another source only where no cycle follows (folder-walls).',
       from: { path: '^src/monitoring/(connection|platform|messages|lineage|changes|engine|sources)/' },
       to: { path: '^src/monitoring/[^/]+\\.ts$' },
     },

@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { invalidRequest } from '../http/errors.js';
 import { principalOf } from './auth.js';
+import { maySeeChangeActor } from './change-actor.js';
+import { incidentChanges } from '../monitoring/changes/attached.js';
 import { acknowledgeAlert, getAlert, ingestSignals, resolveAlert } from '../alerts/lifecycle.js';
 import { createSilence, endSilence, listSilences, type SilenceMatchers } from '../alerts/silences.js';
 import { parseIsoDateTime } from '../orgs/validation.js';
@@ -62,9 +64,11 @@ export async function alertsRoutes(app: FastifyInstance, opts: { ctx: AppContext
     return single ? outcomes[0] : outcomes;
   });
 
-  app.get<{ Params: { orgId: string; alertId: string } }>('/orgs/:orgId/alerts/:alertId', { config: { access: 'viewer' }, schema: { params: alertParams, response: adminResponses(alertWithEventsSchema) } }, async (req) =>
-    getAlert(ctx, req.params.orgId, req.params.alertId),
-  );
+  app.get<{ Params: { orgId: string; alertId: string } }>('/orgs/:orgId/alerts/:alertId', { config: { access: 'viewer' }, schema: { params: alertParams, response: adminResponses(alertWithEventsSchema) } }, async (req) => {
+    const alert = await getAlert(ctx, req.params.orgId, req.params.alertId);
+    const withActor = await maySeeChangeActor(ctx, principalOf(req), req.params.orgId);
+    return { ...alert, ...(await incidentChanges(ctx.db, req.params.orgId, alert.id, withActor)) };
+  });
 
   app.post<{ Params: { orgId: string; alertId: string } }>(
     '/orgs/:orgId/alerts/:alertId/acknowledge',

@@ -77,7 +77,10 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
  * and then fails again has no open incident left when its new one is inserted), one INSERT of
  * the new incidents, then the events and their deliveries (recordEvents).
  */
-export async function writeBatchPlan(q: Queryable, orgId: string, plan: BatchPlan, now: Date): Promise<void> {
+/** Runs on the ids of the incidents a batch inserted, before their events are recorded. */
+export type OpenedHook = (q: Queryable, alertIds: string[]) => Promise<void>;
+
+export async function writeBatchPlan(q: Queryable, orgId: string, plan: BatchPlan, now: Date, onOpened?: OpenedHook): Promise<void> {
   const upd = plan.updates;
   if (upd.length > 0) {
     // Relative to the stored row (count added, later occurrence, resolve time against the stored
@@ -133,6 +136,7 @@ export async function writeBatchPlan(q: Queryable, orgId: string, plan: BatchPla
       ],
     );
     if (rowCount !== ins.length) throw staleBatchError();
+    if (onOpened) await onOpened(q, ins.map((r) => r.id));
   }
 
   await recordEvents(q, plan.events);

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/index.js';
 import { newId } from '../ids.js';
 import { planFanOut, planFanOutBatch } from '../delivery/fanout.js';
+import { withChangeRefs } from './change-refs.js';
 import { appendEvent, appendEvents, type AlertEventName, type AlertSnapshot, type PendingEvent, type RecordedEvent } from '../outbox/index.js';
 
 export { ALERT_EVENTS, type AlertEventName, type RecordedEvent } from '../outbox/index.js';
@@ -34,6 +35,11 @@ function pendingEvent(input: EventInput): PendingEvent {
  * not yet released) incident.
  */
 export async function recordEvent(q: Queryable, input: EventInput): Promise<RecordedEvent> {
+  const [withChanges] = await withChangeRefs(q, [input]);
+  return recordOne(q, withChanges!);
+}
+
+async function recordOne(q: Queryable, input: EventInput): Promise<RecordedEvent> {
   const pending = pendingEvent(input);
   // Deliveries are planned first (destinations, connector ordering state), then the event and
   // its deliveries are written by one statement: one round trip per event, plus the org's
@@ -49,15 +55,16 @@ export async function recordEvent(q: Queryable, input: EventInput): Promise<Reco
  * turn, written by one statement when no delivery depends on earlier state (openings, or no
  * connector destination involved) and one by one otherwise. Results are in the order given.
  */
-export async function recordEvents(q: Queryable, inputs: EventInput[]): Promise<RecordedEvent[]> {
-  if (inputs.length === 0) return [];
-  if (inputs.length === 1) return [await recordEvent(q, inputs[0]!)];
+export async function recordEvents(q: Queryable, given: EventInput[]): Promise<RecordedEvent[]> {
+  if (given.length === 0) return [];
+  const inputs = await withChangeRefs(q, given);
+  if (inputs.length === 1) return [await recordOne(q, inputs[0]!)];
   const now = inputs[0]!.now;
   const pending = inputs.map(pendingEvent);
   const planned = inputs.every((i) => i.now.getTime() === now.getTime() && i.skipDestinationId === undefined) ? await planFanOutBatch(q, pending, now) : null;
   if (!planned) {
     const out: RecordedEvent[] = [];
-    for (const input of inputs) out.push(await recordEvent(q, input));
+    for (const input of inputs) out.push(await recordOne(q, input));
     return out;
   }
   const seqs = await appendEvents(q, pending, planned, now);

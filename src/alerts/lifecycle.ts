@@ -7,7 +7,7 @@ import type { Queryable } from '../db/index.js';
 import { conflictError, invalidInput, notFoundError } from '../errors.js';
 import { requireOrg } from '../orgs/orgs.js';
 import { planSignalBatch, type SignalOutcome } from './batch-plan.js';
-import { loadBatchState, writeBatchPlan } from './batch-store.js';
+import { loadBatchState, writeBatchPlan, type OpenedHook } from './batch-store.js';
 import { releaseDependents } from './release.js';
 import { alertColumns, emitUnlessSuppressed, toAlertJson, type AlertJson, type AlertRow } from './rows.js';
 import { txWithRetry } from '../db/retry.js';
@@ -37,7 +37,9 @@ export async function ingestSignals(ctx: Ctx, orgId: string, body: unknown): Pro
  * Applies validated signals inside the caller's transaction (the same set-based batch as
  * ingestSignals), so a caller can commit other rows with them — the monitoring collectors commit
  * their remembered state in the same transaction as the signals it produced. `quietReason`: the
- * incidents the batch opens are silenced with it and never released (batch-plan.ts).
+ * incidents the batch opens are silenced with it and never released (batch-plan.ts). `onOpened`:
+ * runs on the new incidents' ids after they are written and before their events are (a collector
+ * joins the changes that preceded them, so the opening payload names them).
  */
 export async function applySignalsIn(
   q: Queryable,
@@ -46,12 +48,13 @@ export async function applySignalsIn(
   signals: Signal[],
   now: Date,
   quietReason: string | null = null,
+  onOpened?: OpenedHook,
 ): Promise<SignalOutcome[]> {
   if (signals.length === 0) return [];
   await lockIncidentKeys(q, orgId, signals);
   const state = await loadBatchState(q, orgId, signals, now);
   const plan = planSignalBatch(orgId, signals, state, now, ctx.config.baseUrl, quietReason);
-  await writeBatchPlan(q, orgId, plan, now);
+  await writeBatchPlan(q, orgId, plan, now, onOpened);
   return plan.outcomes;
 }
 

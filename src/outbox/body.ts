@@ -40,6 +40,10 @@ export function buildDeliveryBody(input: {
     resolvedAt: a.resolvedAt ?? null,
     failureCount: a.failureCount,
     url: a.url,
+    // The likely changes, field by field: activity, object, time — the actor never leaves.
+    ...(a.changes && a.changes.length > 0
+      ? { changes: a.changes.map((c) => ({ activity: c.activity, object: { kind: c.object.kind, id: c.object.id, name: c.object.name }, occurredAt: c.occurredAt })) }
+      : {}),
   };
   const body: DeliveryBody = {
     id: input.deliveryId,

@@ -26,6 +26,18 @@ export interface AlertSnapshot {
   resolvedAt: string | null;
   failureCount: number;
   url: string;
+  /**
+   * The changes from the tenant's activity log joined to the incident as its likely causes, most
+   * likely first; absent when none. Activity, object and time only — never who made the change.
+   */
+  changes?: AlertChangeRef[];
+}
+
+/** A change named in a payload (docs/monitoring.md "What changed before it broke"). */
+export interface AlertChangeRef {
+  activity: string;
+  object: { kind: string; id: string | null; name: string | null };
+  occurredAt: string;
 }
 
 /** An event as written to alert_events (seq is its global order). */

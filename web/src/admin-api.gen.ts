@@ -3861,6 +3861,23 @@ export interface components {
             url: string;
             workspaceName: string | null;
         };
+        /** AlertChange */
+        AlertChange: {
+            activity: string;
+            actor: string | null;
+            /** Format: date-time */
+            attachedAt: string;
+            isSuccess: boolean | null;
+            minutesBefore: number;
+            object: components["schemas"]["ChangeObject"];
+            /** Format: date-time */
+            occurredAt: string;
+            /** @enum {string} */
+            path: "same" | "datasource" | "gateway" | "workspace" | "capacity" | "tenant";
+            rank: number;
+            recordId: string;
+            score: number;
+        };
         /** AlertDelivery */
         AlertDelivery: {
             alertId: string;
@@ -3929,6 +3946,8 @@ export interface components {
             acknowledgedBy: string | null;
             capacityName: string | null;
             causeAlertIds: string[];
+            /** @description The changes from the tenant’s activity log joined to this incident as its likely causes, most likely first (docs/monitoring.md “What changed before it broke”). `actor` is null unless the caller’s role may see it (docs/access.md). */
+            changes: components["schemas"]["AlertChange"][];
             correlated: boolean;
             /** Format: date-time */
             createdAt: string;
@@ -3939,6 +3958,8 @@ export interface components {
             id: string;
             /** Format: date-time */
             lastOccurrenceAt: string;
+            /** @description One sentence naming the most likely change, in both languages; null when none is attached. */
+            likelyChange: null | components["schemas"]["LikelyChange"];
             message: string;
             notificationKind: string;
             /** Format: date-time */
@@ -4124,6 +4145,14 @@ export interface components {
             hot: number;
             /** @description Seconds the last full pass over the workspaces lasted; null until one completed after another. */
             lastFullRotationSeconds: number | null;
+        };
+        /** ChangeObject */
+        ChangeObject: {
+            id: string | null;
+            /** @enum {string} */
+            kind: "item" | "gateway" | "capacity" | "workspace" | "tenant";
+            name: string | null;
+            type: string | null;
         };
         /** CollectorView */
         CollectorView: {
@@ -4465,6 +4494,11 @@ export interface components {
         ItemMaxAge: {
             id: string;
             maxAgeMinutes: number;
+        };
+        /** LikelyChange */
+        LikelyChange: {
+            en: string;
+            "pt-BR": string;
         };
         /** Member */
         Member: {

@@ -40,9 +40,40 @@ export const alertPageSchema = page('AlertPage', alertSchema);
 export const alertWithEventsSchema = {
   title: 'AlertWithEvents',
   type: 'object',
-  required: [...alertRequired, 'events'],
+  required: [...alertRequired, 'events', 'changes', 'likelyChange'],
   properties: {
     ...alertProperties,
+    changes: {
+      type: 'array',
+      description: 'The changes from the tenant’s activity log joined to this incident as its likely causes, most likely first (docs/monitoring.md “What changed before it broke”). `actor` is null unless the caller’s role may see it (docs/access.md).',
+      items: {
+        title: 'AlertChange',
+        type: 'object',
+        required: ['recordId', 'activity', 'occurredAt', 'minutesBefore', 'object', 'path', 'rank', 'score', 'isSuccess', 'actor', 'attachedAt'],
+        properties: {
+          recordId: str,
+          activity: str,
+          occurredAt: instant,
+          minutesBefore: int,
+          object: {
+            title: 'ChangeObject',
+            type: 'object',
+            required: ['kind', 'id', 'type', 'name'],
+            properties: { kind: { type: 'string', enum: ['item', 'gateway', 'capacity', 'workspace', 'tenant'] }, id: nullableStr, type: nullableStr, name: nullableStr },
+          },
+          path: { type: 'string', enum: ['same', 'datasource', 'gateway', 'workspace', 'capacity', 'tenant'] },
+          rank: int,
+          score: { type: 'number' },
+          isSuccess: { type: ['boolean', 'null'] },
+          actor: nullableStr,
+          attachedAt: instant,
+        },
+      },
+    },
+    likelyChange: {
+      description: 'One sentence naming the most likely change, in both languages; null when none is attached.',
+      anyOf: [{ type: 'null' }, { title: 'LikelyChange', type: 'object', required: ['pt-BR', 'en'], properties: { 'pt-BR': str, en: str } }],
+    },
     events: {
       type: 'array',
       items: { title: 'AlertEvent', type: 'object', required: ['id', 'event', 'occurredAt', 'createdAt'], properties: { id: str, event: str, occurredAt: instant, createdAt: instant } },

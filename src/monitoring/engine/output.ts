@@ -5,6 +5,8 @@
  * nothing and the next run sees the same transitions again; a run that committed never signals
  * them twice.
  */
+import { joinIncidents } from '../changes/join.js';
+import type { OpenedHook } from '../../alerts/batch-store.js';
 import type { AppContext } from '../../context.js';
 import type { Queryable } from '../../db/index.js';
 import { applySignalsIn as applyLifecycleSignals, type SignalOutcome } from '../../alerts/lifecycle.js';
@@ -30,10 +32,12 @@ type Ctx = Pick<AppContext, 'db' | 'clock' | 'config'>;
  * lifecycle's batch). This is where a collected title and message, written in every language
  * (titles.ts), become the organization's language: the one place that choice is made.
  */
-export async function applySignalsIn(q: Queryable, ctx: Ctx, orgId: string, inputs: SignalInput[], now: Date, quietReason: string | null = null): Promise<SignalOutcome[]> {
+export async function applySignalsIn(
+  q: Queryable, ctx: Ctx, orgId: string, inputs: SignalInput[], now: Date, quietReason: string | null = null, onOpened?: OpenedHook,
+): Promise<SignalOutcome[]> {
   const language = hasTexts(inputs) ? await orgLanguage(q, orgId) : DEFAULT_LANGUAGE;
   const signals = inputs.map(({ restatesMessage, ...s }, i) => ({ ...validateSignal(inLanguage(s, language), `signals[${i}]`, now), ...(restatesMessage ? { restatesMessage } : {}) }));
-  return applyLifecycleSignals(q, ctx, orgId, signals, now, quietReason);
+  return applyLifecycleSignals(q, ctx, orgId, signals, now, quietReason, onOpened);
 }
 
 /**
@@ -221,6 +225,18 @@ function rotationGoesOn(changes: StateChange[]): boolean {
   return changes.some((c) => (c.key === ROTATION_KEY || c.key === CATALOG_ROTATION_KEY) && firstPassGoesOnIn(c.value));
 }
 
+/**
+ * What changed before it broke: the incidents a run opens are tagged with its tenant and joined
+ * to the tenant's stored changes before their opening events are written (the payload names the
+ * changes: activity, object, time).
+ */
+function joinOpened(orgId: string, tenantRef: string, now: Date): OpenedHook {
+  return async (q, ids) => {
+    await q.query('UPDATE alerts SET tenant_ref = $1 WHERE org_id = $2 AND id = ANY($3::text[])', [tenantRef, orgId, ids]);
+    await joinIncidents(q, orgId, ids, now);
+  };
+}
+
 /** Marks the run's incidents as its tenant's (the admin alert list filters by it). */
 async function tagTenant(q: Queryable, orgId: string, tenantRef: string, outcomes: SignalOutcome[]): Promise<void> {
   const ids = outcomes.map((o) => o.alertId).filter((id): id is string => id !== null);
@@ -244,7 +260,7 @@ export async function commitRun(ctx: Ctx, orgId: string, lease: Lease, output: R
     // Before the signals: a write that touches another schedule row (a hot mark asks the gateway
     // collector to run now) takes that row's lock ahead of any incident lock, as every commit does.
     for (const write of output.writes ?? []) await write(q);
-    const out = await applySignalsIn(q, ctx, orgId, output.signals, now, first?.quiet ? FOUND_AT_CONNECTION : null);
+    const out = await applySignalsIn(q, ctx, orgId, output.signals, now, first?.quiet ? FOUND_AT_CONNECTION : null, joinOpened(orgId, lease.tenantRef, now));
     await tagTenant(q, orgId, lease.tenantRef, out);
     await writeState(q, lease.tenantRef, lease.collector, output.changes);
     if (output.lineage) await writeLineage(q, lease.tenantRef, output.lineage, now);

@@ -8,6 +8,7 @@ import { eventLabel } from '../labels.js';
 import { Link } from '../router.js';
 import { AlertActions, AlertBadges } from './alert-actions.js';
 import { DeliveryItem } from './deliveries.js';
+import { WhatChangedBefore } from './alert-changes.js';
 import { notificationKindName, sourceTypeName } from '../i18n-sources.js';
 
 interface Found {
@@ -64,6 +65,7 @@ export function AlertPage(props: { alertId: string }) {
       </p>
       <AlertActions orgId={orgId} alert={a} onChanged={found.reload} />
       <AlertFacts alert={a} />
+      <WhatChangedBefore alert={a} />
       <h2>{t('eventsTitle')}</h2>
       <AlertEvents orgId={orgId} events={a.events} deliveries={deliveries} onChanged={found.reload} />
     </section>

@@ -1,7 +1,9 @@
 import type { ComponentChildren } from 'preact';
 import type { components } from '../admin-api.gen.js';
 import { orgPath, useConsole } from '../app-context.js';
-import { DataTable, ListPage, useGet, type Column, type Loaded } from '../lists.js';
+import { DataTable, ListPage, LoadState, useGet, type Column, type Loaded } from '../lists.js';
+import { usePageTitle } from '../components.js';
+import { WithChangesTab } from './changes.js';
 import { monthLabel } from '../period.js';
 import { Link } from '../router.js';
 import '../charts.css';
@@ -31,22 +33,41 @@ export function InventoryPage<D extends { items: T[] }, T>(props: {
   before?: ComponentChildren;
   /** Shown under the table (a "show more" button). */
   after?: ComponentChildren;
+  /** The page has a "Mudanças" tab: the tenants' changes to this kind of object (pages/changes.tsx). */
+  changes?: { orgId: string; objectKind: 'gateway' | 'item' | 'capacity' };
 }) {
+  const table = (d: D) => (
+    <DataTable wrap id={props.tableId} caption={props.caption?.(d)} captionClass="muted" rows={d.items} rowKey={props.rowKey} rowAttrs={props.rowAttrs} columns={props.columns(d)} />
+  );
+  const ch = props.changes;
+  if (!ch) {
+    return (
+      <ListPage title={props.title} empty={props.empty} list={props.list} whileReloading count={(d) => d.items.length} before={props.before} after={props.after}>
+        {table}
+      </ListPage>
+    );
+  }
   return (
-    <ListPage title={props.title} empty={props.empty} list={props.list} whileReloading count={(d) => d.items.length} before={props.before} after={props.after}>
-      {(d) => (
-        <DataTable
-          wrap
-          id={props.tableId}
-          caption={props.caption?.(d)}
-          captionClass="muted"
-          rows={d.items}
-          rowKey={props.rowKey}
-          rowAttrs={props.rowAttrs}
-          columns={props.columns(d)}
-        />
-      )}
-    </ListPage>
+    <TabbedPage title={props.title} id={props.tableId} orgId={ch.orgId} objectKind={ch.objectKind}>
+      {props.before}
+      <LoadState list={props.list} empty={props.empty} whileReloading count={(d) => d.items.length}>
+        {table}
+      </LoadState>
+      {props.after}
+    </TabbedPage>
+  );
+}
+
+/** A list page whose content is the first of two tabs, the second the changes to its kind of object. */
+function TabbedPage(props: { title: string; id: string; orgId: string; objectKind: 'gateway' | 'item' | 'capacity'; children: ComponentChildren }) {
+  usePageTitle(props.title);
+  return (
+    <section>
+      <h1>{props.title}</h1>
+      <WithChangesTab id={props.id} orgId={props.orgId} objectKind={props.objectKind}>
+        {props.children}
+      </WithChangesTab>
+    </section>
   );
 }
 
@@ -80,6 +101,7 @@ export function CapacitiesPage(props: { orgId: string }) {
         title={t('capTitle')}
         empty={t('capEmpty')}
         list={list}
+        changes={{ orgId: props.orgId, objectKind: 'capacity' }}
         tableId="capacities"
         caption={(d) => monthLabel(lang, d.month)}
         rowKey={(c: Capacity) => c.name}

@@ -23,6 +23,7 @@ export function GatewaysPage(props: { orgId: string }) {
       title={t('gwTitle')}
       empty={t('gwEmpty')}
       list={list}
+      changes={{ orgId: props.orgId, objectKind: 'gateway' }}
       tableId="gateways"
       rowKey={(g: Gateway) => `${g.tenantName}/${g.id}`}
       rowAttrs={(g) => ({ 'data-gateway': g.id })}
@@ -114,6 +115,7 @@ export function SemanticModelsPage(props: { orgId: string }) {
       list={list}
       before={<ModelSearch onSearch={setSearch} />}
       after={after}
+      changes={{ orgId: props.orgId, objectKind: 'item' }}
       tableId="semantic-models"
       rowKey={(m: Model) => `${m.tenantName}/${m.id}`}
       rowAttrs={(m) => ({ 'data-semantic-model': m.id })}

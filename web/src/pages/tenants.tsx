@@ -11,6 +11,7 @@ import { TenantOwnerActions } from './tenant-check.js';
 import { CollectorsTable } from './tenant-collectors.js';
 import { ConnectForm } from './tenant-connect.js';
 import { TenantIncidents } from './tenant-incidents.js';
+import { ChangesTimeline, Tabs } from './changes.js';
 
 /** Collectors change state on the server's schedule: the page re-reads them this often. */
 const REFRESH_MS = 3000;
@@ -32,10 +33,9 @@ export function TenantsPage(props: { orgId: string }) {
 
 /** One tenant connection: its checks, collectors, API budget, scans, settings and incidents. */
 function TenantCard(props: { orgId: string; tenant: Tenant; onChanged: () => void }) {
-  const { t, can } = useConsole();
+  const { t } = useConsole();
   const tn = props.tenant;
   const path = orgPath(props.orgId, `/tenants/${encodeURIComponent(tn.id)}`);
-  const owner = can('owner');
   const headingId = `tenant-${tn.id}`;
   return (
     <article class="card" aria-labelledby={headingId} data-tenant={tn.name}>
@@ -43,6 +43,25 @@ function TenantCard(props: { orgId: string; tenant: Tenant; onChanged: () => voi
       <p class="muted">
         {tn.tenantId} · {tn.mode === 'admin' ? t('tnModeAdmin') : t('tnModeMember')}
       </p>
+      <Tabs
+        id={`tenant-${tn.id}`}
+        tabs={[
+          { key: 'overview', label: t('chOverviewTab'), panel: () => <TenantOverview orgId={props.orgId} tenant={tn} path={path} onChanged={props.onChanged} /> },
+          { key: 'changes', label: t('chTab'), panel: () => <ChangesTimeline orgId={props.orgId} tenantId={tn.id} tenantName={tn.name} /> },
+        ]}
+      />
+    </article>
+  );
+}
+
+/** A tenant connection's overview tab: checks, collectors, API budget, scans, settings and incidents. */
+function TenantOverview(props: { orgId: string; tenant: Tenant; path: string; onChanged: () => void }) {
+  const { can } = useConsole();
+  const tn = props.tenant;
+  const path = props.path;
+  const owner = can('owner');
+  return (
+    <>
       {owner && <TenantOwnerActions path={path} tenant={tn} onRemoved={props.onChanged} />}
       <CollectorsTable path={path} tenant={tn} onChanged={props.onChanged} />
       <ApiBudgetTable tenantName={tn.name} budget={tn.apiBudget} />
@@ -52,7 +71,7 @@ function TenantCard(props: { orgId: string; tenant: Tenant; onChanged: () => voi
       {owner && <UtilizationSection path={path} tenantId={tn.id} tenantName={tn.name} utilization={tn.utilization} onSaved={props.onChanged} />}
       <FreshnessSection path={path} tenantName={tn.name} />
       <TenantIncidents orgId={props.orgId} tenantId={tn.id} tenantName={tn.name} />
-    </article>
+    </>
   );
 }
 
