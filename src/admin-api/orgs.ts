@@ -10,7 +10,7 @@ import { adminResponses } from './openapi.js';
 const orgSchema = {
   title: 'Org',
   type: 'object',
-  required: ['id', 'name', 'suspended', 'escalationMinutes', 'slaTargets', 'language', 'timeZone', 'createdAt', 'updatedAt'],
+  required: ['id', 'name', 'suspended', 'escalationMinutes', 'slaTargets', 'language', 'timeZone', 'ackRequiresSignIn', 'createdAt', 'updatedAt'],
   properties: {
     id: { type: 'string' },
     name: { type: 'string' },
@@ -24,6 +24,7 @@ const orgSchema = {
     },
     language: languageSchema,
     timeZone: { type: 'string' },
+    ackRequiresSignIn: { type: 'boolean' },
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
   },
@@ -41,7 +42,7 @@ export async function orgsRoutes(app: FastifyInstance, opts: { ctx: AppContext }
           type: 'object',
           additionalProperties: false,
           required: ['name'],
-          properties: { name: nonEmptyText(), escalationMinutes: escalationMinutesSchema, slaTargets: slaTargetsSchema, language: languageSchema, timeZone: timeZoneSchema },
+          properties: { name: nonEmptyText(), escalationMinutes: escalationMinutesSchema, slaTargets: slaTargetsSchema, language: languageSchema, timeZone: timeZoneSchema, ackRequiresSignIn: { type: 'boolean' } },
         },
         response: adminResponses(orgSchema, 201),
       },
@@ -78,6 +79,7 @@ export async function orgsRoutes(app: FastifyInstance, opts: { ctx: AppContext }
             slaTargets: slaTargetsSchema,
             language: languageSchema,
             timeZone: timeZoneSchema,
+            ackRequiresSignIn: { type: 'boolean' },
           },
         },
         response: adminResponses(orgSchema),

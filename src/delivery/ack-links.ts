@@ -114,3 +114,25 @@ export function readSlackButtonValue(key: Buffer, destinationId: string, value: 
   const expected = mac(key, `slack:${destinationId}:${m[2]}:${action}`).slice(0, 22);
   return safeEqual(expected, m[3]!) ? { alertId: m[2]!, action } : null;
 }
+
+/**
+ * The acknowledge links of a message, keyed by alert id: one per alert of `alertIds` that is
+ * open and not acknowledged now (the others get none), bound to this destination. The message
+ * builders pass it as `MessageContext.ackUrls` (src/delivery/notify/build.ts). `key` comes
+ * from loadAckKey, read before any transaction.
+ */
+export async function loadAckUrls(
+  q: Queryable,
+  key: Buffer,
+  baseUrl: string,
+  input: { orgId: string; destinationId: string; alertIds: readonly string[]; now: Date },
+): Promise<Map<string, string>> {
+  const urls = new Map<string, string>();
+  if (input.alertIds.length === 0) return urls;
+  const { rows } = await q.query<{ id: string }>(
+    "SELECT id FROM alerts WHERE org_id = $1 AND id = ANY($2::text[]) AND status = 'open' AND NOT acknowledged",
+    [input.orgId, [...input.alertIds]],
+  );
+  for (const r of rows) urls.set(r.id, ackLinkUrl(baseUrl, key, { orgId: input.orgId, alertId: r.id, destinationId: input.destinationId, now: input.now }));
+  return urls;
+}

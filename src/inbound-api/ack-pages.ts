@@ -13,8 +13,13 @@ import { inspectAckLink, useAckLink, type AckLinkState } from '../inbound/ack-li
 import { readSessionCookie, sessionTimes } from '../admin-api/session-cookie.js';
 import { ACK_CSS, ackPageStatus, renderAckPage } from './ack-page-html.js';
 
-/** Longer than any token we make; a longer path is refused before any work. */
-const TOKEN_PARAM = { type: 'object', required: ['token'], properties: { token: { type: 'string', maxLength: 800 } } } as const;
+/**
+ * The token is longer than Fastify's limit for a path parameter (three ids, a nonce, an expiry
+ * and a MAC), so the route is a wildcard; anything longer than any token we make is refused
+ * before any work.
+ */
+const TOKEN_PARAM = { type: 'object', required: ['*'], properties: { '*': { type: 'string', maxLength: 800 } } } as const;
+type TokenParams = { Params: { '*': string } };
 
 async function callerOf(ctx: AppContext, req: FastifyRequest): Promise<Principal | null> {
   const id = readSessionCookie(req);
@@ -44,13 +49,13 @@ export async function ackPages(app: FastifyInstance, opts: { ctx: AppContext }):
 
   app.get('/ack-assets/ack.css', async (_req, reply) => reply.header('cache-control', 'public, max-age=3600').type('text/css; charset=utf-8').send(ACK_CSS));
 
-  app.get<{ Params: { token: string } }>('/ack/:token', { schema: { params: TOKEN_PARAM } }, async (req, reply) => {
-    const state = await inspectAckLink(ctx, req.params.token, await callerOf(ctx, req));
-    return send(ctx, reply, req.params.token, state, 'GET');
+  app.get<TokenParams>('/ack/*', { schema: { params: TOKEN_PARAM } }, async (req, reply) => {
+    const token = req.params['*'];
+    return send(ctx, reply, token, await inspectAckLink(ctx, token, await callerOf(ctx, req)), 'GET');
   });
 
-  app.post<{ Params: { token: string } }>('/ack/:token', { schema: { params: TOKEN_PARAM } }, async (req, reply) => {
-    const state = await useAckLink(ctx, req.params.token, await callerOf(ctx, req), req.ip);
-    return send(ctx, reply, req.params.token, state, 'POST');
+  app.post<TokenParams>('/ack/*', { schema: { params: TOKEN_PARAM } }, async (req, reply) => {
+    const token = req.params['*'];
+    return send(ctx, reply, token, await useAckLink(ctx, token, await callerOf(ctx, req), req.ip), 'POST');
   });
 }

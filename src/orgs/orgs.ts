@@ -22,6 +22,8 @@ export interface Org {
   language: Language;
   /** IANA time zone chat and e-mail messages show times in (docs/notifications.md). */
   timeZone: string;
+  /** Acknowledge links in messages act only for a person signed in to the console (docs/notifications.md). */
+  ackRequiresSignIn: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -32,6 +34,7 @@ export interface CreateOrgInput {
   slaTargets?: Partial<SlaTargets>;
   language?: Language;
   timeZone?: string;
+  ackRequiresSignIn?: boolean;
 }
 
 export interface UpdateOrgInput {
@@ -41,6 +44,7 @@ export interface UpdateOrgInput {
   slaTargets?: Partial<SlaTargets>;
   language?: Language;
   timeZone?: string;
+  ackRequiresSignIn?: boolean;
 }
 
 export const DEFAULT_ESCALATION_MINUTES = 30;
@@ -56,6 +60,7 @@ interface OrgRow {
   sla_availability_percent: number;
   language: Language;
   time_zone: string;
+  ack_requires_sign_in: boolean;
   created_at: Date;
   updated_at: Date;
 }
@@ -73,6 +78,7 @@ function toOrg(r: OrgRow): Org {
     },
     language: r.language,
     timeZone: r.time_zone,
+    ackRequiresSignIn: r.ack_requires_sign_in,
     createdAt: r.created_at.toISOString(),
     updatedAt: r.updated_at.toISOString(),
   };
@@ -87,9 +93,9 @@ export async function createOrg(ctx: Pick<AppContext, 'db' | 'clock'>, input: Cr
   // Named before the insert, which records it: a new organization's creation is in its own log.
   auditTarget(id, { orgId: id });
   const { rows } = await ctx.db.query<OrgRow>(
-    `INSERT INTO orgs (id, name, escalation_minutes, sla_mtta_minutes, sla_mttr_minutes, sla_availability_percent, language, time_zone, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $9, $8, $8) RETURNING *`,
-    [id, input.name, escalation, sla.mttaMinutes, sla.mttrMinutes, sla.availabilityPercent, input.language ?? DEFAULT_LANGUAGE, now, timeZone],
+    `INSERT INTO orgs (id, name, escalation_minutes, sla_mtta_minutes, sla_mttr_minutes, sla_availability_percent, language, time_zone, ack_requires_sign_in, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $9, $10, $8, $8) RETURNING *`,
+    [id, input.name, escalation, sla.mttaMinutes, sla.mttrMinutes, sla.availabilityPercent, input.language ?? DEFAULT_LANGUAGE, now, timeZone, input.ackRequiresSignIn ?? false],
   );
   return toOrg(rows[0]!);
 }
@@ -124,7 +130,7 @@ export async function updateOrg(ctx: Pick<AppContext, 'db' | 'clock'>, orgId: st
     const sla = { ...cur.slaTargets, ...input.slaTargets };
     const { rows: updated } = await q.query<OrgRow>(
       `UPDATE orgs SET name = $2, suspended = $3, escalation_minutes = $4, sla_mtta_minutes = $5,
-         sla_mttr_minutes = $6, sla_availability_percent = $7, updated_at = $8, language = $9, time_zone = $10
+         sla_mttr_minutes = $6, sla_availability_percent = $7, updated_at = $8, language = $9, time_zone = $10, ack_requires_sign_in = $11
        WHERE id = $1 RETURNING *`,
       [
         orgId,
@@ -137,6 +143,7 @@ export async function updateOrg(ctx: Pick<AppContext, 'db' | 'clock'>, orgId: st
         now,
         input.language ?? cur.language,
         input.timeZone ?? cur.timeZone,
+        input.ackRequiresSignIn ?? cur.ackRequiresSignIn,
       ],
     );
     return toOrg(updated[0]!);

@@ -136,6 +136,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        ackRequiresSignIn?: boolean;
                         escalationMinutes?: number | null;
                         /** @enum {string} */
                         language?: "pt-BR" | "en";
@@ -267,6 +268,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        ackRequiresSignIn?: boolean;
                         escalationMinutes?: number | null;
                         /** @enum {string} */
                         language?: "pt-BR" | "en";
@@ -4515,6 +4517,7 @@ export interface components {
         };
         /** Org */
         Org: {
+            ackRequiresSignIn: boolean;
             /** Format: date-time */
             createdAt: string;
             escalationMinutes: number | null;
