@@ -17,6 +17,7 @@ import { commonEn, commonPt } from './i18n-common.js';
 import { accessEn, accessPt } from './i18n-access.js';
 import { destinationsEn, destinationsPt } from './i18n-destinations.js';
 import { alertsEn, alertsPt } from './i18n-alerts.js';
+import { notifyEn, notifyPt } from './i18n-notify.js';
 
 const pt = {
   ...overviewPt,
@@ -27,6 +28,7 @@ const pt = {
   ...freshnessPt,
   ...inventoryPt,
   ...inboundPt,
+  ...notifyPt,
   ...commonPt,
   ...accessPt,
   ...destinationsPt,
@@ -45,6 +47,7 @@ const en: Texts = {
   ...freshnessEn,
   ...inventoryEn,
   ...inboundEn,
+  ...notifyEn,
   ...commonEn,
   ...accessEn,
   ...destinationsEn,
