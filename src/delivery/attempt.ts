@@ -1,11 +1,12 @@
 /**
- * One attempt of one delivery: pick the format (generic webhook or a connector), send through
- * the guarded client, and turn whatever happened into a ConnectorResult. Shared by the
+ * One attempt of one delivery: pick the format (generic webhook, a connector, or a deliverer with
+ * its own transport such as e-mail), send through the guarded client (or that transport), and turn whatever happened into a ConnectorResult. Shared by the
  * dispatcher and the synchronous test send.
  */
 import type { AppContext } from '../context.js';
 import type { ConnectorResult, DeliveryBody, Send } from './connectors/types.js';
 import { getConnector } from './connectors/index.js';
+import { getDeliverer } from './deliverers.js';
 import { deliverWebhook } from './webhook.js';
 import type { SignatureScheme } from './signing.js';
 
@@ -83,6 +84,17 @@ export async function performAttempt(ctx: AppContext, send: Send, d: AttemptInpu
           send,
         );
       }
+    } else if (getDeliverer(d.kind)) {
+      result = await getDeliverer(d.kind)!.deliver(ctx, {
+        id: d.id,
+        event: d.event,
+        body: d.body,
+        destinationId: d.destinationId,
+        config: d.config,
+        ref: d.ref,
+        attempt: d.attempt,
+        previousOutcomeUnknown: d.previousOutcomeUnknown,
+      });
     } else {
       const connector = getConnector(d.kind);
       if (!connector) result = { outcome: 'abandon', error: `no connector for kind ${d.kind}` };

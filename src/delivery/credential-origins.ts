@@ -91,6 +91,8 @@ export const CREDENTIAL_ORIGINS: Readonly<Record<CredentialSubject, readonly Bou
   jsm: [{ field: 'config.apiBaseUrl', credentials: ['credentials.apiKey'], hosts: JSM, fallback: (b) => base(str(configOf(b), 'apiBaseUrl') ?? JSM_DEFAULT_BASE_URL) }],
   servicenow: [{ field: 'config.instanceUrl', credentials: ['credentials.username', 'credentials.password'], hosts: SERVICENOW }],
   'azure-devops': [{ field: 'config.organizationUrl', credentials: ['credentials.personalAccessToken'], hosts: AZURE_DEVOPS }],
+  // No address of the customer's: mail goes to the instance's own relay (VIGIA_SMTP_URL).
+  email: [],
   tenant: [
     { field: 'endpoints.authorityHost', credentials: TENANT_CREDENTIALS, hosts: microsoft('authorityHost') },
     { field: 'endpoints.powerBi', credentials: TENANT_CREDENTIALS, hosts: microsoft('powerBi') },

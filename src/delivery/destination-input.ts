@@ -11,6 +11,7 @@
 import type { AppContext } from '../context.js';
 import { invalidInput } from '../errors.js';
 import { getConnector } from './connectors/index.js';
+import { getDeliverer } from './deliverers.js';
 import { destinationAddressFields } from './credential-origins.js';
 import { checkCredentialAddresses } from './credential-rule.js';
 import type { SignatureScheme } from './signing.js';
@@ -101,7 +102,7 @@ export async function validateDestination(
     return { url, config: input.config, ...(await checkAddresses(ctx, kind, url, input.config, save)) };
   }
   if (input.url) throw invalidInput(`body: "url" is not used by a ${kind} destination; use config`);
-  const connector = getConnector(kind);
+  const connector = getConnector(kind) ?? getDeliverer(kind);
   if (connector) {
     const unknown = Object.keys(input.config).find((k) => !connector.configFields.includes(k));
     if (unknown !== undefined) {

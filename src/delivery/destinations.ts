@@ -8,7 +8,7 @@ import type { DestinationKind } from './connectors/types.js';
 import type { SignatureScheme } from './signing.js';
 import type { HealthRecord } from '../outbox/index.js';
 
-export const DESTINATION_KINDS = ['webhook', 'pagerduty', 'opsgenie', 'servicenow', 'azure-devops', 'jsm'] as const;
+export const DESTINATION_KINDS = ['webhook', 'pagerduty', 'opsgenie', 'servicenow', 'azure-devops', 'jsm', 'email'] as const;
 export const MAX_DESTINATIONS_PER_ORG = 20;
 
 export interface DestinationFilter {

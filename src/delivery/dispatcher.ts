@@ -17,6 +17,7 @@ import { cycleStart, onDeliveriesDue, releaseLeases, type ClaimedRow } from '../
 import { claimWhileRoom, nextWakeMs } from './claim-pass.js';
 import { runHeldRow, type AttemptRunnerDeps } from './attempt-runner.js';
 import { createGuardedSend, type GuardedSend } from './guarded-http.js';
+import { closeDeliverers } from './deliverers.js';
 import { HeldRows } from './held-rows.js';
 import { OutcomeWriter } from './outcome-writer.js';
 import { maxAttempts } from './retry-policy.js';
@@ -182,6 +183,7 @@ class DispatchLoop implements Dispatcher {
     await this.giveBack();
     await this.idle();
     if (!this.opts.send) await this.runner.send.close().catch(() => undefined);
+    await closeDeliverers(this.ctx).catch(() => undefined);
     await this.db.close().catch(() => undefined);
   }
 

@@ -11,6 +11,7 @@ import { buildDeliveryBody, recordTestDelivery, type FinalStatus } from '../outb
 import type { DestinationRow } from './destinations.js';
 import { createGuardedSend } from './guarded-http.js';
 import { getConnector } from './connectors/index.js';
+import { getDeliverer } from './deliverers.js';
 import { runConnectorTest, testAlertSnapshot } from './connectors/test-action.js';
 
 export interface TestStep {
@@ -117,5 +118,8 @@ async function connectorTest(ctx: AppContext, d: DestinationRow): Promise<TestAc
 }
 
 export async function runTestAction(ctx: AppContext, d: DestinationRow): Promise<TestActionResult> {
-  return d.kind === 'webhook' ? webhookTest(ctx, d) : connectorTest(ctx, d);
+  if (d.kind === 'webhook') return webhookTest(ctx, d);
+  const deliverer = getDeliverer(d.kind);
+  if (deliverer) return deliverer.test(ctx, { id: d.id, orgId: d.org_id, config: d.config });
+  return connectorTest(ctx, d);
 }

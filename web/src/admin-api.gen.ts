@@ -1281,7 +1281,7 @@ export interface paths {
                             sourceTypes?: string[];
                         } | null;
                         /** @enum {string} */
-                        kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm";
+                        kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm" | "email";
                         name: string;
                         rateLimitPerSecond?: number | null;
                         /** @enum {string} */
@@ -4187,10 +4187,12 @@ export interface components {
                 url: string;
             } | null;
             /** @enum {string} */
-            kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm";
+            kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm" | "email";
             name: string;
             /** @description Sends per second across all workers; null = unlimited. */
             rateLimitPerSecond: number | null;
+            /** @description E-mail destinations: the recipients the SMTP relay last refused for good (a 5xx answer), with its reply; null for other kinds. */
+            refusedRecipients: components["schemas"]["RefusedRecipient"][] | null;
             /** @description Webhooks only; null for connector kinds, which do not sign. */
             signatureScheme: string | null;
             /** @description Webhooks only, in this answer only. */
@@ -4318,10 +4320,12 @@ export interface components {
                 url: string;
             } | null;
             /** @enum {string} */
-            kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm";
+            kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm" | "email";
             name: string;
             /** @description Sends per second across all workers; null = unlimited. */
             rateLimitPerSecond: number | null;
+            /** @description E-mail destinations: the recipients the SMTP relay last refused for good (a 5xx answer), with its reply; null for other kinds. */
+            refusedRecipients: components["schemas"]["RefusedRecipient"][] | null;
             /** @description Webhooks only; null for connector kinds, which do not sign. */
             signatureScheme: string | null;
             /** Format: date-time */
@@ -4557,6 +4561,13 @@ export interface components {
         /** RecoverResult */
         RecoverResult: {
             requeued: number;
+        };
+        /** RefusedRecipient */
+        RefusedRecipient: {
+            address: string;
+            /** Format: date-time */
+            refusedAt: string;
+            reply: string;
         };
         /** RunRequested */
         RunRequested: {

@@ -9,6 +9,7 @@ const KIND_KEYS: Record<DestinationKind, TextKey> = {
   jsm: 'kindJsm',
   servicenow: 'kindServicenow',
   'azure-devops': 'kindAzureDevops',
+  email: 'kindEmail',
 };
 export const kindLabel = (t: Translate, kind: string): string => (kind in KIND_KEYS ? t(KIND_KEYS[kind as DestinationKind]) : kind);
 

@@ -9,7 +9,13 @@ import type { DeliveryBody } from '../../outbox/index.js';
 export type { DeliveryBody };
 
 export type ConnectorKind = 'pagerduty' | 'opsgenie' | 'servicenow' | 'azure-devops' | 'jsm';
-export type DestinationKind = 'webhook' | ConnectorKind;
+/**
+ * Kinds delivered by their own transport instead of the guarded HTTP client (src/delivery/deliverers.ts):
+ * `email` goes out through the instance's SMTP relay. The pipeline still owns their retries,
+ * history, health, ordering, redelivery, filters and silences.
+ */
+export type DelivererKind = 'email';
+export type DestinationKind = 'webhook' | ConnectorKind | DelivererKind;
 
 export interface OutboundRequest {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -53,8 +59,8 @@ export type ConnectorResult =
   | { outcome: 'retry'; statusCode?: number; error: string; retryAfterMs?: number }
   | { outcome: 'abandon'; statusCode?: number; error: string };
 
-export interface Connector {
-  kind: ConnectorKind;
+/** The rules of a destination kind's config and credentials when a destination is saved. */
+export interface KindRules {
   /**
    * Checks config and credentials of a destination being saved; returns an error message
    * (naming the field) or null. URL fields are checked for safety by the pipeline as well.
@@ -64,5 +70,9 @@ export interface Connector {
   configFields: readonly string[];
   /** The config fields holding URLs that must pass destination safety (e.g. ['instanceUrl']). */
   urlFields(config: Record<string, unknown>): string[];
+}
+
+export interface Connector extends KindRules {
+  kind: ConnectorKind;
   deliver(delivery: ConnectorDelivery, send: Send): Promise<ConnectorResult>;
 }

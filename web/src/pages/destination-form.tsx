@@ -15,6 +15,8 @@ interface FieldSpec {
   https?: boolean;
   length?: number;
   secret?: boolean;
+  /** A list typed as comma- or line-separated values (sent as an array). */
+  list?: boolean;
   options?: { value: string; label: TextKey | string }[];
 }
 
@@ -65,6 +67,19 @@ export const KIND_FIELDS: Record<DestinationKind, FieldSpec[]> = {
     { name: 'project', label: 'project', target: 'config', required: true },
     { name: 'personalAccessToken', label: 'personalAccessToken', target: 'credentials', required: true, secret: true },
   ],
+  email: [
+    { name: 'recipients', label: 'recipients', target: 'config', required: true, list: true },
+    {
+      name: 'digest',
+      label: 'digest',
+      target: 'config',
+      options: [
+        { value: '', label: 'digestNone' },
+        { value: 'hourly', label: 'digestHourly' },
+        { value: 'daily', label: 'digestDaily' },
+      ],
+    },
+  ],
 };
 
 function isHttpsUrl(value: string): boolean {
@@ -96,14 +111,14 @@ export function validateFields(t: Translate, kind: DestinationKind, name: string
 /** The create request of a kind: only that kind's fields, empty optional ones left out. */
 export function createBody(kind: DestinationKind, name: string, values: Record<string, string>): Record<string, unknown> {
   const body: Record<string, unknown> = { name: name.trim(), kind };
-  const config: Record<string, string> = {};
+  const config: Record<string, string | string[]> = {};
   const credentials: Record<string, string> = {};
   for (const f of KIND_FIELDS[kind]) {
     const v = (values[f.name] ?? '').trim();
     if (!v) continue;
     if (f.target === 'url') body.url = v;
     else if (f.target === 'signatureScheme') body.signatureScheme = v;
-    else if (f.target === 'config') config[f.name] = v;
+    else if (f.target === 'config') config[f.name] = f.list ? v.split(/[,;\n]/).map((s) => s.trim()).filter(Boolean) : v;
     else credentials[f.name] = f.secret ? (values[f.name] ?? '') : v;
   }
   if (Object.keys(config).length) body.config = config;
@@ -179,4 +194,13 @@ export function DestinationForm(props: { orgId: string; onCreated: (d: Destinati
 }
 
 // Option labels that are text keys (the rest, like P1, are shown as they are).
-const LABEL_KEYS: Record<string, true> = { priorityDefault: true, regionUs: true, regionEu: true, schemeService: true, schemeStandard: true };
+const LABEL_KEYS: Record<string, true> = {
+  priorityDefault: true,
+  regionUs: true,
+  regionEu: true,
+  schemeService: true,
+  schemeStandard: true,
+  digestNone: true,
+  digestHourly: true,
+  digestDaily: true,
+};
