@@ -18,6 +18,7 @@ import { normalizeAddress, readEmailConfig } from './rules.js';
 import { classifySmtpError } from './smtp-errors.js';
 import { markRefused, orgMailSettings, recordAccepted, sentAddresses, type OrgMailSettings } from './store.js';
 import { unsubscribeUrl } from './tokens.js';
+import { loadAckKey, loadAckUrls } from '../ack-links.js';
 
 export const NO_RELAY = 'no SMTP relay: set VIGIA_SMTP_URL and VIGIA_SMTP_FROM';
 
@@ -53,6 +54,8 @@ export interface SendPlan {
   recipients: string[];
   ref: Record<string, unknown> | null;
   test: boolean;
+  /** The acknowledge link of the incident (open and unacknowledged), else absent. */
+  ackUrl?: string | null;
 }
 
 export interface SendTally {
@@ -69,7 +72,7 @@ export async function sendToRecipients(p: SendPlan): Promise<SendTally> {
   const messageId = messageIdFor(p.deliveryId, smtp);
   const opening = p.body.event === 'alert.opened';
   const inReplyTo = opening ? null : threadRoot(p.ref, p.body.alert.id, p.destinationId, smtp);
-  const content = contentOf(p.body, p.settings);
+  const content = { ...contentOf(p.body, p.settings), ackUrl: p.ackUrl ?? null };
   const tally: SendTally = { accepted: 0, refused: [], failure: null, messageId };
   for (const to of p.recipients) {
     const link = unsubscribeUrl(p.ctx, { destinationId: p.destinationId, address: to });
@@ -118,6 +121,14 @@ export async function deliverEmail(ctx: AppContext, a: DelivererAttempt, mailer:
   const done = await sentAddresses(ctx.db, a.id);
   const recipients = readEmailConfig(a.config).recipients.map(normalizeAddress);
   const remaining = recipients.filter((r) => !done.has(r));
-  const tally = await sendToRecipients({ ctx, mailer, deliveryId: a.id, destinationId: a.destinationId, body, settings, recipients: remaining, ref: a.ref, test: false });
+  const ackUrl = await ackUrlFor(ctx, settings.orgId, a.destinationId, body);
+  const tally = await sendToRecipients({ ctx, mailer, deliveryId: a.id, destinationId: a.destinationId, body, settings, recipients: remaining, ref: a.ref, test: false, ackUrl });
   return verdictOf(tally, recipients.length - remaining.length, body.event === 'alert.opened');
+}
+
+/** "Reconhecer" goes with an opening or an escalation of an incident still open and unacknowledged. */
+async function ackUrlFor(ctx: AppContext, orgId: string, destinationId: string, body: DeliveryBody): Promise<string | null> {
+  if (body.event !== 'alert.opened' && body.event !== 'alert.escalated') return null;
+  const urls = await loadAckUrls(ctx.db, await loadAckKey(ctx), ctx.config.baseUrl, { orgId, destinationId, alertIds: [body.alert.id], now: ctx.clock.now() });
+  return urls.get(body.alert.id) ?? null;
 }

@@ -24,6 +24,8 @@ export interface EmailContent {
   resolvedAt: string | null;
   failureCount: number;
   url: string;
+  /** The acknowledge link (src/delivery/ack-links.ts), for an open, unacknowledged incident only. */
+  ackUrl?: string | null;
 }
 
 export interface RenderedEmail {
@@ -79,6 +81,7 @@ export function renderText(c: EmailContent, unsubscribeUrl: string | null): stri
   const lines = [headline(c), '', oneLine(c.title), ''];
   if (c.message) lines.push(c.message, '');
   for (const [label, value] of facts(c)) lines.push(`${label}: ${oneLine(value)}`);
+  if (c.ackUrl) lines.push('', `${t.ack}: ${c.ackUrl}`);
   lines.push('', `${t.view}: ${c.url}`, '', '-- ', t.footer);
   if (unsubscribeUrl) lines.push(`${t.unsubscribe}: ${unsubscribeUrl}`);
   return `${lines.join('\n')}\n`;
@@ -105,10 +108,17 @@ export function renderHtml(c: EmailContent, unsubscribeUrl: string | null): stri
     `<h1 style="margin:0 0 12px;font-size:18px">${escapeHtml(oneLine(c.title))}</h1>`,
     message,
     `<table style="border-collapse:collapse;margin:0 0 16px">${rows}</table>`,
-    `<p style="margin:0 0 16px"><a href="${escapeHtml(c.url)}" style="background:#0b5cab;color:#fff;padding:8px 14px;text-decoration:none;border-radius:4px">${escapeHtml(t.view)}</a></p>`,
+    `<p style="margin:0 0 16px">${ackButton(c)}<a href="${escapeHtml(c.url)}" style="background:#0b5cab;color:#fff;padding:8px 14px;text-decoration:none;border-radius:4px">${escapeHtml(t.view)}</a></p>`,
     `<p style="margin:0;color:#777;font-size:12px">${escapeHtml(t.footer)}${unsubscribe}</p>`,
     '</div></body></html>',
   ].join('\n');
+}
+
+/** "Reconhecer": opens the confirmation page (a GET never acknowledges, so mail scanners cannot). */
+function ackButton(c: EmailContent): string {
+  if (!c.ackUrl) return '';
+  const t = EMAIL_TEXTS[c.language];
+  return `<a href="${escapeHtml(c.ackUrl)}" style="background:#2e7d32;color:#fff;padding:8px 14px;text-decoration:none;border-radius:4px;margin-right:8px">${escapeHtml(t.ack)}</a>`;
 }
 
 export function renderEmail(c: EmailContent, unsubscribeUrl: string | null): RenderedEmail {

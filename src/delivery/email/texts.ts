@@ -12,6 +12,7 @@ export interface EmailTexts {
   resolved: string;
   occurrences: string;
   view: string;
+  ack: string;
   unsubscribe: string;
   footer: string;
   digestSubject: (n: number, period: string) => string;
@@ -36,6 +37,7 @@ export const EMAIL_TEXTS: Record<Language, EmailTexts> = {
     resolved: 'Resolvido em',
     occurrences: 'Ocorrências',
     view: 'Ver no Vigia',
+    ack: 'Reconhecer',
     unsubscribe: 'Não receber mais estes e-mails',
     footer: 'Mensagem automática do Vigia. Não responda a este endereço.',
     digestSubject: (n, period) => `[Vigia] Resumo ${period}: ${n} ${n === 1 ? 'aviso' : 'avisos'}`,
@@ -58,6 +60,7 @@ export const EMAIL_TEXTS: Record<Language, EmailTexts> = {
     resolved: 'Resolved',
     occurrences: 'Occurrences',
     view: 'View in Vigia',
+    ack: 'Acknowledge',
     unsubscribe: 'Stop receiving these e-mails',
     footer: 'Automatic message from Vigia. Do not reply to this address.',
     digestSubject: (n, period) => `[Vigia] ${period} digest: ${n} ${n === 1 ? 'notice' : 'notices'}`,
