@@ -1279,7 +1279,7 @@ export interface paths {
                             sourceTypes?: string[];
                         } | null;
                         /** @enum {string} */
-                        kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm";
+                        kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm" | "teams" | "slack";
                         name: string;
                         rateLimitPerSecond?: number | null;
                         /** @enum {string} */
@@ -4185,7 +4185,7 @@ export interface components {
                 url: string;
             } | null;
             /** @enum {string} */
-            kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm";
+            kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm" | "teams" | "slack";
             name: string;
             /** @description Sends per second across all workers; null = unlimited. */
             rateLimitPerSecond: number | null;
@@ -4316,7 +4316,7 @@ export interface components {
                 url: string;
             } | null;
             /** @enum {string} */
-            kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm";
+            kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm" | "teams" | "slack";
             name: string;
             /** @description Sends per second across all workers; null = unlimited. */
             rateLimitPerSecond: number | null;
