@@ -1,5 +1,12 @@
 /** Texts of the organization's notification settings and of chat / e-mail destinations (issue 37). */
 export const notifyPt = {
+  teamsWebhookUrl: 'URL do webhook do fluxo do Teams (Workflows)',
+  slackWebhookUrl: 'URL do incoming webhook do Slack',
+  slackSigningSecret: 'Signing secret do app Slack (botões que agem, opcional)',
+  groupWaitSeconds: 'Agrupar aberturas por (segundos, padrão 30)',
+  fieldInteger: '{field}: informe um número inteiro.',
+  kindTeams: 'Microsoft Teams',
+  kindSlack: 'Slack',
   navSettings: 'Configurações',
   settingsTitle: 'Configurações da organização',
   settingsHelp: 'Idioma, fuso horário e reconhecimento por link das mensagens de Teams, Slack e e-mail.',
@@ -15,6 +22,13 @@ export const notifyPt = {
 };
 
 export const notifyEn: typeof notifyPt = {
+  teamsWebhookUrl: 'Teams workflow (Workflows) webhook URL',
+  slackWebhookUrl: 'Slack incoming webhook URL',
+  slackSigningSecret: 'Slack app signing secret (buttons that act, optional)',
+  groupWaitSeconds: 'Group openings within (seconds, default 30)',
+  fieldInteger: '{field}: give a whole number.',
+  kindTeams: 'Microsoft Teams',
+  kindSlack: 'Slack',
   navSettings: 'Settings',
   settingsTitle: 'Organization settings',
   settingsHelp: 'Language, time zone and acknowledge links of the Teams, Slack and e-mail messages.',

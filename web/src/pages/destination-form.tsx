@@ -17,6 +17,8 @@ interface FieldSpec {
   secret?: boolean;
   /** A list typed as comma- or line-separated values (sent as an array). */
   list?: boolean;
+  /** A whole number (sent as a JSON number). */
+  integer?: boolean;
   options?: { value: string; label: TextKey | string }[];
 }
 
@@ -67,6 +69,15 @@ export const KIND_FIELDS: Record<DestinationKind, FieldSpec[]> = {
     { name: 'project', label: 'project', target: 'config', required: true },
     { name: 'personalAccessToken', label: 'personalAccessToken', target: 'credentials', required: true, secret: true },
   ],
+  teams: [
+    { name: 'webhookUrl', label: 'teamsWebhookUrl', target: 'credentials', required: true, https: true, secret: true },
+    { name: 'groupWaitSeconds', label: 'groupWaitSeconds', target: 'config', integer: true },
+  ],
+  slack: [
+    { name: 'webhookUrl', label: 'slackWebhookUrl', target: 'credentials', required: true, https: true, secret: true },
+    { name: 'appSigningSecret', label: 'slackSigningSecret', target: 'credentials', secret: true },
+    { name: 'groupWaitSeconds', label: 'groupWaitSeconds', target: 'config', integer: true },
+  ],
   email: [
     { name: 'recipients', label: 'recipients', target: 'config', required: true, list: true },
     {
@@ -104,6 +115,7 @@ export function validateFields(t: Translate, kind: DestinationKind, name: string
     }
     if (f.https && !isHttpsUrl(v)) problems[f.name] = t('fieldHttps', { field });
     else if (f.length && v.length !== f.length) problems[f.name] = t('fieldLength', { field, n: f.length });
+    else if (f.integer && !/^\d{1,6}$/.test(v)) problems[f.name] = t('fieldInteger', { field });
   }
   return problems;
 }
@@ -111,14 +123,14 @@ export function validateFields(t: Translate, kind: DestinationKind, name: string
 /** The create request of a kind: only that kind's fields, empty optional ones left out. */
 export function createBody(kind: DestinationKind, name: string, values: Record<string, string>): Record<string, unknown> {
   const body: Record<string, unknown> = { name: name.trim(), kind };
-  const config: Record<string, string | string[]> = {};
+  const config: Record<string, string | string[] | number> = {};
   const credentials: Record<string, string> = {};
   for (const f of KIND_FIELDS[kind]) {
     const v = (values[f.name] ?? '').trim();
     if (!v) continue;
     if (f.target === 'url') body.url = v;
     else if (f.target === 'signatureScheme') body.signatureScheme = v;
-    else if (f.target === 'config') config[f.name] = f.list ? v.split(/[,;\n]/).map((s) => s.trim()).filter(Boolean) : v;
+    else if (f.target === 'config') config[f.name] = f.list ? v.split(/[,;\n]/).map((s) => s.trim()).filter(Boolean) : f.integer ? Number(v) : v;
     else credentials[f.name] = f.secret ? (values[f.name] ?? '') : v;
   }
   if (Object.keys(config).length) body.config = config;
