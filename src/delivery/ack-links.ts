@@ -136,3 +136,27 @@ export async function loadAckUrls(
   for (const r of rows) urls.set(r.id, ackLinkUrl(baseUrl, key, { orgId: input.orgId, alertId: r.id, destinationId: input.destinationId, now: input.now }));
   return urls;
 }
+
+/**
+ * The Slack button values of a message for a `slack` destination with its app's signing secret,
+ * keyed by alert id: Resolve for every open alert, Acknowledge too while it is unacknowledged.
+ */
+export async function loadSlackActions(
+  q: Queryable,
+  key: Buffer,
+  input: { orgId: string; destinationId: string; alertIds: readonly string[] },
+): Promise<Map<string, { ack: string | null; resolve: string }>> {
+  const out = new Map<string, { ack: string | null; resolve: string }>();
+  if (input.alertIds.length === 0) return out;
+  const { rows } = await q.query<{ id: string; acknowledged: boolean }>(
+    "SELECT id, acknowledged FROM alerts WHERE org_id = $1 AND id = ANY($2::text[]) AND status = 'open'",
+    [input.orgId, [...input.alertIds]],
+  );
+  for (const r of rows) {
+    out.set(r.id, {
+      ack: r.acknowledged ? null : slackButtonValue(key, input.destinationId, r.id, 'ack'),
+      resolve: slackButtonValue(key, input.destinationId, r.id, 'resolve'),
+    });
+  }
+  return out;
+}

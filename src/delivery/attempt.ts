@@ -9,6 +9,7 @@ import { getConnector } from './connectors/index.js';
 import { getDeliverer } from './deliverers.js';
 import { deliverWebhook } from './webhook.js';
 import { loadMessageContext, loadNotifySettings } from './notify/index.js';
+import { loadAckKey, loadAckUrls, loadSlackActions } from './ack-links.js';
 import type { SignatureScheme } from './signing.js';
 
 /** What the pipeline knows about a delivery when it attempts it. */
@@ -67,13 +68,22 @@ function bound(text: string): string {
   return text.length > 500 ? `${text.slice(0, 497)}...` : text;
 }
 
-/** The organization's language and time zone and the alerts' tenant and root cause, for a message for people. */
-async function messageFor(ctx: AppContext, orgId: string, bodies: DeliveryBody[]) {
-  const [settings, context] = await Promise.all([
-    loadNotifySettings(ctx.db, orgId),
-    loadMessageContext(ctx.db, orgId, bodies.filter((b) => !b.test).map((b) => b.alert.id)),
+/**
+ * The organization's language and time zone, the alerts' tenant and root cause, and the
+ * acknowledge links (Slack button values with an app signing secret) of the open ones, for a
+ * message for people (docs/notifications.md, "Acknowledge from the message").
+ */
+async function messageFor(ctx: AppContext, d: { orgId: string; destinationId: string; kind: string }, credentials: Record<string, string>, bodies: DeliveryBody[]) {
+  const alertIds = bodies.filter((b) => !b.test).map((b) => b.alert.id);
+  const key = await loadAckKey(ctx);
+  const scope = { orgId: d.orgId, destinationId: d.destinationId, alertIds, now: ctx.clock.now() };
+  const [settings, context, ackUrls, slackActions] = await Promise.all([
+    loadNotifySettings(ctx.db, d.orgId),
+    loadMessageContext(ctx.db, d.orgId, alertIds),
+    loadAckUrls(ctx.db, key, ctx.config.baseUrl, scope),
+    d.kind === 'slack' && credentials.appSigningSecret ? loadSlackActions(ctx.db, key, scope) : undefined,
   ]);
-  return { settings, context };
+  return { settings, context: { ...context, ackUrls, ...(slackActions ? { slackActions } : {}) } };
 }
 
 export async function performAttempt(ctx: AppContext, send: Send, d: AttemptInput): Promise<AttemptOutcome> {
@@ -114,7 +124,8 @@ export async function performAttempt(ctx: AppContext, send: Send, d: AttemptInpu
       else {
         const body = JSON.parse(d.body) as DeliveryBody;
         const group = d.groupBodies && d.groupBodies.length > 0 ? [body, ...d.groupBodies.map((b) => JSON.parse(b) as DeliveryBody)] : undefined;
-        const message = connector.notifies ? await messageFor(ctx, d.orgId, group ?? [body]) : undefined;
+        const credentials = d.credentialsSealed ? ctx.sealer.openJson<Record<string, string>>(d.credentialsSealed) : {};
+        const message = connector.notifies ? await messageFor(ctx, d, credentials, group ?? [body]) : undefined;
         result = await connector.deliver(
           {
             body,
@@ -123,7 +134,7 @@ export async function performAttempt(ctx: AppContext, send: Send, d: AttemptInpu
             destination: {
               id: d.destinationId,
               config: d.config,
-              credentials: d.credentialsSealed ? ctx.sealer.openJson<Record<string, string>>(d.credentialsSealed) : {},
+              credentials,
             },
             ref: d.ref,
             attempt: d.attempt,

@@ -19,6 +19,8 @@ export interface MessageContext {
   tenants?: ReadonlyMap<string, string>;
   rootCauses?: ReadonlyMap<string, string>;
   ackUrls?: ReadonlyMap<string, string>;
+  /** Slack button values by alert id (src/delivery/ack-links.ts, loadSlackActions). */
+  slackActions?: ReadonlyMap<string, { ack: string | null; resolve: string }>;
 }
 
 const UPDATE_OF: Record<AlertEventName, UpdateKind> = {
@@ -35,6 +37,7 @@ export function updateKindOf(event: AlertEventName): UpdateKind {
 function toItem(body: DeliveryBody, settings: NotifySettings, context: MessageContext): NotificationItem {
   const a = body.alert;
   const ackUrl = context.ackUrls?.get(a.id);
+  const slackActions = context.slackActions?.get(a.id);
   return {
     alertId: a.id,
     severity: a.severity,
@@ -52,6 +55,7 @@ function toItem(body: DeliveryBody, settings: NotifySettings, context: MessageCo
     startedAtText: formatInstant(a.openedAt, settings.timeZone, settings.language),
     consoleUrl: a.url,
     ...(ackUrl ? { ackUrl } : {}),
+    ...(slackActions ? { slackActions } : {}),
   };
 }
 

@@ -39,6 +39,11 @@ export interface NotificationItem {
   consoleUrl: string;
   /** A signed acknowledge link (only for open, unacknowledged incidents when one is issued). */
   ackUrl?: string;
+  /**
+   * Slack buttons that act (a `slack` destination with its app's signing secret): the values of
+   * Acknowledge and Resolve (src/delivery/ack-links.ts, slackButtonValue). Open incidents only.
+   */
+  slackActions?: { ack: string | null; resolve: string };
 }
 
 export interface NotificationMessage {

@@ -32,7 +32,7 @@ function link(url: string, label: string): string {
 
 function linksLine(item: NotificationItem, m: NotificationMessage): string {
   const parts = [link(item.consoleUrl, T.label('open', m.locale))];
-  if (item.ackUrl && m.update === 'opened') parts.push(link(item.ackUrl, T.label('acknowledge', m.locale)));
+  if (item.ackUrl && m.update === 'opened' && !item.slackActions) parts.push(link(item.ackUrl, T.label('acknowledge', m.locale)));
   return parts.filter(Boolean).join(' · ');
 }
 
@@ -48,7 +48,21 @@ function itemBlocks(item: NotificationItem, m: NotificationMessage): Json[] {
   const blocks: Json[] = [{ type: 'section', text: plain(head, SLACK_LIMITS.sectionText) }, factsContext(item, m)];
   const links = linksLine(item, m);
   if (links) blocks.push({ type: 'context', elements: [md(links, SLACK_LIMITS.sectionText)] });
+  const buttons = actionsBlock(item, m);
+  if (buttons) blocks.push(buttons);
   return blocks;
+}
+
+/** Acknowledge / Resolve buttons that post to Vigia's Slack door (docs/notifications.md, "Slack app: buttons that act"). */
+function actionsBlock(item: NotificationItem, m: NotificationMessage): Json | null {
+  const a = item.slackActions;
+  if (!a) return null;
+  const button = (id: string, label: string, value: string, style?: 'primary') => ({ type: 'button', action_id: id, text: plain(label, 75), value, ...(style ? { style } : {}) });
+  const elements = [
+    ...(a.ack ? [button('vigia.ack', T.label('acknowledge', m.locale), a.ack, 'primary')] : []),
+    button('vigia.resolve', T.label('resolve', m.locale), a.resolve),
+  ];
+  return { type: 'actions', block_id: `vigia.${item.alertId}`.slice(0, 255), elements };
 }
 
 function singleBlocks(m: NotificationMessage): Json[] {

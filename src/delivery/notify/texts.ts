@@ -25,6 +25,7 @@ const LABELS = {
   startedAt: t('Início', 'Started'),
   open: t('Ver no Vigia', 'View in Vigia'),
   acknowledge: t('Reconhecer', 'Acknowledge'),
+  resolve: t('Resolver', 'Resolve'),
   test: t('[TESTE] ', '[TEST] '),
 } as const;
 
