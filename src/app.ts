@@ -8,6 +8,9 @@ import { installSecurityHeaders } from './http/security-headers.js';
 import { adminApi } from './admin-api/index.js';
 import { publicApi, publicApiDocs } from './public-api/index.js';
 import { inboundApi } from './inbound-api/index.js';
+import { ackPages } from './inbound-api/ack-pages.js';
+import { slackInbound } from './inbound-api/slack.js';
+import { emailUnsubscribeRoutes } from './inbound-api/email-unsubscribe.js';
 import { consoleRoutes } from './console/serve.js';
 import { metricsRoutes } from './metrics.js';
 
@@ -86,6 +89,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(adminApi, { prefix: '/api/admin/v1', ctx });
   await app.register(publicApi, { prefix: '/api/public/v1', ctx });
   await app.register(inboundApi, { prefix: '/api/inbound/v1', ctx });
+  await app.register(slackInbound, { prefix: '/api/inbound/v1/slack', ctx }); // Slack buttons (interactivity Request URL)
+  await app.register(ackPages, { ctx }); // GET/POST /ack/{token}: acknowledge links in messages
+  await app.register(emailUnsubscribeRoutes, { prefix: '/api/inbound/v1/email', ctx });
   if (ctx.config.metricsPort === undefined) await app.register(metricsRoutes, { ctx });
   await app.register(publicApiDocs, { ctx }); // GET /docs: Swagger UI of the public API
   await app.register(consoleRoutes); // GET / and the console's browser routes (docs/console.md)

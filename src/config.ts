@@ -1,5 +1,6 @@
 /** Environment → typed configuration, validated once at start (docs/configuration.md). */
 import { isIP } from 'node:net';
+import { loadSmtpConfig, SmtpConfigError, type SmtpConfig } from './config-smtp.js';
 
 export interface Config {
   port: number;
@@ -44,6 +45,8 @@ export interface Config {
   /** Console session lifetimes: idle (VIGIA_SESSION_IDLE, default 1h) and absolute (VIGIA_SESSION_MAX, default 12h). */
   sessionIdleMs?: number;
   sessionMaxMs?: number;
+  /** The SMTP relay of `email` destinations (config-smtp.ts); absent = VIGIA_SMTP_URL unset. */
+  smtp?: SmtpConfig;
 }
 
 export interface OidcConfig {
@@ -238,5 +241,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     oidc: loadOidc(env),
     sessionIdleMs: parseDuration('VIGIA_SESSION_IDLE', text(env, 'VIGIA_SESSION_IDLE') ?? '1h'),
     sessionMaxMs: parseDuration('VIGIA_SESSION_MAX', text(env, 'VIGIA_SESSION_MAX') ?? '12h'),
+    smtp: smtpConfig(env),
   };
+}
+
+function smtpConfig(env: NodeJS.ProcessEnv): SmtpConfig | undefined {
+  try {
+    return loadSmtpConfig(env);
+  } catch (err) {
+    if (err instanceof SmtpConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
 }

@@ -199,6 +199,30 @@ withTarget(tenants.command('remove <id>').description('delete the connection (it
     await (await import('./cli/tenants.js')).removeTenant(await target(opts), opts.org, id, print);
   });
 
+/** `vigia orgs settings` and `vigia destinations create` (docs/notifications.md). */
+const orgsCmd = program.command('orgs').description("an organization's settings through the admin API");
+withTarget(orgsCmd.command('settings').description('show, or change with flags, the language, time zone and acknowledge-link sign-in rule'))
+  .option('--language <lang>', 'pt-BR or en')
+  .option('--time-zone <zone>', 'IANA time zone, e.g. America/Sao_Paulo')
+  .option('--ack-requires-sign-in <on|off>', 'acknowledge links act only for a signed-in person')
+  .option('--json', 'print the settings as JSON')
+  .action(async (opts: TargetOpts & import('./cli/notify.js').OrgSettingsOptions) => {
+    await (await import('./cli/notify.js')).orgSettings(await target(opts), opts.org, opts, print);
+  });
+const destinationsCmd = program.command('destinations').description('destinations of an organization through the admin API');
+withTarget(destinationsCmd.command('create').description('a Teams, Slack or e-mail destination; the webhook URL and signing secret come from a file or stdin'))
+  .requiredOption('--kind <kind>', 'teams, slack or email')
+  .requiredOption('--name <name>', 'display name')
+  .option('--url-file <file>', 'the Teams / Slack webhook URL, read from this file')
+  .option('--url-stdin', 'read the webhook URL from stdin')
+  .option('--recipient <address>', 'e-mail: a recipient (repeat)', collect)
+  .option('--signing-secret-file <file>', "slack: the Slack app's signing secret (buttons that act), from this file")
+  .option('--signing-secret-stdin', "slack: read the Slack app's signing secret from stdin")
+  .option('--json', 'print the JSON the admin API answered')
+  .action(async (opts: TargetOpts & import('./cli/notify.js').DestinationCreateOptions) => {
+    await (await import('./cli/notify.js')).createDestination(await target(opts), opts.org, opts, process.stdin, print);
+  });
+
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof DataDirLockedError) {
     process.stderr.write(`vigia: ${err.message}\n`);

@@ -22,6 +22,7 @@ export const CONSOLE_ROUTES = [
   '/gateways',
   '/semantic-models',
   '/tenants',
+  '/settings',
 ] as const;
 
 export type ConsoleRoute = (typeof CONSOLE_ROUTES)[number];

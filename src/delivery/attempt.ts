@@ -1,17 +1,21 @@
 /**
- * One attempt of one delivery: pick the format (generic webhook or a connector), send through
- * the guarded client, and turn whatever happened into a ConnectorResult. Shared by the
+ * One attempt of one delivery: pick the format (generic webhook, a connector, or a deliverer with
+ * its own transport such as e-mail), send through the guarded client (or that transport), and turn whatever happened into a ConnectorResult. Shared by the
  * dispatcher and the synchronous test send.
  */
 import type { AppContext } from '../context.js';
 import type { ConnectorResult, DeliveryBody, Send } from './connectors/types.js';
 import { getConnector } from './connectors/index.js';
+import { getDeliverer } from './deliverers.js';
 import { deliverWebhook } from './webhook.js';
+import { loadMessageContext, loadNotifySettings } from './notify/index.js';
+import { loadAckKey, loadAckUrls, loadSlackActions } from './ack-links.js';
 import type { SignatureScheme } from './signing.js';
 
 /** What the pipeline knows about a delivery when it attempts it. */
 export interface AttemptInput {
   id: string;
+  orgId: string;
   event: string;
   body: string;
   kind: string;
@@ -26,6 +30,8 @@ export interface AttemptInput {
   /** 1-based attempt number within the current budget. */
   attempt: number;
   previousOutcomeUnknown: boolean;
+  /** A grouped opening's other bodies (delivery/grouping.ts), sent in the same message. */
+  groupBodies?: string[];
 }
 
 export interface AttemptOutcome {
@@ -62,6 +68,24 @@ function bound(text: string): string {
   return text.length > 500 ? `${text.slice(0, 497)}...` : text;
 }
 
+/**
+ * The organization's language and time zone, the alerts' tenant and root cause, and the
+ * acknowledge links (Slack button values with an app signing secret) of the open ones, for a
+ * message for people (docs/notifications.md, "Acknowledge from the message").
+ */
+async function messageFor(ctx: AppContext, d: { orgId: string; destinationId: string; kind: string }, credentials: Record<string, string>, bodies: DeliveryBody[]) {
+  const alertIds = bodies.filter((b) => !b.test).map((b) => b.alert.id);
+  const key = await loadAckKey(ctx);
+  const scope = { orgId: d.orgId, destinationId: d.destinationId, alertIds, now: ctx.clock.now() };
+  const [settings, context, ackUrls, slackActions] = await Promise.all([
+    loadNotifySettings(ctx.db, d.orgId),
+    loadMessageContext(ctx.db, d.orgId, alertIds),
+    loadAckUrls(ctx.db, key, ctx.config.baseUrl, scope),
+    d.kind === 'slack' && credentials.appSigningSecret ? loadSlackActions(ctx.db, key, scope) : undefined,
+  ]);
+  return { settings, context: { ...context, ackUrls, ...(slackActions ? { slackActions } : {}) } };
+}
+
 export async function performAttempt(ctx: AppContext, send: Send, d: AttemptInput): Promise<AttemptOutcome> {
   const startedAt = ctx.clock.now();
   const t0 = performance.now();
@@ -83,17 +107,34 @@ export async function performAttempt(ctx: AppContext, send: Send, d: AttemptInpu
           send,
         );
       }
+    } else if (getDeliverer(d.kind)) {
+      result = await getDeliverer(d.kind)!.deliver(ctx, {
+        id: d.id,
+        event: d.event,
+        body: d.body,
+        destinationId: d.destinationId,
+        config: d.config,
+        ref: d.ref,
+        attempt: d.attempt,
+        previousOutcomeUnknown: d.previousOutcomeUnknown,
+      });
     } else {
       const connector = getConnector(d.kind);
       if (!connector) result = { outcome: 'abandon', error: `no connector for kind ${d.kind}` };
       else {
+        const body = JSON.parse(d.body) as DeliveryBody;
+        const group = d.groupBodies && d.groupBodies.length > 0 ? [body, ...d.groupBodies.map((b) => JSON.parse(b) as DeliveryBody)] : undefined;
+        const credentials = d.credentialsSealed ? ctx.sealer.openJson<Record<string, string>>(d.credentialsSealed) : {};
+        const message = connector.notifies ? await messageFor(ctx, d, credentials, group ?? [body]) : undefined;
         result = await connector.deliver(
           {
-            body: JSON.parse(d.body) as DeliveryBody,
+            body,
+            ...(group ? { group } : {}),
+            ...(message ? { message } : {}),
             destination: {
               id: d.destinationId,
               config: d.config,
-              credentials: d.credentialsSealed ? ctx.sealer.openJson<Record<string, string>>(d.credentialsSealed) : {},
+              credentials,
             },
             ref: d.ref,
             attempt: d.attempt,

@@ -23,11 +23,14 @@ import {
   type DestinationRow,
 } from './destinations.js';
 import { validateDestination } from './destination-input.js';
+import { isChatKind } from './connectors/chat-urls.js';
 import { recordInstanceDomain } from './credential-rule.js';
 import type { SignatureScheme } from './signing.js';
 import { runTestAction, type TestActionResult } from './test-send.js';
 import { auditTarget } from '../access/audit-context.js';
 import { readInboundViews, type InboundView } from './inbound-views.js';
+import { getDeliverer } from './deliverers.js';
+import { recipientMarks, type RecipientMark } from './email/index.js';
 
 export interface DestinationInput {
   name: string;
@@ -45,13 +48,24 @@ export interface DestinationInput {
   customInstanceDomain?: string;
 }
 export type DestinationChange = Partial<Omit<DestinationInput, 'kind'>>;
-export type DestinationView = ReturnType<typeof toDestinationView> & { health: DestinationHealthView; inbound: InboundView | null };
+export type DestinationView = ReturnType<typeof toDestinationView> & {
+  health: DestinationHealthView;
+  inbound: InboundView | null;
+  /** E-mail destinations: recipients the relay last refused for good; null for other kinds. */
+  refusedRecipients: RecipientMark[] | null;
+};
 
 /** Views of destination rows with their health and inbound address (one read each for all of them). */
 async function withHealth(ctx: AppContext, orgId: string, rows: DestinationRow[]): Promise<DestinationView[]> {
   const health = await readDestinationHealth(ctx.db, orgId, rows.map((r) => r.id), ctx.clock.now());
-  const inbound = await readInboundViews(ctx, orgId, rows.filter((r) => r.kind !== 'webhook').map((r) => r.id));
-  return rows.map((r) => ({ ...toDestinationView(r), health: toHealthView(r.enabled, health.get(r.id)), inbound: inbound.get(r.id) ?? null }));
+  const inbound = await readInboundViews(ctx, orgId, rows.filter((r) => r.kind !== 'webhook' && !getDeliverer(r.kind)).map((r) => r.id));
+  const marks = await recipientMarks(ctx.db, orgId, rows.filter((r) => r.kind === 'email').map((r) => r.id));
+  return rows.map((r) => ({
+    ...toDestinationView(r),
+    health: toHealthView(r.enabled, health.get(r.id)),
+    inbound: inbound.get(r.id) ?? null,
+    refusedRecipients: r.kind === 'email' ? (marks.get(r.id) ?? []) : null,
+  }));
 }
 
 export async function loadDestination(q: Queryable, orgId: string, id: string, forUpdate = false): Promise<DestinationRow> {
@@ -209,7 +223,8 @@ function mergeChange(
   b: DestinationChange,
 ): { url: string | null; config: Record<string, unknown>; credentials: Record<string, string> | null } {
   return {
-    url: b.url !== undefined ? b.url : current.url,
+    // A chat kind's `url` column holds the masked webhook URL, which is never validated again.
+    url: b.url !== undefined ? b.url : isChatKind(current.kind) ? null : current.url,
     config: b.config ?? current.config,
     credentials:
       b.credentials !== undefined

@@ -17,6 +17,7 @@ import { cycleStart, onDeliveriesDue, releaseLeases, type ClaimedRow } from '../
 import { claimWhileRoom, nextWakeMs } from './claim-pass.js';
 import { runHeldRow, type AttemptRunnerDeps } from './attempt-runner.js';
 import { createGuardedSend, type GuardedSend } from './guarded-http.js';
+import { closeDeliverers } from './deliverers.js';
 import { HeldRows } from './held-rows.js';
 import { OutcomeWriter } from './outcome-writer.js';
 import { maxAttempts } from './retry-policy.js';
@@ -182,6 +183,7 @@ class DispatchLoop implements Dispatcher {
     await this.giveBack();
     await this.idle();
     if (!this.opts.send) await this.runner.send.close().catch(() => undefined);
+    await closeDeliverers(this.ctx).catch(() => undefined);
     await this.db.close().catch(() => undefined);
   }
 
@@ -244,8 +246,7 @@ class DispatchLoop implements Dispatcher {
 
   private async runOne(row: ClaimedRow, waitedMs: number): Promise<void> {
     try {
-      const finished = await runHeldRow(this.runner, row, waitedMs);
-      if (finished) this.writer.push(finished);
+      for (const finished of await runHeldRow(this.runner, row, waitedMs)) this.writer.push(finished);
     } catch (err) {
       // performAttempt turns failures into outcomes; this is a bug guard: the lease brings the row back.
       this.log.error({ err: (err as Error).message, deliveryId: row.id }, 'attempt crashed; the row returns when its lease ends');

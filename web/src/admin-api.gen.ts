@@ -136,6 +136,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        ackRequiresSignIn?: boolean;
                         escalationMinutes?: number | null;
                         /** @enum {string} */
                         language?: "pt-BR" | "en";
@@ -145,6 +146,7 @@ export interface paths {
                             mttaMinutes?: number;
                             mttrMinutes?: number;
                         };
+                        timeZone?: string;
                     };
                 };
             };
@@ -266,6 +268,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        ackRequiresSignIn?: boolean;
                         escalationMinutes?: number | null;
                         /** @enum {string} */
                         language?: "pt-BR" | "en";
@@ -276,6 +279,7 @@ export interface paths {
                             mttrMinutes?: number;
                         };
                         suspended?: boolean;
+                        timeZone?: string;
                     };
                 };
             };
@@ -1277,7 +1281,7 @@ export interface paths {
                             sourceTypes?: string[];
                         } | null;
                         /** @enum {string} */
-                        kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm";
+                        kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm" | "teams" | "slack" | "email";
                         name: string;
                         rateLimitPerSecond?: number | null;
                         /** @enum {string} */
@@ -4242,10 +4246,12 @@ export interface components {
                 url: string;
             } | null;
             /** @enum {string} */
-            kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm";
+            kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm" | "teams" | "slack" | "email";
             name: string;
             /** @description Sends per second across all workers; null = unlimited. */
             rateLimitPerSecond: number | null;
+            /** @description E-mail destinations: the recipients the SMTP relay last refused for good (a 5xx answer), with its reply; null for other kinds. */
+            refusedRecipients: components["schemas"]["RefusedRecipient"][] | null;
             /** @description Webhooks only; null for connector kinds, which do not sign. */
             signatureScheme: string | null;
             /** @description Webhooks only, in this answer only. */
@@ -4373,10 +4379,12 @@ export interface components {
                 url: string;
             } | null;
             /** @enum {string} */
-            kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm";
+            kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm" | "teams" | "slack" | "email";
             name: string;
             /** @description Sends per second across all workers; null = unlimited. */
             rateLimitPerSecond: number | null;
+            /** @description E-mail destinations: the recipients the SMTP relay last refused for good (a 5xx answer), with its reply; null for other kinds. */
+            refusedRecipients: components["schemas"]["RefusedRecipient"][] | null;
             /** @description Webhooks only; null for connector kinds, which do not sign. */
             signatureScheme: string | null;
             /** Format: date-time */
@@ -4577,6 +4585,7 @@ export interface components {
         };
         /** Org */
         Org: {
+            ackRequiresSignIn: boolean;
             /** Format: date-time */
             createdAt: string;
             escalationMinutes: number | null;
@@ -4586,6 +4595,7 @@ export interface components {
             name: string;
             slaTargets: components["schemas"]["SlaTargets"];
             suspended: boolean;
+            timeZone: string;
             /** Format: date-time */
             updatedAt: string;
         };
@@ -4615,6 +4625,13 @@ export interface components {
         /** RecoverResult */
         RecoverResult: {
             requeued: number;
+        };
+        /** RefusedRecipient */
+        RefusedRecipient: {
+            address: string;
+            /** Format: date-time */
+            refusedAt: string;
+            reply: string;
         };
         /** RunRequested */
         RunRequested: {

@@ -6,6 +6,7 @@ const KIND_NAMES = {
   kindJsm: 'Jira Service Management',
   kindServicenow: 'ServiceNow',
   kindAzureDevops: 'Azure DevOps',
+  kindEmail: 'E-mail',
 };
 
 /** Texts of destinations (list, form, health, test) and their delivery history, spread into i18n.ts's tables. */
@@ -40,6 +41,11 @@ export const destinationsPt = {
   errNoUrlOrSecret: 'o destino não tem URL ou segredo de assinatura',
   ...KIND_NAMES,
   url: 'URL (https)',
+  recipients: 'Destinatários (e-mails separados por vírgula)',
+  digest: 'Resumo dos avisos informativos',
+  digestNone: 'sem resumo (um e-mail por aviso)',
+  digestHourly: 'resumo por hora',
+  digestDaily: 'resumo diário',
   signatureScheme: 'Assinatura',
   schemeService: 'Vigia (padrão)',
   schemeStandard: 'Vigia + Standard Webhooks',
@@ -163,6 +169,11 @@ export const destinationsEn: typeof destinationsPt = {
   errNoUrlOrSecret: 'the destination has no URL or signing secret',
   ...KIND_NAMES,
   url: 'URL (https)',
+  recipients: 'Recipients (comma-separated e-mail addresses)',
+  digest: 'Digest of informational notices',
+  digestNone: 'no digest (one e-mail per notice)',
+  digestHourly: 'hourly digest',
+  digestDaily: 'daily digest',
   signatureScheme: 'Signature',
   schemeService: 'Vigia (default)',
   schemeStandard: 'Vigia + Standard Webhooks',

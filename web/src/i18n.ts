@@ -18,6 +18,7 @@ import { accessEn, accessPt } from './i18n-access.js';
 import { destinationsEn, destinationsPt } from './i18n-destinations.js';
 import { alertsEn, alertsPt } from './i18n-alerts.js';
 import { changesEn, changesPt } from './i18n-changes.js';
+import { notifyEn, notifyPt } from './i18n-notify.js';
 
 const pt = {
   ...overviewPt,
@@ -28,6 +29,7 @@ const pt = {
   ...freshnessPt,
   ...inventoryPt,
   ...inboundPt,
+  ...notifyPt,
   ...commonPt,
   ...accessPt,
   ...destinationsPt,
@@ -47,6 +49,7 @@ const en: Texts = {
   ...freshnessEn,
   ...inventoryEn,
   ...inboundEn,
+  ...notifyEn,
   ...commonEn,
   ...accessEn,
   ...destinationsEn,

@@ -11,6 +11,9 @@ import { useFocusOnNavigation } from './focus.js';
 import { MainNav } from './nav.js';
 import { Routes } from './routes.js';
 import { SignIn } from './pages/sign-in.js';
+import { followReturnTo, rememberReturnTo } from './return-to.js';
+
+rememberReturnTo();
 
 /** The interface language, kept in the browser and set on the document. */
 function useLanguage(): [Lang, (lang: Lang) => void] {
@@ -38,6 +41,10 @@ function useSession() {
     adminClient(null, () => undefined)<Me>('GET', '/session').then(setMe, () => setMe(null));
   }, []);
   const call = useMemo(() => adminClient(me?.csrfToken ?? null, signedOut), [me]);
+  // Signed in and an acknowledge page asked to come back (return-to.ts): go there.
+  useEffect(() => {
+    if (me) followReturnTo();
+  }, [me]);
   return {
     me,
     setMe,
@@ -111,8 +118,8 @@ function SignedIn(props: { me: Me; path: string; langSwitch: ComponentChildren; 
         <OrgName />
         <MainNav
           path={props.path}
-          // Personal tokens belong to people; the audit log to owners.
-          show={(href) => (href === '/tokens' ? props.me.kind === 'person' : href === '/audit' ? can('owner') : true)}
+          // Personal tokens belong to people; the audit log to owners; organization settings to the instance admin.
+          show={(href) => (href === '/tokens' ? props.me.kind === 'person' : href === '/audit' ? can('owner') : href === '/settings' ? props.me.kind !== 'person' : true)}
         />
         {props.langSwitch}
         <button type="button" class="secondary" onClick={props.onSignOut}>

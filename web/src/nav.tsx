@@ -37,6 +37,7 @@ export const NAV_GROUPS: ReadonlyArray<{ key: TextKey; items: readonly Item[] }>
       ['/members', 'navMembers'],
       ['/tokens', 'navTokens'],
       ['/audit', 'navAudit'],
+      ['/settings', 'navSettings'],
       ['/orgs', 'navOrgs'],
     ],
   },

@@ -13,6 +13,7 @@ import { OverviewPage } from './pages/overview.js';
 import { CapacitiesPage, WorkspacesPage } from './pages/inventory.js';
 import { GatewaysPage, SemanticModelsPage } from './pages/monitored-inventory.js';
 import { TenantsPage } from './pages/tenants.js';
+import { OrgSettingsPage } from './pages/org-settings.js';
 
 /** The pages of an organization, by route. */
 const ORG_PAGES: Record<string, (props: { orgId: string }) => JSX.Element> = {
@@ -30,6 +31,7 @@ const ORG_PAGES: Record<string, (props: { orgId: string }) => JSX.Element> = {
   '/members': MembersPage,
   '/tokens': TokensPage,
   '/audit': AuditPage,
+  '/settings': OrgSettingsPage,
 };
 
 /** The page of a console path (the same route table the server answers `index.html` at). */

@@ -37,6 +37,16 @@ const destinationProperties = {
   updatedAt: instant,
   health: destinationHealthSchema,
   inbound: inboundViewSchema,
+  refusedRecipients: {
+    type: ['array', 'null'],
+    description: 'E-mail destinations: the recipients the SMTP relay last refused for good (a 5xx answer), with its reply; null for other kinds.',
+    items: {
+      title: 'RefusedRecipient',
+      type: 'object',
+      required: ['address', 'refusedAt', 'reply'],
+      properties: { address: str, refusedAt: instant, reply: str },
+    },
+  },
 } as const;
 const destinationRequired = Object.keys(destinationProperties);
 

@@ -5,11 +5,20 @@
  * limits are the pipeline's job, never the connector's.
  */
 import type { DeliveryBody } from '../../outbox/index.js';
+import type { MessageContext, NotifySettings } from '../notify/index.js';
 
 export type { DeliveryBody };
 
-export type ConnectorKind = 'pagerduty' | 'opsgenie' | 'servicenow' | 'azure-devops' | 'jsm';
-export type DestinationKind = 'webhook' | ConnectorKind;
+/** Chat kinds (docs/notifications.md): the webhook URL is the credential; openings are grouped. */
+export type ChatKind = 'teams' | 'slack';
+export type ConnectorKind = 'pagerduty' | 'opsgenie' | 'servicenow' | 'azure-devops' | 'jsm' | ChatKind;
+/**
+ * Kinds delivered by their own transport instead of the guarded HTTP client (src/delivery/deliverers.ts):
+ * `email` goes out through the instance's SMTP relay. The pipeline still owns their retries,
+ * history, health, ordering, redelivery, filters and silences.
+ */
+export type DelivererKind = 'email';
+export type DestinationKind = 'webhook' | ConnectorKind | DelivererKind;
 
 export interface OutboundRequest {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -46,6 +55,13 @@ export interface ConnectorDelivery {
   attempt: number;
   /** True when an earlier attempt of this delivery ended without a known outcome (timeout, reset). */
   previousOutcomeUnknown: boolean;
+  /**
+   * Kinds that group openings (Connector.groupsOpenings): every body this attempt carries — the
+   * delivery's own first, then the group's other openings (src/delivery/grouping.ts).
+   */
+  group?: DeliveryBody[];
+  /** Kinds that write messages for people (Connector.notifies): the organization's language, time zone and per-alert facts. */
+  message?: { settings: NotifySettings; context: MessageContext };
 }
 
 export type ConnectorResult =
@@ -53,8 +69,8 @@ export type ConnectorResult =
   | { outcome: 'retry'; statusCode?: number; error: string; retryAfterMs?: number }
   | { outcome: 'abandon'; statusCode?: number; error: string };
 
-export interface Connector {
-  kind: ConnectorKind;
+/** The rules of a destination kind's config and credentials when a destination is saved. */
+export interface KindRules {
   /**
    * Checks config and credentials of a destination being saved; returns an error message
    * (naming the field) or null. URL fields are checked for safety by the pipeline as well.
@@ -64,5 +80,16 @@ export interface Connector {
   configFields: readonly string[];
   /** The config fields holding URLs that must pass destination safety (e.g. ['instanceUrl']). */
   urlFields(config: Record<string, unknown>): string[];
+}
+
+export interface Connector extends KindRules {
+  kind: ConnectorKind;
   deliver(delivery: ConnectorDelivery, send: Send): Promise<ConnectorResult>;
+  /** Writes messages for people: the pipeline passes `message` (language, time zone, tenant, root cause). */
+  notifies?: true;
+  /**
+   * Openings that arrive within the destination's `groupWaitSeconds` and share a tenant or a
+   * root cause go out as one message (src/delivery/grouping.ts).
+   */
+  groupsOpenings?: true;
 }

@@ -15,6 +15,10 @@ interface FieldSpec {
   https?: boolean;
   length?: number;
   secret?: boolean;
+  /** A list typed as comma- or line-separated values (sent as an array). */
+  list?: boolean;
+  /** A whole number (sent as a JSON number). */
+  integer?: boolean;
   options?: { value: string; label: TextKey | string }[];
 }
 
@@ -65,6 +69,28 @@ export const KIND_FIELDS: Record<DestinationKind, FieldSpec[]> = {
     { name: 'project', label: 'project', target: 'config', required: true },
     { name: 'personalAccessToken', label: 'personalAccessToken', target: 'credentials', required: true, secret: true },
   ],
+  teams: [
+    { name: 'webhookUrl', label: 'teamsWebhookUrl', target: 'credentials', required: true, https: true, secret: true },
+    { name: 'groupWaitSeconds', label: 'groupWaitSeconds', target: 'config', integer: true },
+  ],
+  slack: [
+    { name: 'webhookUrl', label: 'slackWebhookUrl', target: 'credentials', required: true, https: true, secret: true },
+    { name: 'appSigningSecret', label: 'slackSigningSecret', target: 'credentials', secret: true },
+    { name: 'groupWaitSeconds', label: 'groupWaitSeconds', target: 'config', integer: true },
+  ],
+  email: [
+    { name: 'recipients', label: 'recipients', target: 'config', required: true, list: true },
+    {
+      name: 'digest',
+      label: 'digest',
+      target: 'config',
+      options: [
+        { value: '', label: 'digestNone' },
+        { value: 'hourly', label: 'digestHourly' },
+        { value: 'daily', label: 'digestDaily' },
+      ],
+    },
+  ],
 };
 
 function isHttpsUrl(value: string): boolean {
@@ -89,6 +115,7 @@ export function validateFields(t: Translate, kind: DestinationKind, name: string
     }
     if (f.https && !isHttpsUrl(v)) problems[f.name] = t('fieldHttps', { field });
     else if (f.length && v.length !== f.length) problems[f.name] = t('fieldLength', { field, n: f.length });
+    else if (f.integer && !/^\d{1,6}$/.test(v)) problems[f.name] = t('fieldInteger', { field });
   }
   return problems;
 }
@@ -96,14 +123,14 @@ export function validateFields(t: Translate, kind: DestinationKind, name: string
 /** The create request of a kind: only that kind's fields, empty optional ones left out. */
 export function createBody(kind: DestinationKind, name: string, values: Record<string, string>): Record<string, unknown> {
   const body: Record<string, unknown> = { name: name.trim(), kind };
-  const config: Record<string, string> = {};
+  const config: Record<string, string | string[] | number> = {};
   const credentials: Record<string, string> = {};
   for (const f of KIND_FIELDS[kind]) {
     const v = (values[f.name] ?? '').trim();
     if (!v) continue;
     if (f.target === 'url') body.url = v;
     else if (f.target === 'signatureScheme') body.signatureScheme = v;
-    else if (f.target === 'config') config[f.name] = v;
+    else if (f.target === 'config') config[f.name] = f.list ? v.split(/[,;\n]/).map((s) => s.trim()).filter(Boolean) : f.integer ? Number(v) : v;
     else credentials[f.name] = f.secret ? (values[f.name] ?? '') : v;
   }
   if (Object.keys(config).length) body.config = config;
@@ -179,4 +206,13 @@ export function DestinationForm(props: { orgId: string; onCreated: (d: Destinati
 }
 
 // Option labels that are text keys (the rest, like P1, are shown as they are).
-const LABEL_KEYS: Record<string, true> = { priorityDefault: true, regionUs: true, regionEu: true, schemeService: true, schemeStandard: true };
+const LABEL_KEYS: Record<string, true> = {
+  priorityDefault: true,
+  regionUs: true,
+  regionEu: true,
+  schemeService: true,
+  schemeStandard: true,
+  digestNone: true,
+  digestHourly: true,
+  digestDaily: true,
+};

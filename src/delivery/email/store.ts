@@ -1,0 +1,79 @@
+/**
+ * The rows e-mail delivery keeps: which recipients took a delivery's message (so a retry sends
+ * only to the others), the relay's permanent refusals marked on recipients, and what the
+ * organization chose for its mail (language, Reply-To).
+ */
+import type { Queryable } from '../../db/index.js';
+import type { Language } from '../../orgs/language.js';
+
+type Q = Pick<Queryable, 'query'>;
+
+/** The time zone messages show instants in until the organization chooses one. */
+export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
+
+export interface OrgMailSettings {
+  orgId: string;
+  language: Language;
+  replyTo: string | null;
+  timeZone: string;
+}
+
+/** The settings of the organization owning the destination; null for a destination that does not exist. */
+export async function orgMailSettings(q: Q, destinationId: string): Promise<OrgMailSettings | null> {
+  const { rows } = await q.query<{ org_id: string; language: Language; email_reply_to: string | null }>(
+    'SELECT d.org_id, o.language, o.email_reply_to FROM destinations d JOIN orgs o ON o.id = d.org_id WHERE d.id = $1',
+    [destinationId],
+  );
+  const r = rows[0];
+  return r ? { orgId: r.org_id, language: r.language, replyTo: r.email_reply_to, timeZone: DEFAULT_TIME_ZONE } : null;
+}
+
+/** The recipients (normalized) that already took this delivery's message. */
+export async function sentAddresses(q: Q, deliveryId: string): Promise<Set<string>> {
+  const { rows } = await q.query<{ address: string }>('SELECT address FROM email_sent WHERE delivery_id = $1', [deliveryId]);
+  return new Set(rows.map((r) => r.address));
+}
+
+/** A recipient took the message: remembered for the delivery, and its refusal mark (if any) removed. */
+export async function recordAccepted(q: Q, x: { deliveryId: string; destinationId: string; address: string; messageId: string; at: Date; test: boolean }): Promise<void> {
+  if (!x.test) {
+    await q.query(
+      'INSERT INTO email_sent (delivery_id, address, message_id, sent_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+      [x.deliveryId, x.address, x.messageId, x.at],
+    );
+  }
+  await q.query('DELETE FROM email_recipient_marks WHERE destination_id = $1 AND address = $2', [x.destinationId, x.address]);
+}
+
+/** The relay refused a recipient for good (5xx): the mark is on that recipient, with the relay's reply. */
+export async function markRefused(q: Q, destinationId: string, address: string, reply: string, at: Date): Promise<void> {
+  await q.query(
+    `INSERT INTO email_recipient_marks (destination_id, address, refused_at, reply) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (destination_id, address) DO UPDATE SET refused_at = EXCLUDED.refused_at, reply = EXCLUDED.reply`,
+    [destinationId, address, at, reply],
+  );
+}
+
+export interface RecipientMark {
+  address: string;
+  refusedAt: string;
+  reply: string;
+}
+
+/** The marks of the given destinations (of one organization), by destination id. */
+export async function recipientMarks(q: Q, orgId: string, destinationIds: string[]): Promise<Map<string, RecipientMark[]>> {
+  const out = new Map<string, RecipientMark[]>();
+  if (destinationIds.length === 0) return out;
+  const { rows } = await q.query<{ destination_id: string; address: string; refused_at: Date; reply: string }>(
+    `SELECT m.destination_id, m.address, m.refused_at, m.reply FROM email_recipient_marks m
+       JOIN destinations d ON d.id = m.destination_id
+      WHERE d.org_id = $1 AND m.destination_id = ANY($2::text[]) ORDER BY m.address`,
+    [orgId, destinationIds],
+  );
+  for (const r of rows) {
+    const list = out.get(r.destination_id) ?? [];
+    list.push({ address: r.address, refusedAt: new Date(r.refused_at).toISOString(), reply: r.reply });
+    out.set(r.destination_id, list);
+  }
+  return out;
+}

@@ -1,0 +1,100 @@
+/**
+ * The Slack body (docs/notifications.md): `{ text, blocks }` for an incoming webhook — `text` is
+ * the notification and fallback text, `blocks` the Block Kit layout within Slack's limits
+ * (SLACK_LIMITS, from vendor-specs chat-and-email §2.4). Platform text goes into `plain_text`
+ * objects where it stands alone (no formatting possible) and is mrkdwn-escaped where it sits
+ * beside our links. Severity is a coloured emoji and a word (blocks carry no colour). Pure.
+ */
+import type { NotificationItem, NotificationMessage } from './message.js';
+import { cut, mrkdwn, mrkdwnUrl } from './escape.js';
+import { notifyTexts as T } from './texts.js';
+import { fallbackText, isSingle, itemFacts, itemHeadline, SEVERITY_STYLE, UPDATE_EMOJI } from './view.js';
+
+export const SLACK_LIMITS = {
+  blocks: 50,
+  headerText: 150,
+  sectionText: 3000,
+  fields: 10,
+  fieldText: 2000,
+  contextElements: 10,
+  text: 40_000,
+  url: 3000,
+} as const;
+
+type Json = Record<string, unknown>;
+
+const plain = (t: string, max: number): Json => ({ type: 'plain_text', text: cut(t, max), emoji: true });
+const md = (t: string, max: number): Json => ({ type: 'mrkdwn', text: cut(t, max) });
+
+function link(url: string, label: string): string {
+  return url.length > SLACK_LIMITS.url ? '' : `<${mrkdwnUrl(url)}|${label}>`;
+}
+
+function linksLine(item: NotificationItem, m: NotificationMessage): string {
+  const parts = [link(item.consoleUrl, T.label('open', m.locale))];
+  if (item.ackUrl && m.update === 'opened' && !item.slackActions) parts.push(link(item.ackUrl, T.label('acknowledge', m.locale)));
+  return parts.filter(Boolean).join(' · ');
+}
+
+/** The facts as one mrkdwn context line: *Title:* value · … */
+function factsContext(item: NotificationItem, m: NotificationMessage): Json {
+  const line = itemFacts(item, m.locale).map((f) => `*${mrkdwn(f.title)}:* ${mrkdwn(f.value)}`).join(' · ');
+  return { type: 'context', elements: [md(line, SLACK_LIMITS.sectionText)] };
+}
+
+/** One incident: its headline and summary (plain text), the facts, the links. */
+function itemBlocks(item: NotificationItem, m: NotificationMessage): Json[] {
+  const head = `${SEVERITY_STYLE[item.severity].emoji} ${itemHeadline(item, m.locale)}\n${item.summary}`;
+  const blocks: Json[] = [{ type: 'section', text: plain(head, SLACK_LIMITS.sectionText) }, factsContext(item, m)];
+  const links = linksLine(item, m);
+  if (links) blocks.push({ type: 'context', elements: [md(links, SLACK_LIMITS.sectionText)] });
+  const buttons = actionsBlock(item, m);
+  if (buttons) blocks.push(buttons);
+  return blocks;
+}
+
+/** Acknowledge / Resolve buttons that post to Vigia's Slack door (docs/notifications.md, "Slack app: buttons that act"). */
+function actionsBlock(item: NotificationItem, m: NotificationMessage): Json | null {
+  const a = item.slackActions;
+  if (!a) return null;
+  const button = (id: string, label: string, value: string, style?: 'primary') => ({ type: 'button', action_id: id, text: plain(label, 75), value, ...(style ? { style } : {}) });
+  const elements = [
+    ...(a.ack ? [button('vigia.ack', T.label('acknowledge', m.locale), a.ack, 'primary')] : []),
+    button('vigia.resolve', T.label('resolve', m.locale), a.resolve),
+  ];
+  return { type: 'actions', block_id: `vigia.${item.alertId}`.slice(0, 255), elements };
+}
+
+function singleBlocks(m: NotificationMessage): Json[] {
+  const item = m.items[0]!;
+  const emoji = m.update === 'opened' ? SEVERITY_STYLE[item.severity].emoji : UPDATE_EMOJI[m.update];
+  const header = { type: 'header', text: plain(`${emoji} ${T.update(m.update, m.locale)}`, SLACK_LIMITS.headerText) };
+  if (m.update !== 'opened') {
+    const links = linksLine(item, m);
+    return [
+      header,
+      { type: 'section', text: plain(itemHeadline(item, m.locale), SLACK_LIMITS.sectionText) },
+      ...(links ? [{ type: 'context', elements: [md(links, SLACK_LIMITS.sectionText)] }] : []),
+    ];
+  }
+  return [header, ...itemBlocks(item, m)];
+}
+
+function groupBlocks(m: NotificationMessage): Json[] {
+  const blocks: Json[] = [{ type: 'header', text: plain(T.headline(m), SLACK_LIMITS.headerText) }];
+  for (const item of m.items) blocks.push({ type: 'divider' }, ...itemBlocks(item, m));
+  if (m.more > 0) blocks.push({ type: 'context', elements: [plain(T.more(m.more, m.locale), SLACK_LIMITS.sectionText)] });
+  return blocks;
+}
+
+/** `{ text, blocks }`; incidents that would pass the block limit move into "and N more". */
+export function renderSlack(message: NotificationMessage): string {
+  let m = message;
+  for (;;) {
+    const blocks = isSingle(m) ? singleBlocks(m) : groupBlocks(m);
+    if (blocks.length <= SLACK_LIMITS.blocks || m.items.length <= 1) {
+      return JSON.stringify({ text: cut(mrkdwn(fallbackText(m)), SLACK_LIMITS.text), blocks });
+    }
+    m = { ...m, items: m.items.slice(0, -1), more: m.more + 1 };
+  }
+}
