@@ -20,6 +20,7 @@ import { BudgetExhaustedError } from '../../platform/budget.js';
 import { EndpointThrottledError, VendorAnswerError, VendorHttpError } from '../../platform/platform-client.js';
 import { PacedBudget, RunBudgetSpent, type PaceState } from '../../platform/run-budget.js';
 import { RejectedRows } from '../utilization/figure-checks.js';
+import { countUnknownObjects } from './activity-known.js';
 import { readRecord } from './activity-records.js';
 import { newPass, type Pass, windowOf, windowUrl } from './activity-windows.js';
 
@@ -34,8 +35,10 @@ export interface ActivityCursor {
   /** The pass under way, or null. */
   pass: Pass | null;
   pace: PaceState | null;
-  /** Records of the last runs that were not changes (views, exports…), for the status. */
+  /** Records of the last run that were not changes (views, exports…), for the status. */
   ignored?: number;
+  /** Changes of the last run to an object the connection's lineage does not know (kept all the same). */
+  unknownObjects?: number;
 }
 
 /** What one run read. */
@@ -124,8 +127,9 @@ export const activityCollector: Collector = {
     } catch (err) {
       stopsForTheHour(err, reading);
     }
-    const cursor: ActivityCursor = { readTo: done ? pass.to : prev.readTo, pass: done ? null : pass, pace: budget.pace(), ignored: reading.ignored };
     const changes = [...reading.changes.values()];
+    const unknownObjects = await countUnknownObjects(run.reader, tenant.id, changes);
+    const cursor: ActivityCursor = { readTo: done ? pass.to : prev.readTo, pass: done ? null : pass, pace: budget.pace(), ignored: reading.ignored, unknownObjects };
     const before = new Date(now.getTime() - tenant.change_retention_days * DAY_MS);
     write(async (q) => {
       await insertChanges(q, tenant.org_id, tenant.id, changes, now);
