@@ -13,7 +13,8 @@
  * refuses (400) are skipped and counted (rejected-rows.ts); the pass goes on.
  * In member mode the log cannot be read: the collector makes no call (the check says why).
  */
-import { deleteChangesBefore, insertChanges, type TenantChange } from '../../changes/store.js';
+import { changesArrived } from '../../changes/arrive.js';
+import type { TenantChange } from '../../changes/store.js';
 import type { Collector, CollectorRun } from '../../engine/collector.js';
 import { REJECTED_KEY, rejectedRelease, rejectedStep, type RejectedMemory } from '../../engine/rejected-rows.js';
 import { BudgetExhaustedError } from '../../platform/budget.js';
@@ -132,8 +133,7 @@ export const activityCollector: Collector = {
     const cursor: ActivityCursor = { readTo: done ? pass.to : prev.readTo, pass: done ? null : pass, pace: budget.pace(), ignored: reading.ignored, unknownObjects };
     const before = new Date(now.getTime() - tenant.change_retention_days * DAY_MS);
     write(async (q) => {
-      await insertChanges(q, tenant.org_id, tenant.id, changes, now);
-      await deleteChangesBefore(q, tenant.id, before);
+      await changesArrived(q, { orgId: tenant.org_id, tenantRef: tenant.id, changes, receivedAt: now, keepFrom: before });
     });
     const rejected = { count: reading.rejected.count, note: reading.rejected.note() };
     const step = rejectedStep(state.get(REJECTED_KEY) as RejectedMemory | undefined, rejected, 'activity', tenant, now);
