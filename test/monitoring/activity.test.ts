@@ -93,6 +93,8 @@ describe('collector: activity', () => {
     ]);
     stored = await rows(tenant.id);
     expect(stored.map((r) => r.activity)).toEqual(['UpdatedAdminFeatureSwitch', 'UpdateDatasourceCredentials', 'SetScheduledRefresh', 'BindToGateway']);
+    // The overlap read the two malformed records again: skipped, not counted twice (no incident from one bad record).
+    expect((await schedule(h, tenant.id, 'activity')).last_rejected).toBe(0);
     expect(sim.violations).toEqual([]);
 
     // The connection keeps one day: a run a day later forgets what is older.

@@ -13,6 +13,7 @@
  * refuses (400) are skipped and counted (rejected-rows.ts); the pass goes on.
  * In member mode the log cannot be read: the collector makes no call (the check says why).
  */
+import { createHash } from 'node:crypto';
 import { changesArrived } from '../../changes/arrive.js';
 import type { TenantChange } from '../../changes/store.js';
 import type { Collector, CollectorRun } from '../../engine/collector.js';
@@ -40,13 +41,29 @@ export interface ActivityCursor {
   ignored?: number;
   /** Changes of the last run to an object the connection's lineage does not know (kept all the same). */
   unknownObjects?: number;
+  /** Digests of the malformed records the last run met: the next pass re-reads them and does not count them again. */
+  rejects?: string[];
 }
+
+/** Malformed records remembered from one run to the next (the overlap re-reads them), at most this many. */
+const REJECTS_KEPT = 1_000;
 
 /** What one run read. */
 class Reading {
   readonly changes = new Map<string, TenantChange>();
   readonly rejected = new RejectedRows();
+  /** Malformed records this run met (by a digest of the record), to count each once across the overlapping passes. */
+  readonly rejects = new Set<string>();
   ignored = 0;
+
+  constructor(private readonly rejectedBefore: ReadonlySet<string>) {}
+
+  /** A malformed record: skipped always, counted only the first time a pass meets it. */
+  rejectRecord(record: unknown, reason: string): void {
+    const key = createHash('sha256').update(JSON.stringify(record) ?? 'undefined').digest('base64url').slice(0, 22);
+    if (!this.rejectedBefore.has(key) && !this.rejects.has(key)) this.rejected.add(reason);
+    if (this.rejects.size < REJECTS_KEPT) this.rejects.add(key);
+  }
   /** The run stopped for the hour's share or a 429 (not only its own budget). */
   hourSpent = false;
 }
@@ -95,7 +112,7 @@ async function readPass(run: CollectorRun, pass: Pass, budget: PacedBudget, read
       const verdict = readRecord(record);
       reading.rejected.read++;
       if ('keep' in verdict) reading.changes.set(verdict.keep.recordId, verdict.keep);
-      else if ('reject' in verdict) reading.rejected.add(verdict.reject);
+      else if ('reject' in verdict) reading.rejectRecord(record, verdict.reject);
       else reading.ignored++;
     }
     const next = page ? nextOf(page, base, reading) : null;
@@ -120,7 +137,7 @@ export const activityCollector: Collector = {
     const prev = (state.get(CURSOR_KEY) as ActivityCursor | undefined) ?? { readTo: null, pass: null, pace: null };
     const pass: Pass = prev.pass ? { ...prev.pass } : newPass(prev.readTo, now);
     const budget = new PacedBudget(await client.allowedPerHour(ACTIVITY_KEY), run.intervalSeconds, prev.pace ?? undefined, now);
-    const reading = new Reading();
+    const reading = new Reading(new Set(prev.rejects ?? []));
     let done = false;
     try {
       await readPass(run, pass, budget, reading);
@@ -130,7 +147,7 @@ export const activityCollector: Collector = {
     }
     const changes = [...reading.changes.values()];
     const unknownObjects = await countUnknownObjects(run.reader, tenant.id, changes);
-    const cursor: ActivityCursor = { readTo: done ? pass.to : prev.readTo, pass: done ? null : pass, pace: budget.pace(), ignored: reading.ignored, unknownObjects };
+    const cursor: ActivityCursor = { readTo: done ? pass.to : prev.readTo, pass: done ? null : pass, pace: budget.pace(), ignored: reading.ignored, unknownObjects, rejects: [...reading.rejects] };
     const before = new Date(now.getTime() - tenant.change_retention_days * DAY_MS);
     write(async (q) => {
       await changesArrived(q, { orgId: tenant.org_id, tenantRef: tenant.id, changes, receivedAt: now, keepFrom: before });
