@@ -13,13 +13,16 @@
  * refuses (400) are skipped and counted (rejected-rows.ts); the pass goes on.
  * In member mode the log cannot be read: the collector makes no call (the check says why).
  */
-import { deleteChangesBefore, insertChanges, type TenantChange } from '../../changes/store.js';
+import { createHash } from 'node:crypto';
+import { changesArrived } from '../../changes/arrive.js';
+import type { TenantChange } from '../../changes/store.js';
 import type { Collector, CollectorRun } from '../../engine/collector.js';
 import { REJECTED_KEY, rejectedRelease, rejectedStep, type RejectedMemory } from '../../engine/rejected-rows.js';
 import { BudgetExhaustedError } from '../../platform/budget.js';
 import { EndpointThrottledError, VendorAnswerError, VendorHttpError } from '../../platform/platform-client.js';
 import { PacedBudget, RunBudgetSpent, type PaceState } from '../../platform/run-budget.js';
 import { RejectedRows } from '../utilization/figure-checks.js';
+import { countUnknownObjects } from './activity-known.js';
 import { readRecord } from './activity-records.js';
 import { newPass, type Pass, windowOf, windowUrl } from './activity-windows.js';
 
@@ -34,15 +37,33 @@ export interface ActivityCursor {
   /** The pass under way, or null. */
   pass: Pass | null;
   pace: PaceState | null;
-  /** Records of the last runs that were not changes (views, exports…), for the status. */
+  /** Records of the last run that were not changes (views, exports…), for the status. */
   ignored?: number;
+  /** Changes of the last run to an object the connection's lineage does not know (kept all the same). */
+  unknownObjects?: number;
+  /** Digests of the malformed records the last run met: the next pass re-reads them and does not count them again. */
+  rejects?: string[];
 }
+
+/** Malformed records remembered from one run to the next (the overlap re-reads them), at most this many. */
+const REJECTS_KEPT = 1_000;
 
 /** What one run read. */
 class Reading {
   readonly changes = new Map<string, TenantChange>();
   readonly rejected = new RejectedRows();
+  /** Malformed records this run met (by a digest of the record), to count each once across the overlapping passes. */
+  readonly rejects = new Set<string>();
   ignored = 0;
+
+  constructor(private readonly rejectedBefore: ReadonlySet<string>) {}
+
+  /** A malformed record: skipped always, counted only the first time a pass meets it. */
+  rejectRecord(record: unknown, reason: string): void {
+    const key = createHash('sha256').update(JSON.stringify(record) ?? 'undefined').digest('base64url').slice(0, 22);
+    if (!this.rejectedBefore.has(key) && !this.rejects.has(key)) this.rejected.add(reason);
+    if (this.rejects.size < REJECTS_KEPT) this.rejects.add(key);
+  }
   /** The run stopped for the hour's share or a 429 (not only its own budget). */
   hourSpent = false;
 }
@@ -91,7 +112,7 @@ async function readPass(run: CollectorRun, pass: Pass, budget: PacedBudget, read
       const verdict = readRecord(record);
       reading.rejected.read++;
       if ('keep' in verdict) reading.changes.set(verdict.keep.recordId, verdict.keep);
-      else if ('reject' in verdict) reading.rejected.add(verdict.reject);
+      else if ('reject' in verdict) reading.rejectRecord(record, verdict.reject);
       else reading.ignored++;
     }
     const next = page ? nextOf(page, base, reading) : null;
@@ -116,7 +137,7 @@ export const activityCollector: Collector = {
     const prev = (state.get(CURSOR_KEY) as ActivityCursor | undefined) ?? { readTo: null, pass: null, pace: null };
     const pass: Pass = prev.pass ? { ...prev.pass } : newPass(prev.readTo, now);
     const budget = new PacedBudget(await client.allowedPerHour(ACTIVITY_KEY), run.intervalSeconds, prev.pace ?? undefined, now);
-    const reading = new Reading();
+    const reading = new Reading(new Set(prev.rejects ?? []));
     let done = false;
     try {
       await readPass(run, pass, budget, reading);
@@ -124,12 +145,12 @@ export const activityCollector: Collector = {
     } catch (err) {
       stopsForTheHour(err, reading);
     }
-    const cursor: ActivityCursor = { readTo: done ? pass.to : prev.readTo, pass: done ? null : pass, pace: budget.pace(), ignored: reading.ignored };
     const changes = [...reading.changes.values()];
+    const unknownObjects = await countUnknownObjects(run.reader, tenant.id, changes);
+    const cursor: ActivityCursor = { readTo: done ? pass.to : prev.readTo, pass: done ? null : pass, pace: budget.pace(), ignored: reading.ignored, unknownObjects, rejects: [...reading.rejects] };
     const before = new Date(now.getTime() - tenant.change_retention_days * DAY_MS);
     write(async (q) => {
-      await insertChanges(q, tenant.org_id, tenant.id, changes, now);
-      await deleteChangesBefore(q, tenant.id, before);
+      await changesArrived(q, { orgId: tenant.org_id, tenantRef: tenant.id, changes, receivedAt: now, keepFrom: before });
     });
     const rejected = { count: reading.rejected.count, note: reading.rejected.note() };
     const step = rejectedStep(state.get(REJECTED_KEY) as RejectedMemory | undefined, rejected, 'activity', tenant, now);
