@@ -11,7 +11,7 @@ import { storeWindows } from '../../src/monitoring/sources/utilization/capacity-
 import type { WindowFigures } from '../../src/monitoring/sources/utilization/utilization-events.js';
 import type { TenantSim } from '../../src/tenant-sim/index.js';
 import { startSim } from '../tenant-sim/helpers.js';
-import { clickNavLink } from '../helpers/console-nav.js';
+import { clickNavLink, openTenantPart } from '../helpers/console-nav.js';
 import type { TestApp } from '../helpers/context.js';
 import { openConsole, startConsoleServer, type ConsoleServer } from '../helpers/console-session.js';
 import { insertOrg, tenantBody } from '../monitoring/support.js';
@@ -66,6 +66,7 @@ describe('console: capacity load', () => {
   it('fills the tenant\'s utilization form: refused values are said in Portuguese and nothing is sent; valid ones are saved', async () => {
     const { context, p } = await signIn('pt-BR');
     await clickNavLink(p, 'Tenant');
+    await openTenantPart(p.locator('article[data-tenant="Contoso"]'), 'settings');
     const form = p.locator('article[data-tenant="Contoso"]').getByTestId('utilization');
     await form.waitFor();
     expect(await form.getByLabel('Limite de aviso (%)').inputValue()).toBe('80');
@@ -175,6 +176,7 @@ describe('console: capacity load', () => {
     const { context, p } = await signIn('pt-BR');
     await clickNavLink(p, 'Tenant');
     const card = p.locator('article[data-tenant="Simulado"]');
+    await openTenantPart(card, 'settings');
     const setup = card.getByTestId('utilization-setup');
     await setup.waitFor();
     const workspace = setup.getByLabel('ID do workspace onde criar');

@@ -17,6 +17,7 @@ import { commonEn, commonPt } from './i18n-common.js';
 import { accessEn, accessPt } from './i18n-access.js';
 import { destinationsEn, destinationsPt } from './i18n-destinations.js';
 import { alertsEn, alertsPt } from './i18n-alerts.js';
+import { readingEn, readingPt } from './i18n-reading.js';
 
 const pt = {
   ...overviewPt,
@@ -31,6 +32,7 @@ const pt = {
   ...accessPt,
   ...destinationsPt,
   ...alertsPt,
+  ...readingPt,
 };
 
 export type Texts = typeof pt;
@@ -49,6 +51,7 @@ const en: Texts = {
   ...accessEn,
   ...destinationsEn,
   ...alertsEn,
+  ...readingEn,
 };
 
 export type Lang = 'pt-BR' | 'en';

@@ -11,6 +11,7 @@ import { TenantOwnerActions } from './tenant-check.js';
 import { CollectorsTable } from './tenant-collectors.js';
 import { ConnectForm } from './tenant-connect.js';
 import { TenantIncidents } from './tenant-incidents.js';
+import { FailingCollectors, TenantDetails } from './tenant-health.js';
 
 /** Collectors change state on the server's schedule: the page re-reads them this often. */
 const REFRESH_MS = 3000;
@@ -30,7 +31,11 @@ export function TenantsPage(props: { orgId: string }) {
   );
 }
 
-/** One tenant connection: its checks, collectors, API budget, scans, settings and incidents. */
+/**
+ * One tenant connection. The monitor's own problems come first (its open Tenant incidents and the
+ * collectors that fail, in plain words), then the owner's buttons; the collectors' table, the call
+ * budget and rotation, and the settings are each one click away (docs/console.md, "Tenant").
+ */
 function TenantCard(props: { orgId: string; tenant: Tenant; onChanged: () => void }) {
   const { t, can } = useConsole();
   const tn = props.tenant;
@@ -43,15 +48,20 @@ function TenantCard(props: { orgId: string; tenant: Tenant; onChanged: () => voi
       <p class="muted">
         {tn.tenantId} · {tn.mode === 'admin' ? t('tnModeAdmin') : t('tnModeMember')}
       </p>
-      {owner && <TenantOwnerActions path={path} tenant={tn} onRemoved={props.onChanged} />}
-      <CollectorsTable path={path} tenant={tn} onChanged={props.onChanged} />
-      <ApiBudgetTable tenantName={tn.name} budget={tn.apiBudget} />
-      {owner && <CapShareForm path={path} tenantId={tn.id} tenantName={tn.name} share={tn.capSharePercent} onSaved={props.onChanged} />}
-      {tn.scan && <ScanProgress scan={tn.scan} />}
-      {owner && <MirroringLagForm path={path} tenantId={tn.id} tenantName={tn.name} lag={tn.mirroringLag} onSaved={props.onChanged} />}
-      {owner && <UtilizationSection path={path} tenantId={tn.id} tenantName={tn.name} utilization={tn.utilization} onSaved={props.onChanged} />}
-      <FreshnessSection path={path} tenantName={tn.name} />
       <TenantIncidents orgId={props.orgId} tenantId={tn.id} tenantName={tn.name} />
+      <FailingCollectors tenant={tn} />
+      {owner && <TenantOwnerActions path={path} tenant={tn} onRemoved={props.onChanged} />}
+      {tn.scan && <ScanProgress scan={tn.scan} />}
+      <TenantDetails summary={t('thDetails')} testId="tenant-collectors">
+        <CollectorsTable path={path} tenant={tn} onChanged={props.onChanged} />
+        <ApiBudgetTable tenantName={tn.name} budget={tn.apiBudget} />
+      </TenantDetails>
+      <TenantDetails summary={t('thSettings')} testId="tenant-settings">
+        {owner && <CapShareForm path={path} tenantId={tn.id} tenantName={tn.name} share={tn.capSharePercent} onSaved={props.onChanged} />}
+        {owner && <MirroringLagForm path={path} tenantId={tn.id} tenantName={tn.name} lag={tn.mirroringLag} onSaved={props.onChanged} />}
+        {owner && <UtilizationSection path={path} tenantId={tn.id} tenantName={tn.name} utilization={tn.utilization} onSaved={props.onChanged} />}
+        <FreshnessSection path={path} tenantName={tn.name} />
+      </TenantDetails>
     </article>
   );
 }
