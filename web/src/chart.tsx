@@ -3,6 +3,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import './charts.css';
+import { useConsole } from './app-context.js';
 
 /**
  * Okabe–Ito: eight colours told apart with every common colour-vision deficiency (and in grey,
@@ -116,10 +117,13 @@ function drawMarks(u: uPlot, refLine: number | undefined, bands: Array<{ from: n
  * categorical: the caller's labels, so dates read in the viewer's language.
  */
 export function Chart(props: ChartProps) {
+  const { t } = useConsole();
   const box = useRef<HTMLDivElement>(null);
+  // Nothing to draw (no point, or no value at any): the card says "sem dados", not a blank frame.
+  const empty = props.labels.length === 0 || props.series.every((s) => s.values.every((v) => v === null || v === undefined));
   useEffect(() => {
     const el = box.current;
-    if (!el || props.labels.length === 0) return;
+    if (!el || empty) return;
     const stacked = props.kind === 'stacked-bars';
     const ys = stacked ? stack(props.series) : props.series.map((s) => s.values);
     const x = props.labels.map((_, i) => i);
@@ -174,13 +178,18 @@ export function Chart(props: ChartProps) {
       resize.disconnect();
       plot.destroy();
     };
-  }, [props.kind, props.labels.join('\u0000'), JSON.stringify(props.series), JSON.stringify(props.yRange), props.refLine, JSON.stringify(props.bands)]);
+  }, [empty, props.kind, props.labels.join('\u0000'), JSON.stringify(props.series), JSON.stringify(props.yRange), props.refLine, JSON.stringify(props.bands)]);
 
   return (
-    <figure class="chart" id={props.id} aria-labelledby={`${props.id}-title`}>
+    <figure class="chart" id={props.id} aria-labelledby={`${props.id}-title`} data-empty={empty ? 'true' : undefined}>
       <figcaption id={`${props.id}-title`}>
         <h2>{props.title}</h2>
       </figcaption>
+      {empty && (
+        <p class="empty" data-testid="no-data">
+          {t('noData')}
+        </p>
+      )}
       <div class="chart-canvas" ref={box} aria-hidden="true" />
       <details class="chart-data">
         <summary>{props.dataLabel}</summary>

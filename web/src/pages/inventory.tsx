@@ -4,6 +4,7 @@ import { orgPath, useConsole } from '../app-context.js';
 import { DataTable, ListPage, useGet, type Column, type Loaded } from '../lists.js';
 import { monthLabel } from '../period.js';
 import { Link } from '../router.js';
+import { CopyableId } from '../copy.js';
 import '../charts.css';
 import { CapacityLoadSection } from './capacity-load.js';
 
@@ -114,6 +115,7 @@ export function WorkspacesPage(props: { orgId: string }) {
       rowAttrs={(w) => ({ 'data-workspace': w.name })}
       columns={() => [
         { label: t('wsName'), rowHeader: true, cell: (w) => w.name },
+        { label: t('wsId'), cell: (w) => <CopyableId value={w.remoteId} name={w.name} />, value: (w) => w.remoteId },
         { label: t('wsCapacity'), cell: (w) => (w.capacityName ? <Link href={incidentsHref('capacityName', w.capacityName)}>{w.capacityName}</Link> : t('none')) },
         openIncidentsColumn<Workspace>(t('capOpen'), (w) => ({ count: w.openIncidents, href: incidentsHref('workspaceName', w.name), name: w.name })),
       ]}
