@@ -79,6 +79,20 @@ describe('console: the pages a person reads', () => {
 
   const here = (p: Page) => p.locator('#main-nav summary.current');
 
+  /** A second organization with one capacity whose ARM name differs from its display name, and its cost this month. */
+  async function capacityOrg(): Promise<string> {
+    const t = session.server.t;
+    const name = `Capacidades ${Math.random().toString(36).slice(2, 8)}`;
+    const org = (await t.admin('POST', '/orgs', { name })).json().id as string;
+    expect((await t.admin('PUT', `/orgs/${org}/capacities`, [{ name: 'Capacity 001', sku: 'F2', state: 'Active', region: 'Brazil South' }])).statusCode).toBe(200);
+    // As the inventory collector stores it (test/monitoring/costs.test.ts joins it from the simulator).
+    await t.ctx.db.query("UPDATE capacities SET arm_name = 'fabriccap001' WHERE org_id = $1", [org]);
+    const today = new Date().toISOString().slice(0, 10);
+    const cost = { date: today, capacityName: 'Capacity 001', currency: 'BRL', cost: 12.5, amortizedCost: 12.5, overageCost: 0 };
+    expect((await t.admin('POST', `/orgs/${org}/costs`, [cost])).statusCode).toBe(200);
+    return name;
+  }
+
   for (const lang of LANGS) {
     it(`the menu marks the page shown, the organization list included (${lang})`, async () => {
       const T = TEXT[lang];
@@ -146,6 +160,16 @@ describe('console: the pages a person reads', () => {
       await picker.waitFor();
       await picker.selectOption(WS.remoteId);
       expect(await setup.getByLabel(T.setupField).inputValue()).toBe(WS.remoteId);
+      await p.context().close();
+    });
+
+    it(`Capacidades names a capacity by its display name, its ARM name beside, with its cost (${lang})`, async () => {
+      const p = await openConsole(session.server, await capacityOrg(), { lang, path: '/capacities' });
+      const row = p.locator('tr[data-capacity="Capacity 001"]');
+      await row.waitFor();
+      expect(await row.locator('th').textContent()).toBe('Capacity 001 fabriccap001');
+      expect(await row.getByTestId('arm-name').textContent()).toBe('fabriccap001');
+      expect(await row.locator('td').nth(4).textContent()).toMatch(/12[,.]50/);
       await p.context().close();
     });
 

@@ -110,6 +110,19 @@ function drawMarks(u: uPlot, refLine: number | undefined, bands: Array<{ from: n
   ctx.restore();
 }
 
+/** Nothing to draw (no point, or no value at any): the card says "sem dados", not a blank frame. */
+function nothingToDraw(props: Pick<ChartProps, 'labels' | 'series'>): boolean {
+  return props.labels.length === 0 || props.series.every((s) => s.values.every((v) => v === null || v === undefined));
+}
+
+function NoData(props: { shown: boolean; text: string }) {
+  return props.shown ? (
+    <p class="empty" data-testid="no-data">
+      {props.text}
+    </p>
+  ) : null;
+}
+
 /**
  * A uPlot chart (canvas, hidden from screen readers) followed by its text alternative, one click
  * away: a <details> whose table stays in the document (screen readers reach it through the
@@ -119,8 +132,7 @@ function drawMarks(u: uPlot, refLine: number | undefined, bands: Array<{ from: n
 export function Chart(props: ChartProps) {
   const { t } = useConsole();
   const box = useRef<HTMLDivElement>(null);
-  // Nothing to draw (no point, or no value at any): the card says "sem dados", not a blank frame.
-  const empty = props.labels.length === 0 || props.series.every((s) => s.values.every((v) => v === null || v === undefined));
+  const empty = nothingToDraw(props);
   useEffect(() => {
     const el = box.current;
     if (!el || empty) return;
@@ -185,11 +197,7 @@ export function Chart(props: ChartProps) {
       <figcaption id={`${props.id}-title`}>
         <h2>{props.title}</h2>
       </figcaption>
-      {empty && (
-        <p class="empty" data-testid="no-data">
-          {t('noData')}
-        </p>
-      )}
+      <NoData shown={empty} text={t('noData')} />
       <div class="chart-canvas" ref={box} aria-hidden="true" />
       <details class="chart-data">
         <summary>{props.dataLabel}</summary>

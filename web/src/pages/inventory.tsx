@@ -86,7 +86,8 @@ export function CapacitiesPage(props: { orgId: string }) {
         rowKey={(c: Capacity) => c.name}
         rowAttrs={(c) => ({ 'data-capacity': c.name })}
         columns={(d) => [
-          { label: t('capName'), rowHeader: true, cell: (c) => c.name },
+          // The display name, as every page says it; the Azure resource name (Cost Management's) beside it.
+          { label: t('capName'), rowHeader: true, cell: (c) => (c.armName && c.armName !== c.name ? <>{c.name} <small class="muted" data-testid="arm-name">{c.armName}</small></> : c.name) },
           { label: t('capSku'), cell: (c) => c.sku },
           { label: t('capState'), cell: (c) => c.state },
           { label: t('capRegion'), cell: (c) => c.region },
