@@ -3,6 +3,7 @@ import { countOpenAlertsBy } from '../alerts/listing.js';
 import { invalidRequest } from '../http/errors.js';
 import { listDailyCosts, type CostItem } from '../public-api/queries/costs.js';
 import { listCapacities, listWorkspaces, type CapacityItem, type WorkspaceItem } from '../public-api/queries/inventory.js';
+import { capacitiesOf } from '../orgs/inventory.js';
 import { summarizeIncidents } from '../public-api/queries/metrics.js';
 import { capacityAvailability, loadSlaTargets, slaReport } from '../public-api/queries/sla.js';
 import { DAY_MS, type dayWindow, formatDate, monthWindow } from '../public-api/windows.js';
@@ -82,11 +83,13 @@ export async function capacityInventory(ctx: AppContext, orgId: string) {
   const costOf = new Map<string, number>();
   for (const c of costs.items) costOf.set(c.capacityName, (costOf.get(c.capacityName) ?? 0) + c.cost);
   const open = await countOpenAlertsBy(ctx.db, orgId, 'capacity');
+  const armNames = new Map((await capacitiesOf(ctx.db, orgId)).map((c) => [c.name, c.armName ?? null]));
   return {
     month: month.month,
     currency: costs.currency,
     items: capacities.map((c) => ({
       ...c,
+      armName: armNames.get(c.name) ?? null,
       // A capacity without any Capacity error incident was up the whole month.
       availabilityPercent: availability.get(c.name) ?? 100,
       costThisMonth: costOf.has(c.name) ? Math.round(costOf.get(c.name)! * 100) / 100 : null,

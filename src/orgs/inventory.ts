@@ -15,6 +15,8 @@ export interface Capacity {
   sku: string;
   state: string;
   region: string;
+  /** Its Azure resource name, which Cost Management's rows carry (the inventory collector's join; absent from the admin and public lists' shape). */
+  armName?: string | null;
 }
 
 export interface Workspace {
@@ -54,18 +56,19 @@ export async function replaceCapacitiesIn(q: Queryable, orgId: string, items: Ca
   await q.query('DELETE FROM capacities WHERE org_id = $1', [orgId]);
   if (items.length === 0) return;
   await q.query(
-    `INSERT INTO capacities (org_id, name, sku, state, region)
-     SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[])`,
-    [orgId, items.map((c) => c.name), items.map((c) => c.sku), items.map((c) => c.state), items.map((c) => c.region)],
+    `INSERT INTO capacities (org_id, name, sku, state, region, arm_name)
+     SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[])`,
+    [orgId, items.map((c) => c.name), items.map((c) => c.sku), items.map((c) => c.state), items.map((c) => c.region), items.map((c) => c.armName ?? null)],
   );
 }
 
-export function listCapacities(ctx: Ctx, orgId: string): Promise<Capacity[]> {
-  return capacitiesOf(ctx.db, orgId);
+export async function listCapacities(ctx: Ctx, orgId: string): Promise<Capacity[]> {
+  return (await capacitiesOf(ctx.db, orgId)).map(({ armName: _arm, ...c }) => c);
 }
 
+/** The organization's capacities with their ARM names (null where unknown). */
 export async function capacitiesOf(q: Reads, orgId: string): Promise<Capacity[]> {
-  const { rows } = await q.query<Capacity>('SELECT name, sku, state, region FROM capacities WHERE org_id = $1 ORDER BY name', [orgId]);
+  const { rows } = await q.query<Capacity>('SELECT name, sku, state, region, arm_name AS "armName" FROM capacities WHERE org_id = $1 ORDER BY name', [orgId]);
   return rows;
 }
 

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { openConsole, useConsoleServer } from '../helpers/console-session.js';
 import { tenantBody } from '../monitoring/support.js';
-import { clickNavLink } from '../helpers/console-nav.js';
+import { clickNavLink, openTenantPart } from '../helpers/console-nav.js';
 
 const ORG_NAME = 'Cap share org';
 
@@ -23,6 +23,8 @@ describe("console Tenant page: Vigia's share of the tenant's caps", () => {
     const p = await openConsole(session.server, ORG_NAME);
     await clickNavLink(p, 'Tenant');
     const card = p.locator('article[data-tenant="Grande"]');
+    await openTenantPart(card, 'collectors');
+    await openTenantPart(card, 'settings');
     const form = card.getByTestId('cap-share');
     await form.waitFor();
     const share = form.getByLabel('Parcela (%)');

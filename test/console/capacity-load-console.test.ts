@@ -11,7 +11,7 @@ import { storeWindows } from '../../src/monitoring/sources/utilization/capacity-
 import type { WindowFigures } from '../../src/monitoring/sources/utilization/utilization-events.js';
 import type { TenantSim } from '../../src/tenant-sim/index.js';
 import { startSim } from '../tenant-sim/helpers.js';
-import { clickNavLink } from '../helpers/console-nav.js';
+import { clickNavLink, openTenantPart } from '../helpers/console-nav.js';
 import type { TestApp } from '../helpers/context.js';
 import { openConsole, startConsoleServer, type ConsoleServer } from '../helpers/console-session.js';
 import { insertOrg, tenantBody } from '../monitoring/support.js';
@@ -66,6 +66,7 @@ describe('console: capacity load', () => {
   it('fills the tenant\'s utilization form: refused values are said in Portuguese and nothing is sent; valid ones are saved', async () => {
     const { context, p } = await signIn('pt-BR');
     await clickNavLink(p, 'Tenant');
+    await openTenantPart(p.locator('article[data-tenant="Contoso"]'), 'settings');
     const form = p.locator('article[data-tenant="Contoso"]').getByTestId('utilization');
     await form.waitFor();
     expect(await form.getByLabel('Limite de aviso (%)').inputValue()).toBe('80');
@@ -132,6 +133,18 @@ describe('console: capacity load', () => {
     await clickNavLink(p, 'Capacidades');
     const chart = p.locator('[data-capacity-load="Produção F64"]');
     await chart.getByRole('heading', { name: 'Carga de Produção F64', exact: true }).waitFor();
+    // Load only from the last hours: the section opens on the last 24 hours (not one dot at the far
+    // left of a week), in 30-second windows that show their seconds.
+    const period = p.getByLabel('Período da carga');
+    await p.waitForFunction(() => document.querySelectorAll('[data-capacity-load] table[id$="-table"] tbody tr').length === 3);
+    expect(await period.inputValue()).toBe('24h');
+    const times = await chart.locator('table[id$="-table"] tbody tr th').allTextContents();
+    expect(times[0]).toMatch(/^\d{2}\/\d{2}, \d{2}:00:00$/);
+    expect(times[1]).toMatch(/^\d{2}\/\d{2}, \d{2}:00:30$/);
+    // The week, by the hour: two points, without seconds.
+    await period.selectOption('7d');
+    await p.waitForFunction(() => document.querySelectorAll('[data-capacity-load] table[id$="-table"] tbody tr').length === 2);
+    expect(await chart.locator('table[id$="-table"] tbody tr th').first().textContent()).toMatch(/^\d{2}\/\d{2}, \d{2}:00$/);
     const canvas = chart.locator('.chart-canvas');
     await p.waitForFunction(() => document.querySelector('[data-capacity-load] .chart-canvas')?.getAttribute('data-bands') === '1');
     expect(await canvas.getAttribute('data-ref-line')).toBe('100');
@@ -144,15 +157,15 @@ describe('console: capacity load', () => {
     expect(await rows.nth(1).locator('td').first().textContent()).toBe('150');
     await chart.getByTestId('load-incidents').getByRole('link', { name: 'Produção F64: atraso interativo' }).waitFor();
 
-    // The last 24 hours in 30-second windows: three points.
-    await p.getByLabel('Período da carga').selectOption('24h');
-    await p.waitForFunction(() => document.querySelectorAll('[data-capacity-load] table[id$="-table"] tbody tr').length === 3);
 
     await context.close();
     const q = await openConsole(server, ORG_NAME, { lang: 'en' });
     const en = q.context();
     await clickNavLink(q, 'Capacities');
     await q.getByRole('heading', { name: 'Load of Produção F64', exact: true }).waitFor();
+    await q.waitForFunction(() => document.querySelectorAll('[data-capacity-load] table[id$="-table"] tbody tr').length === 3);
+    expect(await q.getByLabel('Load period').inputValue()).toBe('24h');
+    expect(await q.locator('[data-capacity-load] table[id$="-table"] tbody tr th').nth(1).textContent()).toMatch(/^\d{2}\/\d{2}, \d{2}:00:30\s[AP]M$/);
     await q.getByText('Show data (table)').click();
     await q.getByRole('columnheader', { name: 'Next 10 min (%)' }).waitFor();
     await en.close();
@@ -175,6 +188,7 @@ describe('console: capacity load', () => {
     const { context, p } = await signIn('pt-BR');
     await clickNavLink(p, 'Tenant');
     const card = p.locator('article[data-tenant="Simulado"]');
+    await openTenantPart(card, 'settings');
     const setup = card.getByTestId('utilization-setup');
     await setup.waitFor();
     const workspace = setup.getByLabel('ID do workspace onde criar');

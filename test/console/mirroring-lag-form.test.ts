@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { openConsole, useConsoleServer } from '../helpers/console-session.js';
 import { tenantBody } from '../monitoring/support.js';
-import { clickNavLink } from '../helpers/console-nav.js';
+import { clickNavLink, openTenantPart } from '../helpers/console-nav.js';
 
 const ORG_NAME = 'Mirroring lag org';
 
@@ -21,6 +21,7 @@ describe('console Tenant page: replication lag thresholds', () => {
 
     const p = await openConsole(session.server, ORG_NAME);
     await clickNavLink(p, 'Tenant');
+    await openTenantPart(p.locator('article[data-tenant="Espelhos"]'), 'settings');
     const form = p.locator('article[data-tenant="Espelhos"]').getByTestId('mirroring-lag');
     await form.waitFor();
     const info = form.getByLabel('Limite informativo (segundos)');

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant } from '../../src/monitoring/tenants.js';
 import { openConsole, startConsoleServer, type ConsoleServer } from '../helpers/console-session.js';
 import { insertOrg } from '../monitoring/support.js';
-import { clickNavLink } from '../helpers/console-nav.js';
+import { clickNavLink, openTenantPart } from '../helpers/console-nav.js';
 
 const ORG_NAME = 'Freshness page org';
 
@@ -41,6 +41,7 @@ describe('console Tenant page: data freshness section in Chromium', () => {
   it('shows, checks, saves and resets the settings in both languages', async () => {
     const p = await openConsole(server, ORG_NAME);
     await clickNavLink(p, 'Tenant');
+    await openTenantPart(p.locator('article[data-tenant="Contoso"]'), 'settings');
     const section = p.locator('article[data-tenant="Contoso"]').getByTestId('freshness');
     await section.getByRole('heading', { name: 'Atualização dos dados de Contoso' }).waitFor();
 

@@ -13,7 +13,7 @@ import type { TenantSim } from '../../src/tenant-sim/index.js';
 import type { TestApp } from '../helpers/context.js';
 import { openConsole, useConsoleServer } from '../helpers/console-session.js';
 import { startSim } from '../tenant-sim/helpers.js';
-import { clickNavLink } from '../helpers/console-nav.js';
+import { clickNavLink, openTenantPart } from '../helpers/console-nav.js';
 import { applySignalsIn, commitRun } from '../../src/monitoring/engine/output.js';
 import { releaseLease } from '../../src/monitoring/engine/lease.js';
 import { tenantSignal } from '../../src/monitoring/engine/self-watch.js';
@@ -104,6 +104,8 @@ describe('console Tenant page in Chromium', () => {
       sim.control.refuseTokens({ on: false });
     }
 
+    // The collectors' table is one click away (the monitor's own problems come first).
+    await openTenantPart(card, 'collectors');
     // Run now: nothing is due until the button asks for the capacity collector.
     await t.ctx.db.query('UPDATE collector_schedules SET next_run_at = $1', [new Date(Date.now() + 86_400_000)]);
     const runner = new CollectorScheduler(t.ctx, { collectors: [capacityCollector], pollMs: 60_000 });

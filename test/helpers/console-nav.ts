@@ -2,7 +2,7 @@
  * The console's main navigation groups its pages (Monitor, Delivery, Access), each a <details>:
  * a test opens the group holding the link, then follows it, as a person does.
  */
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 
 export async function clickNavLink(p: Page, name: string): Promise<void> {
   const nav = p.getByRole('navigation', { name: /Navegação principal|Main navigation/ });
@@ -16,4 +16,14 @@ export async function clickNavLink(p: Page, name: string): Promise<void> {
     await nav.locator('details', { has: p.locator('a').filter({ hasText: exact }) }).locator('summary').click();
   }
   await link.click();
+}
+
+/**
+ * The Tenant page shows the monitor's own problems first; the collectors' table with the call
+ * budget ('collectors') and the settings ('settings') are each a <details> of the tenant's card:
+ * a test opens the part it reads, as a person does.
+ */
+export async function openTenantPart(card: Locator, part: 'collectors' | 'settings'): Promise<void> {
+  const details = card.getByTestId(`tenant-${part}`);
+  if ((await details.getAttribute('open')) === null) await details.locator(':scope > summary').click();
 }

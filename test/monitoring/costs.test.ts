@@ -6,7 +6,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { costsCollector } from '../../src/monitoring/sources/costs/costs.js';
-import { replaceCapacities } from '../../src/orgs/inventory.js';
+import { capacitiesOf, replaceCapacities } from '../../src/orgs/inventory.js';
+import { inventoryCollector } from '../../src/monitoring/sources/inventory/inventory.js';
+import { capacityInventory } from '../../src/admin-api/overview-views.js';
 import { createHarness, schedule, type Harness } from './harness.js';
 
 describe('collector: costs', () => {
@@ -68,6 +70,34 @@ describe('collector: costs', () => {
     expect((await schedule(h, tenant.id, 'costs')).last_error).toBeNull();
     const later = sim.requests.filter((r) => r.family === 'cost').slice(before);
     expect(later.filter((r) => !r.query.$skiptoken)).toHaveLength(2);
+    expect(sim.violations).toEqual([]);
+  });
+
+  it('files costs under the capacity\'s display name when its ARM resource is named otherwise ("Capacity 001", fabriccap001)', async () => {
+    h.clock.set(Date.now());
+    const sim = await h.sim({ seed: 62, sizes: { capacities: 2, workspaces: 1, costDays: 5 } });
+    const orgId = await h.org();
+    const scope = `/subscriptions/${sim.state.settings.subscriptionId}`;
+    await h.tenant(orgId, sim, { costScopes: [scope] });
+    // The inventory joins each ARM resource to its capacity (same SKU, region and administrators).
+    const inventory = h.scheduler({ collectors: [inventoryCollector] });
+    expect(await inventory.pass()).toBe(1);
+    const caps = await capacitiesOf(h.ctx.db, orgId);
+    expect(caps.map((c) => [c.name, c.armName]).sort()).toEqual(sim.state.capacities.map((c) => [c.displayName, c.armName]).sort());
+    for (const c of sim.state.capacities) expect(c.displayName).not.toBe(c.armName);
+
+    const costs = h.scheduler({ collectors: [costsCollector] });
+    expect(await costs.pass()).toBe(1);
+    const { rows } = await h.ctx.db.query<{ capacity_name: string }>('SELECT DISTINCT capacity_name FROM daily_costs WHERE org_id = $1 ORDER BY capacity_name', [orgId]);
+    const billed = new Set(sim.state.costs.map((r) => r.resourceId.split('/').pop()!.toLowerCase()));
+    const named = sim.state.capacities.filter((c) => billed.has(c.armName.toLowerCase())).map((c) => c.displayName).sort();
+    expect(named.length).toBeGreaterThan(0);
+    expect(rows.map((r) => r.capacity_name)).toEqual(named);
+    // The console's capacity list: display name, ARM name beside it, and this month's cost.
+    const view = await capacityInventory(h.ctx, orgId);
+    const shown = view.items.find((c) => c.name === named[0])!;
+    expect(shown.armName).toBe(sim.state.capacities.find((c) => c.displayName === named[0])!.armName);
+    expect(shown.costThisMonth).not.toBeNull();
     expect(sim.violations).toEqual([]);
   });
 });

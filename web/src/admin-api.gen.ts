@@ -4128,10 +4128,13 @@ export interface components {
         };
         /** CapacityView */
         CapacityView: {
+            /** @description Its Azure resource name, which Cost Management groups costs by; null when no ARM resource is known. */
+            armName: string | null;
             /** @description This month so far (UTC), as in the SLA report. */
             availabilityPercent: number;
             /** @description Sum of the daily costs this month in `currency`; null without rows. */
             costThisMonth: number | null;
+            /** @description The display name (the name every page uses). */
             name: string;
             openIncidents: number;
             region: string;

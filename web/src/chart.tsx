@@ -3,6 +3,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import './charts.css';
+import { useConsole } from './app-context.js';
 
 /**
  * Okabe–Ito: eight colours told apart with every common colour-vision deficiency (and in grey,
@@ -109,6 +110,19 @@ function drawMarks(u: uPlot, refLine: number | undefined, bands: Array<{ from: n
   ctx.restore();
 }
 
+/** Nothing to draw (no point, or no value at any): the card says "sem dados", not a blank frame. */
+function nothingToDraw(props: Pick<ChartProps, 'labels' | 'series'>): boolean {
+  return props.labels.length === 0 || props.series.every((s) => s.values.every((v) => v === null || v === undefined));
+}
+
+function NoData(props: { shown: boolean; text: string }) {
+  return props.shown ? (
+    <p class="empty" data-testid="no-data">
+      {props.text}
+    </p>
+  ) : null;
+}
+
 /**
  * A uPlot chart (canvas, hidden from screen readers) followed by its text alternative, one click
  * away: a <details> whose table stays in the document (screen readers reach it through the
@@ -116,10 +130,12 @@ function drawMarks(u: uPlot, refLine: number | undefined, bands: Array<{ from: n
  * categorical: the caller's labels, so dates read in the viewer's language.
  */
 export function Chart(props: ChartProps) {
+  const { t } = useConsole();
   const box = useRef<HTMLDivElement>(null);
+  const empty = nothingToDraw(props);
   useEffect(() => {
     const el = box.current;
-    if (!el || props.labels.length === 0) return;
+    if (!el || empty) return;
     const stacked = props.kind === 'stacked-bars';
     const ys = stacked ? stack(props.series) : props.series.map((s) => s.values);
     const x = props.labels.map((_, i) => i);
@@ -174,13 +190,14 @@ export function Chart(props: ChartProps) {
       resize.disconnect();
       plot.destroy();
     };
-  }, [props.kind, props.labels.join('\u0000'), JSON.stringify(props.series), JSON.stringify(props.yRange), props.refLine, JSON.stringify(props.bands)]);
+  }, [empty, props.kind, props.labels.join('\u0000'), JSON.stringify(props.series), JSON.stringify(props.yRange), props.refLine, JSON.stringify(props.bands)]);
 
   return (
-    <figure class="chart" id={props.id} aria-labelledby={`${props.id}-title`}>
+    <figure class="chart" id={props.id} aria-labelledby={`${props.id}-title`} data-empty={empty ? 'true' : undefined}>
       <figcaption id={`${props.id}-title`}>
         <h2>{props.title}</h2>
       </figcaption>
+      <NoData shown={empty} text={t('noData')} />
       <div class="chart-canvas" ref={box} aria-hidden="true" />
       <details class="chart-data">
         <summary>{props.dataLabel}</summary>

@@ -19,6 +19,7 @@ import { destinationsEn, destinationsPt } from './i18n-destinations.js';
 import { alertsEn, alertsPt } from './i18n-alerts.js';
 import { changesEn, changesPt } from './i18n-changes.js';
 import { notifyEn, notifyPt } from './i18n-notify.js';
+import { readingEn, readingPt } from './i18n-reading.js';
 
 const pt = {
   ...overviewPt,
@@ -35,6 +36,7 @@ const pt = {
   ...destinationsPt,
   ...alertsPt,
   ...changesPt,
+  ...readingPt,
 };
 
 export type Texts = typeof pt;
@@ -55,6 +57,7 @@ const en: Texts = {
   ...destinationsEn,
   ...alertsEn,
   ...changesEn,
+  ...readingEn,
 };
 
 export type Lang = 'pt-BR' | 'en';

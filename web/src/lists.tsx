@@ -281,12 +281,14 @@ export function PagedList<T>(props: {
   pageSize: number;
   onPage: (page: number) => void;
   item: (item: T) => ComponentChildren;
+  /** The page's items drawn together (to fold some under one line); `item` each unless given. */
+  items?: (items: T[]) => ComponentChildren;
 }) {
   const { list } = props;
   return (
     <>
       <LoadState list={list} empty={props.empty} count={(d) => d.value.length}>
-        {(d) => <ul class={props.class}>{d.value.map(props.item)}</ul>}
+        {(d) => <ul class={props.class}>{props.items ? props.items(d.value) : d.value.map(props.item)}</ul>}
       </LoadState>
       {list.data && <Pager label={props.label} page={props.page} pages={pageCount(list.data.totalCount, props.pageSize)} onPage={props.onPage} />}
     </>

@@ -9,7 +9,7 @@ import { Link, useLocation } from './router.js';
 import { session } from './session.js';
 import { useFocusOnNavigation } from './focus.js';
 import { MainNav } from './nav.js';
-import { Routes } from './routes.js';
+import { navPathOf, Routes } from './routes.js';
 import { SignIn } from './pages/sign-in.js';
 import { followReturnTo, rememberReturnTo } from './return-to.js';
 
@@ -105,7 +105,7 @@ function LanguageSwitch(props: { lang: Lang; onChange: (lang: Lang) => void }) {
 
 /** The signed-in console: the header (brand, organization, menu, language, sign out) and the page of the path. */
 function SignedIn(props: { me: Me; path: string; langSwitch: ComponentChildren; onSignOut: () => void }) {
-  const { t, can } = useConsole();
+  const { t, can, orgId } = useConsole();
   return (
     <>
       <a class="skip" href="#main">
@@ -117,7 +117,7 @@ function SignedIn(props: { me: Me; path: string; langSwitch: ComponentChildren; 
         </Link>
         <OrgName />
         <MainNav
-          path={props.path}
+          path={navPathOf(props.path, orgId)}
           // Personal tokens belong to people; the audit log to owners; organization settings to the instance admin.
           show={(href) => (href === '/tokens' ? props.me.kind === 'person' : href === '/audit' ? can('owner') : href === '/settings' ? props.me.kind !== 'person' : true)}
         />

@@ -72,7 +72,7 @@ export function MainNav(props: { path: string; show: (href: string) => boolean }
       document.removeEventListener('keydown', onEscape);
     };
   }, []);
-  const current = (href: string) => props.path === href || props.path.startsWith(`${href}/`) || (href === '/overview' && props.path === '/');
+  const current = (href: string) => props.path === href || props.path.startsWith(`${href}/`);
   return (
     <>
       <button type="button" class="menu-button secondary" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>

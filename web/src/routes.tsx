@@ -34,6 +34,17 @@ const ORG_PAGES: Record<string, (props: { orgId: string }) => JSX.Element> = {
   '/settings': OrgSettingsPage,
 };
 
+/**
+ * The menu's entry of the page a path shows: Organizations wherever the organization list is
+ * shown (no organization chosen yet, whatever the address), the overview at `/`, else the path.
+ */
+export function navPathOf(path: string, orgId: string | null): string {
+  const match = matchConsoleRoute(path);
+  if (match?.route === '/alerts/:alertId') return path;
+  if (!orgId || match?.route === '/orgs') return '/orgs';
+  return path === '/' ? '/overview' : path;
+}
+
 /** The page of a console path (the same route table the server answers `index.html` at). */
 export function Routes(props: { path: string }) {
   const { orgId, t } = useConsole();

@@ -82,9 +82,10 @@ export const capacityViewSchema = {
       items: {
         title: 'CapacityView',
         type: 'object',
-        required: ['name', 'sku', 'state', 'region', 'availabilityPercent', 'costThisMonth', 'openIncidents'],
+        required: ['name', 'armName', 'sku', 'state', 'region', 'availabilityPercent', 'costThisMonth', 'openIncidents'],
         properties: {
-          name: { type: 'string' },
+          name: { type: 'string', description: 'The display name (the name every page uses).' },
+          armName: { type: ['string', 'null'], description: 'Its Azure resource name, which Cost Management groups costs by; null when no ARM resource is known.' },
           sku: { type: 'string' },
           state: { type: 'string' },
           region: { type: 'string' },

@@ -7,6 +7,7 @@ import { formatDate } from '../format.js';
 import { PagedList, useFilters, useGet } from '../lists.js';
 import { Link, navigate, useLocation } from '../router.js';
 import { AlertActions, AlertBadges } from './alert-actions.js';
+import { FoldedAlerts } from './alerts-fold.js';
 import { KNOWN_SOURCE_TYPES, notificationKindName, sourceTypeName } from '../i18n-sources.js';
 
 const PAGE_SIZE = 25;
@@ -50,6 +51,7 @@ export function AlertsPage(props: { orgId: string }) {
         pageSize={PAGE_SIZE}
         onPage={filters.setPage}
         item={(a) => <AlertCard key={a.id} orgId={props.orgId} alert={a} onChanged={list.reload} />}
+        items={(rows) => <FoldedAlerts alerts={rows} card={(a) => <AlertCard key={a.id} orgId={props.orgId} alert={a} onChanged={list.reload} />} />}
       />
     </section>
   );

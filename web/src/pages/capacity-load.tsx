@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { components } from '../admin-api.gen.js';
 import { orgPath, useConsole } from '../app-context.js';
 import { Chart } from '../chart.js';
@@ -18,6 +18,17 @@ const PERIODS = {
   '30d': { days: 30, granularity: 'hour', label: 'loadLast30d' },
 } as const;
 type PeriodKey = keyof typeof PERIODS;
+const DAY_MS = 86_400_000;
+
+/**
+ * The period the section opens on: the last 7 days, unless every point of them lies in the last
+ * 24 hours (a tenant connected today: one dot at the far left of a week) — then the last 24 hours.
+ */
+export function periodWithData(view: { to: string; items: Array<{ time: string }> }): PeriodKey {
+  if (view.items.length === 0) return '7d';
+  const since = Date.parse(view.to) - DAY_MS;
+  return view.items.every((it) => Date.parse(it.time) >= since) ? '24h' : '7d';
+}
 
 /** The point an instant falls in: the last item starting at or before it (the first when before them all). */
 function pointOf(items: Item[], iso: string): number {
@@ -37,9 +48,14 @@ function pointOf(items: Item[], iso: string): number {
 export function CapacityLoadSection(props: { orgId: string }) {
   const { t, call } = useConsole();
   const [period, setPeriod] = useState<PeriodKey>('7d');
+  // Until the person picks a period, the section opens on the one that has data.
+  const [picked, setPicked] = useState(false);
   const p = PERIODS[period];
   const query = new URLSearchParams({ days: String(p.days), granularity: p.granularity });
   const load = useLoad((signal) => call<S['CapacityLoadView']>('GET', orgPath(props.orgId, `/capacities/utilization?${query}`), undefined, signal), [props.orgId, period]);
+  useEffect(() => {
+    if (!picked && period === '7d' && load.data && periodWithData(load.data) === '24h') setPeriod('24h');
+  }, [load.data]);
   const byCapacity = new Map<string, Item[]>();
   for (const it of load.data?.items ?? []) byCapacity.set(it.capacityName, [...(byCapacity.get(it.capacityName) ?? []), it]);
   return (
@@ -47,7 +63,11 @@ export function CapacityLoadSection(props: { orgId: string }) {
       <h2 id="capacity-load">{t('loadTitle')}</h2>
       <p class="muted">{t('loadHelp')}</p>
       <label for="load-period">{t('loadPeriod')}</label>{' '}
-      <select id="load-period" value={period} onChange={(e) => setPeriod((e.target as HTMLSelectElement).value as PeriodKey)}>
+      <select id="load-period" value={period} onChange={(e) => {
+          setPicked(true);
+          setPeriod((e.target as HTMLSelectElement).value as PeriodKey);
+        }}
+      >
         {(Object.keys(PERIODS) as PeriodKey[]).map((k) => (
           <option key={k} value={k}>
             {t(PERIODS[k].label)}
@@ -57,7 +77,7 @@ export function CapacityLoadSection(props: { orgId: string }) {
       <LoadState list={load} whileReloading empty={t('loadEmpty')} count={() => byCapacity.size}>
         {(d) =>
           [...byCapacity.entries()].map(([name, items], i) => (
-            <CapacityLoadChart key={name} index={i} name={name} items={items} incidents={d.incidents.filter((x) => x.capacityName === name)} />
+            <CapacityLoadChart key={name} index={i} name={name} items={items} seconds={d.granularity === '30s'} incidents={d.incidents.filter((x) => x.capacityName === name)} />
           ))
         }
       </LoadState>
@@ -65,10 +85,11 @@ export function CapacityLoadSection(props: { orgId: string }) {
   );
 }
 
-function CapacityLoadChart(props: { index: number; name: string; items: Item[]; incidents: Incident[] }) {
+function CapacityLoadChart(props: { index: number; name: string; items: Item[]; seconds: boolean; incidents: Incident[] }) {
   const { t, lang } = useConsole();
   const { items } = props;
-  const when = new Intl.DateTimeFormat(lang, { day: '2-digit', month: '2-digit', hour: '2-digit', minute: '2-digit' });
+  // 30-second windows read with their seconds ("28/11, 01:50:30"), else two rows would say the same minute.
+  const when = new Intl.DateTimeFormat(lang, { day: '2-digit', month: '2-digit', hour: '2-digit', minute: '2-digit', ...(props.seconds ? { second: '2-digit' } : {}) });
   const num = new Intl.NumberFormat(lang, { maximumFractionDigits: 1 });
   const labels = items.map((it) => when.format(new Date(it.time)));
   const series = [

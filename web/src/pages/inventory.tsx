@@ -6,6 +6,7 @@ import { usePageTitle } from '../components.js';
 import { WithChangesTab } from './changes.js';
 import { monthLabel } from '../period.js';
 import { Link } from '../router.js';
+import { CopyableId } from '../copy.js';
 import '../charts.css';
 import { CapacityLoadSection } from './capacity-load.js';
 
@@ -107,7 +108,8 @@ export function CapacitiesPage(props: { orgId: string }) {
         rowKey={(c: Capacity) => c.name}
         rowAttrs={(c) => ({ 'data-capacity': c.name })}
         columns={(d) => [
-          { label: t('capName'), rowHeader: true, cell: (c) => c.name },
+          // The display name, as every page says it; the Azure resource name (Cost Management's) beside it.
+          { label: t('capName'), rowHeader: true, cell: (c) => (c.armName && c.armName !== c.name ? <>{c.name} <small class="muted" data-testid="arm-name">{c.armName}</small></> : c.name) },
           { label: t('capSku'), cell: (c) => c.sku },
           { label: t('capState'), cell: (c) => c.state },
           { label: t('capRegion'), cell: (c) => c.region },
@@ -136,6 +138,7 @@ export function WorkspacesPage(props: { orgId: string }) {
       rowAttrs={(w) => ({ 'data-workspace': w.name })}
       columns={() => [
         { label: t('wsName'), rowHeader: true, cell: (w) => w.name },
+        { label: t('wsId'), cell: (w) => <CopyableId value={w.remoteId} name={w.name} />, value: (w) => w.remoteId },
         { label: t('wsCapacity'), cell: (w) => (w.capacityName ? <Link href={incidentsHref('capacityName', w.capacityName)}>{w.capacityName}</Link> : t('none')) },
         openIncidentsColumn<Workspace>(t('capOpen'), (w) => ({ count: w.openIncidents, href: incidentsHref('workspaceName', w.name), name: w.name })),
       ]}

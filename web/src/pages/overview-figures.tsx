@@ -164,7 +164,8 @@ function SlaMonths(props: { sla: S['SlaHistory']; fmt: Formats['fmt'] }) {
   const targets = months.at(-1)?.targets;
   const noSample = (v: number | null | undefined) => v === null || v === undefined;
   return (
-    <Chart id="sla" title={t('ovSla')} kind="lines" labels={months.map((m) => monthLabel(lang, m.month))} series={series} format={fmt} dataLabel={t('ovShowData')}>
+    // Compliance is a share: its axis is 0–100 %, whatever the few months sampled (not 0–5 %).
+    <Chart id="sla" title={t('ovSla')} kind="lines" labels={months.map((m) => monthLabel(lang, m.month))} series={series} format={fmt} yRange={[0, 100]} dataLabel={t('ovShowData')}>
       {targets && <p class="muted">{t('ovTargets', { mtta: targets.mttaMinutes, mttr: targets.mttrMinutes, avail: fmt(targets.availabilityPercent) })}</p>}
       <DataTable
         rows={pointRows(months)}

@@ -5,6 +5,7 @@ import { useConsole } from '../app-context.js';
 import { Notice, useAction, useFieldErrors } from '../components.js';
 import { ActionForm, TextField, useFormValues } from '../forms.js';
 import type { Translate } from '../i18n.js';
+import { WorkspacePicker } from './workspace-picker.js';
 
 type Utilization = Tenant['utilization'];
 
@@ -219,6 +220,7 @@ export function EventhouseSetupForm(props: { path: string; tenantId: string; onD
   const eh = result?.eventhouse;
   return (
     <ActionForm heading="h4" titleId={id('title')} title={t('ulSetupTitle')} help={t('ulSetupHelp')} testId="utilization-setup" action={run} submitLabel={t('ulSetupRun')} submitClass="secondary" onSubmit={submit}>
+      <WorkspacePicker id={id('pick')} value={f.workspace} onPick={(w) => form.setValue('workspace', w)} />
       <div class="grid">
         <TextField id={id('workspace')} label={t('ulSetupWorkspace')} hint={t('ulSetupWorkspaceHint')} error={fields.errors.workspace} value={f.workspace} maxLength={100} onInput={form.onInput('workspace')} />
         <TextField id={id('eventhouse')} label={t('ulSetupEventhouse')} error={fields.errors.eventhouse} value={f.eventhouse} maxLength={100} onInput={form.onInput('eventhouse')} />

@@ -12,6 +12,7 @@ import { CollectorsTable } from './tenant-collectors.js';
 import { ConnectForm } from './tenant-connect.js';
 import { TenantIncidents } from './tenant-incidents.js';
 import { ChangesTimeline, Tabs } from './changes.js';
+import { FailingCollectors, TenantDetails } from './tenant-health.js';
 
 /** Collectors change state on the server's schedule: the page re-reads them this often. */
 const REFRESH_MS = 3000;
@@ -31,7 +32,11 @@ export function TenantsPage(props: { orgId: string }) {
   );
 }
 
-/** One tenant connection: its checks, collectors, API budget, scans, settings and incidents. */
+/**
+ * One tenant connection. The monitor's own problems come first (its open Tenant incidents and the
+ * collectors that fail, in plain words), then the owner's buttons; the collectors' table, the call
+ * budget and rotation, and the settings are each one click away (docs/console.md, "Tenant").
+ */
 function TenantCard(props: { orgId: string; tenant: Tenant; onChanged: () => void }) {
   const { t } = useConsole();
   const tn = props.tenant;
@@ -54,23 +59,28 @@ function TenantCard(props: { orgId: string; tenant: Tenant; onChanged: () => voi
   );
 }
 
-/** A tenant connection's overview tab: checks, collectors, API budget, scans, settings and incidents. */
+/** A tenant connection's overview tab: the monitor's own problems first, then the owner's buttons; tables and settings one click away. */
 function TenantOverview(props: { orgId: string; tenant: Tenant; path: string; onChanged: () => void }) {
-  const { can } = useConsole();
+  const { t, can } = useConsole();
   const tn = props.tenant;
   const path = props.path;
   const owner = can('owner');
   return (
     <>
-      {owner && <TenantOwnerActions path={path} tenant={tn} onRemoved={props.onChanged} />}
-      <CollectorsTable path={path} tenant={tn} onChanged={props.onChanged} />
-      <ApiBudgetTable tenantName={tn.name} budget={tn.apiBudget} />
-      {owner && <CapShareForm path={path} tenantId={tn.id} tenantName={tn.name} share={tn.capSharePercent} onSaved={props.onChanged} />}
-      {tn.scan && <ScanProgress scan={tn.scan} />}
-      {owner && <MirroringLagForm path={path} tenantId={tn.id} tenantName={tn.name} lag={tn.mirroringLag} onSaved={props.onChanged} />}
-      {owner && <UtilizationSection path={path} tenantId={tn.id} tenantName={tn.name} utilization={tn.utilization} onSaved={props.onChanged} />}
-      <FreshnessSection path={path} tenantName={tn.name} />
       <TenantIncidents orgId={props.orgId} tenantId={tn.id} tenantName={tn.name} />
+      <FailingCollectors tenant={tn} />
+      {owner && <TenantOwnerActions path={path} tenant={tn} onRemoved={props.onChanged} />}
+      {tn.scan && <ScanProgress scan={tn.scan} />}
+      <TenantDetails summary={t('thDetails')} testId="tenant-collectors">
+        <CollectorsTable path={path} tenant={tn} onChanged={props.onChanged} />
+        <ApiBudgetTable tenantName={tn.name} budget={tn.apiBudget} />
+      </TenantDetails>
+      <TenantDetails summary={t('thSettings')} testId="tenant-settings">
+        {owner && <CapShareForm path={path} tenantId={tn.id} tenantName={tn.name} share={tn.capSharePercent} onSaved={props.onChanged} />}
+        {owner && <MirroringLagForm path={path} tenantId={tn.id} tenantName={tn.name} lag={tn.mirroringLag} onSaved={props.onChanged} />}
+        {owner && <UtilizationSection path={path} tenantId={tn.id} tenantName={tn.name} utilization={tn.utilization} onSaved={props.onChanged} />}
+        <FreshnessSection path={path} tenantName={tn.name} />
+      </TenantDetails>
     </>
   );
 }

@@ -88,8 +88,11 @@ export const costsCollector: Collector = {
     const today = isoDay(ctx.clock.now().getTime());
     const changes: StateChange[] = [];
     // Cost Management spells resource ids in lower case: a cost row takes the inventory's
-    // spelling of its capacity's name, so costs and capacities join on the same name.
-    const known = new Map((await capacitiesOf(reader, tenant.org_id)).map((c) => [c.name.toLowerCase(), c.name]));
+    // spelling of its capacity's name, so costs and capacities join on the same name. A capacity
+    // whose display name differs from its resource name is found by its ARM name (inventory.ts).
+    const inventory = await capacitiesOf(reader, tenant.org_id);
+    const known = new Map(inventory.map((c) => [c.name.toLowerCase(), c.name]));
+    for (const c of inventory) if (c.armName && !known.has(c.armName.toLowerCase())) known.set(c.armName.toLowerCase(), c.name);
     const nameOf = (resourceName: string) => known.get(resourceName.toLowerCase()) ?? resourceName;
     for (const scope of tenant.cost_scopes) {
       const key = `cursor:${scope.toLowerCase()}`;

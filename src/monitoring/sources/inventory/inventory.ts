@@ -33,7 +33,13 @@ export const inventoryCollector: Collector = {
     const workspaces = (await workspacesFromScan(reader, tenant, inventory, capacities, names)) ?? (await readWorkspaces(client, tenant));
     const before = (state.get(WRITTEN) as Written | undefined) ?? { capacities: [], workspaces: [] };
 
-    const mine: Capacity[] = capacities.map((c) => ({ name: names.get(c.id)!.slice(0, 200), sku: c.sku.slice(0, 50), state: c.state.slice(0, 50), region: c.region.slice(0, 100) }));
+    const mine: Capacity[] = capacities.map((c) => ({
+      name: names.get(c.id)!.slice(0, 200),
+      sku: c.sku.slice(0, 50),
+      state: c.state.slice(0, 50),
+      region: c.region.slice(0, 100),
+      armName: c.armName?.slice(0, 200) ?? null,
+    }));
     const ownNames = new Set([...before.capacities, ...mine.map((c) => c.name)]);
     const myWorkspaces: Workspace[] = workspaces.map((w) => ({
       name: w.name.slice(0, 200),
