@@ -139,6 +139,26 @@ describe('changes joined to incidents', () => {
     expect(await attachLateChanges(t.ctx.db, clock.now())).toBe(0);
   });
 
+  it('the look-back is the tenant connection\'s setting: PATCH changeLookbackMinutes narrows the join; a bad value is 400', async () => {
+    const bad = await t.admin('PATCH', `/orgs/${orgId}/tenants/${tenant}`, { changeLookbackMinutes: 5 });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error).toBeDefined();
+    const set = await t.admin('PATCH', `/orgs/${orgId}/tenants/${tenant}`, { changeLookbackMinutes: 30 });
+    expect(set.statusCode, set.body).toBe(200);
+    expect(set.json().changeLookbackMinutes).toBe(30);
+    // A third model with a credentials change 45 min before its failure: outside 30 minutes.
+    const third = 'aaaaaaaa-0000-0000-0000-000000000003';
+    await insertChanges(t.ctx.db, orgId, tenant, [
+      change('c-third-old', 'SetScheduledRefresh', minutesBefore(45), { object: { kind: 'item', id: third, type: 'SemanticModel', name: 'Terceiro' }, links: { ...NO_LINKS, datasetId: third } }),
+      change('c-third-new', 'UpdateDatasetParameters', minutesBefore(20), { object: { kind: 'item', id: third, type: 'SemanticModel', name: 'Terceiro' }, links: { ...NO_LINKS, datasetId: third } }),
+    ], clock.now());
+    const alertId = await failRefresh(third);
+    const view = (await t.admin('GET', `/orgs/${orgId}/alerts/${alertId}`)).json();
+    expect(view.changes.map((c: { recordId: string }) => c.recordId)).toEqual(['c-third-new']);
+    expect(view.likelyChange['pt-BR']).toBe('A atualização falhou 20 min depois que os parâmetros foram alterados');
+    expect((await t.admin('PATCH', `/orgs/${orgId}/tenants/${tenant}`, { changeLookbackMinutes: 1440 })).statusCode).toBe(200);
+  });
+
   it('shows the actor to operators and owners, never to viewers, and the public API gains nothing', async () => {
     const alertId = await failRefresh();
     const tokenFor = async (email: string, role: 'viewer' | 'operator') => {
