@@ -245,6 +245,15 @@ export const CONTRACT_SET = [
     title: 'Power BI REST API (operations the tenant simulator serves)',
     sources: ['powerbi/'],
     docs: [{ path: 'powerbi/swagger.json', select: POWERBI_OPERATIONS, responses: true }],
+    // Fields the service sends that the published description leaves out (`addedFields` in the file says why).
+    addedFields: {
+      ActivityEventResponse: {
+        lastResultSet: {
+          schema: { type: 'boolean' },
+          why: "powerbi-activity/README.md §1.2: in the docs' example answers (service-admin-auditing.md), not in the swagger definition",
+        },
+      },
+    },
   },
   {
     file: 'fabric.json',
@@ -557,13 +566,20 @@ export function deriveContract(specsDir, entry) {
   }
   const usedFiles = [...new Set([...resolver.docs.keys(), ...entry.docs.flatMap((d) => (d.compose ? Object.values(d.compose) : d.inline ? [d.inline.split(':')[0]] : [d.path]))])].filter((f) => existsSync(path.join(specsDir, f)));
   const sortedPaths = Object.fromEntries(Object.keys(paths).sort().map((k) => [k, paths[k]]));
+  for (const [name, fields] of Object.entries(entry.addedFields ?? {})) {
+    const def = builder.definitions[name];
+    if (!def) throw new Error(`addedFields: no definition ${name}`);
+    def.properties = { ...def.properties, ...Object.fromEntries(Object.entries(fields).map(([f, v]) => [f, v.schema])) };
+  }
   const definitions = Object.fromEntries(Object.keys(builder.definitions).sort().map((k) => [k, builder.definitions[k]]));
+  const added = Object.entries(entry.addedFields ?? {}).flatMap(([name, fields]) => Object.entries(fields).map(([f, v]) => ({ definition: name, field: f, why: v.why })));
   const contract = {
     title: entry.title,
     derivedBy: 'scripts/derive-contracts.mjs (do not edit by hand)',
     sources: provenanceFor(specsDir, entry, usedFiles),
     ...(entry.bareObjectIsAny ? { bareObjectIsAny: true } : {}),
     ...(builder.unresolved.size ? { unresolvedRefs: [...builder.unresolved].sort() } : {}),
+    ...(added.length ? { addedFields: added } : {}),
     paths: sortedPaths,
     definitions,
   };

@@ -51,6 +51,11 @@ describe('collector: activity', () => {
     add({ at: '2026-06-16T00:15:00Z', record: { Id: 'bad-time', Activity: 'SetScheduledRefresh', CreationTime: 'yesterday' } });
     add({ at: '2026-06-16T00:16:00Z', record: { Activity: 'TakeOverDataset', CreationTime: '2026-06-16T00:16:00' } });
     add({ activity: 'BindToGateway', at: '2026-06-16T00:20:00Z', id: 'a0000000-0000-0000-0000-000000000005', lateMinutes: 30, fields: { DatasetId: MODEL, GatewayId: GATEWAY } });
+    // The model is in the lineage (another collector saw it); the gateway is not: one change names an object Vigia does not know.
+    await h.ctx.db.query(
+      "INSERT INTO monitored_lineage (tenant_ref, item_id, item_type, item_name, workspace_id, updated_at) VALUES ($1, $2, 'SemanticModel', 'Vendas', $3, now())",
+      [tenant.id, MODEL, WORKSPACE],
+    );
 
     await runner.pass();
     expect((await schedule(h, tenant.id, 'activity')).last_error).toBeNull();
@@ -76,7 +81,7 @@ describe('collector: activity', () => {
     const status = await schedule(h, tenant.id, 'activity');
     expect(status.last_rejected).toBe(2);
     expect(status.last_rejected_note).toMatch(/CreationTime that is not a time/);
-    expect(await cursor(tenant.id)).toMatchObject({ readTo: '2026-06-16T00:30:00.000Z', pass: null, ignored: 3 });
+    expect(await cursor(tenant.id)).toMatchObject({ readTo: '2026-06-16T00:30:00.000Z', pass: null, ignored: 3, unknownObjects: 1 });
 
     // 30 minutes on: the pass starts an hour before the last one ended; the late BindToGateway is there now.
     h.clock.advance(30 * 60_000);
@@ -88,6 +93,8 @@ describe('collector: activity', () => {
     ]);
     stored = await rows(tenant.id);
     expect(stored.map((r) => r.activity)).toEqual(['UpdatedAdminFeatureSwitch', 'UpdateDatasourceCredentials', 'SetScheduledRefresh', 'BindToGateway']);
+    // The overlap read the two malformed records again: skipped, not counted twice (no incident from one bad record).
+    expect((await schedule(h, tenant.id, 'activity')).last_rejected).toBe(0);
     expect(sim.violations).toEqual([]);
 
     // The connection keeps one day: a run a day later forgets what is older.
@@ -144,6 +151,25 @@ describe('collector: activity', () => {
     expect(status.last_rejected).toBe(1);
     expect(status.last_rejected_note).toMatch(/refused the window/);
     expect((await cursor(tenant.id)).pass).toBeNull();
+  });
+
+  it('skips pages that are not JSON or not of the documented shape, counts them, and finishes the pass', async () => {
+    const { sim, tenant, runner } = await setUp(3600);
+    sim.control.garbageResponse({ path: '/v1.0/myorg/admin/activityevents', on: true });
+    await runner.pass();
+    let status = await schedule(h, tenant.id, 'activity');
+    expect(status.last_error).toBeNull();
+    expect(status.last_rejected).toBe(2);
+    expect(status.last_rejected_note).toMatch(/unusable page/);
+    expect((await cursor(tenant.id)).pass).toBeNull();
+    sim.control.garbageResponse({ path: '/v1.0/myorg/admin/activityevents', on: false });
+
+    sim.control.oddResponse({ path: '/v1.0/myorg/admin/activityevents', body: { activityEventEntities: { not: 'a list' }, lastResultSet: true } });
+    h.clock.advance(3_600_000);
+    await runner.pass();
+    status = await schedule(h, tenant.id, 'activity');
+    expect(status.last_error).toBeNull();
+    expect(status.last_rejected_note).toMatch(/not an array/);
   });
 
   it('makes no call in member mode', async () => {

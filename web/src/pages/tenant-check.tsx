@@ -56,8 +56,8 @@ function CheckResult(props: { tenantName: string; check: TenantCheck }) {
       <p role="status">{check.ok ? t('tnCheckOk') : t('tnCheckProblems')}</p>
       <ul class="checks">
         {check.checks.map((c) => (
-          <li key={`${c.id}-${c.title.en}`} data-check={c.id} data-ok={String(c.ok)}>
-            <strong>{c.ok ? t('tnOk') : t(checkLabel(c.cause))}</strong> — {c.title[lang]}
+          <li key={`${c.id}-${c.title.en}`} data-check={c.id} data-ok={String(c.ok)} data-advisory={c.advisory ? 'true' : undefined}>
+            <strong>{c.ok ? t('tnOk') : c.advisory ? t('tnNotInMode') : t(checkLabel(c.cause))}</strong> — {c.title[lang]}
             {c.detail && <span class="muted"> ({c.detail})</span>}
             {c.fix && (
               <p>
