@@ -135,7 +135,7 @@ module.exports = {
       name: 'tenant-sim-is-a-tool',
       severity: 'error',
       comment: 'The tenant simulator stands in for the vendors (tests, demo, `vigia tenant-sim`): the service never imports it, and it uses nothing of ours but the vendor contracts, the self-signed certificate helper and the zone offsets (src/zone-offset.ts).',
-      from: { path: '^src/', pathNot: ['^src/tenant-sim/', '^src/(main|demo|demo-tenant|demo-capacity-load)\\.ts$'] },
+      from: { path: '^src/', pathNot: ['^src/tenant-sim/', '^src/(main|demo|demo-tenant|demo-capacity-load|demo-changes)\\.ts$'] },
       to: { path: '^src/tenant-sim/' },
     },
     {

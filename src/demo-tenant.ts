@@ -6,6 +6,8 @@
  * incident opens, the signed delivery reaches the receiver, the public API lists it. A refresh
  * bound to that gateway then fails: with a `refreshes` collector it is correlated to the
  * gateway's incident (recorded, not paged); without one, the demo says what it would show.
+ * Then what changed before it broke (src/demo-changes.ts): "someone" rotates a data source's
+ * credentials, another model's refresh fails, and its incident names that change.
  * Last, capacity load (src/demo-capacity-load.ts): Vigia sets up the Eventhouse source, a
  * capacity is throttled, the incident names the heaviest item, and it recovers.
  *
@@ -20,6 +22,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Config } from './config.js';
 import { capacityLoadStory } from './demo-capacity-load.js';
+import { changeStory } from './demo-changes.js';
 import { createDestination } from './delivery/destination-service.js';
 import { IMPLEMENTED_COLLECTORS } from './monitoring/connection/implemented.js';
 import { createTenant } from './monitoring/tenants.js';
@@ -145,7 +148,8 @@ export async function runLiveDemo(config: Config, opts: LiveDemoOptions = {}): P
     sim.control.gatewayOffline({ gatewayId: gateway.id, offline: false });
     await until('the resolution at the receiver', timeout, async () => received.find((l) => l.includes(`alert=${alert.id}`) && l.includes('alert.recovered')));
     step(11, `"${gateway.displayName}" is back online: the next run resolves the incident and the receiver gets alert.recovered`);
-    await capacityLoadStory({ ctx, sim, orgId: org.id, tenantRef: tenant.id, timeout, step, until, received }, 12);
+    const next = await changeStory({ ctx, sim, orgId: org.id, tenantRef: tenant.id, timeout, step, until }, 12, model?.id ?? null);
+    await capacityLoadStory({ ctx, sim, orgId: org.id, tenantRef: tenant.id, timeout, step, until, received }, next);
     out('');
     out(`  This live story ran on its own Vigia and throwaway database, gone now with its organization "${org.name}" and its API key.\n  The API key printed above, under "Vigia demo ready", is the one that works on your server.`);
     out(`  The simulator checked every request against the vendors' contracts: ${sim.violations.length === 0 ? 'no violation' : sim.violations.join('; ')}.`);
@@ -211,6 +215,8 @@ async function connectSimulatedTenant(ctx: RunningService['ctx'], orgId: string,
     mode: 'admin',
     endpoints: { authorityHost: sim.origin, powerBi: sim.origin, fabric: sim.origin, arm: sim.origin },
     collectors,
+    // The simulator answers Vigia alone: all of each documented cap (the activity log's 200 calls an hour) is Vigia's.
+    capSharePercent: 100,
   });
   step(4, `tenant connected (admin mode, every endpoint = the simulator); collectors ${Object.keys(collectors).join(', ')} every ${COLLECTOR_INTERVAL_SECONDS} s`);
   return tenant;

@@ -67,6 +67,7 @@ const properties = {
   pageFindingsAtConnection: { type: 'boolean' },
   capSharePercent: { type: 'integer', minimum: 1, maximum: 100 },
   changeRetentionDays: { type: 'integer', minimum: 1, maximum: 400 },
+  changeLookbackMinutes: { type: 'integer', minimum: 10, maximum: 10080 },
 } as const;
 
 export async function tenantsRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {

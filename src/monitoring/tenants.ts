@@ -20,6 +20,7 @@ import { budgetViewOf, readBudgetUseOf, type ApiBudgetView } from './platform/bu
 import { readScanProgress, type ScanProgress } from './sources/scanner/scan-catalog.js';
 import {
   checkCapShare,
+  checkChangeLookback,
   checkChangeRetention,
   checkCollectors,
   checkCostScopes,
@@ -103,6 +104,8 @@ export interface TenantView {
   capSharePercent: number;
   /** Days of changes from the activity log kept (1–400). */
   changeRetentionDays: number;
+  /** How far back before an incident the join of changes looks, in minutes (default 1440). */
+  changeLookbackMinutes: number;
   createdAt: string;
   updatedAt: string;
   collectors: CollectorView[];
@@ -135,6 +138,7 @@ function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string,
     pageFindingsAtConnection: row.page_findings_at_connection,
     capSharePercent: row.cap_share_percent,
     changeRetentionDays: row.change_retention_days,
+    changeLookbackMinutes: row.change_lookback_minutes,
     createdAt: iso(row.created_at)!,
     updatedAt: iso(row.updated_at)!,
     collectors: COLLECTOR_NAMES.map((name) => {
@@ -243,18 +247,19 @@ export async function createTenant(ctx: AppContext, orgId: string, input: Tenant
   });
   const capShare = checkCapShare(input.capSharePercent);
   const retention = checkChangeRetention(input.changeRetentionDays);
+  const lookback = checkChangeLookback(input.changeLookbackMinutes);
   const now = ctx.clock.now();
   const id = newId('tnt', now);
   auditTarget(id);
   const row = await ctx.db.tx(async (q) => {
     const { rows } = await q.query<TenantRow>(
       `INSERT INTO tenants (id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints,
-         mirroring_lag_info_seconds, mirroring_lag_error_seconds, utilization, page_findings_at_connection, cap_share_percent, change_retention_days, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $13, $14, $15::jsonb, $16, COALESCE($17::int, 50), COALESCE($18::int, 30), $12, $12) RETURNING ${TENANT_COLUMNS}`,
+         mirroring_lag_info_seconds, mirroring_lag_error_seconds, utilization, page_findings_at_connection, cap_share_percent, change_retention_days, change_lookback_minutes, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $13, $14, $15::jsonb, $16, COALESCE($17::int, 50), COALESCE($18::int, 30), COALESCE($19::int, 1440), $12, $12) RETURNING ${TENANT_COLUMNS}`,
       [
         id, orgId, input.name, tenantId, clientId, credentials.type, ctx.sealer.sealJson(credentials.value), input.mode,
         workspaces ? JSON.stringify(workspaces) : null, JSON.stringify(costScopes), JSON.stringify(endpoints), now,
-        lag.infoSeconds, lag.errorSeconds, JSON.stringify(utilization), input.pageFindingsAtConnection ?? false, capShare ?? null, retention ?? null,
+        lag.infoSeconds, lag.errorSeconds, JSON.stringify(utilization), input.pageFindingsAtConnection ?? false, capShare ?? null, retention ?? null, lookback ?? null,
       ],
     );
     await createSchedules(q, id, orgId, collectors, now);
@@ -298,6 +303,7 @@ export async function updateTenant(
   const collectors = checkCollectors(b.collectors);
   const capShare = checkCapShare(b.capSharePercent);
   const retention = checkChangeRetention(b.changeRetentionDays);
+  const lookback = checkChangeLookback(b.changeLookbackMinutes);
   const endpointsSet = b.endpoints ? checkEndpoints(Object.fromEntries(Object.entries(b.endpoints).filter(([, v]) => v !== null))) : {};
   const utilizationChange = checkUtilization(b.utilization);
   const before = addressesOf(read.endpoints, utilizationOf(read.utilization));
@@ -329,13 +335,15 @@ export async function updateTenant(
          mirroring_lag_info_seconds = $13, mirroring_lag_error_seconds = $14, utilization = $15::jsonb,
          page_findings_at_connection = COALESCE($16, page_findings_at_connection),
          cap_share_percent = COALESCE($17::int, cap_share_percent),
-         change_retention_days = COALESCE($18::int, change_retention_days)
+         change_retention_days = COALESCE($18::int, change_retention_days),
+         change_lookback_minutes = COALESCE($19::int, change_lookback_minutes)
        WHERE org_id = $1 AND id = $2 RETURNING ${TENANT_COLUMNS}`,
       [
         orgId, id, b.name ?? null, tenantId ?? current.tenant_id, clientId ?? current.client_id, credentials?.type ?? null,
         credentials ? ctx.sealer.sealJson(credentials.value) : null, b.mode ?? null,
         nextWorkspaces ? JSON.stringify(nextWorkspaces) : null, JSON.stringify(costScopes ?? current.cost_scopes), JSON.stringify(endpoints), now,
         lag.infoSeconds, lag.errorSeconds, JSON.stringify(utilization), b.pageFindingsAtConnection ?? null, capShare ?? null, retention ?? null,
+        lookback ?? null,
       ],
     );
     await changeSchedules(q, id, collectors, now);

@@ -123,12 +123,16 @@ describe('README five-minute tour', () => {
     expect(out).toMatch(/ 9\. the public API lists it: .* → GatewayOffline .+ \(open\)/);
     expect(out).toMatch(/10\. a refresh of ".+" .* DM_GWPipeline_Client_GatewayUnreachable: incident alr_\S+ correlated to the gateway incident — recorded, not paged/);
     expect(out).toMatch(/11\. .* the receiver gets alert\.recovered/);
+    // What changed before it broke: the credentials rotation in the activity log is named by the refresh incident.
+    expect(out).toMatch(/12\. in the simulator, "someone" rotated the credentials of a data source on ".+" 12 min ago; the activity collector read it/);
+    expect(out).toMatch(/13\. a refresh of ".+" fails with DM_GWPipeline_Gateway_DataSourceAccessError: incident alr_\S+ names what changed before it broke — "The refresh failed 1[23] min after the data source credentials were changed"/);
+    expect(out).not.toContain('someone@contoso.example');
     // Capacity load: Vigia sets up the Eventhouse source, a capacity is throttled, the incident names the heaviest item, it recovers.
-    expect(out).toMatch(/12\. capacity load: Vigia created Eventhouse, KQLDatabase, Table, Eventstream in workspace ".+"/);
-    const heavy = /13\. in the simulator, capacity ".+" is pushed past 100 % .*"(.+)" using most of the CU/.exec(out)![1]!;
+    expect(out).toMatch(/14\. capacity load: Vigia created Eventhouse, KQLDatabase, Table, Eventstream in workspace ".+"/);
+    const heavy = /15\. in the simulator, capacity ".+" is pushed past 100 % .*"(.+)" using most of the CU/.exec(out)![1]!;
     expect(out).toContain(`it names the heaviest item, "${heavy}"`);
-    expect(out).toMatch(/14\. incident opened by the utilization collector: \[error\] .+ \(alr_\S+\)/);
-    expect(out).toMatch(/15\. ".+" back under 100 % for 2 windows: the incident recovered and the receiver got alert\.recovered/);
+    expect(out).toMatch(/16\. incident opened by the utilization collector: \[error\] .+ \(alr_\S+\)/);
+    expect(out).toMatch(/17\. ".+" back under 100 % for 2 windows: the incident recovered and the receiver got alert\.recovered/);
     expect(out).toContain("contracts: no violation");
     // Which printed key works where: the seeded one on the user's server; the live story's is gone with its database.
     expect(out).toMatch(/API key \(all scopes, shown once; for the server on this data \(npm start\)\): vgk_/);

@@ -34,13 +34,13 @@ describe('changes in the console (Chromium)', () => {
     expect(res.statusCode, res.body).toBe(201);
     const tenant = res.json().id as string;
     const now = t.ctx.clock.now();
-    const before = (m: number) => new Date(now.getTime() - m * 60_000);
+    const ago = (m: number) => new Date(now.getTime() - m * 60_000);
     await savePlacements(t.ctx.db, tenant, [{ itemId: MODEL, itemType: 'SemanticModel', itemName: 'Vendas', workspaceId: 'ws-1', capacityId: null }], now);
     await saveDatasources(t.ctx.db, tenant, MODEL, [GATEWAY], [SOURCE], now);
     const base = { isSuccess: true, actorUpn: UPN, actorType: 0 };
     const changes: TenantChange[] = [
-      { ...base, recordId: 'rec-creds', activity: 'UpdateDatasourceCredentials', occurredAt: before(12), object: { kind: 'gateway', id: GATEWAY, type: null, name: 'GW Matriz' }, links: { ...NO_LINKS, gatewayId: GATEWAY, datasourceId: SOURCE }, raw: {} },
-      { ...base, recordId: 'rec-switch', activity: 'UpdatedAdminFeatureSwitch', occurredAt: before(300), object: { kind: 'tenant', id: null, type: null, name: null }, links: NO_LINKS, raw: {} },
+      { ...base, recordId: 'rec-creds', activity: 'UpdateDatasourceCredentials', occurredAt: ago(12), object: { kind: 'gateway', id: GATEWAY, type: null, name: 'GW Matriz' }, links: { ...NO_LINKS, gatewayId: GATEWAY, datasourceId: SOURCE }, raw: {} },
+      { ...base, recordId: 'rec-switch', activity: 'UpdatedAdminFeatureSwitch', occurredAt: ago(300), object: { kind: 'tenant', id: null, type: null, name: null }, links: NO_LINKS, raw: {} },
     ];
     await insertChanges(t.ctx.db, orgId, tenant, changes, now);
 

@@ -13,6 +13,7 @@ import { commitRun } from '../../src/monitoring/engine/output.js';
 import { releaseLease } from '../../src/monitoring/engine/lease.js';
 import { insertChanges, type TenantChange } from '../../src/monitoring/changes/store.js';
 import { attachLateChanges } from '../../src/monitoring/changes/late.js';
+import { changesArrived } from '../../src/monitoring/changes/arrive.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { createApiKey, createOrg } from '../helpers/fixtures.js';
 import { createPersonalToken } from '../../src/access/personal-tokens.js';
@@ -137,6 +138,39 @@ describe('changes joined to incidents', () => {
     expect((await t.admin('GET', `/orgs/${orgId}/alerts/${alertId}`)).json().changes).toEqual(view.changes);
     clock.advance(60_000);
     expect(await attachLateChanges(t.ctx.db, clock.now())).toBe(0);
+  });
+
+  it('a change that lands through the activity collector\'s arrival joins the incidents already open in the same commit', async () => {
+    const fourth = 'aaaaaaaa-0000-0000-0000-000000000004';
+    const alertId = await failRefresh(fourth);
+    clock.advance(20 * 60_000);
+    await changesArrived(t.ctx.db, {
+      orgId, tenantRef: tenant, receivedAt: clock.now(), keepFrom: new Date(clock.now().getTime() - 30 * 86_400_000),
+      changes: [change('c-fourth', 'TakeOverDataset', minutesBefore(27), { object: { kind: 'item', id: fourth, type: 'SemanticModel', name: 'Quarto' }, links: { ...NO_LINKS, datasetId: fourth } })],
+    });
+    const view = (await t.admin('GET', `/orgs/${orgId}/alerts/${alertId}`)).json();
+    expect(view.changes[0]).toMatchObject({ recordId: 'c-fourth', path: 'same', minutesBefore: 7, rank: 1 });
+    expect(view.likelyChange.en).toBe('The refresh failed 7 min after someone took the item over');
+  });
+
+  it('the look-back is the tenant connection\'s setting: PATCH changeLookbackMinutes narrows the join; a bad value is 400', async () => {
+    const bad = await t.admin('PATCH', `/orgs/${orgId}/tenants/${tenant}`, { changeLookbackMinutes: 5 });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error).toBeDefined();
+    const set = await t.admin('PATCH', `/orgs/${orgId}/tenants/${tenant}`, { changeLookbackMinutes: 30 });
+    expect(set.statusCode, set.body).toBe(200);
+    expect(set.json().changeLookbackMinutes).toBe(30);
+    // A third model with a credentials change 45 min before its failure: outside 30 minutes.
+    const third = 'aaaaaaaa-0000-0000-0000-000000000003';
+    await insertChanges(t.ctx.db, orgId, tenant, [
+      change('c-third-old', 'SetScheduledRefresh', minutesBefore(45), { object: { kind: 'item', id: third, type: 'SemanticModel', name: 'Terceiro' }, links: { ...NO_LINKS, datasetId: third } }),
+      change('c-third-new', 'UpdateDatasetParameters', minutesBefore(20), { object: { kind: 'item', id: third, type: 'SemanticModel', name: 'Terceiro' }, links: { ...NO_LINKS, datasetId: third } }),
+    ], clock.now());
+    const alertId = await failRefresh(third);
+    const view = (await t.admin('GET', `/orgs/${orgId}/alerts/${alertId}`)).json();
+    expect(view.changes.map((c: { recordId: string }) => c.recordId)).toEqual(['c-third-new']);
+    expect(view.likelyChange['pt-BR']).toBe('A atualização falhou 20 min depois que os parâmetros foram alterados');
+    expect((await t.admin('PATCH', `/orgs/${orgId}/tenants/${tenant}`, { changeLookbackMinutes: 1440 })).statusCode).toBe(200);
   });
 
   it('shows the actor to operators and owners, never to viewers, and the public API gains nothing', async () => {

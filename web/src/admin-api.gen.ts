@@ -2612,6 +2612,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         capSharePercent?: number;
+                        changeLookbackMinutes?: number;
                         changeRetentionDays?: number;
                         clientId: string;
                         collectors?: {
@@ -2851,6 +2852,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         capSharePercent?: number;
+                        changeLookbackMinutes?: number;
                         changeRetentionDays?: number;
                         clientId?: string;
                         collectors?: {
@@ -4756,6 +4758,8 @@ export interface components {
             apiBudget: components["schemas"]["TenantApiBudget"][];
             /** @description Vigia's share, in percent, of each cap the platform documents per tenant (admin endpoints such as Power BI admin groups 50/h or refreshables 200/h); the rest is left to the customer's other tools. Default 50. */
             capSharePercent: number;
+            /** @description How far back before an incident opened the join of changes to incidents looks, in minutes; default 1440 (24 h). Set with PATCH. */
+            changeLookbackMinutes: number;
             /** @description Days of changes read from the activity log (the `activity` collector, admin mode) that Vigia keeps; default 30, what the log itself keeps. */
             changeRetentionDays: number;
             clientId: string;

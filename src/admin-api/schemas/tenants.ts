@@ -98,7 +98,7 @@ const apiBudgetSchema = {
 export const tenantSchema = {
   title: 'Tenant',
   type: 'object',
-  required: ['id', 'name', 'tenantId', 'clientId', 'credentialType', 'credentialsSet', 'mode', 'workspaces', 'costScopes', 'endpoints', 'mirroringLag', 'utilization', 'pageFindingsAtConnection', 'capSharePercent', 'changeRetentionDays', 'createdAt', 'updatedAt', 'collectors', 'apiBudget', 'scan'],
+  required: ['id', 'name', 'tenantId', 'clientId', 'credentialType', 'credentialsSet', 'mode', 'workspaces', 'costScopes', 'endpoints', 'mirroringLag', 'utilization', 'pageFindingsAtConnection', 'capSharePercent', 'changeRetentionDays', 'changeLookbackMinutes', 'createdAt', 'updatedAt', 'collectors', 'apiBudget', 'scan'],
   properties: {
     id: str,
     name: str,
@@ -138,6 +138,12 @@ export const tenantSchema = {
       minimum: 1,
       maximum: 400,
       description: 'Days of changes read from the activity log (the `activity` collector, admin mode) that Vigia keeps; default 30, what the log itself keeps.',
+    },
+    changeLookbackMinutes: {
+      type: 'integer',
+      minimum: 10,
+      maximum: 10080,
+      description: 'How far back before an incident opened the join of changes to incidents looks, in minutes; default 1440 (24 h). Set with PATCH.',
     },
     createdAt: instant,
     updatedAt: instant,

@@ -6,6 +6,7 @@
  */
 import type { Queryable } from '../../db/index.js';
 import { deleteChangesBefore, insertChanges, type TenantChange } from './store.js';
+import { attachLateChanges } from './late.js';
 
 export interface Arrival {
   orgId: string;
@@ -20,5 +21,8 @@ export interface Arrival {
 export async function changesArrived(q: Queryable, a: Arrival): Promise<string[]> {
   const fresh = await insertChanges(q, a.orgId, a.tenantRef, a.changes, a.receivedAt);
   await deleteChangesBefore(q, a.tenantRef, a.keepFrom);
+  // Late changes join the incidents that opened before they arrived, in this same commit (the
+  // minute pass, late.ts, is the fallback for changes stored any other way).
+  if (fresh.length > 0) await attachLateChanges(q, a.receivedAt, a.tenantRef);
   return fresh;
 }

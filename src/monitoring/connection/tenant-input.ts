@@ -43,6 +43,8 @@ export interface TenantInput {
   capSharePercent?: number;
   /** Days of changes from the activity log kept, 1–400 (default 30, what the log itself keeps). */
   changeRetentionDays?: number;
+  /** How far back before an incident the join of changes looks, in minutes: 10–10080 (default 1440). */
+  changeLookbackMinutes?: number;
 }
 
 export type TenantChange = Partial<TenantInput>;
@@ -99,6 +101,13 @@ export function checkCapShare(value: number | undefined): number | undefined {
 export function checkChangeRetention(value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!Number.isInteger(value) || value < 1 || value > 400) throw invalidInput('changeRetentionDays must be a whole number from 1 to 400');
+  return value;
+}
+
+/** The join's look-back: a whole number of minutes from 10 to 10080 (7 days). */
+export function checkChangeLookback(value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < 10 || value > 10080) throw invalidInput('changeLookbackMinutes must be a whole number from 10 to 10080');
   return value;
 }
 

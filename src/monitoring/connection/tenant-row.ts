@@ -31,6 +31,7 @@ export interface TenantRow {
   cap_share_percent: number;
   /** Days of changes from the activity log kept (1–400, default 30; migration 401). */
   change_retention_days: number;
+  change_lookback_minutes: number;
   created_at: Date;
   updated_at: Date;
   /** Counted by the database on every change to what a token is asked with (migration 391). */
@@ -38,7 +39,7 @@ export interface TenantRow {
 }
 
 export const TENANT_COLUMNS =
-  'id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints, mirroring_lag_info_seconds, mirroring_lag_error_seconds, utilization, page_findings_at_connection, cap_share_percent, change_retention_days, created_at, updated_at, version';
+  'id, org_id, name, tenant_id, client_id, credential_type, credentials_sealed, mode, workspaces, cost_scopes, endpoints, mirroring_lag_info_seconds, mirroring_lag_error_seconds, utilization, page_findings_at_connection, cap_share_percent, change_retention_days, change_lookback_minutes, created_at, updated_at, version';
 export function endpointsOf(row: Pick<TenantRow, 'endpoints'>): TenantEndpoints {
   return { ...PUBLIC_CLOUD, ...row.endpoints };
 }
