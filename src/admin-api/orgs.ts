@@ -3,14 +3,14 @@ import type { AppContext } from '../context.js';
 import { createOrg, listOrgs, requireOrg, updateOrg, type CreateOrgInput, type UpdateOrgInput } from '../orgs/orgs.js';
 import { orgIdsOf } from '../access/people.js';
 import { principalOf } from './auth.js';
-import { escalationMinutesSchema, languageSchema, nonEmptyText, orgIdParams, slaTargetsSchema } from '../orgs/schemas.js';
+import { escalationMinutesSchema, languageSchema, nonEmptyText, orgIdParams, slaTargetsSchema, timeZoneSchema } from '../orgs/schemas.js';
 import { adminResponses } from './openapi.js';
 
 /** The organization as every route below answers it (also the console's generated `Org` type). */
 const orgSchema = {
   title: 'Org',
   type: 'object',
-  required: ['id', 'name', 'suspended', 'escalationMinutes', 'slaTargets', 'language', 'createdAt', 'updatedAt'],
+  required: ['id', 'name', 'suspended', 'escalationMinutes', 'slaTargets', 'language', 'timeZone', 'createdAt', 'updatedAt'],
   properties: {
     id: { type: 'string' },
     name: { type: 'string' },
@@ -23,6 +23,7 @@ const orgSchema = {
       properties: { mttaMinutes: { type: 'integer' }, mttrMinutes: { type: 'integer' }, availabilityPercent: { type: 'number' } },
     },
     language: languageSchema,
+    timeZone: { type: 'string' },
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
   },
@@ -40,7 +41,7 @@ export async function orgsRoutes(app: FastifyInstance, opts: { ctx: AppContext }
           type: 'object',
           additionalProperties: false,
           required: ['name'],
-          properties: { name: nonEmptyText(), escalationMinutes: escalationMinutesSchema, slaTargets: slaTargetsSchema, language: languageSchema },
+          properties: { name: nonEmptyText(), escalationMinutes: escalationMinutesSchema, slaTargets: slaTargetsSchema, language: languageSchema, timeZone: timeZoneSchema },
         },
         response: adminResponses(orgSchema, 201),
       },
@@ -76,6 +77,7 @@ export async function orgsRoutes(app: FastifyInstance, opts: { ctx: AppContext }
             escalationMinutes: escalationMinutesSchema,
             slaTargets: slaTargetsSchema,
             language: languageSchema,
+            timeZone: timeZoneSchema,
           },
         },
         response: adminResponses(orgSchema),

@@ -4,6 +4,7 @@ import { newId } from '../ids.js';
 import { notFoundError } from '../errors.js';
 import { auditTarget } from '../access/audit-context.js';
 import { DEFAULT_LANGUAGE, type Language } from './language.js';
+import { DEFAULT_TIME_ZONE, requireTimeZone } from './time-zone.js';
 
 export interface SlaTargets {
   mttaMinutes: number;
@@ -19,6 +20,8 @@ export interface Org {
   slaTargets: SlaTargets;
   /** The language of the titles and messages Vigia's collectors write for this organization. */
   language: Language;
+  /** IANA time zone chat and e-mail messages show times in (docs/notifications.md). */
+  timeZone: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -28,6 +31,7 @@ export interface CreateOrgInput {
   escalationMinutes?: number | null;
   slaTargets?: Partial<SlaTargets>;
   language?: Language;
+  timeZone?: string;
 }
 
 export interface UpdateOrgInput {
@@ -36,6 +40,7 @@ export interface UpdateOrgInput {
   escalationMinutes?: number | null;
   slaTargets?: Partial<SlaTargets>;
   language?: Language;
+  timeZone?: string;
 }
 
 export const DEFAULT_ESCALATION_MINUTES = 30;
@@ -50,6 +55,7 @@ interface OrgRow {
   sla_mttr_minutes: number;
   sla_availability_percent: number;
   language: Language;
+  time_zone: string;
   created_at: Date;
   updated_at: Date;
 }
@@ -66,6 +72,7 @@ function toOrg(r: OrgRow): Org {
       availabilityPercent: Number(r.sla_availability_percent),
     },
     language: r.language,
+    timeZone: r.time_zone,
     createdAt: r.created_at.toISOString(),
     updatedAt: r.updated_at.toISOString(),
   };
@@ -75,13 +82,14 @@ export async function createOrg(ctx: Pick<AppContext, 'db' | 'clock'>, input: Cr
   const now = ctx.clock.now();
   const sla = { ...DEFAULT_SLA, ...input.slaTargets };
   const escalation = input.escalationMinutes === undefined ? DEFAULT_ESCALATION_MINUTES : input.escalationMinutes;
+  const timeZone = requireTimeZone(input.timeZone ?? DEFAULT_TIME_ZONE);
   const id = newId('org', now);
   // Named before the insert, which records it: a new organization's creation is in its own log.
   auditTarget(id, { orgId: id });
   const { rows } = await ctx.db.query<OrgRow>(
-    `INSERT INTO orgs (id, name, escalation_minutes, sla_mtta_minutes, sla_mttr_minutes, sla_availability_percent, language, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING *`,
-    [id, input.name, escalation, sla.mttaMinutes, sla.mttrMinutes, sla.availabilityPercent, input.language ?? DEFAULT_LANGUAGE, now],
+    `INSERT INTO orgs (id, name, escalation_minutes, sla_mtta_minutes, sla_mttr_minutes, sla_availability_percent, language, time_zone, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $9, $8, $8) RETURNING *`,
+    [id, input.name, escalation, sla.mttaMinutes, sla.mttrMinutes, sla.availabilityPercent, input.language ?? DEFAULT_LANGUAGE, now, timeZone],
   );
   return toOrg(rows[0]!);
 }
@@ -108,6 +116,7 @@ export async function requireOrg(q: Queryable, orgId: string, opts: { lock?: boo
 
 export async function updateOrg(ctx: Pick<AppContext, 'db' | 'clock'>, orgId: string, input: UpdateOrgInput): Promise<Org> {
   const now = ctx.clock.now();
+  if (input.timeZone !== undefined) requireTimeZone(input.timeZone);
   return ctx.db.tx(async (q) => {
     const { rows } = await q.query<OrgRow>('SELECT * FROM orgs WHERE id = $1 FOR UPDATE', [orgId]);
     if (!rows[0]) throw notFoundError('organization');
@@ -115,7 +124,7 @@ export async function updateOrg(ctx: Pick<AppContext, 'db' | 'clock'>, orgId: st
     const sla = { ...cur.slaTargets, ...input.slaTargets };
     const { rows: updated } = await q.query<OrgRow>(
       `UPDATE orgs SET name = $2, suspended = $3, escalation_minutes = $4, sla_mtta_minutes = $5,
-         sla_mttr_minutes = $6, sla_availability_percent = $7, updated_at = $8, language = $9
+         sla_mttr_minutes = $6, sla_availability_percent = $7, updated_at = $8, language = $9, time_zone = $10
        WHERE id = $1 RETURNING *`,
       [
         orgId,
@@ -127,6 +136,7 @@ export async function updateOrg(ctx: Pick<AppContext, 'db' | 'clock'>, orgId: st
         sla.availabilityPercent,
         now,
         input.language ?? cur.language,
+        input.timeZone ?? cur.timeZone,
       ],
     );
     return toOrg(updated[0]!);

@@ -25,3 +25,6 @@ export const escalationMinutesSchema = {
 
 /** The organization's language: the titles and messages Vigia's collectors write follow it. */
 export const languageSchema = { type: 'string', enum: ['pt-BR', 'en'] } as const;
+
+/** The organization's time zone (IANA name; checked against the runtime's zone database). */
+export const timeZoneSchema = { type: 'string', minLength: 1, maxLength: 64 } as const;

@@ -21,6 +21,7 @@ describe('admin API: organizations', () => {
       escalationMinutes: 30,
       slaTargets: { mttaMinutes: 15, mttrMinutes: 240, availabilityPercent: 99.9 },
       language: 'pt-BR',
+      timeZone: 'America/Sao_Paulo',
       createdAt: '2026-06-15T12:00:00.000Z',
       updatedAt: '2026-06-15T12:00:00.000Z',
     });
@@ -75,12 +76,28 @@ describe('admin API: organizations', () => {
     expect((await t.admin('PATCH', `/orgs/${org.id}`, {})).statusCode).toBe(400);
     expect((await t.admin('PATCH', `/orgs/${org.id}`, { suspended: 'yes' })).statusCode).toBe(400);
     expect((await t.admin('PATCH', `/orgs/${org.id}`, { language: 'es' })).statusCode).toBe(400);
+    for (const timeZone of ['Mars/Olympus', '+03:00', 'BRT', '']) {
+      const bad = await t.admin('PATCH', `/orgs/${org.id}`, { timeZone });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().error.code).toBe('invalid_request');
+    }
     expect((await t.admin('PATCH', `/orgs/${org.id}`, { id: 'other' })).statusCode).toBe(400);
     const missing = await t.admin('GET', '/orgs/org_nope');
     expect(missing.statusCode).toBe(404);
     expect(missing.json()).toEqual({ error: { code: 'not_found', message: 'organization not found' } });
     expect((await t.admin('PATCH', '/orgs/org_nope', { name: 'x' })).statusCode).toBe(404);
     expect((await t.admin('GET', `/orgs/${org.id}`)).json().name).toBe(org.name);
+  });
+
+  it('keeps a time zone: set at creation, changed by PATCH, shown by GET', async () => {
+    const created = await t.admin('POST', '/orgs', { name: 'Lisboa', timeZone: 'Europe/Lisbon', language: 'en' });
+    expect(created.statusCode).toBe(201);
+    expect(created.json()).toMatchObject({ timeZone: 'Europe/Lisbon', language: 'en' });
+    const id = created.json().id;
+    const patched = await t.admin('PATCH', `/orgs/${id}`, { timeZone: 'UTC' });
+    expect(patched.json().timeZone).toBe('UTC');
+    expect((await t.admin('GET', `/orgs/${id}`)).json().timeZone).toBe('UTC');
+    expect((await t.admin('POST', '/orgs', { name: 'x', timeZone: 'Nowhere/Land' })).statusCode).toBe(400);
   });
 
   it('answers an oversize body with 413 and the envelope', async () => {

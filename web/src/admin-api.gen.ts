@@ -145,6 +145,7 @@ export interface paths {
                             mttaMinutes?: number;
                             mttrMinutes?: number;
                         };
+                        timeZone?: string;
                     };
                 };
             };
@@ -276,6 +277,7 @@ export interface paths {
                             mttrMinutes?: number;
                         };
                         suspended?: boolean;
+                        timeZone?: string;
                     };
                 };
             };
@@ -4526,6 +4528,7 @@ export interface components {
             name: string;
             slaTargets: components["schemas"]["SlaTargets"];
             suspended: boolean;
+            timeZone: string;
             /** Format: date-time */
             updatedAt: string;
         };

@@ -1,0 +1,78 @@
+/**
+ * Builds the notification message from stored delivery bodies (one, or a group of `alert.opened`
+ * bodies) and the organization's settings. Pure: what it needs from the database (tenant names,
+ * root causes, acknowledge links) comes in `context` (context.ts loads it).
+ */
+import type { DeliveryBody } from '../../outbox/index.js';
+import type { AlertEventName } from '../../outbox/index.js';
+import type { Language } from '../../orgs/language.js';
+import { MAX_MESSAGE_ITEMS, type NotificationItem, type NotificationMessage, type UpdateKind } from './message.js';
+import { firstSentence, formatInstant } from './texts.js';
+
+export interface NotifySettings {
+  language: Language;
+  timeZone: string;
+}
+
+/** Per-alert facts the body does not carry, keyed by alert id. */
+export interface MessageContext {
+  tenants?: ReadonlyMap<string, string>;
+  rootCauses?: ReadonlyMap<string, string>;
+  ackUrls?: ReadonlyMap<string, string>;
+}
+
+const UPDATE_OF: Record<AlertEventName, UpdateKind> = {
+  'alert.opened': 'opened',
+  'alert.acknowledged': 'acknowledged',
+  'alert.escalated': 'escalated',
+  'alert.recovered': 'resolved',
+};
+
+export function updateKindOf(event: AlertEventName): UpdateKind {
+  return UPDATE_OF[event];
+}
+
+function toItem(body: DeliveryBody, settings: NotifySettings, context: MessageContext): NotificationItem {
+  const a = body.alert;
+  const ackUrl = context.ackUrls?.get(a.id);
+  return {
+    alertId: a.id,
+    severity: a.severity,
+    title: a.title,
+    source: {
+      tenant: context.tenants?.get(a.id) ?? null,
+      workspace: a.workspaceName ?? null,
+      capacity: a.capacityName ?? null,
+      itemType: a.sourceType,
+      item: a.sourceId,
+    },
+    summary: firstSentence(a.message),
+    rootCause: context.rootCauses?.get(a.id) ?? null,
+    startedAt: a.openedAt,
+    startedAtText: formatInstant(a.openedAt, settings.timeZone, settings.language),
+    consoleUrl: a.url,
+    ...(ackUrl ? { ackUrl } : {}),
+  };
+}
+
+/**
+ * One message for one delivery body, or for a group of bodies of the same event (the group's
+ * incidents listed oldest first, the first MAX_MESSAGE_ITEMS of them; the rest counted).
+ */
+export function buildNotificationMessage(
+  bodies: readonly DeliveryBody[],
+  settings: NotifySettings,
+  context: MessageContext = {},
+): NotificationMessage {
+  if (bodies.length === 0) throw new Error('a notification message needs at least one delivery body');
+  const sorted = [...bodies].sort((x, y) => x.alert.openedAt.localeCompare(y.alert.openedAt) || x.alert.id.localeCompare(y.alert.id));
+  const first = sorted[0]!;
+  return {
+    locale: settings.language,
+    timeZone: settings.timeZone,
+    update: updateKindOf(first.event),
+    test: sorted.some((b) => b.test === true),
+    items: sorted.slice(0, MAX_MESSAGE_ITEMS).map((b) => toItem(b, settings, context)),
+    more: Math.max(0, sorted.length - MAX_MESSAGE_ITEMS),
+  };
+}

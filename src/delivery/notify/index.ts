@@ -1,0 +1,5 @@
+/** The notification message model shared by the chat and e-mail destination kinds. */
+export * from './message.js';
+export { buildNotificationMessage, updateKindOf, type MessageContext, type NotifySettings } from './build.js';
+export { loadMessageContext, loadNotifySettings } from './context.js';
+export { notifyTexts, formatInstant, firstSentence } from './texts.js';
