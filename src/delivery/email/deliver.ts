@@ -13,7 +13,8 @@ import type { ConnectorResult } from '../connectors/types.js';
 import type { DelivererAttempt } from '../deliverer-types.js';
 import type { Mailer } from './mailer.js';
 import { buildMessage, messageIdFor, threadRoot } from './message.js';
-import { renderEmail, type EmailContent } from './render.js';
+import { renderEmail } from './render.js';
+import { buildNotificationMessage, loadMessageContext, type NotificationMessage } from '../notify/index.js';
 import { normalizeAddress, readEmailConfig } from './rules.js';
 import { classifySmtpError } from './smtp-errors.js';
 import { markRefused, orgMailSettings, recordAccepted, sentAddresses, type OrgMailSettings } from './store.js';
@@ -21,26 +22,10 @@ import { unsubscribeUrl } from './tokens.js';
 
 export const NO_RELAY = 'no SMTP relay: set VIGIA_SMTP_URL and VIGIA_SMTP_FROM';
 
-/** The delivery body's alert and event as the message shows them. */
-export function contentOf(body: DeliveryBody, s: Pick<OrgMailSettings, 'language' | 'timeZone'>): EmailContent {
-  const a = body.alert;
-  return {
-    language: s.language,
-    timeZone: s.timeZone,
-    event: body.event,
-    test: body.test === true,
-    severity: a.severity,
-    title: a.title,
-    message: a.message,
-    sourceType: a.sourceType,
-    sourceId: a.sourceId,
-    workspaceName: a.workspaceName,
-    capacityName: a.capacityName,
-    openedAt: a.openedAt,
-    resolvedAt: a.resolvedAt,
-    failureCount: a.failureCount,
-    url: a.url,
-  };
+/** The notification message of one delivery body, with the facts the body does not carry (tenant, root cause). */
+export async function messageOf(ctx: AppContext, body: DeliveryBody, s: OrgMailSettings): Promise<NotificationMessage> {
+  const context = await loadMessageContext(ctx.db, s.orgId, [body.alert.id]);
+  return buildNotificationMessage([body], { language: s.language, timeZone: s.timeZone }, context);
 }
 
 export interface SendPlan {
@@ -69,7 +54,7 @@ export async function sendToRecipients(p: SendPlan): Promise<SendTally> {
   const messageId = messageIdFor(p.deliveryId, smtp);
   const opening = p.body.event === 'alert.opened';
   const inReplyTo = opening ? null : threadRoot(p.ref, p.body.alert.id, p.destinationId, smtp);
-  const content = contentOf(p.body, p.settings);
+  const model = await messageOf(p.ctx, p.body, p.settings);
   const tally: SendTally = { accepted: 0, refused: [], failure: null, messageId };
   for (const to of p.recipients) {
     const link = unsubscribeUrl(p.ctx, { destinationId: p.destinationId, address: to });
@@ -77,7 +62,7 @@ export async function sendToRecipients(p: SendPlan): Promise<SendTally> {
       smtp,
       to,
       replyTo: p.settings.replyTo,
-      rendered: renderEmail(content, link),
+      rendered: renderEmail(model, { unsubscribeUrl: link }),
       messageId,
       inReplyTo,
       destinationId: p.destinationId,

@@ -8,24 +8,21 @@ import type { Language } from '../../orgs/language.js';
 
 type Q = Pick<Queryable, 'query'>;
 
-/** The time zone messages show instants in until the organization chooses one. */
-export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
-
 export interface OrgMailSettings {
   orgId: string;
   language: Language;
-  replyTo: string | null;
   timeZone: string;
+  replyTo: string | null;
 }
 
 /** The settings of the organization owning the destination; null for a destination that does not exist. */
 export async function orgMailSettings(q: Q, destinationId: string): Promise<OrgMailSettings | null> {
-  const { rows } = await q.query<{ org_id: string; language: Language; email_reply_to: string | null }>(
-    'SELECT d.org_id, o.language, o.email_reply_to FROM destinations d JOIN orgs o ON o.id = d.org_id WHERE d.id = $1',
+  const { rows } = await q.query<{ org_id: string; language: Language; time_zone: string; email_reply_to: string | null }>(
+    'SELECT d.org_id, o.language, o.time_zone, o.email_reply_to FROM destinations d JOIN orgs o ON o.id = d.org_id WHERE d.id = $1',
     [destinationId],
   );
   const r = rows[0];
-  return r ? { orgId: r.org_id, language: r.language, replyTo: r.email_reply_to, timeZone: DEFAULT_TIME_ZONE } : null;
+  return r ? { orgId: r.org_id, language: r.language, timeZone: r.time_zone, replyTo: r.email_reply_to } : null;
 }
 
 /** The recipients (normalized) that already took this delivery's message. */
