@@ -137,7 +137,11 @@ describe('email destinations through a real SMTP server (STARTTLS, AUTH)', () =>
 
   it('writes in the organization language (en) with its Reply-To', async () => {
     const org = await createOrg(t, { language: 'en' });
-    await t.ctx.db.query('UPDATE orgs SET email_reply_to = $2 WHERE id = $1', [org.id, 'oncall@example.com']);
+    const bad = await t.admin('PATCH', `/orgs/${org.id}`, { emailReplyTo: 'oncall@example.com\r\nBcc: x@example.com' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error.message).toMatch(/emailReplyTo/);
+    const set = await t.admin('PATCH', `/orgs/${org.id}`, { emailReplyTo: 'oncall@example.com' });
+    expect(set.json().emailReplyTo).toBe('oncall@example.com');
     await emailDestination(org.id, ['en@example.com']);
     await openAlert(t, org.id, { sourceId: 'cap-1', sourceType: 'Capacity', severity: 'info', title: 'Capacity throttled' });
     await pass();

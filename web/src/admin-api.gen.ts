@@ -136,6 +136,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        emailReplyTo?: string | null;
                         escalationMinutes?: number | null;
                         /** @enum {string} */
                         language?: "pt-BR" | "en";
@@ -267,6 +268,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        emailReplyTo?: string | null;
                         escalationMinutes?: number | null;
                         /** @enum {string} */
                         language?: "pt-BR" | "en";
@@ -4521,6 +4523,8 @@ export interface components {
         Org: {
             /** Format: date-time */
             createdAt: string;
+            /** @description Reply-To of the alert e-mail of this organization; null = none. */
+            emailReplyTo: string | null;
             escalationMinutes: number | null;
             id: string;
             /** @enum {string} */
