@@ -32,8 +32,8 @@ export async function sentAddresses(q: Q, deliveryId: string): Promise<Set<strin
 }
 
 /** A recipient took the message: remembered for the delivery, and its refusal mark (if any) removed. */
-export async function recordAccepted(q: Q, x: { deliveryId: string; destinationId: string; address: string; messageId: string; at: Date; test: boolean }): Promise<void> {
-  if (!x.test) {
+export async function recordAccepted(q: Q, x: { deliveryId: string | null; destinationId: string; address: string; messageId: string; at: Date }): Promise<void> {
+  if (x.deliveryId !== null) {
     await q.query(
       'INSERT INTO email_sent (delivery_id, address, message_id, sent_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
       [x.deliveryId, x.address, x.messageId, x.at],
