@@ -19,7 +19,7 @@ import { buildMessage, messageIdFor, threadRoot } from './message.js';
 import { renderEmail } from './render.js';
 import { normalizeAddress, readEmailConfig, type Digest } from './rules.js';
 import { classifySmtpError } from './smtp-errors.js';
-import { markRefused, orgMailSettings, recordAccepted, sentAddresses, type OrgMailSettings } from './store.js';
+import { markRefused, orgMailSettings, recordAccepted, type OrgMailSettings } from './store.js';
 import { unsubscribeUrl } from './tokens.js';
 
 export const NO_RELAY = 'no SMTP relay: set VIGIA_SMTP_URL and VIGIA_SMTP_FROM';
@@ -102,7 +102,7 @@ function digested(body: DeliveryBody, digest: Digest | null): digest is Digest {
 export async function deliverEmail(ctx: AppContext, a: DelivererAttempt, mailer: Mailer | null): Promise<ConnectorResult> {
   if (!ctx.config.smtp || !mailer) return { outcome: 'retry', error: NO_RELAY };
   const body = JSON.parse(a.body) as DeliveryBody;
-  const settings = await orgMailSettings(ctx.db, a.destinationId);
+  const settings = await orgMailSettings(ctx.db, a.destinationId, a.id);
   if (!settings) return { outcome: 'abandon', error: 'destination not found' };
   const cfg = readEmailConfig(a.config);
   if (digested(body, cfg.digest)) {
@@ -110,7 +110,7 @@ export async function deliverEmail(ctx: AppContext, a: DelivererAttempt, mailer:
     await recordDigestItem(ctx.db, { deliveryId: a.id, orgId: settings.orgId, destinationId: a.destinationId, body, periodEnd: end });
     return { outcome: 'succeeded', note: `in the ${cfg.digest} digest sent at ${end.toISOString()}` };
   }
-  const done = await sentAddresses(ctx.db, a.id);
+  const done = settings.sent;
   const recipients = cfg.recipients.map(normalizeAddress);
   const remaining = recipients.filter((r) => !done.has(r));
   const smtp = ctx.config.smtp;
