@@ -18,6 +18,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
+import { CHAT_CONTRACTS } from './derive-chat-contracts.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const CONTRACTS_DIR = path.join(repoRoot, 'contracts');
@@ -303,6 +304,8 @@ export const CONTRACT_SET = [
       },
     },
   },
+  // The chat kinds (scripts/derive-chat-contracts.mjs): Teams Workflows + Adaptive Card 1.5, Slack Block Kit limits.
+  ...CHAT_CONTRACTS,
 ];
 
 // ---------- reading the descriptions ----------
@@ -570,7 +573,7 @@ export function deriveContract(specsDir, entry) {
 
 /** All contract files: name → text. */
 export function deriveContracts(specsDir = defaultSpecsDir()) {
-  return Object.fromEntries(CONTRACT_SET.map((e) => [e.file, deriveContract(specsDir, e)]));
+  return Object.fromEntries(CONTRACT_SET.map((e) => [e.file, e.derive ? e.derive(specsDir, provenanceFor) : deriveContract(specsDir, e)]));
 }
 
 async function main() {

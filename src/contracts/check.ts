@@ -1,7 +1,7 @@
 /**
  * Checks requests against a contract. Deliberately small: it covers the JSON-Schema subset the
- * contracts keep (type, required, properties, enum, items, allOf, $ref, lengths, bounds,
- * additionalProperties). The vendors' documented limits that the descriptions do not encode are
+ * contracts keep (type, required, properties, enum, items, allOf, anyOf, $ref, pattern, lengths,
+ * bounds, item counts, additionalProperties). The vendors' documented limits that the descriptions do not encode are
  * checked by each caller on top of this.
  */
 
@@ -81,7 +81,13 @@ export function validateSchema(root: Schema, schema: Schema | undefined, value: 
   if (typeof value === 'string') {
     if (typeof s.maxLength === 'number' && value.length > s.maxLength) errors.push(`${at}: longer than ${s.maxLength}`);
     if (typeof s.minLength === 'number' && value.length < s.minLength) errors.push(`${at}: shorter than ${s.minLength}`);
+    if (typeof s.pattern === 'string' && !new RegExp(s.pattern, 'u').test(value)) errors.push(`${at}: does not match ${s.pattern}`);
   }
+  if (Array.isArray(value)) {
+    if (typeof s.maxItems === 'number' && value.length > s.maxItems) errors.push(`${at}: more than ${s.maxItems} items`);
+    if (typeof s.minItems === 'number' && value.length < s.minItems) errors.push(`${at}: fewer than ${s.minItems} items`);
+  }
+  if (Array.isArray(s.anyOf)) errors.push(...anyOfErrors(root, s.anyOf as Schema[], value, at, bareObjectIsAny));
   if (typeof value === 'number') {
     if (typeof s.minimum === 'number' && value < s.minimum) errors.push(`${at}: below ${s.minimum}`);
     if (typeof s.maximum === 'number' && value > s.maximum) errors.push(`${at}: above ${s.maximum}`);
@@ -106,6 +112,17 @@ export function validateSchema(root: Schema, schema: Schema | undefined, value: 
   }
   for (const sub of allOf) errors.push(...validateSchema(root, sub, value, at, bareObjectIsAny));
   return errors;
+}
+
+/** `anyOf`: valid when one alternative is; otherwise the closest alternative's errors (fewest). */
+function anyOfErrors(root: Schema, alternatives: Schema[], value: unknown, at: string, bareObjectIsAny: boolean): string[] {
+  let best: string[] | null = null;
+  for (const alt of alternatives) {
+    const errs = validateSchema(root, alt, value, at, bareObjectIsAny);
+    if (errs.length === 0) return [];
+    if (!best || errs.length < best.length) best = errs;
+  }
+  return best ? [`${at}: matches none of ${alternatives.length} alternatives`, ...best] : [];
 }
 
 export interface MatchedOperation {

@@ -16,7 +16,7 @@ import type { ApiDoc } from './check.js';
 /** contracts/ at the repository root (src/contracts/ or dist/contracts/ → ../../contracts). */
 export const CONTRACTS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../contracts');
 
-export type ContractName = 'pagerduty' | 'opsgenie' | 'azure-devops' | 'powerbi' | 'fabric' | 'azure-resource-manager';
+export type ContractName = 'pagerduty' | 'opsgenie' | 'azure-devops' | 'powerbi' | 'fabric' | 'azure-resource-manager' | 'teams-workflows' | 'slack-webhook';
 
 export interface ContractSource {
   folder: string;

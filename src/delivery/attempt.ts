@@ -8,11 +8,13 @@ import type { ConnectorResult, DeliveryBody, Send } from './connectors/types.js'
 import { getConnector } from './connectors/index.js';
 import { getDeliverer } from './deliverers.js';
 import { deliverWebhook } from './webhook.js';
+import { loadMessageContext, loadNotifySettings } from './notify/index.js';
 import type { SignatureScheme } from './signing.js';
 
 /** What the pipeline knows about a delivery when it attempts it. */
 export interface AttemptInput {
   id: string;
+  orgId: string;
   event: string;
   body: string;
   kind: string;
@@ -27,6 +29,8 @@ export interface AttemptInput {
   /** 1-based attempt number within the current budget. */
   attempt: number;
   previousOutcomeUnknown: boolean;
+  /** A grouped opening's other bodies (delivery/grouping.ts), sent in the same message. */
+  groupBodies?: string[];
 }
 
 export interface AttemptOutcome {
@@ -61,6 +65,15 @@ function openSigningSecret(ctx: AppContext, sealed: string): string {
 /** Stored error texts are bounded; connectors promise they are secret-free. */
 function bound(text: string): string {
   return text.length > 500 ? `${text.slice(0, 497)}...` : text;
+}
+
+/** The organization's language and time zone and the alerts' tenant and root cause, for a message for people. */
+async function messageFor(ctx: AppContext, orgId: string, bodies: DeliveryBody[]) {
+  const [settings, context] = await Promise.all([
+    loadNotifySettings(ctx.db, orgId),
+    loadMessageContext(ctx.db, orgId, bodies.filter((b) => !b.test).map((b) => b.alert.id)),
+  ]);
+  return { settings, context };
 }
 
 export async function performAttempt(ctx: AppContext, send: Send, d: AttemptInput): Promise<AttemptOutcome> {
@@ -99,9 +112,14 @@ export async function performAttempt(ctx: AppContext, send: Send, d: AttemptInpu
       const connector = getConnector(d.kind);
       if (!connector) result = { outcome: 'abandon', error: `no connector for kind ${d.kind}` };
       else {
+        const body = JSON.parse(d.body) as DeliveryBody;
+        const group = d.groupBodies && d.groupBodies.length > 0 ? [body, ...d.groupBodies.map((b) => JSON.parse(b) as DeliveryBody)] : undefined;
+        const message = connector.notifies ? await messageFor(ctx, d.orgId, group ?? [body]) : undefined;
         result = await connector.deliver(
           {
-            body: JSON.parse(d.body) as DeliveryBody,
+            body,
+            ...(group ? { group } : {}),
+            ...(message ? { message } : {}),
             destination: {
               id: d.destinationId,
               config: d.config,

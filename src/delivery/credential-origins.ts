@@ -15,6 +15,7 @@ import { opsgenieBaseUrl } from './connectors/opsgenie.js';
 import { JSM_DEFAULT_BASE_URL } from './connectors/jsm.js';
 import { base, str } from './connectors/shared.js';
 import type { DestinationKind } from './connectors/types.js';
+import { SLACK_SHAPE, TEAMS_SHAPE } from './connectors/chat-urls.js';
 
 /** Which hosts a field may name (https on the default port), besides the operator's allowlist. */
 export interface HostRule {
@@ -52,6 +53,11 @@ const JSM: HostRule = { label: "Atlassian's API host", hosts: ['api.atlassian.co
 const AZURE_DEVOPS: HostRule = { label: 'an Azure DevOps host', hosts: ['dev.azure.com'], suffixes: ['.visualstudio.com'] };
 /** ServiceNow instances: {instance}.service-now.com, or a custom domain the organization allows. */
 const SERVICENOW: HostRule = { label: 'a ServiceNow instance host', suffixes: ['.service-now.com'], orgAllowance: true };
+
+/** Teams Workflows webhooks (vendor-specs chat-and-email §1.2): Power Platform environment hosts. */
+const TEAMS: HostRule = { label: `a Teams Workflows webhook URL, ${TEAMS_SHAPE}`, suffixes: ['.environment.api.powerplatform.com'] };
+/** Slack incoming webhooks (§2.1). */
+const SLACK: HostRule = { label: `a Slack incoming-webhook URL, ${SLACK_SHAPE}`, hosts: ['hooks.slack.com'] };
 
 /**
  * Kusto (Eventhouse / KQL database query URIs): Azure Data Explorer and Fabric, public cloud, US
@@ -93,6 +99,10 @@ export const CREDENTIAL_ORIGINS: Readonly<Record<CredentialSubject, readonly Bou
   'azure-devops': [{ field: 'config.organizationUrl', credentials: ['credentials.personalAccessToken'], hosts: AZURE_DEVOPS }],
   // No address of the customer's: mail goes to the instance's own relay (VIGIA_SMTP_URL).
   email: [],
+  // The chat kinds' address is itself the credential (the URL authorizes the post): bound to the
+  // vendor's hosts, resolved when it changes, never stored or shown whole.
+  teams: [{ field: 'credentials.webhookUrl', credentials: [], hosts: TEAMS }],
+  slack: [{ field: 'credentials.webhookUrl', credentials: [], hosts: SLACK }],
   tenant: [
     { field: 'endpoints.authorityHost', credentials: TENANT_CREDENTIALS, hosts: microsoft('authorityHost') },
     { field: 'endpoints.powerBi', credentials: TENANT_CREDENTIALS, hosts: microsoft('powerBi') },

@@ -16,6 +16,7 @@ import { destinationAddressFields } from './credential-origins.js';
 import { checkCredentialAddresses } from './credential-rule.js';
 import type { SignatureScheme } from './signing.js';
 import type { DestinationKind } from './connectors/types.js';
+import { isChatKind, maskWebhookUrl } from './connectors/chat-urls.js';
 
 // C0 and C1 controls, DEL, and every kind of white space (NBSP, U+2028, ideographic space…).
 const CONTROL_OR_SPACE = /[\u0000-\u0020\u007f-\u009f\p{White_Space}]/u;
@@ -64,13 +65,21 @@ export interface ValidatedDestination {
 }
 
 /** The credential rule on the address fields of a destination being saved. */
-async function checkAddresses(ctx: AppContext, kind: string, url: string | null, config: Record<string, unknown>, save: DestinationSave) {
+async function checkAddresses(
+  ctx: AppContext,
+  kind: string,
+  url: string | null,
+  config: Record<string, unknown>,
+  save: DestinationSave,
+  credentials?: Record<string, string> | null,
+) {
   if (destinationAddressFields(kind).length === 0) return { allowDomain: null };
   return checkCredentialAddresses(ctx, {
     subject: kind as DestinationKind,
     orgId: save.orgId,
     before: save.before,
-    after: { url, config },
+    // The chat kinds' address is the credential itself (credentials.webhookUrl).
+    after: credentials ? { url, config, credentials } : { url, config },
     credentialsGiven: save.credentialsGiven,
     storedCredentials: save.storedCredentialKeys.map((k) => `credentials.${k}`),
     customInstanceDomain: save.customInstanceDomain,
@@ -101,6 +110,9 @@ export async function validateDestination(
     const url = normalizeDestinationUrl(input.url, 'url');
     return { url, config: input.config, ...(await checkAddresses(ctx, kind, url, input.config, save)) };
   }
+  if (input.url && isChatKind(kind)) {
+    throw invalidInput(`body: "url" is not used by a ${kind} destination: its webhook URL is a secret, give it as credentials.webhookUrl`);
+  }
   if (input.url) throw invalidInput(`body: "url" is not used by a ${kind} destination; use config`);
   const connector = getConnector(kind) ?? getDeliverer(kind);
   if (connector) {
@@ -120,6 +132,12 @@ export async function validateDestination(
     // to this base (`https://acme.service-now.com` + `/api/now/…`), which a serialization's
     // added `/` would not change, but a person reading the config back would not recognize.
     normalizeDestinationUrl(value, `config.${field}`);
+  }
+  if (isChatKind(kind)) {
+    // Stored sealed; the `url` column keeps only the masked form the answers show.
+    const webhookUrl = input.credentials?.webhookUrl ?? '';
+    const checked = await checkAddresses(ctx, kind, null, input.config, save, input.credentials);
+    return { url: maskWebhookUrl(kind, webhookUrl), config: input.config, ...checked };
   }
   return { url: null, config: input.config, ...(await checkAddresses(ctx, kind, null, input.config, save)) };
 }

@@ -23,6 +23,7 @@ import {
   type DestinationRow,
 } from './destinations.js';
 import { validateDestination } from './destination-input.js';
+import { isChatKind } from './connectors/chat-urls.js';
 import { recordInstanceDomain } from './credential-rule.js';
 import type { SignatureScheme } from './signing.js';
 import { runTestAction, type TestActionResult } from './test-send.js';
@@ -222,7 +223,8 @@ function mergeChange(
   b: DestinationChange,
 ): { url: string | null; config: Record<string, unknown>; credentials: Record<string, string> | null } {
   return {
-    url: b.url !== undefined ? b.url : current.url,
+    // A chat kind's `url` column holds the masked webhook URL, which is never validated again.
+    url: b.url !== undefined ? b.url : isChatKind(current.kind) ? null : current.url,
     config: b.config ?? current.config,
     credentials:
       b.credentials !== undefined

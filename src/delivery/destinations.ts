@@ -8,7 +8,7 @@ import type { DestinationKind } from './connectors/types.js';
 import type { SignatureScheme } from './signing.js';
 import type { HealthRecord } from '../outbox/index.js';
 
-export const DESTINATION_KINDS = ['webhook', 'pagerduty', 'opsgenie', 'servicenow', 'azure-devops', 'jsm', 'email'] as const;
+export const DESTINATION_KINDS = ['webhook', 'pagerduty', 'opsgenie', 'servicenow', 'azure-devops', 'jsm', 'teams', 'slack', 'email'] as const;
 export const MAX_DESTINATIONS_PER_ORG = 20;
 
 export interface DestinationFilter {
@@ -52,6 +52,7 @@ export function toDestinationView(row: DestinationRow) {
     id: row.id,
     name: row.name,
     kind: row.kind,
+    /** Webhooks: the URL; teams and slack: the webhook URL masked (the whole one is a sealed credential). */
     url: row.url,
     config: row.config,
     /** Webhooks only; null for connector kinds, which do not sign. */

@@ -246,8 +246,7 @@ class DispatchLoop implements Dispatcher {
 
   private async runOne(row: ClaimedRow, waitedMs: number): Promise<void> {
     try {
-      const finished = await runHeldRow(this.runner, row, waitedMs);
-      if (finished) this.writer.push(finished);
+      for (const finished of await runHeldRow(this.runner, row, waitedMs)) this.writer.push(finished);
     } catch (err) {
       // performAttempt turns failures into outcomes; this is a bug guard: the lease brings the row back.
       this.log.error({ err: (err as Error).message, deliveryId: row.id }, 'attempt crashed; the row returns when its lease ends');

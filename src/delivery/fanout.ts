@@ -15,6 +15,7 @@ import {
 } from '../outbox/index.js';
 import { destinationsWithRef } from './connector-refs.js';
 import { loadLiveDestinations, matchesFilter, type DestinationRow } from './destinations.js';
+import { assignGroups } from './grouping.js';
 
 /**
  * The organization's active destinations, loaded once per transaction: a transaction that
@@ -77,13 +78,17 @@ export async function planFanOut(q: Queryable, event: PendingEvent, now: Date, s
   await lockIncidents(q, connectorIds.map((destinationId) => ({ destinationId, alertId: event.alertId })));
   const prior = await incidentDeliveryState(q, event.alertId, connectorIds);
   const withRef = await destinationsWithRef(q, event.alertId, connectorIds);
-  return destinations.map((d) => {
+  const plans = destinations.map((d) => {
     if (!d.enabled) return planned(event, d.id, now, 'skipped', DESTINATION_DISABLED_REASON);
     const p = prior.get(d.id);
     if (p?.unfinished) return planned(event, d.id, now, 'waiting');
     if (p?.openingFailed && !withRef.has(d.id)) return planned(event, d.id, now, 'abandoned', OPENING_FAILED_REASON);
     return planned(event, d.id, now);
   });
+  if (event.event === 'alert.opened') {
+    await assignGroups(q, event.orgId, plans.map((p, i) => ({ planned: p, alertId: event.alertId, destination: destinations[i]! })), now);
+  }
+  return plans;
 }
 
 /**
@@ -95,10 +100,19 @@ export async function planFanOut(q: Queryable, event: PendingEvent, now: Date, s
  */
 export async function planFanOutBatch(q: Queryable, events: PendingEvent[], now: Date): Promise<PlannedDelivery[][] | null> {
   const out: PlannedDelivery[][] = [];
+  const openings: Parameters<typeof assignGroups>[2] = [];
   for (const event of events) {
     const destinations = await matchingDestinations(q, event);
     if (event.event !== 'alert.opened' && destinations.some((d) => d.enabled && d.kind !== 'webhook')) return null;
-    out.push(destinations.map((d) => (d.enabled ? planned(event, d.id, now) : planned(event, d.id, now, 'skipped', DESTINATION_DISABLED_REASON))));
+    const plans = destinations.map((d) => (d.enabled ? planned(event, d.id, now) : planned(event, d.id, now, 'skipped', DESTINATION_DISABLED_REASON)));
+    if (event.event === 'alert.opened') {
+      for (const [i, p] of plans.entries()) openings.push({ planned: p, alertId: event.alertId, destination: destinations[i]! });
+    }
+    out.push(plans);
   }
+  // One read of the events' groups for the whole batch (events of one organization).
+  const orgId = events[0]?.orgId;
+  if (orgId && events.every((e) => e.orgId === orgId)) await assignGroups(q, orgId, openings, now);
+  else for (const e of new Set(events.map((x) => x.orgId))) await assignGroups(q, e, openings.filter((o) => events.some((x) => x.orgId === e && x.alertId === o.alertId)), now);
   return out;
 }

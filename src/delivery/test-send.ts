@@ -13,6 +13,7 @@ import { createGuardedSend } from './guarded-http.js';
 import { getConnector } from './connectors/index.js';
 import { getDeliverer } from './deliverers.js';
 import { runConnectorTest, testAlertSnapshot } from './connectors/test-action.js';
+import { isChatKind } from './connectors/chat-urls.js';
 
 export interface TestStep {
   action: 'send' | 'open' | 'close';
@@ -41,7 +42,12 @@ export function sampleAlert(ctx: AppContext, alertId: string, now: Date): AlertS
   );
 }
 
-async function webhookTest(ctx: AppContext, d: DestinationRow): Promise<TestActionResult> {
+/**
+ * One test message sent now and recorded in the history: a webhook's signed sample event, or a
+ * chat destination's sample message (teams, slack: its connector renders the test body).
+ */
+async function sendOnceTest(ctx: AppContext, d: DestinationRow): Promise<TestActionResult> {
+  const chat = isChatKind(d.kind);
   const now = ctx.clock.now();
   const id = newId('dlv', now);
   const alertId = newId('tst', now);
@@ -51,13 +57,14 @@ async function webhookTest(ctx: AppContext, d: DestinationRow): Promise<TestActi
   try {
     outcome = await performAttempt(ctx, send, {
       id,
+      orgId: d.org_id,
       event: 'alert.opened',
       body,
-      kind: 'webhook',
+      kind: chat ? d.kind : 'webhook',
       url: d.url,
-      config: {},
+      config: chat ? d.config : {},
       destinationId: d.id,
-      credentialsSealed: null,
+      credentialsSealed: chat ? d.credentials_sealed : null,
       signingSecretSealed: d.signing_secret_sealed,
       signatureScheme: d.signature_scheme,
       ref: null,
@@ -92,8 +99,10 @@ async function webhookTest(ctx: AppContext, d: DestinationRow): Promise<TestActi
     steps: [step],
     manualCloseRequired: false,
     message: ok
-      ? `Entrega de teste recebida pelo destino (HTTP ${r.statusCode}).`
-      : `A entrega de teste falhou (${error}). Verifique a URL e se o receptor valida a assinatura com o segredo correto.`,
+      ? `Entrega de teste recebida pelo destino (HTTP ${r.statusCode}).${d.kind === 'teams' ? ' O Teams confirma só que o fluxo começou: veja no histórico de execuções do fluxo se o cartão foi publicado no canal.' : ''}`
+      : chat
+        ? `A mensagem de teste falhou (${error}). Verifique a URL do webhook.`
+        : `A entrega de teste falhou (${error}). Verifique a URL e se o receptor valida a assinatura com o segredo correto.`,
   };
 }
 
@@ -118,7 +127,7 @@ async function connectorTest(ctx: AppContext, d: DestinationRow): Promise<TestAc
 }
 
 export async function runTestAction(ctx: AppContext, d: DestinationRow): Promise<TestActionResult> {
-  if (d.kind === 'webhook') return webhookTest(ctx, d);
+  if (d.kind === 'webhook' || isChatKind(d.kind)) return sendOnceTest(ctx, d);
   const deliverer = getDeliverer(d.kind);
   if (deliverer) return deliverer.test(ctx, { id: d.id, orgId: d.org_id, config: d.config });
   return connectorTest(ctx, d);

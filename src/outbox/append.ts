@@ -16,7 +16,14 @@ export interface PlannedDelivery {
   status: Extract<DeliveryStatus, 'pending' | 'waiting' | 'abandoned' | 'skipped'>;
   body: string;
   lastError: string | null;
+  /** A grouped opening (delivery/grouping.ts): when its group is sent (default: now). */
+  dueAt?: Date;
+  /** The group's key (tenant or root cause) and its leader's delivery id. */
+  groupKey?: string;
+  groupId?: string;
 }
+
+const dueOf = (p: PlannedDelivery) => (p.dueAt ? p.dueAt.toISOString() : null);
 
 /**
  * The event row, its delivery rows (with the event's sequence number) and — when one of them is
@@ -30,11 +37,12 @@ export async function appendEvent(q: Queryable, event: PendingEvent, planned: Pl
        VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING seq
      ), dl AS (
        INSERT INTO deliveries (id, org_id, destination_id, event_id, event_seq, alert_id, event, status, body,
-                               next_attempt_at, last_error, created_at, completed_at)
+                               next_attempt_at, last_error, created_at, completed_at, group_key, group_id)
        SELECT t.id, $2, t.dest, $1, ev.seq, $3, $4, t.status, t.body,
-              CASE WHEN t.status = 'pending' THEN $7::timestamptz END, t.err, $7::timestamptz,
-              CASE WHEN t.status IN ('abandoned', 'skipped') THEN $7::timestamptz END
-         FROM ev, unnest($8::text[], $9::text[], $10::text[], $11::text[], $12::text[]) WITH ORDINALITY AS t(id, dest, status, body, err, n)
+              CASE WHEN t.status = 'pending' THEN COALESCE(t.due, $7::timestamptz) END, t.err, $7::timestamptz,
+              CASE WHEN t.status IN ('abandoned', 'skipped') THEN $7::timestamptz END, t.gkey, t.gid
+         FROM ev, unnest($8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $14::timestamptz[], $15::text[], $16::text[])
+              WITH ORDINALITY AS t(id, dest, status, body, err, due, gkey, gid, n)
         ORDER BY t.n
      )
      SELECT ev.seq, CASE WHEN $13::boolean THEN ${NOTIFY_SQL} END AS notified FROM ev`,
@@ -52,6 +60,9 @@ export async function appendEvent(q: Queryable, event: PendingEvent, planned: Pl
       planned.map((p) => p.body),
       planned.map((p) => p.lastError),
       planned.some((p) => p.status === 'pending'),
+      planned.map(dueOf),
+      planned.map((p) => p.groupKey ?? null),
+      planned.map((p) => p.groupId ?? null),
     ],
   );
   return rows[0]!.seq;
@@ -74,12 +85,13 @@ export async function appendEvents(q: Queryable, events: PendingEvent[], planned
        RETURNING id, seq
      ), dl AS (
        INSERT INTO deliveries (id, org_id, destination_id, event_id, event_seq, alert_id, event, status, body,
-                               next_attempt_at, last_error, created_at, completed_at)
+                               next_attempt_at, last_error, created_at, completed_at, group_key, group_id)
        SELECT t.id, t.org, t.dest, t.event_id, ev.seq, t.alert, t.event, t.status, t.body,
-              CASE WHEN t.status = 'pending' THEN $7::timestamptz END, t.err, $7::timestamptz,
-              CASE WHEN t.status IN ('abandoned', 'skipped') THEN $7::timestamptz END
-         FROM unnest($8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[])
-              WITH ORDINALITY AS t(id, org, dest, event_id, alert, event, body, status, err, n)
+              CASE WHEN t.status = 'pending' THEN COALESCE(t.due, $7::timestamptz) END, t.err, $7::timestamptz,
+              CASE WHEN t.status IN ('abandoned', 'skipped') THEN $7::timestamptz END, t.gkey, t.gid
+         FROM unnest($8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[],
+                     $18::timestamptz[], $19::text[], $20::text[])
+              WITH ORDINALITY AS t(id, org, dest, event_id, alert, event, body, status, err, due, gkey, gid, n)
          JOIN ev ON ev.id = t.event_id
         ORDER BY t.n
      )
@@ -102,6 +114,9 @@ export async function appendEvents(q: Queryable, events: PendingEvent[], planned
       dl.map((x) => x.p.status),
       dl.map((x) => x.p.lastError),
       dl.some((x) => x.p.status === 'pending'),
+      dl.map((x) => dueOf(x.p)),
+      dl.map((x) => x.p.groupKey ?? null),
+      dl.map((x) => x.p.groupId ?? null),
     ],
   );
   const seqs = new Map(rows.map((r) => [r.id, r.seq]));

@@ -30,6 +30,8 @@ export interface ClaimedRow {
   /** Sends per second of the destination (null = unlimited); paced by the claim. */
   rate_limit_per_second: number | null;
   ref: Record<string, unknown> | null;
+  /** A grouped opening's group (its leader's id), or null (delivery/grouping.ts). */
+  group_id: string | null;
 }
 
 export interface ClaimOptions {
@@ -66,7 +68,8 @@ export function cycleStart(now: Date, cycleSeconds: number): Date {
 /**
  * One statement (one round trip, atomic without an explicit transaction):
  *   cand    — due rows, oldest due first, FOR UPDATE SKIP LOCKED (other workers' rows are
- *             skipped); rows of a destination whose next rate-limit slot is still ahead are
+ *             skipped); a grouped opening's member is left to its pending leader, whose
+ *             attempt carries it (delivery/grouping.ts); rows of a destination whose next rate-limit slot is still ahead are
  *             not candidates at all (a slot row outlives a removed limit by at most one
  *             interval, under a second). Only deliveries are read here, so the scan walks the
  *             due index in order and stops after n rows; `cd` adds each row's destination;
@@ -98,6 +101,8 @@ WITH cand AS (
      AND NOT EXISTS (SELECT 1 FROM delivery_org_budget b
                       WHERE b.org_id = d.org_id AND b.cycle_start = $4 AND b.used >= $5)
      AND NOT EXISTS (SELECT 1 FROM destination_rate r WHERE r.destination_id = d.destination_id AND r.tat > $1)
+     AND (d.group_id IS NULL OR d.group_id = d.id
+          OR NOT EXISTS (SELECT 1 FROM deliveries l WHERE l.id = d.group_id AND l.status = 'pending'))
    ORDER BY d.next_attempt_at
    LIMIT $2
    FOR UPDATE OF d SKIP LOCKED
@@ -158,7 +163,7 @@ leased AS (
   UPDATE deliveries d SET attempts = d.attempts + 1, locked_until = $10, locked_by = $11
     FROM destinations s, picked p
    WHERE d.id = p.id AND s.id = d.destination_id
-  RETURNING d.id, d.org_id, d.destination_id, d.alert_id, d.event, d.event_seq, d.body, d.attempts, d.attempt_base,
+  RETURNING d.id, d.org_id, d.destination_id, d.alert_id, d.event, d.event_seq, d.body, d.attempts, d.attempt_base, d.group_id,
             (d.attempts - d.attempt_base > 1 AND (d.last_status_code IS NULL OR NOT EXISTS (
                SELECT 1 FROM delivery_attempts a WHERE a.delivery_id = d.id AND a.attempt = d.attempts - 1))) AS previous_unknown,
             s.kind, s.url, s.config, s.credentials_sealed, s.signing_secret_sealed, s.signature_scheme, s.rate_limit_per_second,

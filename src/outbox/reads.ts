@@ -17,6 +17,8 @@ export async function nextDueTime(q: Q, cycle: Date, orgCapPerCycle: number): Pr
     `SELECT (SELECT min(GREATEST(d.next_attempt_at, d.locked_until, r.tat))
                FROM deliveries d LEFT JOIN destination_rate r ON r.destination_id = d.destination_id
               WHERE d.status = 'pending'
+                AND (d.group_id IS NULL OR d.group_id = d.id
+                     OR NOT EXISTS (SELECT 1 FROM deliveries l WHERE l.id = d.group_id AND l.status = 'pending'))
                 AND NOT EXISTS (SELECT 1 FROM delivery_org_budget b
                                  WHERE b.org_id = d.org_id AND b.cycle_start = $1 AND b.used >= $2)) AS next,
             EXISTS (SELECT 1 FROM delivery_org_budget b WHERE b.cycle_start = $1 AND b.used >= $2) AS capped`,

@@ -1,3 +1,4 @@
+// @engine-neutral: pure message building, no database
 import { describe, expect, it } from 'vitest';
 import { buildNotificationMessage, notifyTexts } from '../../src/delivery/notify/index.js';
 import type { DeliveryBody } from '../../src/outbox/index.js';

@@ -1281,7 +1281,7 @@ export interface paths {
                             sourceTypes?: string[];
                         } | null;
                         /** @enum {string} */
-                        kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm" | "email";
+                        kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm" | "teams" | "slack" | "email";
                         name: string;
                         rateLimitPerSecond?: number | null;
                         /** @enum {string} */
@@ -4187,7 +4187,7 @@ export interface components {
                 url: string;
             } | null;
             /** @enum {string} */
-            kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm" | "email";
+            kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm" | "teams" | "slack" | "email";
             name: string;
             /** @description Sends per second across all workers; null = unlimited. */
             rateLimitPerSecond: number | null;
@@ -4320,7 +4320,7 @@ export interface components {
                 url: string;
             } | null;
             /** @enum {string} */
-            kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm" | "email";
+            kind: "webhook" | "pagerduty" | "opsgenie" | "servicenow" | "azure-devops" | "jsm" | "teams" | "slack" | "email";
             name: string;
             /** @description Sends per second across all workers; null = unlimited. */
             rateLimitPerSecond: number | null;

@@ -6,6 +6,8 @@ const KIND_NAMES = {
   kindJsm: 'Jira Service Management',
   kindServicenow: 'ServiceNow',
   kindAzureDevops: 'Azure DevOps',
+  kindTeams: 'Microsoft Teams',
+  kindSlack: 'Slack',
   kindEmail: 'E-mail',
 };
 
@@ -62,6 +64,7 @@ export const destinationsPt = {
   username: 'Usuário',
   password: 'Senha',
   organizationUrl: 'URL da organização',
+  webhookUrl: 'URL do webhook (secreta)',
   project: 'Projeto',
   personalAccessToken: 'Token de acesso pessoal (PAT)',
   create: 'Criar',
@@ -190,6 +193,7 @@ export const destinationsEn: typeof destinationsPt = {
   username: 'User name',
   password: 'Password',
   organizationUrl: 'Organization URL',
+  webhookUrl: 'Webhook URL (secret)',
   project: 'Project',
   personalAccessToken: 'Personal access token (PAT)',
   create: 'Create',

@@ -5,10 +5,13 @@
  * limits are the pipeline's job, never the connector's.
  */
 import type { DeliveryBody } from '../../outbox/index.js';
+import type { MessageContext, NotifySettings } from '../notify/index.js';
 
 export type { DeliveryBody };
 
-export type ConnectorKind = 'pagerduty' | 'opsgenie' | 'servicenow' | 'azure-devops' | 'jsm';
+/** Chat kinds (docs/notifications.md): the webhook URL is the credential; openings are grouped. */
+export type ChatKind = 'teams' | 'slack';
+export type ConnectorKind = 'pagerduty' | 'opsgenie' | 'servicenow' | 'azure-devops' | 'jsm' | ChatKind;
 /**
  * Kinds delivered by their own transport instead of the guarded HTTP client (src/delivery/deliverers.ts):
  * `email` goes out through the instance's SMTP relay. The pipeline still owns their retries,
@@ -52,6 +55,13 @@ export interface ConnectorDelivery {
   attempt: number;
   /** True when an earlier attempt of this delivery ended without a known outcome (timeout, reset). */
   previousOutcomeUnknown: boolean;
+  /**
+   * Kinds that group openings (Connector.groupsOpenings): every body this attempt carries — the
+   * delivery's own first, then the group's other openings (src/delivery/grouping.ts).
+   */
+  group?: DeliveryBody[];
+  /** Kinds that write messages for people (Connector.notifies): the organization's language, time zone and per-alert facts. */
+  message?: { settings: NotifySettings; context: MessageContext };
 }
 
 export type ConnectorResult =
@@ -75,4 +85,11 @@ export interface KindRules {
 export interface Connector extends KindRules {
   kind: ConnectorKind;
   deliver(delivery: ConnectorDelivery, send: Send): Promise<ConnectorResult>;
+  /** Writes messages for people: the pipeline passes `message` (language, time zone, tenant, root cause). */
+  notifies?: true;
+  /**
+   * Openings that arrive within the destination's `groupWaitSeconds` and share a tenant or a
+   * root cause go out as one message (src/delivery/grouping.ts).
+   */
+  groupsOpenings?: true;
 }

@@ -67,6 +67,9 @@ export const KIND_FIELDS: Record<DestinationKind, FieldSpec[]> = {
     { name: 'project', label: 'project', target: 'config', required: true },
     { name: 'personalAccessToken', label: 'personalAccessToken', target: 'credentials', required: true, secret: true },
   ],
+  // The chat kinds' URL authorizes the post: a secret, sent as credentials.webhookUrl (docs/notifications.md).
+  teams: [{ name: 'webhookUrl', label: 'webhookUrl', target: 'credentials', required: true, https: true, secret: true }],
+  slack: [{ name: 'webhookUrl', label: 'webhookUrl', target: 'credentials', required: true, https: true, secret: true }],
   email: [
     { name: 'recipients', label: 'recipients', target: 'config', required: true, list: true },
     {
