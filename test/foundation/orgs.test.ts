@@ -23,6 +23,7 @@ describe('admin API: organizations', () => {
       language: 'pt-BR',
       timeZone: 'America/Sao_Paulo',
       ackRequiresSignIn: false,
+      emailReplyTo: null,
       createdAt: '2026-06-15T12:00:00.000Z',
       updatedAt: '2026-06-15T12:00:00.000Z',
     });

@@ -6,6 +6,8 @@ const KIND_NAMES = {
   kindJsm: 'Jira Service Management',
   kindServicenow: 'ServiceNow',
   kindAzureDevops: 'Azure DevOps',
+  kindTeams: 'Microsoft Teams',
+  kindSlack: 'Slack',
   kindEmail: 'E-mail',
 };
 
