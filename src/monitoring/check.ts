@@ -132,10 +132,10 @@ export function groupFixes(checks: CheckItem[]): FixGroup[] {
 }
 
 /** One token per audience; the failures are kept so the probes that need them say why they cannot run. */
-async function checkTokens(tokens: TenantTokens): Promise<{ items: CheckItem[]; failures: Map<Audience, unknown> }> {
+export async function checkTokens(tokens: TenantTokens, audiences: readonly Audience[] = ['powerbi', 'fabric', 'arm']): Promise<{ items: CheckItem[]; failures: Map<Audience, unknown> }> {
   const items: CheckItem[] = [];
   const failures = new Map<Audience, unknown>();
-  for (const audience of ['powerbi', 'fabric', 'arm'] as const) {
+  for (const audience of audiences) {
     const head: ItemHead = { id: `token.${audience}`, audience, title: { 'pt-BR': `Token para ${AUDIENCE_NAMES[audience]}`, en: `Token for ${AUDIENCE_NAMES[audience]}` } };
     try {
       await tokens.get(audience);

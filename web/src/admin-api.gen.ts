@@ -4677,6 +4677,7 @@ export interface components {
             costScopes: string[];
             /** Format: date-time */
             createdAt: string;
+            credentialCheck?: components["schemas"]["TenantSignInCheck"];
             /** @description Always true: credentials are write-only. */
             credentialsSet: boolean;
             /** @enum {string} */
@@ -4783,6 +4784,16 @@ export interface components {
         /** TenantList */
         TenantList: {
             value: components["schemas"]["Tenant"][];
+        };
+        /**
+         * TenantSignInCheck
+         * @description Only in the answer of a save that sets credentials (POST, and PATCH with `credentials`): what the token endpoint said when asked for one token at once. The connection is saved whatever it says; `ok: false` names the refusal (or the connection failure) and its fix.
+         */
+        TenantSignInCheck: {
+            checks: components["schemas"]["TenantCheckItem"][];
+            /** @description The failed items' fixes grouped: each fix once, with the items it covers (id, then scope or workspace id when the item has one). */
+            fixes: components["schemas"]["TenantCheckFix"][];
+            ok: boolean;
         };
         /** TestResult */
         TestResult: {

@@ -95,6 +95,31 @@ const apiBudgetSchema = {
   },
 } as const;
 
+const bilingual = { title: 'BilingualText', type: 'object', required: ['pt-BR', 'en'], properties: { 'pt-BR': str, en: str } } as const;
+
+export const checkResultSchema = {
+  title: 'TenantCheck',
+  type: 'object',
+  required: ['ok', 'checks', 'fixes'],
+  properties: {
+    ok: bool,
+    fixes: {
+      type: 'array',
+      description: 'The failed items\' fixes grouped: each fix once, with the items it covers (id, then scope or workspace id when the item has one).',
+      items: { title: 'TenantCheckFix', type: 'object', required: ['fix', 'items'], properties: { fix: bilingual, items: { type: 'array', items: str } } },
+    },
+    checks: {
+      type: 'array',
+      items: {
+        title: 'TenantCheckItem',
+        type: 'object',
+        required: ['id', 'ok', 'title', 'fix'],
+        properties: { id: str, ok: bool, audience: str, scope: str, workspaceId: str, title: bilingual, fix: { anyOf: [bilingual, { type: 'null' }] }, detail: str, cause: str },
+      },
+    },
+  },
+} as const;
+
 export const tenantSchema = {
   title: 'Tenant',
   type: 'object',
@@ -138,34 +163,15 @@ export const tenantSchema = {
     collectors: { type: 'array', items: collectorViewSchema },
     apiBudget: { type: 'array', items: apiBudgetSchema, description: 'Calls of the last hour against each cap Vigia keeps: every API family, and each endpoint capped per tenant that was called or throttled in the last hour.' },
     scan: scanSchema,
+    credentialCheck: {
+      ...checkResultSchema,
+      title: 'TenantSignInCheck',
+      description:
+        "Only in the answer of a save that sets credentials (POST, and PATCH with `credentials`): what the token endpoint said when asked for one token at once. The connection is saved whatever it says; `ok: false` names the refusal (or the connection failure) and its fix.",
+    },
   },
 } as const;
 
 export const tenantListSchema = { title: 'TenantList', type: 'object', required: ['value'], properties: { value: { type: 'array', items: tenantSchema } } } as const;
-
-const bilingual = { title: 'BilingualText', type: 'object', required: ['pt-BR', 'en'], properties: { 'pt-BR': str, en: str } } as const;
-
-export const checkResultSchema = {
-  title: 'TenantCheck',
-  type: 'object',
-  required: ['ok', 'checks', 'fixes'],
-  properties: {
-    ok: bool,
-    fixes: {
-      type: 'array',
-      description: 'The failed items\' fixes grouped: each fix once, with the items it covers (id, then scope or workspace id when the item has one).',
-      items: { title: 'TenantCheckFix', type: 'object', required: ['fix', 'items'], properties: { fix: bilingual, items: { type: 'array', items: str } } },
-    },
-    checks: {
-      type: 'array',
-      items: {
-        title: 'TenantCheckItem',
-        type: 'object',
-        required: ['id', 'ok', 'title', 'fix'],
-        properties: { id: str, ok: bool, audience: str, scope: str, workspaceId: str, title: bilingual, fix: { anyOf: [bilingual, { type: 'null' }] }, detail: str, cause: str },
-      },
-    },
-  },
-} as const;
 
 export const runRequestedSchema = { title: 'RunRequested', type: 'object', required: ['nextRunAt'], properties: { nextRunAt: instant } } as const;
