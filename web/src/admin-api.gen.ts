@@ -4095,6 +4095,11 @@ export interface components {
             /** @description Seconds the last full pass over the workspaces lasted; null until one completed after another. */
             lastFullRotationSeconds: number | null;
         };
+        /** CollectorErrorText */
+        CollectorErrorText: {
+            en: string;
+            "pt-BR": string;
+        };
         /** CollectorView */
         CollectorView: {
             defaultIntervalSeconds: number;
@@ -4108,7 +4113,16 @@ export interface components {
             /** @description Due resources the last run left for a later run; when this lasts, Tenant / CollectorBehind opens. */
             lastDeferred: number | null;
             lastDurationMs: number | null;
+            /** @description The last run's failure in English, as it was said; null after a success. */
             lastError: string | null;
+            /** @description The same failure as a code of the error catalog (token.refused, connection, http, throttled, budget, …; docs/monitoring.md, "Languages"); null for none. */
+            lastErrorCode: string | null;
+            /** @description The facts the code's text is written with (an AADSTS code, a status, a connection cause, …). */
+            lastErrorParams: {
+                [key: string]: string | number;
+            } | null;
+            /** @description The failure in both languages, from the catalog: the console shows the one its reader chose. */
+            lastErrorText: components["schemas"]["CollectorErrorText"] | null;
             /** @description Resources the last run read (collectors that read resources one by one; null for the others). */
             lastPolled: number | null;
             /** @description Rows the platform served that the last run skipped as unbelievable (a figure out of range, a malformed event); when this lasts, Tenant / PlatformDataRejected opens. Null for collectors that do not check rows. */
@@ -4767,6 +4781,7 @@ export interface components {
             audience?: string;
             cause?: string;
             detail?: string;
+            detailText?: components["schemas"]["BilingualText"];
             fix: components["schemas"]["BilingualText"] | null;
             id: string;
             ok: boolean;

@@ -51,7 +51,7 @@ const scanSchema = {
 const collectorViewSchema = {
   title: 'CollectorView',
   type: 'object',
-  required: ['name', 'enabled', 'intervalSeconds', 'defaultIntervalSeconds', 'lastRunAt', 'lastSuccessAt', 'nextRunAt', 'lastDurationMs', 'lastCalls', 'lastThrottledCalls', 'lastError', 'lastPolled', 'lastDeferred', 'lastRejected', 'lastRejectedNote', 'running', 'rotation', 'effectiveIntervalSeconds', 'effectiveIntervalNote'],
+  required: ['name', 'enabled', 'intervalSeconds', 'defaultIntervalSeconds', 'lastRunAt', 'lastSuccessAt', 'nextRunAt', 'lastDurationMs', 'lastCalls', 'lastThrottledCalls', 'lastError', 'lastErrorCode', 'lastErrorParams', 'lastErrorText', 'lastPolled', 'lastDeferred', 'lastRejected', 'lastRejectedNote', 'running', 'rotation', 'effectiveIntervalSeconds', 'effectiveIntervalNote'],
   properties: {
     name: str,
     enabled: bool,
@@ -63,7 +63,13 @@ const collectorViewSchema = {
     lastDurationMs: { type: ['integer', 'null'] },
     lastCalls: { type: ['integer', 'null'] },
     lastThrottledCalls: { type: ['integer', 'null'] },
-    lastError: nullableStr,
+    lastError: { ...nullableStr, description: 'The last run\'s failure in English, as it was said; null after a success.' },
+    lastErrorCode: { ...nullableStr, description: 'The same failure as a code of the error catalog (token.refused, connection, http, throttled, budget, …; docs/monitoring.md, "Languages"); null for none.' },
+    lastErrorParams: { type: ['object', 'null'], additionalProperties: { type: ['string', 'number'] }, description: 'The facts the code\'s text is written with (an AADSTS code, a status, a connection cause, …).' },
+    lastErrorText: {
+      anyOf: [{ title: 'CollectorErrorText', type: 'object', required: ['pt-BR', 'en'], properties: { 'pt-BR': str, en: str } }, { type: 'null' }],
+      description: 'The failure in both languages, from the catalog: the console shows the one its reader chose.',
+    },
     lastPolled: { type: ['integer', 'null'], description: 'Resources the last run read (collectors that read resources one by one; null for the others).' },
     lastDeferred: { type: ['integer', 'null'], description: 'Due resources the last run left for a later run; when this lasts, Tenant / CollectorBehind opens.' },
     lastRejected: { type: ['integer', 'null'], description: 'Rows the platform served that the last run skipped as unbelievable (a figure out of range, a malformed event); when this lasts, Tenant / PlatformDataRejected opens. Null for collectors that do not check rows.' },
@@ -114,7 +120,7 @@ export const checkResultSchema = {
         title: 'TenantCheckItem',
         type: 'object',
         required: ['id', 'ok', 'title', 'fix'],
-        properties: { id: str, ok: bool, audience: str, scope: str, workspaceId: str, title: bilingual, fix: { anyOf: [bilingual, { type: 'null' }] }, detail: str, cause: str },
+        properties: { id: str, ok: bool, audience: str, scope: str, workspaceId: str, title: bilingual, fix: { anyOf: [bilingual, { type: 'null' }] }, detail: str, detailText: bilingual, cause: str },
       },
     },
   },

@@ -94,10 +94,6 @@ const TEXTS: Record<string, (p: ErrorParams) => Texts> = {
     ),
   answer: (p) => both(`the platform's answer could not be used: ${str(p, 'message')}`, `a resposta da plataforma não pôde ser usada: ${str(p, 'message')}`),
   no_workspace: () => both('the service principal is a member of no workspace', 'a entidade de serviço não é membro de nenhum workspace'),
-  no_token: (p) => {
-    const inner = errorTexts({ code: str(p, 'inner'), params: JSON.parse(str(p, 'innerParams') || '{}') as ErrorParams });
-    return both(`no token for this audience: ${inner.en}`, `sem token para esta audiência: ${inner['pt-BR']}`);
-  },
   other: (p) => both(str(p, 'message'), str(p, 'message')),
 };
 
@@ -158,4 +154,15 @@ export function errorTexts(e: ErrorCode): Texts {
 export function describeError(err: unknown): { error: ErrorCode; text: Texts } {
   const error = errorCodeOf(err);
   return { error, text: errorTexts(error) };
+}
+
+/** A check item's `detail` (the error's own message, as before) and `detailText` from the catalog. */
+export function errorDetail(err: unknown): { detail: string; detailText: Texts } {
+  return { detail: err instanceof Error ? err.message : String(err), detailText: errorTexts(errorCodeOf(err)) };
+}
+
+/** A count as a check item's detail, its noun singular or plural in each language ("1 janela", "6 janelas"). */
+export function countDetail(n: number, en1: string, enN: string, pt1: string, ptN: string): { detail: string; detailText: Texts } {
+  const text = both(`${n} ${n === 1 ? en1 : enN}`, `${n} ${n === 1 ? pt1 : ptN}`);
+  return { detail: text.en, detailText: text };
 }

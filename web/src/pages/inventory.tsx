@@ -4,6 +4,7 @@ import { orgPath, useConsole } from '../app-context.js';
 import { DataTable, ListPage, useGet, type Column, type Loaded } from '../lists.js';
 import { monthLabel } from '../period.js';
 import { Link } from '../router.js';
+import { capacityStateLabel } from '../labels.js';
 import '../charts.css';
 import { CapacityLoadSection } from './capacity-load.js';
 
@@ -87,7 +88,7 @@ export function CapacitiesPage(props: { orgId: string }) {
         columns={(d) => [
           { label: t('capName'), rowHeader: true, cell: (c) => c.name },
           { label: t('capSku'), cell: (c) => c.sku },
-          { label: t('capState'), cell: (c) => c.state },
+          { label: t('capState'), cell: (c) => capacityStateLabel(t, c.state) },
           { label: t('capRegion'), cell: (c) => c.region },
           { label: t('capAvailability'), cell: (c) => num.format(c.availabilityPercent), value: (c) => c.availabilityPercent },
           { label: t('capCost'), cell: (c) => money(c.costThisMonth, d.currency), value: (c) => c.costThisMonth ?? '' },
