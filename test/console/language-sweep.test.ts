@@ -72,7 +72,9 @@ describe('console pages speak one language', () => {
       await card.locator('[data-testid="check-result"]').waitFor();
     }
     // What a click shows counts too: every disclosure open (the collectors' table, the budget, the menu groups).
-    await p.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
+    await p.evaluate(() => {
+      for (const d of document.querySelectorAll('details')) d.open = true;
+    });
     return p.locator('body').innerText();
   }
 
