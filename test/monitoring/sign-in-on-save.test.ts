@@ -7,6 +7,9 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
+import { capacityCollector } from '../../src/monitoring/sources/capacity/capacity.js';
+import { DEFAULT_COLLECTORS } from '../../src/monitoring/registry.js';
+import { CollectorScheduler } from '../../src/monitoring/scheduler.js';
 import type { TenantSim } from '../../src/tenant-sim/index.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { startSim } from '../tenant-sim/helpers.js';
@@ -68,6 +71,35 @@ describe('a save that sets credentials answers with the token endpoint verdict',
     expect(renamed.statusCode).toBe(200);
     expect(renamed.json()).not.toHaveProperty('credentialCheck');
     expect(tokenCalls()).toBe(calls);
+  });
+
+  it("a collector's failure carries its code and facts, and its text in both languages from the catalog", async () => {
+    const orgId = await insertOrg(t.ctx);
+    const res = await t.admin('POST', `/orgs/${orgId}/tenants`, {
+      ...body('not-the-secret'),
+      collectors: Object.fromEntries(DEFAULT_COLLECTORS.map((c) => [c.name, c.name === 'capacity' ? { intervalSeconds: 60 } : { enabled: false }])),
+    });
+    const id = (res.json() as { id: string }).id;
+    await t.ctx.db.query("UPDATE collector_schedules SET next_run_at = $2 WHERE tenant_ref = $1", [id, new Date('2026-06-15T11:59:00Z')]);
+    const scheduler = new CollectorScheduler(t.ctx, { pollMs: 60_000, stopTimeoutMs: 2_000, collectors: [capacityCollector], transport: { timeoutMs: 5_000 } });
+    try {
+      expect(await scheduler.pass()).toBeGreaterThanOrEqual(1);
+    } finally {
+      await scheduler.stop();
+    }
+    const view = (await t.admin('GET', `/orgs/${orgId}/tenants/${id}`)).json() as { collectors: Array<Record<string, unknown>> };
+    const capacity = view.collectors.find((c) => c.name === 'capacity')!;
+    expect(capacity).toMatchObject({
+      lastError: 'the token endpoint refused the credentials: the client secret is wrong (AADSTS7000215)',
+      lastErrorCode: 'token.refused',
+      lastErrorParams: { code: 'AADSTS7000215', problem: 'invalid_secret' },
+      lastErrorText: {
+        en: 'the token endpoint refused the credentials: the client secret is wrong (AADSTS7000215)',
+        'pt-BR': 'o endpoint de token recusou as credenciais: o segredo do cliente está errado (AADSTS7000215)',
+      },
+    });
+    const { rows } = await t.ctx.db.query('SELECT last_error_code FROM collector_schedules WHERE tenant_ref = $1 AND collector = $2', [id, 'capacity']);
+    expect(rows[0].last_error_code).toBe('token.refused');
   });
 
   it('the right secret at creation: ok', async () => {
