@@ -101,7 +101,7 @@ async function runChecks(ctx: AppContext, tenant: TenantRow, transport: Transpor
   const { client, tokens } = clientForTenant(ctx, tenant, transport, 60_000);
   const { items, failures } = await checkTokens(tokens);
   const refusal = [...failures.values()].find((e) => e instanceof TokenRefusedError);
-  if (refusal) await reportRefusedSignIn(ctx, tenant, problemDetail(refusal, `check: ${refusal.message}`));
+  if (refusal) await reportRefusedSignIn(ctx, tenant, problemDetail(refusal, 'check'));
   const checks = [...items];
   for (const probe of probesFor(ctx, tenant, client)) {
     const tokenFailure = failures.get(probe.audience);

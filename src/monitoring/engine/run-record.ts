@@ -87,7 +87,7 @@ export async function recordRun(ctx: AppContext, run: RunOutcome): Promise<void>
   const step = problemStep(row, error, startedAt, end);
   const runSignals: SignalInput[] = [];
   if (step.open || step.restate) {
-    const failure = tenantSignal('failure', step.kind!, tenant, problemDetail(error, `${row.collector}: ${message}`), end);
+    const failure = tenantSignal('failure', step.kind!, tenant, problemDetail(error, row.collector), end);
     runSignals.push(step.restate ? { ...failure, restatesMessage: true } : failure);
   }
   // The interval its budget honours (collector-behind.ts): the next run is that far away, and being behind is measured against it.
