@@ -144,7 +144,7 @@ withTarget(tenants.command('show <id>').description("one connection and each col
   .action(async (id: string, opts: TargetOpts & { json?: boolean }) => {
     await (await import('./cli/tenants.js')).showTenant(await target(opts), opts.org, id, print, opts.json);
   });
-withTarget(tenants.command('add').description('connect a tenant (flags, or a JSON file of the admin API body); the secret comes from a file or stdin'))
+withTarget(tenants.command('add').alias('connect').description('connect a tenant (flags, or a JSON file of the admin API body); the secret comes from a file or stdin; the token endpoint judges it at once'))
   .option('--file <tenant.json>', 'the POST body as JSON (flags override its fields)')
   .option('--name <name>', 'display name')
   .option('--tenant-id <guid>', 'Entra tenant (directory) id')
@@ -158,8 +158,10 @@ withTarget(tenants.command('add').description('connect a tenant (flags, or a JSO
   .option('--client-secret-file <file>', 'read the client secret from this file')
   .option('--certificate-file <pem>', "the application's certificate (PEM)")
   .option('--private-key-file <pem>', 'its private key (PEM)')
-  .action(async (opts: TargetOpts & import('./cli/tenants.js').AddOptions) => {
-    await (await import('./cli/tenants.js')).addTenant(await target(opts), opts.org, opts, process.stdin, print);
+  .option('--lang <lang>', 'en or pt-BR', 'en')
+  .action(async (opts: TargetOpts & import('./cli/tenants.js').AddOptions & { lang: string }) => {
+    const ok = await (await import('./cli/tenants.js')).addTenant(await target(opts), opts.org, opts, process.stdin, print, opts.lang === 'pt-BR' ? 'pt-BR' : 'en');
+    if (!ok) process.exitCode = 1;
   });
 withTarget(tenants.command('set-credentials <id>').description("replace the connection's credentials (from a file or stdin), then check them"))
   .option('--client-secret-stdin', 'read the client secret from stdin')

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { COLLECTOR_NAMES, MAX_INTERVAL_SECONDS, MIN_INTERVAL_SECONDS } from '../monitoring/connection/collector-names.js';
 import { checkTenant } from '../monitoring/check.js';
+import { checkSignIn } from '../monitoring/sign-in-check.js';
 import { requestRun } from '../monitoring/engine/run-now.js';
 import { removeTenant } from '../monitoring/tenant-removal.js';
 import { createTenant, getTenant, listTenants, updateTenant } from '../monitoring/tenants.js';
@@ -84,7 +85,10 @@ export async function tenantsRoutes(app: FastifyInstance, opts: { ctx: AppContex
         response: adminResponses(tenantSchema, 201),
       },
     },
-    async (req, reply) => reply.code(201).send(await createTenant(ctx, req.params.orgId, req.body)),
+    async (req, reply) => {
+      const saved = await createTenant(ctx, req.params.orgId, req.body);
+      return reply.code(201).send({ ...saved, credentialCheck: await checkSignIn(ctx, req.params.orgId, saved.id) });
+    },
   );
 
   app.get<{ Params: { orgId: string } }>('/orgs/:orgId/tenants', { config: { access: 'viewer' }, schema: { params: orgIdParams, response: adminResponses(tenantListSchema) } }, async (req) => ({
@@ -96,7 +100,11 @@ export async function tenantsRoutes(app: FastifyInstance, opts: { ctx: AppContex
   app.patch<Id & { Body: TenantChange }>(
     '/orgs/:orgId/tenants/:id',
     { config: { access: 'owner' }, schema: { params: idParams, body: { type: 'object', additionalProperties: false, minProperties: 1, properties }, response: adminResponses(tenantSchema) } },
-    (req) => updateTenant(ctx, req.params.orgId, req.params.id, req.body),
+    async (req) => {
+      const saved = await updateTenant(ctx, req.params.orgId, req.params.id, req.body);
+      // New credentials are judged at once; the answer says they were saved and what the token endpoint said.
+      return req.body.credentials === undefined ? saved : { ...saved, credentialCheck: await checkSignIn(ctx, req.params.orgId, req.params.id) };
+    },
   );
 
   app.delete<Id>('/orgs/:orgId/tenants/:id', { config: { access: 'owner' }, schema: { params: idParams } }, async (req, reply) => {

@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { adminCall, CliError, type AdminTarget } from './admin-target.js';
 import type { Texts } from '../monitoring/messages/fixes.js';
+import { cliTexts, type CliLang } from './tenant-texts.js';
 
 type Out = (line: string) => void;
 
@@ -46,7 +47,7 @@ interface ScanView {
 
 interface CheckResult {
   ok: boolean;
-  checks: Array<{ id: string; ok: boolean; title: Texts; fix: Texts | null; detail?: string; cause?: string }>;
+  checks: Array<{ id: string; ok: boolean; title: Texts; fix: Texts | null; detail?: string; detailText?: Texts; cause?: string }>;
   fixes: Array<{ fix: Texts; items: string[] }>;
 }
 
@@ -197,12 +198,26 @@ export async function buildTenantBody(opts: AddOptions, stdin: NodeJS.ReadableSt
   return body;
 }
 
-export async function addTenant(target: AdminTarget, orgId: string, opts: AddOptions, stdin: NodeJS.ReadableStream, out: Out): Promise<void> {
+/**
+ * `vigia tenants add` (or `connect`): the connection is saved, and the server's answer carries the
+ * token endpoint's verdict on the credentials, printed like a check. Resolves false when the
+ * credentials got no token (the command then exits 1): the connection is saved anyway, and said.
+ */
+export async function addTenant(target: AdminTarget, orgId: string, opts: AddOptions, stdin: NodeJS.ReadableStream, out: Out, lang: CliLang = 'en'): Promise<boolean> {
+  const x = cliTexts(lang);
   const body = await buildTenantBody(opts, stdin);
-  const t = await adminCall<TenantView>(target, 'POST', tenantsPath(orgId), body);
-  out(`connected ${t.name}: ${t.id} (${t.mode} mode, ${t.credentialType} stored sealed; it is never shown again)`);
-  out(`  collectors: ${t.collectors.filter((c) => c.enabled).map((c) => `${c.name} every ${c.intervalSeconds} s`).join(', ') || 'none'}`);
-  out(`  next: vigia tenants check ${t.id} --org ${orgId}`);
+  const t = await adminCall<TenantView & { credentialCheck?: CheckResult }>(target, 'POST', tenantsPath(orgId), body);
+  out(x.connected(t.name, t.id, t.mode, t.credentialType));
+  out(`  ${x.collectors}: ${t.collectors.filter((c) => c.enabled).map((c) => x.every(c.name, c.intervalSeconds)).join(', ') || x.none}`);
+  const verdict = t.credentialCheck;
+  if (verdict) printChecks(verdict, out, lang);
+  if (verdict && !verdict.ok) {
+    out(x.signInFailed);
+    return false;
+  }
+  if (verdict) out(x.signInOk);
+  out(`  ${x.next}: vigia tenants check ${t.id} --org ${orgId}${lang === 'pt-BR' ? ' --lang pt-BR' : ''}`);
+  return true;
 }
 
 /**
@@ -210,34 +225,44 @@ export async function addTenant(target: AdminTarget, orgId: string, opts: AddOpt
  * path that replaces them), then the check's verdict. They are saved even when the check fails
  * (the command says so and exits 1): a secret may be valid before Entra ID says so everywhere.
  */
-export async function setCredentials(target: AdminTarget, orgId: string, id: string, opts: CredentialOptions, stdin: NodeJS.ReadableStream, out: Out, lang: 'en' | 'pt-BR' = 'en'): Promise<boolean> {
+export async function setCredentials(target: AdminTarget, orgId: string, id: string, opts: CredentialOptions, stdin: NodeJS.ReadableStream, out: Out, lang: CliLang = 'en'): Promise<boolean> {
+  const x = cliTexts(lang);
   const credentials = await readCredentials(opts, stdin);
   if (!credentials) throw new CliError('give the new credential: --client-secret-stdin, --client-secret-file, or --certificate-file with --private-key-file');
   const t = await adminCall<TenantView>(target, 'PATCH', tenantPath(orgId, id), { credentials });
-  out(`saved new credentials of ${t.name} (${t.id}, ${t.credentialType}, stored sealed; never shown again); the collectors use them from their next run`);
+  out(x.savedCredentials(t.name, t.id, t.credentialType));
   const ok = await checkTenant(target, orgId, id, out, lang);
-  if (!ok) out('the new credentials are saved anyway: fix what the check names, or set them again');
+  if (!ok) out(x.savedAnyway);
   return ok;
 }
 
 /** MISSING is access to grant; a failure that is not about access says so. */
-function label(cause: string | undefined): string {
-  if (cause === 'throttled') return 'BUSY   ';
-  if (cause && CONNECTION_CAUSES.has(cause)) return 'FAILED ';
-  return 'MISSING';
+function label(cause: string | undefined, lang: CliLang): string {
+  const x = cliTexts(lang);
+  if (cause === 'throttled') return x.busy;
+  if (cause && CONNECTION_CAUSES.has(cause)) return x.failed;
+  return x.missing;
 }
 const CONNECTION_CAUSES = new Set(['blocked', 'tls_untrusted', 'tls_hostname', 'tls_expired', 'dns', 'refused', 'timeout', 'reset', 'other']);
 
 /** Prints each check; resolves false when something is missing (the command then exits 1). */
-export async function checkTenant(target: AdminTarget, orgId: string, id: string, out: Out, lang: 'en' | 'pt-BR' = 'en'): Promise<boolean> {
+export async function checkTenant(target: AdminTarget, orgId: string, id: string, out: Out, lang: CliLang = 'en'): Promise<boolean> {
   const res = await adminCall<CheckResult>(target, 'POST', `${tenantPath(orgId, id)}/check`);
-  for (const c of res.checks) {
-    out(`${c.ok ? 'ok     ' : label(c.cause)} ${c.id}: ${c.title[lang]}${c.detail ? ` (${c.detail})` : ''}`);
-  }
-  // Each fix once, naming the items it covers (a refused secret fails every token and probe).
-  for (const g of res.fixes) out(`fix (${g.items.join(', ')}): ${g.fix[lang]}`);
-  out(res.ok ? 'everything Vigia needs is in place' : 'something is missing: apply the fixes above and run the check again');
+  printChecks(res, out, lang);
+  const x = cliTexts(lang);
+  out(res.ok ? x.allInPlace : x.somethingMissing);
   return res.ok;
+}
+
+/** Each item with its label, title and detail in the chosen language, then each fix once with the items it covers. */
+function printChecks(res: CheckResult, out: Out, lang: CliLang): void {
+  const x = cliTexts(lang);
+  for (const c of res.checks) {
+    const detail = c.detailText?.[lang] ?? c.detail;
+    out(`${c.ok ? x.ok : label(c.cause, lang)} ${c.id}: ${c.title[lang]}${detail ? ` (${detail})` : ''}`);
+  }
+  // A refused secret fails every token and probe: one fix.
+  for (const g of res.fixes) out(`${x.fix} (${g.items.join(', ')}): ${g.fix[lang]}`);
 }
 
 export async function runNow(target: AdminTarget, orgId: string, id: string, collector: string, out: Out): Promise<void> {

@@ -11,6 +11,7 @@
 import type { AppContext } from '../context.js';
 import { COST_API_VERSION } from './sources/costs/cost-query.js';
 import type { Audience } from './connection/endpoints.js';
+import { errorDetail, NoWorkspaceError } from './messages/errors.js';
 import { FIX_TOKEN_OTHER, fixForFailure, type Texts } from './messages/fixes.js';
 import { type PlatformClient, VendorHttpError } from './platform/platform-client.js';
 import { problemDetail } from './engine/self-watch.js';
@@ -33,6 +34,8 @@ export interface CheckItem {
   title: Texts;
   fix: Texts | null;
   detail?: string;
+  /** `detail` in both languages, from the error catalog (messages/errors.ts). */
+  detailText?: Texts;
   /** Why it failed when the cause is known: a credential problem, `throttled`, or a connection cause. */
   cause?: string;
   /** What this connection cannot do by its mode, said with the fix; it does not make the check fail. */
@@ -52,13 +55,13 @@ export interface CheckResult {
   fixes: FixGroup[];
 }
 
-type ItemHead = Omit<CheckItem, 'ok' | 'fix' | 'detail' | 'cause' | 'advisory'>;
+type ItemHead = Omit<CheckItem, 'ok' | 'fix' | 'detail' | 'detailText' | 'cause' | 'advisory'>;
 
 const AUDIENCE_NAMES: Record<Audience, string> = { powerbi: 'Power BI', fabric: 'Fabric', arm: 'Azure Resource Manager', kusto: 'Eventhouse (Kusto)' };
 
 const FIX_ADMIN: Texts = {
   'pt-BR':
-    'No portal de administração do Fabric (Configurações do locatário), habilite "As entidades de serviço podem usar as APIs do Fabric" e "As entidades de serviço podem acessar APIs de administração somente leitura" para um grupo de segurança que contenha esta entidade de serviço; o aplicativo não pode ter permissões do Power BI com consentimento do administrador. Sem direitos de administrador do locatário, use o modo "member".',
+    'No portal de administração do Fabric (Configurações do tenant), habilite "As entidades de serviço podem usar as APIs do Fabric" e "As entidades de serviço podem acessar APIs de administração somente leitura" para um grupo de segurança que contenha esta entidade de serviço; o aplicativo não pode ter permissões do Power BI com consentimento do administrador. Sem direitos de administrador do locatário, use o modo "member".',
   en: 'In the Fabric admin portal (Tenant settings), enable "Service principals can use Fabric APIs" and "Service principals can access read-only admin APIs" for a security group that contains this service principal; the app must have no admin-consented Power BI permissions. Without tenant admin rights, use "member" mode.',
 };
 const fixWorkspace = (id: string): Texts => ({
@@ -84,8 +87,7 @@ function causeOf(err: unknown): string | undefined {
 
 /** A failed item: the fix for the failure's own cause when it has one, else the item's. */
 function failed(head: ItemHead, err: unknown, itemFix: Texts): CheckItem {
-  const detail = err instanceof Error ? err.message : 'unknown error';
-  return { ...head, ok: false, fix: fixForFailure(err) ?? itemFix, detail, ...(causeOf(err) ? { cause: causeOf(err) } : {}) };
+  return { ...head, ok: false, fix: fixForFailure(err) ?? itemFix, ...errorDetail(err), ...(causeOf(err) ? { cause: causeOf(err) } : {}) };
 }
 
 export async function checkTenant(ctx: AppContext, orgId: string, id: string): Promise<CheckResult> {
@@ -102,12 +104,14 @@ async function runChecks(ctx: AppContext, tenant: TenantRow, transport: Transpor
   const { client, tokens } = clientForTenant(ctx, tenant, transport, 60_000);
   const { items, failures } = await checkTokens(tokens);
   const refusal = [...failures.values()].find((e) => e instanceof TokenRefusedError);
-  if (refusal) await reportRefusedSignIn(ctx, tenant, problemDetail(refusal, `check: ${refusal.message}`));
+  if (refusal) await reportRefusedSignIn(ctx, tenant, problemDetail(refusal, 'check'));
   const checks = [...items];
   for (const probe of probesFor(ctx, tenant, client)) {
     const tokenFailure = failures.get(probe.audience);
     if (tokenFailure) {
-      checks.push({ ...failed(probe.head, tokenFailure, FIX_TOKEN_OTHER), detail: `no token for this audience: ${(tokenFailure as Error).message}` });
+      const { detail, detailText } = errorDetail(tokenFailure);
+      const noToken = { detail: `no token for this audience: ${detail}`, detailText: { en: `no token for this audience: ${detailText.en}`, 'pt-BR': `sem token para esta audiência: ${detailText['pt-BR']}` } };
+      checks.push({ ...failed(probe.head, tokenFailure, FIX_TOKEN_OTHER), ...noToken });
       continue;
     }
     try {
@@ -136,10 +140,10 @@ export function groupFixes(checks: CheckItem[]): FixGroup[] {
 }
 
 /** One token per audience; the failures are kept so the probes that need them say why they cannot run. */
-async function checkTokens(tokens: TenantTokens): Promise<{ items: CheckItem[]; failures: Map<Audience, unknown> }> {
+export async function checkTokens(tokens: TenantTokens, audiences: readonly Audience[] = ['powerbi', 'fabric', 'arm']): Promise<{ items: CheckItem[]; failures: Map<Audience, unknown> }> {
   const items: CheckItem[] = [];
   const failures = new Map<Audience, unknown>();
-  for (const audience of ['powerbi', 'fabric', 'arm'] as const) {
+  for (const audience of audiences) {
     const head: ItemHead = { id: `token.${audience}`, audience, title: { 'pt-BR': `Token para ${AUDIENCE_NAMES[audience]}`, en: `Token for ${AUDIENCE_NAMES[audience]}` } };
     try {
       await tokens.get(audience);
@@ -183,7 +187,7 @@ function probesFor(ctx: AppContext, tenant: TenantRow, client: PlatformClient): 
       audience: 'fabric',
       call: async () => {
         const page = await client.json<{ value?: unknown[] }>({ family: 'fabric', audience: 'fabric', url: client.fabric('/workspaces') });
-        if (!page?.value?.length) throw new Error('the service principal is a member of no workspace');
+        if (!page?.value?.length) throw new NoWorkspaceError();
       },
     });
   }

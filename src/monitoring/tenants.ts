@@ -3,6 +3,8 @@
  * credentials are sealed before they are stored and never returned; each connection has one
  * schedule row per collector, created and changed here (the engine only leases and advances it).
  */
+import { errorTexts, type ErrorParams } from './messages/errors.js';
+import type { Texts } from '../orgs/language.js';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/index.js';
 import { conflictError, notFoundError } from '../errors.js';
@@ -51,6 +53,8 @@ export interface ScheduleRow {
   last_calls: number | null;
   last_throttled_calls: number | null;
   last_error: string | null;
+  last_error_code: string | null;
+  last_error_params: ErrorParams | null;
   last_polled: number | null;
   last_deferred: number | null;
   last_rejected: number | null;
@@ -69,6 +73,11 @@ export interface CollectorView {
   lastCalls: number | null;
   lastThrottledCalls: number | null;
   lastError: string | null;
+  /** The last failure as a code of the error catalog (messages/errors.ts) and its facts; null when none (or recorded before migration 414). */
+  lastErrorCode: string | null;
+  lastErrorParams: ErrorParams | null;
+  /** The last failure in both languages, from the catalog (or `lastError` as stored, in both, for a failure recorded without a code). */
+  lastErrorText: Texts | null;
   /** Resources the last run read, for collectors that read resources one by one (null for the others, and before a run). */
   lastPolled: number | null;
   /** Resources that were due and that the last run left for a later run (CollectorBehind when it lasts). */
@@ -116,7 +125,15 @@ export interface TenantView {
 }
 
 const SCHEDULE_COLUMNS =
-  'tenant_ref, collector, enabled, interval_seconds, next_run_at, coalesce(locked_until > now(), false) AS running, last_run_at, last_success_at, last_duration_ms, last_calls, last_throttled_calls, last_error, last_polled, last_deferred, last_rejected, last_rejected_note';
+  'tenant_ref, collector, enabled, interval_seconds, next_run_at, coalesce(locked_until > now(), false) AS running, last_run_at, last_success_at, last_duration_ms, last_calls, last_throttled_calls, last_error, last_error_code, last_error_params, last_polled, last_deferred, last_rejected, last_rejected_note';
+
+/** The last failure's code, facts and text in both languages. */
+function lastErrorOf(s: ScheduleRow | undefined): Pick<CollectorView, 'lastErrorCode' | 'lastErrorParams' | 'lastErrorText'> {
+  if (!s?.last_error) return { lastErrorCode: null, lastErrorParams: null, lastErrorText: null };
+  if (!s.last_error_code) return { lastErrorCode: null, lastErrorParams: null, lastErrorText: { en: s.last_error, 'pt-BR': s.last_error } };
+  const params = s.last_error_params ?? {};
+  return { lastErrorCode: s.last_error_code, lastErrorParams: params, lastErrorText: errorTexts({ code: s.last_error_code, params }) };
+}
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
@@ -158,6 +175,7 @@ function toView(row: TenantRow, schedules: ScheduleRow[], rotations: Map<string,
         lastCalls: s?.last_calls ?? null,
         lastThrottledCalls: s?.last_throttled_calls ?? null,
         lastError: s?.last_error ?? null,
+        ...lastErrorOf(s),
         lastPolled: s?.last_polled ?? null,
         lastDeferred: s?.last_deferred ?? null,
         lastRejected: s?.last_rejected ?? null,

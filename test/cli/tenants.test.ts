@@ -25,6 +25,9 @@ describe(`vigia tenants (${ENGINE})`, () => {
     const id = /connected Simulated: (tnt_\S+)/.exec(add.stdout())![1]!;
     expect(add.stdout()).toContain('gateway every 600 s');
     expect(add.stdout()).not.toContain('costs every');
+    // The save asked the token endpoint at once: its verdict is printed.
+    expect(add.stdout()).toMatch(/^ok      token\.powerbi: Token for Power BI$/m);
+    expect(add.stdout()).toContain('the token endpoint accepted the credentials');
 
     const list = await run(['list']);
     expect(list.code).toBe(0);
@@ -45,8 +48,15 @@ describe(`vigia tenants (${ENGINE})`, () => {
     const bad = await run(['check', id, '--lang', 'pt-BR']);
     cli.sim.control.adminApisForbidden({ on: false });
     expect(bad.code).toBe(1);
-    expect(bad.stdout()).toMatch(/MISSING admin\.fabric: .*answered 403/);
+    // Portuguese to the last word: labels, details, fixes and the last line.
+    expect(bad.stdout()).toMatch(/^FALTA   admin\.fabric: APIs de administração do Fabric \(somente leitura\) \(GET \S+ respondeu 403/m);
     expect(bad.stdout()).toContain('grupo de segurança');
+    expect(bad.stdout()).toMatch(/^correção \(admin\.fabric, admin\.powerbi\): /m);
+    expect(bad.stdout()).toMatch(/falta algo: aplique as correções acima e verifique de novo\n$/);
+    expect(bad.stdout()).not.toMatch(/\b(MISSING|fix|answered|everything|something|windows)\b/);
+    const good = await run(['check', id, '--lang', 'pt-BR']);
+    expect(good.stdout()).toContain('tudo de que o Vigia precisa está no lugar');
+    expect(good.stdout()).not.toMatch(/\b(everything|windows|place)\b/);
 
     const now = await run(['run-now', id, 'capacity']);
     expect(now.code, now.stderr()).toBe(0);
@@ -68,7 +78,10 @@ describe(`vigia tenants (${ENGINE})`, () => {
         ['add', '--name', 'Untrusted', '--tenant-id', untrusted.tenantId, '--client-id', untrusted.clientId, '--mode', 'admin', '--endpoint', untrusted.origin, '--client-secret-stdin'],
         `${untrusted.clientSecret}\n`,
       );
-      expect(add.code, add.stderr()).toBe(0);
+      // Saved, but the save's verdict already names the certificate (and the command exits 1).
+      expect(add.code, add.stderr()).toBe(1);
+      expect(add.stdout()).toMatch(/^FAILED  token\.powerbi: Token for Power BI \(connection failed: the server's TLS certificate is not signed/m);
+      expect(add.stdout()).toContain('the connection is saved anyway');
       const id = /connected Untrusted: (tnt_\S+)/.exec(add.stdout())![1]!;
       const check = await run(['check', id]);
       expect(check.code).toBe(1);
@@ -99,13 +112,17 @@ describe(`vigia tenants (${ENGINE})`, () => {
     expect(argvSecret.stderr()).toMatch(/unknown option '--client-secret'/);
   }, 120_000);
 
-  it('set-credentials replaces the credentials through PATCH and answers with the check; a wrong secret is saved anyway, and said', async () => {
+  it('connect with a wrong secret: saved, and the token endpoint verdict printed in Portuguese (exit 1); set-credentials replaces it through PATCH and answers with the check', async () => {
     const add = await run(
-      ['add', '--name', 'Rotated', '--tenant-id', cli.sim.tenantId, '--client-id', cli.sim.clientId, '--mode', 'admin', '--endpoint', cli.sim.origin, '--client-secret-stdin'],
+      ['connect', '--name', 'Rotated', '--tenant-id', cli.sim.tenantId, '--client-id', cli.sim.clientId, '--mode', 'admin', '--endpoint', cli.sim.origin, '--client-secret-stdin', '--lang', 'pt-BR'],
       'not-the-secret\n',
     );
-    expect(add.code, add.stderr()).toBe(0);
-    const id = /connected Rotated: (tnt_\S+)/.exec(add.stdout())![1]!;
+    expect(add.code, add.stderr()).toBe(1);
+    const id = /Rotated conectado: (tnt_\S+) \(modo admin, segredo guardado selado/.exec(add.stdout())![1]!;
+    expect(add.stdout()).toMatch(/^FALTA   token\.powerbi: Token para Power BI \(o endpoint de token recusou as credenciais: o segredo do cliente está errado \(AADSTS7000215\)\)$/m);
+    expect(add.stdout()).toMatch(/^correção \(token\.powerbi\): O segredo do cliente está errado/m);
+    expect(add.stdout()).toContain('a conexão foi salva mesmo assim');
+    expect((await run(['list'])).stdout()).toContain(`${id}  Rotated`);
     const wrong = await run(['set-credentials', id, '--client-secret-stdin'], 'still-not-the-secret\n');
     expect(wrong.code).toBe(1);
     expect(wrong.stdout()).toContain(`saved new credentials of Rotated (${id}, secret`);

@@ -58,7 +58,7 @@ describe('console Tenant page in Chromium', () => {
     await p.getByText('Endereços (avançado: simuladores e nuvens soberanas)').click();
     for (const label of ['Autoridade (login)', 'API do Power BI', 'API do Fabric', 'Azure Resource Manager']) await p.getByLabel(label).fill(sim.origin);
     await p.getByRole('button', { name: 'Conectar tenant' }).click();
-    await p.getByText('Tenant Simulado conectado.').waitFor();
+    await p.getByText('Tenant Simulado conectado; o endpoint de token aceitou as credenciais.').waitFor();
     const card = p.locator('article[data-tenant="Simulado"]');
     await card.waitFor();
     expect(await p.locator('#tn-secret').inputValue()).toBe(''); // the form forgets the credential

@@ -90,11 +90,12 @@ describe('tenant health: sign-in and connection failures', () => {
     const s = await sim({ seed: 61 });
     const orgId = await insertOrg(t.ctx);
     const tenant = await connect(orgId, s, s.origin);
+    const atSave = tokenCalls(s); // the save asked for one token (its verdict)
     s.control.throttle({ family: 'token', count: 1000, retryAfterSeconds: 30 });
     const runner = scheduler();
     await runner.pass();
     expect(await lastError(tenant.id)).toBe('the token endpoint is throttling Vigia (429); next try after 30 s');
-    expect(tokenCalls(s)).toBe(1);
+    expect(tokenCalls(s)).toBe(atSave + 1);
     expect(await tenantAlerts(orgId)).toEqual([]);
     // Within the Retry-After the next runs do not call the endpoint again.
     clock.advance(5_000);
@@ -102,13 +103,13 @@ describe('tenant health: sign-in and connection failures', () => {
     expect(await lastError(tenant.id)).toBe('the token endpoint is throttling Vigia (429); next try after 25 s');
     clock.advance(6_000);
     await runner.pass();
-    expect(tokenCalls(s)).toBe(1);
+    expect(tokenCalls(s)).toBe(atSave + 1);
     expect((await tenantAlerts(orgId)).map((a) => [a.notification_kind, a.status])).toEqual([['TenantThrottled', 'open']]);
     // Past the Retry-After the endpoint is asked again; it answers, the run succeeds, the incident recovers.
     s.control.throttle({ family: 'token', count: 0 });
     clock.advance(20_000);
     await runner.pass();
-    expect(tokenCalls(s)).toBeGreaterThan(1);
+    expect(tokenCalls(s)).toBeGreaterThan(atSave + 1);
     expect(await lastError(tenant.id)).toBeNull();
     expect((await tenantAlerts(orgId)).map((a) => [a.notification_kind, a.status])).toEqual([['TenantThrottled', 'resolved']]);
     expect(s.violations).toEqual([]);
@@ -152,12 +153,13 @@ describe('tenant health: sign-in and connection failures', () => {
     const admin = res.checks.find((c) => c.id === 'admin.fabric')!;
     expect(admin).toMatchObject({ ok: false, cause });
     expect(admin.fix).toEqual(token.fix);
-    // Seen by check: opened at once, its message names the reason and the fix in both languages.
+    // Seen by check: opened at once, its message names the reason and the fix in the organization's language (pt-BR) only.
     const opened = await tenantAlerts(orgId);
     expect(opened.map((a) => [a.notification_kind, a.status])).toEqual([['TenantAuthFailed', 'open']]);
     expect(opened[0].message).toContain(code);
-    expect(opened[0].message).toContain(`What to do: ${token.fix!.en}`);
     expect(opened[0].message).toContain(`O que fazer: ${token.fix!['pt-BR']}`);
+    expect(opened[0].message).toMatch(/^check: o endpoint de token recusou as credenciais: /);
+    expect(opened[0].message).not.toContain('What to do');
     // A second check does not open a second one.
     await check(orgId, tenant.id);
     expect(await tenantAlerts(orgId)).toHaveLength(1);
@@ -199,12 +201,14 @@ describe('tenant health: sign-in and connection failures', () => {
   const expectConnectionFailure = async (orgId: string, tenantId: string, cause: string, text: RegExp, fix: string) => {
     const res = await check(orgId, tenantId);
     expect(res.ok).toBe(false);
+    let ptFix = '';
     for (const c of res.checks) {
       expect(c).toMatchObject({ ok: false, cause });
       expect(c.detail).toMatch(text);
       expect(c.fix!.en).toContain(fix);
       // Not the credentials' fix: nothing about Entra ids or a new secret.
       expect(c.fix!.en).not.toContain('create a new client secret');
+      ptFix = c.fix!['pt-BR'];
     }
     expect(await tenantAlerts(orgId)).toEqual([]);
     const runner = scheduler();
@@ -215,7 +219,9 @@ describe('tenant health: sign-in and connection failures', () => {
     }
     const opened = await tenantAlerts(orgId);
     expect(opened.map((a) => [a.notification_kind, a.status])).toEqual([['TenantUnreachable', 'open']]);
-    expect(opened[0].message).toContain(fix);
+    // In the organization's language (pt-BR): the failure and its fix, from the catalogs.
+    expect(opened[0].message).toContain(`O que fazer: ${ptFix}`);
+    expect(opened[0].message).toMatch(/^capacity: falha na conexão: /);
   };
 
   it('a server whose certificate no trusted authority signed: named, with the fix about NODE_EXTRA_CA_CERTS', async () => {
@@ -282,8 +288,8 @@ describe('tenant health: sign-in and connection failures', () => {
     await runner.pass();
     const [restated] = await tenantAlerts(orgId);
     expect(restated.status).toBe('open');
-    expect(restated.message).toMatch(/the host name was not found \(DNS\) \(ENOTFOUND\)/);
-    expect(restated.message).toContain('was not found in DNS');
+    expect(restated.message).toMatch(/o nome do host não foi encontrado \(DNS\) \(ENOTFOUND\)/);
+    expect(restated.message).toContain('O que fazer:');
     expect(restated.message).not.toMatch(/ECONNREFUSED/);
     expect(await eventsOf()).toEqual(['alert.opened']);
     // The same cause again changes nothing.

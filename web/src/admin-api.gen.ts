@@ -4165,6 +4165,11 @@ export interface components {
             name: string | null;
             type: string | null;
         };
+        /** CollectorErrorText */
+        CollectorErrorText: {
+            en: string;
+            "pt-BR": string;
+        };
         /** CollectorView */
         CollectorView: {
             defaultIntervalSeconds: number;
@@ -4178,7 +4183,16 @@ export interface components {
             /** @description Due resources the last run left for a later run; when this lasts, Tenant / CollectorBehind opens. */
             lastDeferred: number | null;
             lastDurationMs: number | null;
+            /** @description The last run's failure in English, as it was said; null after a success. */
             lastError: string | null;
+            /** @description The same failure as a code of the error catalog (token.refused, connection, http, throttled, budget, …; docs/monitoring.md, "Languages"); null for none. */
+            lastErrorCode: string | null;
+            /** @description The facts the code's text is written with (an AADSTS code, a status, a connection cause, …). */
+            lastErrorParams: {
+                [key: string]: string | number;
+            } | null;
+            /** @description The failure in both languages, from the catalog: the console shows the one its reader chose. */
+            lastErrorText: components["schemas"]["CollectorErrorText"] | null;
             /** @description Resources the last run read (collectors that read resources one by one; null for the others). */
             lastPolled: number | null;
             /** @description Rows the platform served that the last run skipped as unbelievable (a figure out of range, a malformed event); when this lasts, Tenant / PlatformDataRejected opens. Null for collectors that do not check rows. */
@@ -4771,6 +4785,7 @@ export interface components {
             costScopes: string[];
             /** Format: date-time */
             createdAt: string;
+            credentialCheck?: components["schemas"]["TenantSignInCheck"];
             /** @description Always true: credentials are write-only. */
             credentialsSet: boolean;
             /** @enum {string} */
@@ -4917,6 +4932,7 @@ export interface components {
             audience?: string;
             cause?: string;
             detail?: string;
+            detailText?: components["schemas"]["BilingualText"];
             fix: components["schemas"]["BilingualText"] | null;
             id: string;
             ok: boolean;
@@ -4934,6 +4950,17 @@ export interface components {
         /** TenantList */
         TenantList: {
             value: components["schemas"]["Tenant"][];
+        };
+        /**
+         * TenantSignInCheck
+         * @description Only in the answer of a save that sets credentials (POST, and PATCH with `credentials`): what the token endpoint said when asked for one token at once. The connection is saved whatever it says; `ok: false` names the refusal (or the connection failure) and its fix.
+         */
+        TenantSignInCheck: {
+            checks: components["schemas"]["TenantCheckItem"][];
+            /** @description The failed items' fixes grouped: each fix once, with the items it covers (id, then scope or workspace id when the item has one). */
+            fixes: components["schemas"]["TenantCheckFix"][];
+            /** @description Every item is ok, or advisory. */
+            ok: boolean;
         };
         /** TestResult */
         TestResult: {

@@ -67,7 +67,12 @@ export type Translate = (key: TextKey, vars?: Record<string, string | number>) =
 
 export function translator(lang: Lang): Translate {
   const table = LANGS[lang];
-  return (key, vars) => table[key].replace(/\{(\w+)\}/g, (_m, name: string) => String(vars?.[name] ?? `{${name}}`));
+  // Plurals: a key with a `…One` twin ("{n} abertos" / "1 aberto") says the singular when n is 1.
+  const pick = (key: TextKey, vars?: Record<string, string | number>): string => {
+    const one = `${key}One` as TextKey;
+    return vars?.n === 1 && one in table ? table[one] : table[key];
+  };
+  return (key, vars) => pick(key, vars).replace(/\{(\w+)\}/g, (_m, name: string) => String(vars?.[name] ?? `{${name}}`));
 }
 
 const LANG_KEY = 'vigia.lang';

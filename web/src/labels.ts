@@ -67,3 +67,25 @@ export const serverText = (t: Translate, lang: Lang, text: string): string => {
   if (auto) return t('reasonDisabledAuto', { n: Number(auto[1]), since: formatDate(lang, auto[2]!) });
   return text;
 };
+
+/** A capacity's state as the platform names it (Power BI and ARM), in the console's language; an unknown one as sent. */
+const CAPACITY_STATE_KEYS: Record<string, TextKey> = {
+  active: 'capStateActive',
+  succeeded: 'capStateActive',
+  paused: 'capStatePaused',
+  suspended: 'capStateSuspended',
+  presuspended: 'capStateSuspended',
+  provisioning: 'capStateProvisioning',
+  provisionfailed: 'capStateFailed',
+  failed: 'capStateFailed',
+  deleted: 'capStateDeleted',
+  deleting: 'capStateDeleting',
+  notactivated: 'capStateNotActivated',
+  updatingsku: 'capStateUpdating',
+  updating: 'capStateUpdating',
+  invalid: 'capStateInvalid',
+};
+export const capacityStateLabel = (t: Translate, state: string): string => {
+  const key = CAPACITY_STATE_KEYS[state.toLowerCase()];
+  return key ? t(key) : state;
+};

@@ -51,7 +51,7 @@ const scanSchema = {
 const collectorViewSchema = {
   title: 'CollectorView',
   type: 'object',
-  required: ['name', 'enabled', 'intervalSeconds', 'defaultIntervalSeconds', 'lastRunAt', 'lastSuccessAt', 'nextRunAt', 'lastDurationMs', 'lastCalls', 'lastThrottledCalls', 'lastError', 'lastPolled', 'lastDeferred', 'lastRejected', 'lastRejectedNote', 'running', 'rotation', 'effectiveIntervalSeconds', 'effectiveIntervalNote'],
+  required: ['name', 'enabled', 'intervalSeconds', 'defaultIntervalSeconds', 'lastRunAt', 'lastSuccessAt', 'nextRunAt', 'lastDurationMs', 'lastCalls', 'lastThrottledCalls', 'lastError', 'lastErrorCode', 'lastErrorParams', 'lastErrorText', 'lastPolled', 'lastDeferred', 'lastRejected', 'lastRejectedNote', 'running', 'rotation', 'effectiveIntervalSeconds', 'effectiveIntervalNote'],
   properties: {
     name: str,
     enabled: bool,
@@ -63,7 +63,13 @@ const collectorViewSchema = {
     lastDurationMs: { type: ['integer', 'null'] },
     lastCalls: { type: ['integer', 'null'] },
     lastThrottledCalls: { type: ['integer', 'null'] },
-    lastError: nullableStr,
+    lastError: { ...nullableStr, description: 'The last run\'s failure in English, as it was said; null after a success.' },
+    lastErrorCode: { ...nullableStr, description: 'The same failure as a code of the error catalog (token.refused, connection, http, throttled, budget, …; docs/monitoring.md, "Languages"); null for none.' },
+    lastErrorParams: { type: ['object', 'null'], additionalProperties: { type: ['string', 'number'] }, description: 'The facts the code\'s text is written with (an AADSTS code, a status, a connection cause, …).' },
+    lastErrorText: {
+      anyOf: [{ title: 'CollectorErrorText', type: 'object', required: ['pt-BR', 'en'], properties: { 'pt-BR': str, en: str } }, { type: 'null' }],
+      description: 'The failure in both languages, from the catalog: the console shows the one its reader chose.',
+    },
     lastPolled: { type: ['integer', 'null'], description: 'Resources the last run read (collectors that read resources one by one; null for the others).' },
     lastDeferred: { type: ['integer', 'null'], description: 'Due resources the last run left for a later run; when this lasts, Tenant / CollectorBehind opens.' },
     lastRejected: { type: ['integer', 'null'], description: 'Rows the platform served that the last run skipped as unbelievable (a figure out of range, a malformed event); when this lasts, Tenant / PlatformDataRejected opens. Null for collectors that do not check rows.' },
@@ -92,6 +98,36 @@ const apiBudgetSchema = {
     documentedCap: { type: ['integer', 'null'], description: "The platform's documented per-tenant cap; null for a family." },
     loweredUntil: { type: ['string', 'null'], format: 'date-time', description: 'A 429 lowered the cap until then.' },
     lastThrottledAt: { type: ['string', 'null'], format: 'date-time', description: 'The last 429 on this endpoint.' },
+  },
+} as const;
+
+const bilingual = { title: 'BilingualText', type: 'object', required: ['pt-BR', 'en'], properties: { 'pt-BR': str, en: str } } as const;
+
+export const checkResultSchema = {
+  title: 'TenantCheck',
+  type: 'object',
+  required: ['ok', 'checks', 'fixes'],
+  properties: {
+    ok: { type: 'boolean', description: 'Every item is ok, or advisory.' },
+    fixes: {
+      type: 'array',
+      description: 'The failed items\' fixes grouped: each fix once, with the items it covers (id, then scope or workspace id when the item has one).',
+      items: { title: 'TenantCheckFix', type: 'object', required: ['fix', 'items'], properties: { fix: bilingual, items: { type: 'array', items: str } } },
+    },
+    checks: {
+      type: 'array',
+      items: {
+        title: 'TenantCheckItem',
+        type: 'object',
+        required: ['id', 'ok', 'title', 'fix'],
+        properties: {
+          id: str, ok: bool, audience: str, scope: str, workspaceId: str, title: bilingual, fix: { anyOf: [bilingual, { type: 'null' }] }, detail: str,
+          detailText: bilingual,
+          cause: str,
+          advisory: { type: 'boolean', description: "true: what the connection cannot do by its mode (member mode cannot read the activity log), with the fix; it does not make `ok` false." },
+        },
+      },
+    },
   },
 } as const;
 
@@ -150,45 +186,15 @@ export const tenantSchema = {
     collectors: { type: 'array', items: collectorViewSchema },
     apiBudget: { type: 'array', items: apiBudgetSchema, description: 'Calls of the last hour against each cap Vigia keeps: every API family, and each endpoint capped per tenant that was called or throttled in the last hour.' },
     scan: scanSchema,
+    credentialCheck: {
+      ...checkResultSchema,
+      title: 'TenantSignInCheck',
+      description:
+        "Only in the answer of a save that sets credentials (POST, and PATCH with `credentials`): what the token endpoint said when asked for one token at once. The connection is saved whatever it says; `ok: false` names the refusal (or the connection failure) and its fix.",
+    },
   },
 } as const;
 
 export const tenantListSchema = { title: 'TenantList', type: 'object', required: ['value'], properties: { value: { type: 'array', items: tenantSchema } } } as const;
-
-const bilingual = { title: 'BilingualText', type: 'object', required: ['pt-BR', 'en'], properties: { 'pt-BR': str, en: str } } as const;
-
-export const checkResultSchema = {
-  title: 'TenantCheck',
-  type: 'object',
-  required: ['ok', 'checks', 'fixes'],
-  properties: {
-    ok: { type: 'boolean', description: 'Every item is ok, or advisory.' },
-    fixes: {
-      type: 'array',
-      description: 'The failed items\' fixes grouped: each fix once, with the items it covers (id, then scope or workspace id when the item has one).',
-      items: { title: 'TenantCheckFix', type: 'object', required: ['fix', 'items'], properties: { fix: bilingual, items: { type: 'array', items: str } } },
-    },
-    checks: {
-      type: 'array',
-      items: {
-        title: 'TenantCheckItem',
-        type: 'object',
-        required: ['id', 'ok', 'title', 'fix'],
-        properties: {
-          id: str,
-          ok: bool,
-          audience: str,
-          scope: str,
-          workspaceId: str,
-          title: bilingual,
-          fix: { anyOf: [bilingual, { type: 'null' }] },
-          detail: str,
-          cause: str,
-          advisory: { type: 'boolean', description: "true: what the connection cannot do by its mode (member mode cannot read the activity log), with the fix; it does not make `ok` false." },
-        },
-      },
-    },
-  },
-} as const;
 
 export const runRequestedSchema = { title: 'RunRequested', type: 'object', required: ['nextRunAt'], properties: { nextRunAt: instant } } as const;

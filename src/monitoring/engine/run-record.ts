@@ -4,6 +4,7 @@
  * interval, and the self-watch transitions are signalled — in one transaction, fenced by the
  * run's lease.
  */
+import { errorCodeOf } from '../messages/errors.js';
 import type { AppContext } from '../../context.js';
 import { txWithRetry } from '../../db/retry.js';
 import type { SignalInput } from '../../alerts/signals.js';
@@ -81,10 +82,12 @@ export async function recordRun(ctx: AppContext, run: RunOutcome): Promise<void>
   const { row, tenant, startedAt, durationMs, stats, error, progress } = run;
   const end = ctx.clock.now();
   const message = error ? errorText(error) : null;
+  // The same failure as a code and its facts: the console and the CLI say it in their language (messages/errors.ts).
+  const coded = error ? errorCodeOf(error) : null;
   const step = problemStep(row, error, startedAt, end);
   const runSignals: SignalInput[] = [];
   if (step.open || step.restate) {
-    const failure = tenantSignal('failure', step.kind!, tenant, problemDetail(error, `${row.collector}: ${message}`), end);
+    const failure = tenantSignal('failure', step.kind!, tenant, problemDetail(error, row.collector), end);
     runSignals.push(step.restate ? { ...failure, restatesMessage: true } : failure);
   }
   // The interval its budget honours (collector-behind.ts): the next run is that far away, and being behind is measured against it.
@@ -104,13 +107,15 @@ export async function recordRun(ctx: AppContext, run: RunOutcome): Promise<void>
          problem_kind = $13, problem_since = $14, problem_reported = $15, problem_cause = $22,
          last_polled = CASE WHEN $16::boolean THEN $17 ELSE last_polled END,
          last_deferred = CASE WHEN $16::boolean THEN $18 ELSE last_deferred END,
-         behind_since = $19, behind_runs = $20, behind_reported = $21, last_rejected = $23, last_rejected_note = $24
+         behind_since = $19, behind_runs = $20, behind_reported = $21, last_rejected = $23, last_rejected_note = $24,
+         last_error_code = $25, last_error_params = $26::jsonb
        WHERE tenant_ref = $1 AND collector = $2 AND locked_by = $3 AND locked_until > clock_timestamp() RETURNING tenant_ref`,
       [
         row.tenant_ref, row.collector, row.locked_by, startedAt, !error, end, durationMs, stats.calls, stats.throttledCalls,
         message, row.next_run_at, next, step.kind, step.since, step.reported,
         progress !== null, progress?.polled ?? null, progress?.deferred ?? null, behind.next.since, behind.next.runs, behind.next.reported, step.cause,
         progress?.rejected ?? null, progress?.rejectedNote ?? null,
+        coded?.code ?? null, coded ? JSON.stringify(coded.params) : null,
       ],
     );
     if (rows.length === 0) return; // the lease was lost (or the tenant deleted): the row is not this run's to record

@@ -11,6 +11,7 @@
  * fails with another cause restates the open incident's message with that cause (run-record.ts).
  * Other failures (a garbage answer) are the collector's `lastError` only.
  */
+import { errorCodeOf, errorTexts } from '../messages/errors.js';
 import type { SignalInput } from '../../alerts/signals.js';
 import { BudgetExhaustedError } from '../platform/budget.js';
 import { fixForFailure, isConnectionFailure, type Texts } from '../messages/fixes.js';
@@ -49,9 +50,14 @@ export function opensAtOnce(problem: TenantProblem, cause: string | null): boole
 }
 
 /** The text a run's failure leaves as `lastError` and in a Tenant incident, with its fix when known. */
-export function problemDetail(err: unknown, text: string): string {
+export function problemDetail(err: unknown, where: string): Texts {
   const fix = fixForFailure(err);
-  return fix ? `${text}\nWhat to do: ${fix.en}\nO que fazer: ${fix['pt-BR']}` : text;
+  const text = errorTexts(errorCodeOf(err));
+  // Each language whole: the failure from the error catalog, then its fix (the org reads one of them).
+  return {
+    en: `${where}: ${text.en}${fix ? `\nWhat to do: ${fix.en}` : ''}`,
+    'pt-BR': `${where}: ${text['pt-BR']}${fix ? `\nO que fazer: ${fix['pt-BR']}` : ''}`,
+  };
 }
 
 export function tenantSignal(

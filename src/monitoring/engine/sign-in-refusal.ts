@@ -4,12 +4,13 @@
  * the problem, so each next run asks the token endpoint again instead of trusting a cached token
  * (engine.ts), and the incident recovers when the last of them gets a token again.
  */
+import type { Texts } from '../../orgs/language.js';
 import type { AppContext } from '../../context.js';
 import { txWithRetry } from '../../db/retry.js';
 import { applySignalsIn } from './output.js';
 import { tenantSignal } from './self-watch.js';
 
-export async function reportRefusedSignIn(ctx: AppContext, tenant: { id: string; name: string; org_id: string }, detail: string): Promise<void> {
+export async function reportRefusedSignIn(ctx: AppContext, tenant: { id: string; name: string; org_id: string }, detail: string | Texts): Promise<void> {
   const now = ctx.clock.now();
   await txWithRetry(ctx.db, async (q) => {
     const before = await q.query<{ open: boolean | null }>(

@@ -7,6 +7,7 @@ import { WithChangesTab } from './changes.js';
 import { monthLabel } from '../period.js';
 import { Link } from '../router.js';
 import { CopyableId } from '../copy.js';
+import { capacityStateLabel } from '../labels.js';
 import '../charts.css';
 import { CapacityLoadSection } from './capacity-load.js';
 
@@ -111,7 +112,7 @@ export function CapacitiesPage(props: { orgId: string }) {
           // The display name, as every page says it; the Azure resource name (Cost Management's) beside it.
           { label: t('capName'), rowHeader: true, cell: (c) => (c.armName && c.armName !== c.name ? <>{c.name} <small class="muted" data-testid="arm-name">{c.armName}</small></> : c.name) },
           { label: t('capSku'), cell: (c) => c.sku },
-          { label: t('capState'), cell: (c) => c.state },
+          { label: t('capState'), cell: (c) => capacityStateLabel(t, c.state) },
           { label: t('capRegion'), cell: (c) => c.region },
           { label: t('capAvailability'), cell: (c) => num.format(c.availabilityPercent), value: (c) => c.availabilityPercent },
           { label: t('capCost'), cell: (c) => money(c.costThisMonth, d.currency), value: (c) => c.costThisMonth ?? '' },

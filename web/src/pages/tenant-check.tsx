@@ -48,17 +48,29 @@ export function TenantOwnerActions(props: { path: string; tenant: Tenant; onRemo
   );
 }
 
-function CheckResult(props: { tenantName: string; check: TenantCheck }) {
+/**
+ * The result's heading names what failed: permissions only when an item lacks access; a sign-in
+ * the token endpoint refused, or an endpoint Vigia could not reach (or that is busy), says so.
+ */
+function problemsHeading(check: TenantCheck): 'tnCheckProblems' | 'tnCheckSignInRefused' | 'tnCheckUnreachable' {
+  const failed = check.checks.filter((c) => !c.ok);
+  if (failed.some((c) => c.cause && REFUSALS.has(c.cause))) return 'tnCheckSignInRefused';
+  if (failed.length > 0 && failed.every((c) => checkLabel(c.cause) !== 'tnMissing')) return 'tnCheckUnreachable';
+  return 'tnCheckProblems';
+}
+const REFUSALS = new Set(['invalid_secret', 'expired_secret', 'certificate', 'application', 'tenant', 'credentials']);
+
+export function CheckResult(props: { tenantName: string; check: TenantCheck }) {
   const { t, lang } = useConsole();
   const { check } = props;
   return (
     <section aria-label={t('tnCheckResult', { name: props.tenantName })} data-testid="check-result">
-      <p role="status">{check.ok ? t('tnCheckOk') : t('tnCheckProblems')}</p>
+      <p role="status">{check.ok ? t('tnCheckOk') : t(problemsHeading(check))}</p>
       <ul class="checks">
         {check.checks.map((c) => (
           <li key={`${c.id}-${c.title.en}`} data-check={c.id} data-ok={String(c.ok)} data-advisory={c.advisory ? 'true' : undefined}>
             <strong>{c.ok ? t('tnOk') : c.advisory ? t('tnNotInMode') : t(checkLabel(c.cause))}</strong> — {c.title[lang]}
-            {c.detail && <span class="muted"> ({c.detail})</span>}
+            {(c.detailText || c.detail) && <span class="muted"> ({c.detailText ? c.detailText[lang] : c.detail})</span>}
             {c.fix && (
               <p>
                 {t('tnFix')}: {c.fix[lang]}

@@ -74,7 +74,7 @@ export function CollectorsTable(props: { path: string; tenant: Tenant; onChanged
           { label: t('tnCalls'), cell: (c) => count(c.lastCalls) },
           { label: t('tnThrottled'), cell: (c) => count(c.lastThrottledCalls) },
           { label: t('tnRotation'), cell: (c) => <Rotation rotation={c.rotation} />, attrs: () => ({ 'data-testid': 'rotation' }) },
-          { label: t('tnLastError'), cell: (c) => (c.lastError ? serverText(t, lang, c.lastError) : '—') },
+          { label: t('tnLastError'), cell: (c) => (c.lastErrorText ? c.lastErrorText[lang] : c.lastError ? serverText(t, lang, c.lastError) : '—') },
           { label: t('tnRunNow'), hidden: true, cell: runNow },
         ]}
       />

@@ -1,5 +1,7 @@
 import type { ComponentChildren } from 'preact';
-import type { Tenant } from '../api.js';
+import { useState } from 'preact/hooks';
+import type { Tenant, TenantCheck } from '../api.js';
+import { CheckResult } from './tenant-check.js';
 import { useConsole } from '../app-context.js';
 import { useAction, useFieldErrors } from '../components.js';
 import { ActionForm, TextField, useFormValues } from '../forms.js';
@@ -46,13 +48,16 @@ export function ConnectForm(props: { path: string; onConnected: () => void }) {
   const ep = useFormValues({ authorityHost: '', powerBi: '', fabric: '', arm: '' });
   const fields = useFieldErrors<Required>((k) => FIELD_IDS[k]);
   const create = useAction();
+  /** What the token endpoint said when the connection was saved (the save's `credentialCheck`). */
+  const [verdict, setVerdict] = useState<{ name: string; check: TenantCheck } | null>(null);
   const f = form.values;
   const submit = () => {
     if (!fields.check(missingFields(f, t))) return;
     const endpoints = Object.fromEntries(Object.entries(ep.values).filter(([, v]) => v.trim()).map(([k, v]) => [k, v.trim()]));
     const workspaces = lines(f.workspaces);
     void create.run(async () => {
-      const made = await call<Tenant>('POST', props.path, {
+      setVerdict(null);
+      const made = await call<Tenant & { credentialCheck?: TenantCheck }>('POST', props.path, {
         name: f.name.trim(),
         tenantId: f.tenantId.trim(),
         clientId: f.clientId.trim(),
@@ -65,7 +70,10 @@ export function ConnectForm(props: { path: string; onConnected: () => void }) {
       // The credential leaves the page with the request: the form forgets it.
       form.setValues({ ...f, secret: '', cert: '', key: '', name: '' });
       props.onConnected();
-      return t('tnConnected', { name: made.name });
+      // Saved whatever the token endpoint said: the notice says which, the verdict shows below.
+      if (made.credentialCheck) setVerdict({ name: made.name, check: made.credentialCheck });
+      if (!made.credentialCheck) return t('tnConnected', { name: made.name });
+      return t(made.credentialCheck.ok ? 'tnConnectedOk' : 'tnConnectedProblems', { name: made.name });
     });
   };
   return (
@@ -96,6 +104,7 @@ export function ConnectForm(props: { path: string; onConnected: () => void }) {
           ))}
         </div>
       </details>
+      {verdict && <CheckResult tenantName={verdict.name} check={verdict.check} />}
     </ActionForm>
   );
 }

@@ -13,6 +13,7 @@ import { readNewEvents } from './utilization-events.js';
 import { embeddedListPaths, isPaused, listEmbeddedCapacities, readMinutes } from './utilization-azure-monitor.js';
 import { CallBudget } from '../../platform/run-budget.js';
 import type { UtilizationSettings } from '../../connection/utilization-settings.js';
+import { countDetail, errorDetail } from '../../messages/errors.js';
 import type { Texts } from '../../messages/fixes.js';
 import { metricsAppChecks } from './utilization-metrics-app-check.js';
 
@@ -24,6 +25,7 @@ export interface UtilizationCheckItem {
   title: Texts;
   fix: Texts | null;
   detail?: string;
+  detailText?: Texts;
 }
 
 const FIX_TOKEN: Texts = {
@@ -31,7 +33,7 @@ const FIX_TOKEN: Texts = {
   en: 'Microsoft Entra ID issued no token for the Eventhouse (Kusto) with these credentials: check the connection\'s secret or certificate.',
 };
 const FIX_FORBIDDEN: Texts = {
-  'pt-BR': 'Dê à entidade de serviço acesso de leitura ao banco KQL: a função Visualizador no workspace do Eventhouse, ou ".add database <banco> viewers (\'aadapp=<id do aplicativo>;<id do locatário>\')" no banco.',
+  'pt-BR': 'Dê à entidade de serviço acesso de leitura ao banco KQL: a função Visualizador no workspace do Eventhouse, ou ".add database <banco> viewers (\'aadapp=<id do aplicativo>;<id do tenant>\')" no banco.',
   en: 'Give the service principal read access to the KQL database: the Viewer role on the Eventhouse\'s workspace, or ".add database <db> viewers (\'aadapp=<application id>;<tenant id>\')" on the database.',
 };
 const FIX_NAMES: Texts = {
@@ -71,7 +73,7 @@ async function azureMonitorChecks(client: PlatformClient, tokens: Pick<TenantTok
     await tokens.get('arm');
     out.push({ id: 'utilization.azureMonitor.token', ok: true, audience: 'arm', title: tokenTitle, fix: null });
   } catch (err) {
-    out.push({ id: 'utilization.azureMonitor.token', ok: false, audience: 'arm', title: tokenTitle, fix: FIX_ARM_TOKEN, detail: (err as Error).message });
+    out.push({ id: 'utilization.azureMonitor.token', ok: false, audience: 'arm', title: tokenTitle, fix: FIX_ARM_TOKEN, ...errorDetail(err) });
     return out;
   }
   const listTitle = { 'pt-BR': `Capacidades do Power BI Embedded em ${scopes.join(', ')}`, en: `Power BI Embedded capacities under ${scopes.join(', ')}` };
@@ -80,10 +82,10 @@ async function azureMonitorChecks(client: PlatformClient, tokens: Pick<TenantTok
     capacities = await listEmbeddedCapacities(client, scopes, new CallBudget(embeddedListPaths(scopes).length * 10));
   } catch (err) {
     const status = err instanceof VendorHttpError ? err.status : 0;
-    out.push({ id: 'utilization.azureMonitor.list', ok: false, title: listTitle, fix: status === 404 ? FIX_ARM_SCOPE : FIX_ARM_READER, detail: (err as Error).message });
+    out.push({ id: 'utilization.azureMonitor.list', ok: false, title: listTitle, fix: status === 404 ? FIX_ARM_SCOPE : FIX_ARM_READER, ...errorDetail(err) });
     return out;
   }
-  out.push({ id: 'utilization.azureMonitor.list', ok: capacities.length > 0, title: listTitle, fix: capacities.length > 0 ? null : FIX_NO_EMBEDDED, detail: `${capacities.length} capacities` });
+  out.push({ id: 'utilization.azureMonitor.list', ok: capacities.length > 0, title: listTitle, fix: capacities.length > 0 ? null : FIX_NO_EMBEDDED, ...countDetail(capacities.length, 'capacity', 'capacities', 'capacidade', 'capacidades') });
   const probe = capacities.find((c) => !isPaused(c.state));
   if (!probe) return out;
   const metricsTitle = { 'pt-BR': `Métricas do Azure Monitor de ${probe.name}`, en: `Azure Monitor metrics of ${probe.name}` };
@@ -92,7 +94,7 @@ async function azureMonitorChecks(client: PlatformClient, tokens: Pick<TenantTok
     await readMinutes(client, probe.id, new Date(end.getTime() - FLOW_LOOKBACK_MS), end);
     out.push({ id: 'utilization.azureMonitor.metrics', ok: true, title: metricsTitle, fix: null });
   } catch (err) {
-    out.push({ id: 'utilization.azureMonitor.metrics', ok: false, title: metricsTitle, fix: FIX_ARM_READER, detail: (err as Error).message });
+    out.push({ id: 'utilization.azureMonitor.metrics', ok: false, title: metricsTitle, fix: FIX_ARM_READER, ...errorDetail(err) });
   }
   return out;
 }
@@ -108,22 +110,22 @@ export async function utilizationChecks(client: PlatformClient, tokens: Pick<Ten
       out.push({ id: 'utilization.eventhouse.token', ok: true, audience: 'kusto', title: tokenTitle, fix: null });
     } catch (err) {
       token = false;
-      out.push({ id: 'utilization.eventhouse.token', ok: false, audience: 'kusto', title: tokenTitle, fix: FIX_TOKEN, detail: (err as Error).message });
+      out.push({ id: 'utilization.eventhouse.token', ok: false, audience: 'kusto', title: tokenTitle, fix: FIX_TOKEN, ...errorDetail(err) });
     }
     const readTitle = { 'pt-BR': `Leitura da tabela ${e.table} em ${e.database}`, en: `Read of table ${e.table} in ${e.database}` };
     const flowTitle = { 'pt-BR': 'Eventos de capacidade chegando', en: 'Capacity events arriving' };
     if (!token) {
-      out.push({ id: 'utilization.eventhouse.read', ok: false, title: readTitle, fix: FIX_TOKEN, detail: 'no token for the Kusto audience' });
+      out.push({ id: 'utilization.eventhouse.read', ok: false, title: readTitle, fix: FIX_TOKEN, detail: 'no token for the Kusto audience', detailText: { en: 'no token for the Kusto audience', 'pt-BR': 'sem token para a audiência do Kusto' } });
       return out;
     }
     try {
       const batch = await readNewEvents(client, e, { through: new Date(now.getTime() - FLOW_LOOKBACK_MS).toISOString() }, now);
       out.push({ id: 'utilization.eventhouse.read', ok: true, title: readTitle, fix: null });
       const flowing = batch.windows.length > 0 || batch.states.length > 0;
-      out.push({ id: 'utilization.eventhouse.flowing', ok: flowing, title: flowTitle, fix: flowing ? null : FIX_FLOW, ...(flowing ? { detail: `${batch.windows.length} windows` } : {}) });
+      out.push({ id: 'utilization.eventhouse.flowing', ok: flowing, title: flowTitle, fix: flowing ? null : FIX_FLOW, ...(flowing ? countDetail(batch.windows.length, 'window', 'windows', 'janela', 'janelas') : {}) });
     } catch (err) {
       const fix = err instanceof VendorHttpError && (err.status === 401 || err.status === 403) ? FIX_FORBIDDEN : FIX_NAMES;
-      out.push({ id: 'utilization.eventhouse.read', ok: false, title: readTitle, fix, detail: (err as Error).message });
+      out.push({ id: 'utilization.eventhouse.read', ok: false, title: readTitle, fix, ...errorDetail(err) });
     }
   }
   if (s.metricsApp) out.push(...(await metricsAppChecks(client, s.metricsApp, now)));

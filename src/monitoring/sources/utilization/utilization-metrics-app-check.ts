@@ -6,6 +6,7 @@
  * paused or the app's data is stale).
  */
 import { executeDax, MAPPINGS, probeMapping, timepointsQuery, type NameMapping } from './metrics-app-dax.js';
+import { countDetail, errorDetail } from '../../messages/errors.js';
 import type { Texts } from '../../messages/fixes.js';
 import { VendorHttpError, type PlatformClient } from '../../platform/platform-client.js';
 import type { MetricsAppSource } from '../../connection/utilization-settings.js';
@@ -37,6 +38,7 @@ export interface MetricsAppCheckItem {
   title: Texts;
   fix: Texts | null;
   detail?: string;
+  detailText?: Texts;
 }
 
 export async function metricsAppChecks(client: PlatformClient, app: MetricsAppSource, now: Date): Promise<MetricsAppCheckItem[]> {
@@ -48,19 +50,19 @@ export async function metricsAppChecks(client: PlatformClient, app: MetricsAppSo
     mapping = await probeMapping(client, app);
   } catch (err) {
     const fix = err instanceof VendorHttpError && err.status === 404 ? FIX_IDS : FIX_ACCESS;
-    return [{ id: 'utilization.metricsApp.query', ok: false, title: queryTitle, fix, detail: (err as Error).message }];
+    return [{ id: 'utilization.metricsApp.query', ok: false, title: queryTitle, fix, ...errorDetail(err) }];
   }
   const out: MetricsAppCheckItem[] = [{ id: 'utilization.metricsApp.query', ok: true, title: queryTitle, fix: null }];
   if (!mapping) {
-    out.push({ id: 'utilization.metricsApp.version', ok: false, title: versionTitle, fix: FIX_VERSION, detail: 'no known version\'s measures in the model' });
+    out.push({ id: 'utilization.metricsApp.version', ok: false, title: versionTitle, fix: FIX_VERSION, detail: 'no known version\'s measures in the model', detailText: { en: 'no known version\'s measures in the model', 'pt-BR': 'o modelo não tem as medidas de nenhuma versão conhecida' } });
     return out;
   }
   out.push({ id: 'utilization.metricsApp.version', ok: true, title: versionTitle, fix: null, detail: mapping.versions });
   try {
     const rows = await executeDax(client, app, timepointsQuery(mapping, new Date(now.getTime() - FRESH_MS), now));
-    out.push({ id: 'utilization.metricsApp.fresh', ok: rows.length > 0, title: freshTitle, fix: rows.length > 0 ? null : FIX_STALE, detail: `${rows.length} timepoints` });
+    out.push({ id: 'utilization.metricsApp.fresh', ok: rows.length > 0, title: freshTitle, fix: rows.length > 0 ? null : FIX_STALE, ...countDetail(rows.length, 'timepoint', 'timepoints', 'ponto no tempo', 'pontos no tempo') });
   } catch (err) {
-    out.push({ id: 'utilization.metricsApp.fresh', ok: false, title: freshTitle, fix: FIX_VERSION, detail: (err as Error).message });
+    out.push({ id: 'utilization.metricsApp.fresh', ok: false, title: freshTitle, fix: FIX_VERSION, ...errorDetail(err) });
   }
   return out;
 }
