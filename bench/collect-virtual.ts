@@ -55,6 +55,8 @@ export interface VirtualOptions {
   stepSeconds: number;
   /** V8's old-space limit of the instance process (`--max-old-space-size`), as an operator sets it; none when absent. */
   instanceHeapMiB?: number;
+  /** Only the detection scenarios of these collectors (all when absent). */
+  scenarios?: string[];
   tls: { cert: Buffer; key: string | Buffer };
   log: (line: string) => void;
 }
@@ -273,6 +275,39 @@ export async function measureVirtual(config: Config, spec: VirtualTenant, opts: 
       opts.log(`  memory at ${dur(sample.at)} simulated: instance RSS ${fmt(sample.instance.rss / 2 ** 20)} MiB (heap ${fmt(sample.instance.heapUsed / 2 ** 20)} MiB), bench process (simulator + bookkeeping) RSS ${fmt(sample.simulator.rss / 2 ** 20)} MiB (heap ${fmt(sample.simulator.heapUsed / 2 ** 20)} MiB)`);
     };
 
+    // The detection trials' targets (phase 2).
+    const pick = <T>(list: T[], i: number) => list[i % list.length]!;
+    const scheduledPlain: string[] = [];
+    const behindGateway: Array<{ model: string; gateway: string }> = [];
+    const usedGateways = new Set<string>();
+    const owner = new Map(sim.state.gateways.flatMap((g) => g.datasources.map((d) => [d.id, g.id] as const)));
+    for (const { item, capacityId } of models(sim)) {
+      if (capacityId === null || item.refreshSchedule?.enabled !== true) continue;
+      if (!item.gatewayDatasourceId && scheduledPlain.length < opts.trials) scheduledPlain.push(item.id);
+      const g = item.gatewayDatasourceId ? owner.get(item.gatewayDatasourceId) : undefined;
+      if (g && !usedGateways.has(g) && behindGateway.length < opts.trials) {
+        usedGateways.add(g);
+        behindGateway.push({ model: item.id, gateway: g });
+      }
+      if (scheduledPlain.length >= opts.trials && behindGateway.length >= opts.trials) break;
+    }
+    // A failing scheduled refresh (issue 38 item 5): before the first pass each trial model gets a
+    // schedule of its own minute (UTC, every day) 20 + 12·i minutes after phase 1 — the scanner's
+    // first scan learns it — and the run of that slot fails at once. Latency is from the slot.
+    const dueAt: number[] = [];
+    const arrangeSlots = () => {
+      const base = run.clock.now().getTime() + opts.hours * 3_600_000 + 20 * 60_000;
+      for (let i = 0; i < opts.trials; i++) {
+        const at = Math.ceil((base + i * 12 * 60_000) / 60_000) * 60_000;
+        const id = pick(scheduledPlain, i);
+        const hhmm = new Date(at).toISOString().slice(11, 16);
+        sim.control.refreshSchedule({ datasetId: id, days: ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'], times: [hhmm], enabled: true, localTimeZoneId: 'UTC' });
+        sim.control.failScheduledRefresh({ datasetId: id, errorCode: 'ModelRefresh_ShortMessage_ProcessingError' });
+        dueAt.push(at);
+      }
+    };
+    arrangeSlots();
+
     // Phase 1: the first hours at default intervals.
     let nextCheck = 0;
     while (run.elapsed() < opts.hours * 3600) {
@@ -306,44 +341,9 @@ export async function measureVirtual(config: Config, spec: VirtualTenant, opts: 
     }
     const firstRotation = covered.size >= gatewayIds.size ? Math.max(...covered.values()) : null;
 
-    // Phase 2: detection, the change at a uniformly random moment of the collector's interval.
-    const pick = <T>(list: T[], i: number) => list[i % list.length]!;
-    const scheduledPlain: string[] = [];
-    const scheduledWorkspace = new Map<string, string>();
-    const behindGateway: Array<{ model: string; gateway: string }> = [];
-    const usedGateways = new Set<string>();
-    const owner = new Map(sim.state.gateways.flatMap((g) => g.datasources.map((d) => [d.id, g.id] as const)));
-    for (const { item, capacityId } of models(sim)) {
-      if (capacityId === null || item.refreshSchedule?.enabled !== true) continue;
-      if (!item.gatewayDatasourceId && scheduledPlain.length < opts.trials) {
-        scheduledPlain.push(item.id);
-        scheduledWorkspace.set(item.id, item.workspaceId);
-      }
-      const g = item.gatewayDatasourceId ? owner.get(item.gatewayDatasourceId) : undefined;
-      if (g && !usedGateways.has(g) && behindGateway.length < opts.trials) {
-        usedGateways.add(g);
-        behindGateway.push({ model: item.id, gateway: g });
-      }
-      if (scheduledPlain.length >= opts.trials && behindGateway.length >= opts.trials) break;
-    }
-    // A failing scheduled refresh (issue 38 item 5): each trial model gets a schedule of its own
-    // minute (UTC, every day) 40 + 12·i minutes ahead, its workspace is listed as modified (the
-    // scanner learns the schedule, the refreshes collector's due index after it), and the run of
-    // that slot fails at once. Latency is from the slot.
-    const dueAt: number[] = [];
-    const arrangeSlots = () => {
-      const base = run.clock.now().getTime() + 40 * 60_000;
-      for (let i = 0; i < opts.trials; i++) {
-        const at = Math.ceil((base + i * 12 * 60_000) / 60_000) * 60_000;
-        const id = pick(scheduledPlain, i);
-        const hhmm = new Date(at).toISOString().slice(11, 16);
-        sim.control.refreshSchedule({ datasetId: id, days: ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'], times: [hhmm], enabled: true, localTimeZoneId: 'UTC' });
-        sim.control.workspaceModified({ workspaceId: scheduledWorkspace.get(id)! });
-        sim.control.failScheduledRefresh({ datasetId: id, errorCode: 'ModelRefresh_ShortMessage_ProcessingError' });
-        dueAt.push(at);
-      }
-    };
-    const scenarios: Array<{ what: string; collector: CollectorName; kind: string; target: (i: number) => string; break: (i: number) => void; fix: (i: number) => void; prepare?: () => void; at?: (i: number) => number }> = [
+    // Phase 2: detection, the change at a uniformly random moment of the collector's interval
+    // (a schedule's failure: at its slot, arranged before phase 1).
+    const scenarios: Array<{ what: string; collector: CollectorName; kind: string; target: (i: number) => string; break: (i: number) => void; fix: (i: number) => void; at?: (i: number) => number }> = [
       {
         what: 'gateway goes offline behind a failing scheduled refresh',
         collector: 'gateway',
@@ -365,7 +365,6 @@ export async function measureVirtual(config: Config, spec: VirtualTenant, opts: 
         collector: 'refreshes',
         kind: 'RefreshFailed',
         target: (i) => pick(scheduledPlain, i),
-        prepare: arrangeSlots,
         at: (i) => dueAt[i]!,
         break: () => {},
         fix: (i) => sim.control.refreshResult({ datasetId: pick(scheduledPlain, i), status: 'Completed' }),
@@ -380,10 +379,9 @@ export async function measureVirtual(config: Config, spec: VirtualTenant, opts: 
       },
     ];
     const detection: Detection[] = [];
-    for (const sc of scenarios) {
+    for (const sc of scenarios.filter((x) => !opts.scenarios || opts.scenarios.includes(x.collector))) {
       const interval = COLLECTOR_DEFAULTS[sc.collector];
       const d: Detection = { what: sc.what, collector: sc.collector, latencies: [], missed: 0 };
-      sc.prepare?.();
       for (let i = 0; i < opts.trials; i++) {
         const wait = Math.random() * interval;
         // A change due at a set time (a schedule's slot) is waited for; the others come at a random moment.

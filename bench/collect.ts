@@ -28,7 +28,7 @@
  * --runs=N (memory passes, 10), --trials=N (latency trials per scenario, 10),
  * --latency-interval=S (5), --only=issue17,issue18,enterprise,latency,virtual,utilization (a comma
  * list), --virtual-hours=H (3), --virtual-trials=N (5), --virtual-step=S (10), --instance-heap-mib=M (the instance process's
- * --max-old-space-size; none by default), --no-write. With BENCH_COLLECTOR_MEMORY=1 in the
+ * --max-old-space-size; none by default), --virtual-scenarios=gateway,refreshes,capacity (the detection scenarios run; all by default), --no-write. With BENCH_COLLECTOR_MEMORY=1 in the
  * environment the instance process runs one collector at a time and logs each run's memory
  * (`[mem] <collector> … rss … heapPeak …`) on stderr: a diagnostic, not the measured set-up. Needs PostgreSQL
  * (VIGIA_BENCH_PG_URL or VIGIA_TEST_PG_URL; default postgres://postgres@127.0.0.1:5432/test).
@@ -444,7 +444,7 @@ export async function runCollectBench(): Promise<void> {
   let latency: LatencyResult[] = [];
   const virtual: VirtualResult[] = [];
   const utilization: UtilizationResult[] = [];
-  const virtualOpts = { hours: VIRTUAL_HOURS, trials: VIRTUAL_TRIALS, stepSeconds: VIRTUAL_STEP, instanceHeapMiB: flag('instance-heap-mib') === undefined ? undefined : num('instance-heap-mib', 0), tls: tls(), log: (l: string) => process.stdout.write(`${l}\n`) };
+  const virtualOpts = { hours: VIRTUAL_HOURS, trials: VIRTUAL_TRIALS, stepSeconds: VIRTUAL_STEP, instanceHeapMiB: flag('instance-heap-mib') === undefined ? undefined : num('instance-heap-mib', 0), scenarios: flag('virtual-scenarios')?.split(','), tls: tls(), log: (l: string) => process.stdout.write(`${l}\n`) };
   try {
     // `--only=<tenant>,virtual,no-runs`: the simulated-clock part alone.
     for (const spec of TENANTS) if (only(spec.key) && !ONLY?.split(',').includes('no-runs')) tenants.push(await measureTenant(ctx, spec));
