@@ -29,7 +29,7 @@ export function FailingCollectors(props: { tenant: Tenant }) {
       <ul>
         {failing.map((c) => (
           <li key={c.name} data-failing={c.name}>
-            {t('thFailing', { collector: collectorName(lang, c.name), error: serverText(t, lang, c.lastError!) })}{' '}
+            {t('thFailing', { collector: collectorName(lang, c.name), error: c.lastErrorText ? c.lastErrorText[lang] : serverText(t, lang, c.lastError!) })}{' '}
             <span class="muted">{c.lastSuccessAt ? t('thFailingSince', { at: formatDate(lang, c.lastSuccessAt) }) : t('thFailingNever')}</span>
           </li>
         ))}
