@@ -7,6 +7,7 @@
  * the table says which credentials it carries and which hosts it may name.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHAT_CREDENTIAL_FIELDS } from '../../src/delivery/connectors/chat.js';
 import { connectors } from '../../src/delivery/connectors/index.js';
 import { ADDRESSES_WITHOUT_CREDENTIALS, CREDENTIAL_ORIGINS, type CredentialSubject } from '../../src/delivery/credential-origins.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
@@ -96,9 +97,11 @@ describe('the credential rule covers every address field of the admin API', () =
     for (const c of Object.values(connectors)) {
       const table = CREDENTIAL_ORIGINS[c.kind].map((b) => b.field);
       for (const field of c.configFields.filter((f) => ADDRESS_NAME.test(f))) expect(table, `${c.kind}: config.${field}`).toContain(`config.${field}`);
-      for (const field of table) expect(c.configFields.map((f) => `config.${f}`), `${c.kind}: ${field}`).toContain(field);
-      // Every field that carries a credential names at least one, and has a host table.
-      for (const b of CREDENTIAL_ORIGINS[c.kind]) expect(b.credentials.length > 0 && b.hosts !== null, `${c.kind} ${b.field}`).toBe(true);
+      // A chat kind's address is its credential itself (credentials.webhookUrl): bound to hosts, naming no other credential.
+      const isCredential = (field: string) => field.startsWith('credentials.') && CHAT_CREDENTIAL_FIELDS.includes(field.slice('credentials.'.length));
+      for (const field of table.filter((f) => !isCredential(f))) expect(c.configFields.map((f) => `config.${f}`), `${c.kind}: ${field}`).toContain(field);
+      // Every field that carries a credential names at least one (or is one), and has a host table.
+      for (const b of CREDENTIAL_ORIGINS[c.kind]) expect((b.credentials.length > 0 || isCredential(b.field)) && b.hosts !== null, `${c.kind} ${b.field}`).toBe(true);
     }
     const tenantFound = found.filter((f) => coveredBy(f)?.startsWith('tenant ')).map((f) => coveredBy(f));
     for (const b of CREDENTIAL_ORIGINS.tenant) expect(tenantFound, b.field).toContain(`tenant ${b.field}`);

@@ -7,6 +7,8 @@ const KIND_NAMES = {
   kindServicenow: 'ServiceNow',
   kindAzureDevops: 'Azure DevOps',
   kindEmail: 'E-mail',
+  kindTeams: 'Microsoft Teams',
+  kindSlack: 'Slack',
 };
 
 /** Texts of destinations (list, form, health, test) and their delivery history, spread into i18n.ts's tables. */
@@ -62,6 +64,7 @@ export const destinationsPt = {
   username: 'Usuário',
   password: 'Senha',
   organizationUrl: 'URL da organização',
+  webhookUrl: 'URL do webhook (secreta)',
   project: 'Projeto',
   personalAccessToken: 'Token de acesso pessoal (PAT)',
   create: 'Criar',
@@ -190,6 +193,7 @@ export const destinationsEn: typeof destinationsPt = {
   username: 'User name',
   password: 'Password',
   organizationUrl: 'Organization URL',
+  webhookUrl: 'Webhook URL (secret)',
   project: 'Project',
   personalAccessToken: 'Personal access token (PAT)',
   create: 'Create',

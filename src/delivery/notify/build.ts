@@ -8,6 +8,11 @@ import type { AlertEventName } from '../../outbox/index.js';
 import type { Language } from '../../orgs/language.js';
 import { MAX_MESSAGE_ITEMS, type NotificationItem, type NotificationMessage, type UpdateKind } from './message.js';
 import { firstSentence, formatInstant } from './texts.js';
+import { oneLine } from './escape.js';
+
+/** Platform text is one line in every medium (a CR/LF in a title can never start a header or a block). */
+const line = (text: string) => oneLine(text).trim();
+const lineOrNull = (text: string | null | undefined) => (text ? line(text) : null);
 
 export interface NotifySettings {
   language: Language;
@@ -41,16 +46,16 @@ function toItem(body: DeliveryBody, settings: NotifySettings, context: MessageCo
   return {
     alertId: a.id,
     severity: a.severity,
-    title: a.title,
+    title: line(a.title),
     source: {
-      tenant: context.tenants?.get(a.id) ?? null,
-      workspace: a.workspaceName ?? null,
-      capacity: a.capacityName ?? null,
-      itemType: a.sourceType,
-      item: a.sourceId,
+      tenant: lineOrNull(context.tenants?.get(a.id)),
+      workspace: lineOrNull(a.workspaceName),
+      capacity: lineOrNull(a.capacityName),
+      itemType: line(a.sourceType),
+      item: line(a.sourceId),
     },
-    summary: firstSentence(a.message),
-    rootCause: context.rootCauses?.get(a.id) ?? null,
+    summary: firstSentence(oneLine(a.message)),
+    rootCause: lineOrNull(context.rootCauses?.get(a.id)),
     startedAt: a.openedAt,
     startedAtText: formatInstant(a.openedAt, settings.timeZone, settings.language),
     consoleUrl: a.url,

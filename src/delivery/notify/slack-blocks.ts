@@ -1,9 +1,8 @@
 /**
  * The Slack body (docs/notifications.md): `{ text, blocks }` for an incoming webhook — `text` is
  * the notification and fallback text, `blocks` the Block Kit layout within Slack's limits
- * (SLACK_LIMITS, from vendor-specs chat-and-email §2.4). Platform text goes into `plain_text`
- * objects where it stands alone (no formatting possible) and is mrkdwn-escaped where it sits
- * beside our links. Severity is a coloured emoji and a word (blocks carry no colour). Pure.
+ * (SLACK_LIMITS, from vendor-specs chat-and-email §2.4). Platform text is always mrkdwn-escaped
+ * (escape.ts); `plain_text` (headers) carries only Vigia's own words. Severity is a coloured emoji and a word (blocks carry no colour). Pure.
  */
 import type { NotificationItem, NotificationMessage } from './message.js';
 import { cut, mrkdwn, mrkdwnUrl } from './escape.js';
@@ -38,14 +37,14 @@ function linksLine(item: NotificationItem, m: NotificationMessage): string {
 
 /** The facts as one mrkdwn context line: *Title:* value · … */
 function factsContext(item: NotificationItem, m: NotificationMessage): Json {
-  const line = itemFacts(item, m.locale).map((f) => `*${mrkdwn(f.title)}:* ${mrkdwn(f.value)}`).join(' · ');
+  const line = itemFacts(item, m.locale).map((f) => `*${mrkdwn(f.title)}:* ${f.ours ? f.value : mrkdwn(f.value)}`).join(' · ');
   return { type: 'context', elements: [md(line, SLACK_LIMITS.sectionText)] };
 }
 
 /** One incident: its headline and summary (plain text), the facts, the links. */
 function itemBlocks(item: NotificationItem, m: NotificationMessage): Json[] {
-  const head = `${SEVERITY_STYLE[item.severity].emoji} ${itemHeadline(item, m.locale)}\n${item.summary}`;
-  const blocks: Json[] = [{ type: 'section', text: plain(head, SLACK_LIMITS.sectionText) }, factsContext(item, m)];
+  const head = `${SEVERITY_STYLE[item.severity].emoji} *${mrkdwn(cut(itemHeadline(item, m.locale), 500))}*\n${mrkdwn(item.summary)}`;
+  const blocks: Json[] = [{ type: 'section', text: md(head, SLACK_LIMITS.sectionText) }, factsContext(item, m)];
   const links = linksLine(item, m);
   if (links) blocks.push({ type: 'context', elements: [md(links, SLACK_LIMITS.sectionText)] });
   const buttons = actionsBlock(item, m);
@@ -73,7 +72,7 @@ function singleBlocks(m: NotificationMessage): Json[] {
     const links = linksLine(item, m);
     return [
       header,
-      { type: 'section', text: plain(itemHeadline(item, m.locale), SLACK_LIMITS.sectionText) },
+      { type: 'section', text: md(mrkdwn(itemHeadline(item, m.locale)), SLACK_LIMITS.sectionText) },
       ...(links ? [{ type: 'context', elements: [md(links, SLACK_LIMITS.sectionText)] }] : []),
     ];
   }

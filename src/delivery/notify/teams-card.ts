@@ -24,7 +24,10 @@ function links(item: NotificationItem, m: NotificationMessage): string {
 }
 
 function facts(item: NotificationItem, m: NotificationMessage): Json {
-  return { type: 'FactSet', facts: itemFacts(item, m.locale).map((f) => ({ title: cardText(cut(f.title, 100)), value: cardText(cut(f.value, 300)) })) };
+  return {
+    type: 'FactSet',
+    facts: itemFacts(item, m.locale).map((f) => ({ title: cardText(cut(f.title, 100)), value: f.ours ? f.value : cardText(cut(f.value, 300)) })),
+  };
 }
 
 /** One incident of a group: headline in its colour, summary, facts, links. */

@@ -9,6 +9,8 @@ import { notifyTexts as T } from './texts.js';
 export interface Fact {
   title: string;
   value: string;
+  /** Vigia's own text (labels, formatted times): shown as is; anything else is escaped by the renderer. */
+  ours?: true;
 }
 
 /** Colours per severity: Adaptive Card colour names and a round emoji for media without colour. */
@@ -33,7 +35,7 @@ export function itemFacts(item: NotificationItem, lang: Language): Fact[] {
   if (s.capacity) facts.push({ title: T.label('capacity', lang), value: s.capacity });
   facts.push({ title: s.itemType, value: s.item });
   if (item.rootCause) facts.push({ title: T.label('rootCause', lang), value: item.rootCause });
-  facts.push({ title: T.label('startedAt', lang), value: item.startedAtText });
+  facts.push({ title: T.label('startedAt', lang), value: item.startedAtText, ours: true });
   return facts;
 }
 
