@@ -67,6 +67,7 @@ export type Org = S['Org'];
 export type Health = S['DestinationHealth'];
 export type Destination = S['Destination'];
 export type CreatedDestination = S['CreatedDestination'];
+export type MessagePreview = S['MessagePreview'];
 export type SigningSecret = S['SigningSecret'];
 export type InboundSecret = S['InboundSecret'];
 export type RecoverResult = S['RecoverResult'];

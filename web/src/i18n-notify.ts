@@ -1,5 +1,16 @@
 /** Texts of the organization's notification settings and of chat / e-mail destinations (issue 37). */
 export const notifyPt = {
+  editDestination: 'Editar destino',
+  editKeepsUrl: 'Em branco: mantém a URL guardada (nunca mostrada).',
+  editNeedsUrl: 'Para trocar o signing secret, informe também a URL do webhook.',
+  slackRequestUrl: 'Request URL de interatividade do app Slack',
+  previewTitle: 'Pré-visualização da mensagem',
+  previewHelp: 'Um incidente de exemplo, no idioma e fuso da organização, exatamente como será enviado.',
+  previewEvent: 'Evento',
+  previewShow: 'Pré-visualizar',
+  previewSubject: 'Assunto',
+  previewHtml: 'HTML do e-mail',
+  previewText: 'Texto do e-mail',
   teamsWebhookUrl: 'URL do webhook do fluxo do Teams (Workflows)',
   slackWebhookUrl: 'URL do incoming webhook do Slack',
   slackSigningSecret: 'Signing secret do app Slack (botões que agem, opcional)',
@@ -20,6 +31,17 @@ export const notifyPt = {
 };
 
 export const notifyEn: typeof notifyPt = {
+  editDestination: 'Edit destination',
+  editKeepsUrl: 'Blank: keeps the stored URL (never shown).',
+  editNeedsUrl: 'To change the signing secret, give the webhook URL too.',
+  slackRequestUrl: 'Slack app interactivity Request URL',
+  previewTitle: 'Message preview',
+  previewHelp: "A sample incident, in the organization's language and time zone, exactly as it will be sent.",
+  previewEvent: 'Event',
+  previewShow: 'Preview',
+  previewSubject: 'Subject',
+  previewHtml: 'E-mail HTML',
+  previewText: 'E-mail text',
   teamsWebhookUrl: 'Teams workflow (Workflows) webhook URL',
   slackWebhookUrl: 'Slack incoming webhook URL',
   slackSigningSecret: 'Slack app signing secret (buttons that act, optional)',
