@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- delivery|delivery-soak|api|list-ab|signals|collect|pglite-buffers|models-view` (no argument: delivery and api; the 5-minute
+ * `npm run bench -- delivery|delivery-soak|api|list-ab|signals|collect|pglite-buffers|models-view|chat|email` (no argument: delivery and api; the 5-minute
  * delivery soak runs only when asked for). Each benchmark writes its own section of
  * bench/RESULTS.md. The local HTTPS receivers use the test CA, which Node must trust from the
  * start of the process, so unless NODE_EXTRA_CA_CERTS names it, this re-runs itself with it set.
@@ -17,8 +17,8 @@ const which = process.argv.slice(2).filter((a) => a !== '--' && !a.startsWith('-
 const flags = process.argv.slice(2).filter((a) => a !== '--' && a.startsWith('--'));
 const wanted = which.length ? which : ['delivery', 'api'];
 for (const w of wanted) {
-  if (!['delivery', 'delivery-soak', 'api', 'list-ab', 'signals', 'collect', 'pglite-buffers', 'models-view'].includes(w)) {
-    process.stderr.write(`unknown benchmark "${w}" (use delivery, delivery-soak, api, list-ab, signals, collect, pglite-buffers or models-view)\n`);
+  if (!['delivery', 'delivery-soak', 'api', 'list-ab', 'signals', 'collect', 'pglite-buffers', 'models-view', 'chat', 'email'].includes(w)) {
+    process.stderr.write(`unknown benchmark "${w}" (use delivery, delivery-soak, api, list-ab, signals, collect, pglite-buffers, models-view, chat or email)\n`);
     process.exit(2);
   }
 }
@@ -35,7 +35,13 @@ if (process.env.NODE_EXTRA_CA_CERTS !== caCert) {
 }
 
 for (const w of wanted) {
-  if (w === 'models-view') {
+  if (w === 'email') {
+    const { runEmailBench } = await import('./email.js');
+    await runEmailBench();
+  } else if (w === 'chat') {
+    const { runChatBench } = await import('./chat.js');
+    await runChatBench();
+  } else if (w === 'models-view') {
     const { runModelsViewBench } = await import('./models-view.js');
     await runModelsViewBench();
   } else if (w === 'pglite-buffers') {

@@ -20,6 +20,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Config } from './config.js';
 import { capacityLoadStory } from './demo-capacity-load.js';
+import { startMailSink, type MailSink } from './demo-mail-sink.js';
+import type { SmtpConfig } from './config-smtp.js';
 import { createDestination } from './delivery/destination-service.js';
 import { IMPLEMENTED_COLLECTORS } from './monitoring/connection/implemented.js';
 import { createTenant } from './monitoring/tenants.js';
@@ -116,6 +118,7 @@ export async function runLiveDemo(config: Config, opts: LiveDemoOptions = {}): P
   out('');
   out('Live: Vigia watches a simulated Power BI / Fabric tenant (no Microsoft account needed).');
   const sim = await startTenantSimulator({ port: 0, host: '127.0.0.1', tls: { cert: cert.cert, key: cert.key }, strict: true, seed: 7 });
+  const sink = await startMailSink(path.resolve(config.dataDir, 'demo-mail'), { cert: cert.cert, key: cert.key }).catch(() => null);
   let service: RunningService | undefined;
   let receiver: Awaited<ReturnType<typeof startListener>> | undefined;
   let scratch: string | undefined;
@@ -126,11 +129,11 @@ export async function runLiveDemo(config: Config, opts: LiveDemoOptions = {}): P
     // Its own throwaway embedded database: a server running on the configured one would otherwise
     // claim the demo's collectors too.
     scratch = await mkdtemp(path.join(tmpdir(), 'vigia-demo-live-'));
-    service = await startService(liveConfig(config, scratch), { onAdminToken: () => undefined });
+    service = await startService(liveConfig(config, scratch, sink?.smtp), { onAdminToken: () => undefined });
     const ctx = service.ctx;
     step(2, `Vigia running in this process at ${service.address!.replace('127.0.0.1', 'localhost')} (delivery worker, alert jobs, collectors)`);
 
-    const demo = await demoOrgAndReceiver(ctx, cert);
+    const demo = await demoOrgAndReceiver(ctx, cert, sink !== null);
     receiver = demo.receiver;
     const { org, apiKey, received } = demo;
     step(3, `organization "${org.name}" (${org.id}), an API key and a webhook destination → local receiver ${receiver.url}`);
@@ -146,12 +149,14 @@ export async function runLiveDemo(config: Config, opts: LiveDemoOptions = {}): P
     await until('the resolution at the receiver', timeout, async () => received.find((l) => l.includes(`alert=${alert.id}`) && l.includes('alert.recovered')));
     step(11, `"${gateway.displayName}" is back online: the next run resolves the incident and the receiver gets alert.recovered`);
     await capacityLoadStory({ ctx, sim, orgId: org.id, tenantRef: tenant.id, timeout, step, until, received }, 12);
+    await reportMail(sink, timeout, out);
     out('');
     out(`  This live story ran on its own Vigia and throwaway database, gone now with its organization "${org.name}" and its API key.\n  The API key printed above, under "Vigia demo ready", is the one that works on your server.`);
     out(`  The simulator checked every request against the vendors' contracts: ${sim.violations.length === 0 ? 'no violation' : sim.violations.join('; ')}.`);
     out('  Run it yourself: npm run vigia -- tenant-sim (docs/monitoring.md), then connect it on the console\'s Tenant page.');
     return { orgId: org.id, apiKey, gatewayAlertId: alert.id, delivered: true, refresh };
   } finally {
+    await sink?.close();
     await receiver?.close();
     await service?.stop();
     await sim.stop();
@@ -163,7 +168,7 @@ export async function runLiveDemo(config: Config, opts: LiveDemoOptions = {}): P
  * The demo's own Vigia: on a throwaway embedded database in `scratch`. Loopback is a private
  * address: only the allowlist lets Vigia reach the simulator and the receiver.
  */
-function liveConfig(config: Config, scratch: string): Config {
+function liveConfig(config: Config, scratch: string, smtp: SmtpConfig | undefined): Config {
   return {
     ...config,
     port: 0,
@@ -177,15 +182,31 @@ function liveConfig(config: Config, scratch: string): Config {
     metricsPort: undefined,
     oidc: undefined,
     destinationAllowlist: [...config.destinationAllowlist, '127.0.0.1', 'localhost'],
+    smtp,
   };
 }
 
+/** The e-mail side of the story: what the local SMTP sink received, and where the messages are. */
+async function reportMail(sink: MailSink | null, timeout: number, out: (line: string) => void): Promise<void> {
+  out('');
+  if (!sink) {
+    out('  E-mail: no local SMTP sink (the smtp-server package is a development dependency: npm install without --omit=dev).');
+    return;
+  }
+  // The gateway's opening and recovery reached the webhook; their e-mails follow within moments.
+  await until('the e-mails at the local SMTP sink', timeout, async () => (sink.files.length >= 2 ? true : null)).catch(() => undefined);
+  out(`  E-mail: the e-mail destination "demo e-mail" sent ${sink.files.length} message(s) to a local SMTP sink (smtp://localhost:${sink.smtp.port}, STARTTLS),`);
+  out(`  one thread per incident, saved as .eml files in ${sink.dir}`);
+  if (sink.files.length > 0) out(`  Open one in any mail client: ${sink.files[sink.files.length - 1]}`);
+}
+
 /** Step 3: the demo organization, its API key, and a webhook destination to a local receiver. */
-async function demoOrgAndReceiver(ctx: RunningService['ctx'], cert: ReturnType<typeof ensureLocalCert>) {
+async function demoOrgAndReceiver(ctx: RunningService['ctx'], cert: ReturnType<typeof ensureLocalCert>, withEmail: boolean) {
   const org = await createOrg(ctx, { name: 'Demo — simulated tenant' });
   const apiKey = (await createApiKey(ctx, org.id, { name: 'demo live (all scopes)', scopes: API_SCOPES })).key;
   const port = await freePort();
   const destination = await createDestination(ctx, org.id, { name: 'demo receiver', kind: 'webhook', url: `https://localhost:${port}/` });
+  if (withEmail) await createDestination(ctx, org.id, { name: 'demo e-mail', kind: 'email', config: { recipients: ['bi-team@demo.vigia.test'] } });
   const received: string[] = [];
   const receiver = await startListener({
     secret: destination.signingSecret!,

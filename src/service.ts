@@ -12,6 +12,7 @@ import { buildApp, buildMetricsApp } from './app.js';
 import { startAlertJobs } from './alerts/jobs.js';
 import { startDispatcher } from './delivery/dispatcher.js';
 import { startRetentionJob } from './delivery/retention.js';
+import { startDigestJob } from './delivery/email/digest.js';
 import { startUtilizationRetentionJob } from './monitoring/utilization-retention.js';
 import { CollectorScheduler } from './monitoring/scheduler.js';
 import { registerMonitoringMetrics } from './monitoring/metrics.js';
@@ -90,7 +91,7 @@ export async function startService(config: Config = loadConfig(), opts: ServiceO
     });
   }
 
-  const workers = opts.worker === false ? [] : [await startAlertJobs(ctx), startRetentionJob(ctx), startUtilizationRetentionJob(ctx), await startDispatcher(ctx), new CollectorScheduler(ctx).start()];
+  const workers = opts.worker === false ? [] : [await startAlertJobs(ctx), startRetentionJob(ctx), startUtilizationRetentionJob(ctx), startDigestJob(ctx), await startDispatcher(ctx), new CollectorScheduler(ctx).start()];
   registerMonitoringMetrics(ctx);
   let app: FastifyInstance | undefined;
   let address: string | undefined;

@@ -3,14 +3,14 @@ import type { AppContext } from '../context.js';
 import { createOrg, listOrgs, requireOrg, updateOrg, type CreateOrgInput, type UpdateOrgInput } from '../orgs/orgs.js';
 import { orgIdsOf } from '../access/people.js';
 import { principalOf } from './auth.js';
-import { escalationMinutesSchema, languageSchema, nonEmptyText, orgIdParams, slaTargetsSchema, timeZoneSchema } from '../orgs/schemas.js';
+import { escalationMinutesSchema, languageSchema, nonEmptyText, orgIdParams, slaTargetsSchema, timeZoneSchema, emailReplyToSchema } from '../orgs/schemas.js';
 import { adminResponses } from './openapi.js';
 
 /** The organization as every route below answers it (also the console's generated `Org` type). */
 const orgSchema = {
   title: 'Org',
   type: 'object',
-  required: ['id', 'name', 'suspended', 'escalationMinutes', 'slaTargets', 'language', 'timeZone', 'ackRequiresSignIn', 'createdAt', 'updatedAt'],
+  required: ['id', 'name', 'suspended', 'escalationMinutes', 'slaTargets', 'language', 'timeZone', 'emailReplyTo', 'ackRequiresSignIn', 'createdAt', 'updatedAt'],
   properties: {
     id: { type: 'string' },
     name: { type: 'string' },
@@ -24,6 +24,7 @@ const orgSchema = {
     },
     language: languageSchema,
     timeZone: { type: 'string' },
+    emailReplyTo: { type: ['string', 'null'], description: 'Reply-To of the alert e-mail of this organization; null = none.' },
     ackRequiresSignIn: { type: 'boolean' },
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
@@ -42,7 +43,7 @@ export async function orgsRoutes(app: FastifyInstance, opts: { ctx: AppContext }
           type: 'object',
           additionalProperties: false,
           required: ['name'],
-          properties: { name: nonEmptyText(), escalationMinutes: escalationMinutesSchema, slaTargets: slaTargetsSchema, language: languageSchema, timeZone: timeZoneSchema, ackRequiresSignIn: { type: 'boolean' } },
+          properties: { name: nonEmptyText(), escalationMinutes: escalationMinutesSchema, slaTargets: slaTargetsSchema, language: languageSchema, timeZone: timeZoneSchema, emailReplyTo: emailReplyToSchema, ackRequiresSignIn: { type: 'boolean' } },
         },
         response: adminResponses(orgSchema, 201),
       },
@@ -79,6 +80,7 @@ export async function orgsRoutes(app: FastifyInstance, opts: { ctx: AppContext }
             slaTargets: slaTargetsSchema,
             language: languageSchema,
             timeZone: timeZoneSchema,
+            emailReplyTo: emailReplyToSchema,
             ackRequiresSignIn: { type: 'boolean' },
           },
         },

@@ -85,7 +85,9 @@ async function checkHost(ctx: AppContext, f: BoundUrlField, url: URL, c: Address
 /** Rule 2: the safety rules; a new or moved address is resolved (refused without an answer when it carries a credential). */
 async function checkSafety(ctx: AppContext, f: BoundUrlField, value: string, fresh: boolean): Promise<void> {
   try {
-    if (fresh) await checkDestinationUrlResolved(ctx, value, f.field, { unresolved: f.credentials.length > 0 ? 'refuse' : 'accept' });
+    // A field that carries a credential — or is one (a chat webhook URL) — must resolve now.
+    const carries = f.credentials.length > 0 || f.field.startsWith('credentials.');
+    if (fresh) await checkDestinationUrlResolved(ctx, value, f.field, { unresolved: carries ? 'refuse' : 'accept' });
     else checkDestinationUrl(value, new Allowlist(ctx.config.destinationAllowlist), f.field);
   } catch (err) {
     if (err instanceof UnsafeDestinationError) throw invalidInput(err.message);

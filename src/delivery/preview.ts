@@ -10,7 +10,6 @@ import type { AppContext } from '../context.js';
 import type { AlertEventName, DeliveryBody } from '../outbox/index.js';
 import { requireOrg } from '../orgs/orgs.js';
 import { buildNotificationMessage, renderSlack, renderTeams } from './notify/index.js';
-import { contentOf } from './email/deliver.js';
 import { renderEmail } from './email/render.js';
 import { ackLinkUrl, loadAckKey, slackButtonValue } from './ack-links.js';
 
@@ -77,8 +76,8 @@ export async function renderPreview(ctx: Pick<AppContext, 'db' | 'sealer' | 'clo
   const base = { kind: input.kind, event, language: org.language, timeZone: org.timeZone };
   if (input.kind === 'email') {
     const unsubscribe = `${ctx.config.baseUrl.replace(/\/+$/, '')}/api/inbound/v1/email/unsubscribe?t=preview`;
-    const email = renderEmail({ ...contentOf(body, settings), ackUrl }, unsubscribe);
-    return { ...base, contentType: 'multipart/alternative', email };
+    const model = buildNotificationMessage([body], settings, ackUrl ? { ackUrls: new Map([[SAMPLE_ID, ackUrl]]) } : {});
+    return { ...base, contentType: 'multipart/alternative', email: renderEmail(model, { unsubscribeUrl: unsubscribe }) };
   }
   const slackActions =
     input.kind === 'slack' && input.slackButtons && open

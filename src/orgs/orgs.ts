@@ -5,6 +5,7 @@ import { notFoundError } from '../errors.js';
 import { auditTarget } from '../access/audit-context.js';
 import { DEFAULT_LANGUAGE, type Language } from './language.js';
 import { DEFAULT_TIME_ZONE, requireTimeZone } from './time-zone.js';
+import { requireReplyTo } from './reply-to.js';
 
 export interface SlaTargets {
   mttaMinutes: number;
@@ -24,6 +25,8 @@ export interface Org {
   timeZone: string;
   /** Acknowledge links in messages act only for a person signed in to the console (docs/notifications.md). */
   ackRequiresSignIn: boolean;
+  /** Reply-To of the alert e-mail its destinations send; null = none (docs/notifications.md, "E-mail"). */
+  emailReplyTo: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -35,6 +38,7 @@ export interface CreateOrgInput {
   language?: Language;
   timeZone?: string;
   ackRequiresSignIn?: boolean;
+  emailReplyTo?: string | null;
 }
 
 export interface UpdateOrgInput {
@@ -45,6 +49,7 @@ export interface UpdateOrgInput {
   language?: Language;
   timeZone?: string;
   ackRequiresSignIn?: boolean;
+  emailReplyTo?: string | null;
 }
 
 export const DEFAULT_ESCALATION_MINUTES = 30;
@@ -61,6 +66,7 @@ interface OrgRow {
   language: Language;
   time_zone: string;
   ack_requires_sign_in: boolean;
+  email_reply_to: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -79,6 +85,7 @@ function toOrg(r: OrgRow): Org {
     language: r.language,
     timeZone: r.time_zone,
     ackRequiresSignIn: r.ack_requires_sign_in,
+    emailReplyTo: r.email_reply_to,
     createdAt: r.created_at.toISOString(),
     updatedAt: r.updated_at.toISOString(),
   };
@@ -93,9 +100,9 @@ export async function createOrg(ctx: Pick<AppContext, 'db' | 'clock'>, input: Cr
   // Named before the insert, which records it: a new organization's creation is in its own log.
   auditTarget(id, { orgId: id });
   const { rows } = await ctx.db.query<OrgRow>(
-    `INSERT INTO orgs (id, name, escalation_minutes, sla_mtta_minutes, sla_mttr_minutes, sla_availability_percent, language, time_zone, ack_requires_sign_in, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $9, $10, $8, $8) RETURNING *`,
-    [id, input.name, escalation, sla.mttaMinutes, sla.mttrMinutes, sla.availabilityPercent, input.language ?? DEFAULT_LANGUAGE, now, timeZone, input.ackRequiresSignIn ?? false],
+    `INSERT INTO orgs (id, name, escalation_minutes, sla_mtta_minutes, sla_mttr_minutes, sla_availability_percent, language, time_zone, email_reply_to, ack_requires_sign_in, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $9, $10, $11, $8, $8) RETURNING *`,
+    [id, input.name, escalation, sla.mttaMinutes, sla.mttrMinutes, sla.availabilityPercent, input.language ?? DEFAULT_LANGUAGE, now, timeZone, requireReplyTo(input.emailReplyTo ?? null), input.ackRequiresSignIn ?? false],
   );
   return toOrg(rows[0]!);
 }
@@ -123,6 +130,7 @@ export async function requireOrg(q: Queryable, orgId: string, opts: { lock?: boo
 export async function updateOrg(ctx: Pick<AppContext, 'db' | 'clock'>, orgId: string, input: UpdateOrgInput): Promise<Org> {
   const now = ctx.clock.now();
   if (input.timeZone !== undefined) requireTimeZone(input.timeZone);
+  if (input.emailReplyTo !== undefined) requireReplyTo(input.emailReplyTo);
   return ctx.db.tx(async (q) => {
     const { rows } = await q.query<OrgRow>('SELECT * FROM orgs WHERE id = $1 FOR UPDATE', [orgId]);
     if (!rows[0]) throw notFoundError('organization');
@@ -130,7 +138,7 @@ export async function updateOrg(ctx: Pick<AppContext, 'db' | 'clock'>, orgId: st
     const sla = { ...cur.slaTargets, ...input.slaTargets };
     const { rows: updated } = await q.query<OrgRow>(
       `UPDATE orgs SET name = $2, suspended = $3, escalation_minutes = $4, sla_mtta_minutes = $5,
-         sla_mttr_minutes = $6, sla_availability_percent = $7, updated_at = $8, language = $9, time_zone = $10, ack_requires_sign_in = $11
+         sla_mttr_minutes = $6, sla_availability_percent = $7, updated_at = $8, language = $9, time_zone = $10, email_reply_to = $11, ack_requires_sign_in = $12
        WHERE id = $1 RETURNING *`,
       [
         orgId,
@@ -143,6 +151,7 @@ export async function updateOrg(ctx: Pick<AppContext, 'db' | 'clock'>, orgId: st
         now,
         input.language ?? cur.language,
         input.timeZone ?? cur.timeZone,
+        input.emailReplyTo === undefined ? cur.emailReplyTo : input.emailReplyTo,
         input.ackRequiresSignIn ?? cur.ackRequiresSignIn,
       ],
     );

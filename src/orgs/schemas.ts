@@ -28,3 +28,6 @@ export const languageSchema = { type: 'string', enum: ['pt-BR', 'en'] } as const
 
 /** The organization's time zone (IANA name; checked against the runtime's zone database). */
 export const timeZoneSchema = { type: 'string', minLength: 1, maxLength: 64 } as const;
+
+/** Reply-To of the organization's alert e-mail: one plain address, or null for none. */
+export const emailReplyToSchema = { anyOf: [{ type: 'string', minLength: 3, maxLength: 254 }, { type: 'null' }] } as const;

@@ -7,7 +7,7 @@
  * database in the data directory (the same server on PostgreSQL is test/foundation/serve.test.ts's).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -130,6 +130,14 @@ describe('README five-minute tour', () => {
     expect(out).toMatch(/14\. incident opened by the utilization collector: \[error\] .+ \(alr_\S+\)/);
     expect(out).toMatch(/15\. ".+" back under 100 % for 2 windows: the incident recovered and the receiver got alert\.recovered/);
     expect(out).toContain("contracts: no violation");
+    // The e-mail destination: the local SMTP sink saved the gateway incident's thread as .eml files.
+    expect(out).toMatch(/E-mail: the e-mail destination "demo e-mail" sent \d+ message\(s\) to a local SMTP sink/);
+    const eml = /Open one in any mail client: (\S+\.eml)/.exec(out)![1]!;
+    const mail = readFileSync(eml, 'utf8');
+    expect(mail).toMatch(/^Auto-Submitted: auto-generated/m);
+    expect(mail).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click/m);
+    const thread = readdirSync(path.dirname(eml)).map((f) => readFileSync(path.join(path.dirname(eml), f), 'utf8'));
+    expect(thread.some((m) => /^In-Reply-To: <dlv_/m.test(m))).toBe(true);
     // Which printed key works where: the seeded one on the user's server; the live story's is gone with its database.
     expect(out).toMatch(/API key \(all scopes, shown once; for the server on this data \(npm start\)\): vgk_/);
     expect(out).toContain('The API key printed above, under "Vigia demo ready", is the one that works on your server.');

@@ -37,7 +37,7 @@ describe('message preview in Chromium', () => {
     await p.locator('#dest-kind').selectOption('email');
     await preview.getByRole('button', { name: 'Pré-visualizar' }).click();
     await preview.getByTestId('preview-subject').waitFor();
-    expect(await preview.getByTestId('preview-subject').textContent()).toBe('[Vigia][Erro] Falha na atualização: Vendas (diário)');
+    expect(await preview.getByTestId('preview-subject').textContent()).toMatch(/^\[Vigia\]\[erro\] Falha na atualização: Vendas \(diário\)$/i);
     expect(await preview.getByTestId('preview-text').textContent()).toContain('Reconhecer: ');
     expect(await preview.getByTestId('preview-html').textContent()).toContain('Ver no Vigia');
     expect(await preview.locator('iframe.preview-frame').getAttribute('sandbox')).toBe('');

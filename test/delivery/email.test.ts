@@ -98,9 +98,11 @@ describe('email destinations through a real SMTP server (STARTTLS, AUTH)', () =>
     // The title's CR/LF did not start a header: no Bcc, and the subject carries the words.
     expect(m.parsed.headers.has('bcc')).toBe(false);
     expect(m.raw.split("\r\n\r\n")[0]).not.toMatch(/^Bcc:/im);
-    expect(m.parsed.subject).toBe('[Vigia][Erro] Refresh <b>failed</b>: Vendas & Co Bcc: evil@example.com');
+    expect(m.parsed.subject).toBe('[Vigia][ERRO] Refresh <b>failed</b>: Vendas & Co Bcc: evil@example.com');
     expect(m.parsed.text).toContain('Incidente aberto');
     expect(m.parsed.text).toContain('Credenciais <expiradas>');
+    // When it started, in the organization's time zone (default America/Sao_Paulo).
+    expect(m.parsed.text).toMatch(/15\/06\/2026,? 09:00/);
     expect(m.parsed.html).toContain('Refresh &lt;b&gt;failed&lt;/b&gt;: Vendas &amp; Co');
     expect(m.parsed.html).not.toContain('<expiradas>');
     expect(m.parsed.html).toContain(`https://vigia.example.test/alerts/${alertId}`);
@@ -122,7 +124,7 @@ describe('email destinations through a real SMTP server (STARTTLS, AUTH)', () =>
     await pass();
     const later = await smtp.waitFor(4);
     const forTeam = later.filter((x) => x.to[0] === 'bi-team@example.com');
-    expect(forTeam.map((x) => x.parsed.text!.split('\n')[0])).toEqual(['Incidente reconhecido · Erro', 'Incidente resolvido · Erro']);
+    expect(forTeam.map((x) => x.parsed.text!.split('\n')[0])).toEqual(['Incidente reconhecido · ERRO', 'Incidente resolvido · ERRO']);
     for (const x of forTeam) {
       expect(x.parsed.inReplyTo).toBe(rootId);
       expect(x.parsed.references).toBe(rootId);
@@ -135,13 +137,17 @@ describe('email destinations through a real SMTP server (STARTTLS, AUTH)', () =>
 
   it('writes in the organization language (en) with its Reply-To', async () => {
     const org = await createOrg(t, { language: 'en' });
-    await t.ctx.db.query('UPDATE orgs SET email_reply_to = $2 WHERE id = $1', [org.id, 'oncall@example.com']);
+    const bad = await t.admin('PATCH', `/orgs/${org.id}`, { emailReplyTo: 'oncall@example.com\r\nBcc: x@example.com' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error.message).toMatch(/emailReplyTo/);
+    const set = await t.admin('PATCH', `/orgs/${org.id}`, { emailReplyTo: 'oncall@example.com' });
+    expect(set.json().emailReplyTo).toBe('oncall@example.com');
     await emailDestination(org.id, ['en@example.com']);
     await openAlert(t, org.id, { sourceId: 'cap-1', sourceType: 'Capacity', severity: 'info', title: 'Capacity throttled' });
     await pass();
     const [m] = await smtp.waitFor(1);
-    expect(m!.parsed.subject).toBe('[Vigia][Info] Capacity throttled');
-    expect(m!.parsed.text).toContain('Incident opened · Info');
+    expect(m!.parsed.subject).toBe('[Vigia][INFO] Capacity throttled');
+    expect(m!.parsed.text).toContain('Incident opened · INFO');
     expect(m!.parsed.replyTo?.text).toBe('oncall@example.com');
   });
 
@@ -240,7 +246,7 @@ describe('email destinations through a real SMTP server (STARTTLS, AUTH)', () =>
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ ok: true, steps: [{ action: 'send', ok: true }] });
     const mails = await smtp.waitFor(2);
-    expect(mails[0]!.parsed.subject).toMatch(/Mensagem de teste do Vigia/);
+    expect(mails[0]!.parsed.subject).toMatch(/^\[TESTE\] \[Vigia\]/);
     expect((await deliveries(dest)).filter((d) => d.test)).toHaveLength(1);
   });
 });

@@ -24,6 +24,8 @@ export interface ReceivedMail {
 
 export interface SmtpFakeOptions {
   secure?: boolean;
+  /** Count messages without keeping or parsing them (benchmarks). */
+  countOnly?: boolean;
   user?: string;
   pass?: string;
 }
@@ -34,6 +36,8 @@ export class SmtpFake {
   readonly refuse = new Set<string>();
   readonly defer = new Set<string>();
   authFailures = 0;
+  /** Messages accepted (also in countOnly mode). */
+  count = 0;
   port = 0;
   private server: SMTPServer | null = null;
   private waiters: { n: number; resolve: () => void }[] = [];
@@ -68,6 +72,8 @@ export class SmtpFake {
         const chunks: Buffer[] = [];
         stream.on('data', (c: Buffer) => chunks.push(c));
         stream.on('end', () => {
+          this.count += 1;
+          if (this.opts.countOnly) return cb();
           const raw = Buffer.concat(chunks).toString('utf8');
           void simpleParser(raw).then((parsed) => {
             this.mails.push({

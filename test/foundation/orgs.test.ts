@@ -22,6 +22,7 @@ describe('admin API: organizations', () => {
       slaTargets: { mttaMinutes: 15, mttrMinutes: 240, availabilityPercent: 99.9 },
       language: 'pt-BR',
       timeZone: 'America/Sao_Paulo',
+      emailReplyTo: null,
       ackRequiresSignIn: false,
       createdAt: '2026-06-15T12:00:00.000Z',
       updatedAt: '2026-06-15T12:00:00.000Z',

@@ -59,7 +59,7 @@ describe('POST /orgs/{orgId}/destinations/preview', () => {
     const en = (await createOrg(t, { name: 'EN', language: 'en', timeZone: 'Europe/Lisbon' })).id;
     const p = (await preview({ kind: 'email' }, en)).json();
     expect(p).toMatchObject({ kind: 'email', language: 'en', timeZone: 'Europe/Lisbon', contentType: 'multipart/alternative' });
-    expect(p.email.subject).toBe('[Vigia][Error] Refresh failed: Sales (daily)');
+    expect(p.email.subject).toBe('[Vigia][ERROR] Refresh failed: Sales (daily)');
     expect(p.email.text).toContain('Acknowledge: https://vigia.example.test/ack/v1.');
     expect(p.email.html).toContain('>Acknowledge</a>');
     expect(p.email.html).toContain('View in Vigia');

@@ -137,6 +137,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         ackRequiresSignIn?: boolean;
+                        emailReplyTo?: string | null;
                         escalationMinutes?: number | null;
                         /** @enum {string} */
                         language?: "pt-BR" | "en";
@@ -269,6 +270,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         ackRequiresSignIn?: boolean;
+                        emailReplyTo?: string | null;
                         escalationMinutes?: number | null;
                         /** @enum {string} */
                         language?: "pt-BR" | "en";
@@ -4614,6 +4616,8 @@ export interface components {
             ackRequiresSignIn: boolean;
             /** Format: date-time */
             createdAt: string;
+            /** @description Reply-To of the alert e-mail of this organization; null = none. */
+            emailReplyTo: string | null;
             escalationMinutes: number | null;
             id: string;
             /** @enum {string} */

@@ -6,9 +6,9 @@ const KIND_NAMES = {
   kindJsm: 'Jira Service Management',
   kindServicenow: 'ServiceNow',
   kindAzureDevops: 'Azure DevOps',
-  kindEmail: 'E-mail',
   kindTeams: 'Microsoft Teams',
   kindSlack: 'Slack',
+  kindEmail: 'E-mail',
 };
 
 /** Texts of destinations (list, form, health, test) and their delivery history, spread into i18n.ts's tables. */

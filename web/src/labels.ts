@@ -9,9 +9,9 @@ const KIND_KEYS: Record<DestinationKind, TextKey> = {
   jsm: 'kindJsm',
   servicenow: 'kindServicenow',
   'azure-devops': 'kindAzureDevops',
-  email: 'kindEmail',
   teams: 'kindTeams',
   slack: 'kindSlack',
+  email: 'kindEmail',
 };
 export const kindLabel = (t: Translate, kind: string): string => (kind in KIND_KEYS ? t(KIND_KEYS[kind as DestinationKind]) : kind);
 

@@ -20,3 +20,4 @@ export const emailDeliverer: Deliverer = {
 export { unsubscribe, unsubscribeView, type UnsubscribeView } from './unsubscribe.js';
 export { recipientMarks, type RecipientMark } from './store.js';
 export { escapeHtml } from './render.js';
+export { sendDueDigests, startDigestJob } from './digest.js';

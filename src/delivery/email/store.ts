@@ -8,41 +8,39 @@ import type { Language } from '../../orgs/language.js';
 
 type Q = Pick<Queryable, 'query'>;
 
-/** The time zone messages show instants in until the organization chooses one. */
-export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
-
 export interface OrgMailSettings {
   orgId: string;
   language: Language;
-  replyTo: string | null;
   timeZone: string;
+  replyTo: string | null;
 }
 
-/** The settings of the organization owning the destination; null for a destination that does not exist. */
-export async function orgMailSettings(q: Q, destinationId: string): Promise<OrgMailSettings | null> {
-  const { rows } = await q.query<{ org_id: string; language: Language; email_reply_to: string | null }>(
-    'SELECT d.org_id, o.language, o.email_reply_to FROM destinations d JOIN orgs o ON o.id = d.org_id WHERE d.id = $1',
-    [destinationId],
+/**
+ * The settings of the organization owning the destination, and the recipients that already took
+ * delivery `deliveryId`'s message (none when null), in one round trip; null for a destination that does not exist.
+ */
+export async function orgMailSettings(q: Q, destinationId: string, deliveryId: string | null = null): Promise<(OrgMailSettings & { sent: Set<string> }) | null> {
+  const { rows } = await q.query<{ org_id: string; language: Language; time_zone: string; email_reply_to: string | null; sent: string[] | null }>(
+    `SELECT d.org_id, o.language, o.time_zone, o.email_reply_to,
+            (SELECT array_agg(s.address) FROM email_sent s WHERE s.delivery_id = $2) AS sent
+       FROM destinations d JOIN orgs o ON o.id = d.org_id WHERE d.id = $1`,
+    [destinationId, deliveryId],
   );
   const r = rows[0];
-  return r ? { orgId: r.org_id, language: r.language, replyTo: r.email_reply_to, timeZone: DEFAULT_TIME_ZONE } : null;
-}
-
-/** The recipients (normalized) that already took this delivery's message. */
-export async function sentAddresses(q: Q, deliveryId: string): Promise<Set<string>> {
-  const { rows } = await q.query<{ address: string }>('SELECT address FROM email_sent WHERE delivery_id = $1', [deliveryId]);
-  return new Set(rows.map((r) => r.address));
+  return r ? { orgId: r.org_id, language: r.language, timeZone: r.time_zone, replyTo: r.email_reply_to, sent: new Set(r.sent ?? []) } : null;
 }
 
 /** A recipient took the message: remembered for the delivery, and its refusal mark (if any) removed. */
-export async function recordAccepted(q: Q, x: { deliveryId: string; destinationId: string; address: string; messageId: string; at: Date; test: boolean }): Promise<void> {
-  if (!x.test) {
-    await q.query(
-      'INSERT INTO email_sent (delivery_id, address, message_id, sent_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
-      [x.deliveryId, x.address, x.messageId, x.at],
-    );
-  }
-  await q.query('DELETE FROM email_recipient_marks WHERE destination_id = $1 AND address = $2', [x.destinationId, x.address]);
+export async function recordAccepted(q: Q, x: { deliveryId: string | null; destinationId: string; address: string; messageId: string; at: Date }): Promise<void> {
+  // One round trip: the sent row (not for a test or a digest, which belong to no delivery) and the mark's removal.
+  await q.query(
+    `WITH sent AS (
+       INSERT INTO email_sent (delivery_id, address, message_id, sent_at)
+       SELECT $1::text, $3::text, $4::text, $5::timestamptz WHERE $1::text IS NOT NULL
+       ON CONFLICT DO NOTHING)
+     DELETE FROM email_recipient_marks WHERE destination_id = $2 AND address = $3`,
+    [x.deliveryId, x.destinationId, x.address, x.messageId, x.at],
+  );
 }
 
 /** The relay refused a recipient for good (5xx): the mark is on that recipient, with the relay's reply. */

@@ -7,7 +7,8 @@ import { newId } from '../../ids.js';
 import { buildDeliveryBody, recordTestDelivery, type DeliveryBody } from '../../outbox/index.js';
 import { testAlertSnapshot } from '../connectors/test-action.js';
 import type { DelivererTestResult } from '../deliverer-types.js';
-import { NO_RELAY, sendToRecipients, verdictOf } from './deliver.js';
+import { messageOf, NO_RELAY, sendToRecipients, verdictOf } from './deliver.js';
+import { messageIdFor } from './message.js';
 import { oneShotMailer } from './mailer.js';
 import { normalizeAddress, readEmailConfig } from './rules.js';
 import { orgMailSettings } from './store.js';
@@ -40,8 +41,9 @@ export async function testEmailDestination(ctx: AppContext, d: { id: string; org
     const mailer = oneShotMailer(ctx.config.smtp, ctx.config.deliveryTimeoutMs);
     try {
       const recipients = readEmailConfig(d.config).recipients.map(normalizeAddress);
-      const tally = await sendToRecipients({ ctx, mailer, deliveryId: id, destinationId: d.id, body: JSON.parse(body) as DeliveryBody, settings, recipients, ref: null, test: true });
-      result = verdictOf(tally, 0, false);
+      const model = await messageOf(ctx, [JSON.parse(body) as DeliveryBody], settings);
+      const tally = await sendToRecipients({ ctx, mailer, deliveryId: null, destinationId: d.id, model, settings, recipients, messageId: messageIdFor(id, ctx.config.smtp), inReplyTo: null });
+      result = verdictOf(tally, 0, null);
     } finally {
       mailer.close();
     }

@@ -1,0 +1,72 @@
+/**
+ * Which openings share a message (delivery/grouping.ts), as fan-out writes them: per destination,
+ * openings within groupWaitSeconds that share a tenant — or, without one, a root cause — join the
+ * first one's group and its due time; another tenant, a later window, a wait of 0 or a webhook
+ * destination do not group.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { createTestApp, type TestApp } from '../helpers/context.js';
+import { createOrg } from '../helpers/fixtures.js';
+import { emit, insertAlert } from '../delivery/support.js';
+
+describe('grouped openings at fan-out', () => {
+  let t: TestApp;
+  let clock: ManualClock;
+  beforeAll(async () => {
+    clock = new ManualClock('2026-06-15T12:00:00Z');
+    t = await createTestApp({ clock, config: { destinationAllowlist: ['127.0.0.1'] } });
+  });
+  afterAll(() => t.close());
+
+  const TEAMS_URL = 'https://127.0.0.1:9/powerautomate/automations/direct/workflows/0123456789abcdef0123456789abcdef/triggers/manual/paths/invoke?api-version=1&sig=abcdefgh';
+
+  it('groups by tenant, then by root cause, per window and per destination', async () => {
+    const org = await createOrg(t);
+    const mk = async (body: Record<string, unknown>) => {
+      const res = await t.admin('POST', `/orgs/${org.id}/destinations`, body);
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().id as string;
+    };
+    const teams = await mk({ name: 'teams', kind: 'teams', credentials: { webhookUrl: TEAMS_URL } });
+    const noWait = await mk({ name: 'teams now', kind: 'teams', credentials: { webhookUrl: TEAMS_URL }, config: { groupWaitSeconds: 0 } });
+    const hook = await mk({ name: 'hook', kind: 'webhook', url: 'https://127.0.0.1:9/hook' });
+    const alert = async (tenant: string | null, cause: string | null = null) => {
+      const id = await insertAlert(t.ctx, org.id);
+      await t.ctx.db.query('UPDATE alerts SET tenant_ref = $2, cause_alert_ids = $3 WHERE id = $1', [id, tenant, cause ? [cause] : []]);
+      await emit(t.ctx, org.id, 'alert.opened', { alertId: id });
+      return id;
+    };
+    const a1 = await alert('ten_a');
+    clock.advance(10_000);
+    const a2 = await alert('ten_a');
+    const b1 = await alert('ten_b');
+    const c1 = await alert(null, a1);
+    const c2 = await alert(null, a1);
+    const o1 = await alert(null);
+    clock.advance(25_000);
+    const a3 = await alert('ten_a');
+    const { rows } = await t.ctx.db.query<{ id: string; destination_id: string; alert_id: string; group_key: string | null; group_id: string | null; next_attempt_at: Date }>(
+      'SELECT id, destination_id, alert_id, group_key, group_id, next_attempt_at FROM deliveries WHERE org_id = $1',
+      [org.id],
+    );
+    const at = (dest: string, alertId: string) => rows.find((r) => r.destination_id === dest && r.alert_id === alertId)!;
+    const due = (dest: string, alertId: string) => new Date(at(dest, alertId).next_attempt_at).toISOString();
+    expect(at(teams, a1)).toMatchObject({ group_key: 'tenant:ten_a', group_id: at(teams, a1).id });
+    expect(at(teams, a2).group_id).toBe(at(teams, a1).id);
+    expect(due(teams, a2)).toBe('2026-06-15T12:00:30.000Z');
+    expect(at(teams, b1)).toMatchObject({ group_key: 'tenant:ten_b', group_id: at(teams, b1).id });
+    expect(due(teams, b1)).toBe('2026-06-15T12:00:40.000Z');
+    expect(at(teams, c1).group_key).toBe(`cause:${a1}`);
+    expect(at(teams, c2).group_id).toBe(at(teams, c1).id);
+    expect(at(teams, o1)).toMatchObject({ group_key: 'org', group_id: at(teams, o1).id });
+    // 35 s after a1: its group was due at 30 s, so a3 leads a new one.
+    expect(at(teams, a3).group_id).toBe(at(teams, a3).id);
+    expect(due(teams, a3)).toBe('2026-06-15T12:01:05.000Z');
+    for (const id of [a1, a2, b1, a3]) {
+      expect(at(noWait, id)).toMatchObject({ group_key: null, group_id: null });
+      expect(at(hook, id)).toMatchObject({ group_key: null, group_id: null });
+    }
+    expect(due(noWait, a3)).toBe('2026-06-15T12:00:35.000Z');
+  });
+});
