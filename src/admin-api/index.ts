@@ -15,6 +15,7 @@ import { apiKeysRoutes } from './api-keys.js';
 import { inventoryRoutes } from './inventory.js';
 import { alertsRoutes } from './alerts.js';
 import { destinationsRoutes } from './destinations.js';
+import { destinationPreviewRoutes } from './destination-preview.js';
 import { inboundAdminRoutes } from './inbound.js';
 import { deliveriesRoutes } from './deliveries.js';
 import { alertViewsRoutes } from './alert-views.js';
@@ -53,6 +54,7 @@ export async function adminApi(app: FastifyInstance, opts: { ctx: AppContext }):
   await app.register(inventoryRoutes, routeOpts);
   await app.register(alertsRoutes, routeOpts);
   await app.register(destinationsRoutes, routeOpts);
+  await app.register(destinationPreviewRoutes, routeOpts);
   await app.register(inboundAdminRoutes, routeOpts);
   await app.register(deliveriesRoutes, routeOpts);
   await app.register(alertViewsRoutes, routeOpts);

@@ -78,7 +78,7 @@ export async function destinationBody(opts: DestinationCreateOptions, stdin: Nod
   if (!url) throw new CliError(`a ${opts.kind} destination needs its webhook URL: --url-file <file> or --url-stdin`);
   const secret = await secretFrom('signing secret', opts.signingSecretFile, opts.signingSecretStdin, stdin);
   if (secret !== undefined && opts.kind !== 'slack') throw new CliError('only a slack destination takes a signing secret');
-  return { name: opts.name, kind: opts.kind, url, ...(secret ? { credentials: { appSigningSecret: secret } } : {}) };
+  return { name: opts.name, kind: opts.kind, credentials: { webhookUrl: url, ...(secret ? { appSigningSecret: secret } : {}) } };
 }
 
 export async function createDestination(target: AdminTarget, orgId: string, opts: DestinationCreateOptions, stdin: NodeJS.ReadableStream, out: Out): Promise<void> {

@@ -81,12 +81,21 @@ export interface PageLinks {
   signInUrl: string;
 }
 
-function alertBlock(t: Record<Key, string>, a: AckAlertView): string {
+/** When the incident opened, in the organization's language and time zone (UTC if the zone is unknown here). */
+function openedText(a: AckAlertView, language: Language): string {
+  try {
+    return `${new Intl.DateTimeFormat(language, { timeZone: a.timeZone, dateStyle: 'short', timeStyle: 'short' }).format(a.createdAt)} (${a.timeZone})`;
+  } catch {
+    return `${a.createdAt.toISOString().replace('T', ' ').slice(0, 16)} UTC`;
+  }
+}
+
+function alertBlock(t: Record<Key, string>, a: AckAlertView, language: Language): string {
   return `<section class="alert sev-${escapeHtml(a.severity)}" data-testid="ack-alert">
 <h2>${escapeHtml(a.title)}</h2>
 <dl><dt>${t.source}</dt><dd>${escapeHtml(`${a.sourceType} · ${a.sourceName}`)}</dd>
 <dt>${t.severity}</dt><dd>${escapeHtml(a.severity)}</dd>
-<dt>${t.opened}</dt><dd><time datetime="${a.createdAt.toISOString()}">${escapeHtml(a.createdAt.toISOString().replace('T', ' ').slice(0, 16))} UTC</time></dd></dl>
+<dt>${t.opened}</dt><dd><time datetime="${a.createdAt.toISOString()}">${escapeHtml(openedText(a, language))}</time></dd></dl>
 </section>`;
 }
 
@@ -107,26 +116,26 @@ export function renderAckPage(state: AckLinkState, links: PageLinks): string {
   if (state.kind === 'ready') {
     return page(state.language, `<h1>${t.readyHeading}</h1>
 <p>${escapeHtml(t.readyText)}</p>
-${alertBlock(t, state.alert)}
+${alertBlock(t, state.alert, state.language)}
 <form method="post" action="${escapeHtml(links.action)}"><button type="submit">${t.confirm}</button></form>
 ${view}`);
   }
   if (state.kind === 'done') {
     return page(state.language, `<h1 data-testid="ack-result">${t.doneHeading}</h1>
 <p>${fill(t.doneText, state.by)}</p>
-${alertBlock(t, state.alert)}
+${alertBlock(t, state.alert, state.language)}
 ${view}`);
   }
   if (state.reason === 'sign-in') {
     return page(state.language, `<h1>${t.signInHeading}</h1>
 <p>${escapeHtml(t.signInText)}</p>
-${state.alert ? alertBlock(t, state.alert) : ''}
+${state.alert ? alertBlock(t, state.alert, state.language) : ''}
 <p><a class="button" href="${escapeHtml(links.signInUrl)}">${t.signIn}</a></p>
 ${view}`);
   }
   return page(state.language, `<h1 data-testid="ack-result">${REFUSAL_HEADING[state.language]}</h1>
 <p data-testid="ack-reason" data-reason="${state.reason}">${fill(t[state.reason], state.alert?.acknowledgedBy ?? null)}</p>
-${state.alert ? alertBlock(t, state.alert) : ''}
+${state.alert ? alertBlock(t, state.alert, state.language) : ''}
 ${view}`);
 }
 

@@ -21,6 +21,8 @@ import { loadAckKey, readAckToken, type AckLinkClaims } from '../delivery/ack-li
 export type AckRefusal = 'malformed' | 'forged' | 'expired' | 'used' | 'gone' | 'sign-in' | 'forbidden' | 'not-open' | 'acknowledged';
 
 export interface AckAlertView {
+  /** The organization's time zone, in which the page shows when the incident opened. */
+  timeZone: string;
   title: string;
   sourceType: string;
   sourceName: string;
@@ -59,15 +61,15 @@ async function load(ctx: Pick<AppContext, 'clock'>, q: Queryable, key: Buffer, t
   const read = readAckToken(key, token);
   if (!read.ok) return refused(read.reason);
   const c = read.claims;
-  const { rows } = await q.query<{ language: Language; ack_requires_sign_in: boolean; destination_name: string | null }>(
-    `SELECT o.language, o.ack_requires_sign_in,
+  const { rows } = await q.query<{ language: Language; time_zone: string; ack_requires_sign_in: boolean; destination_name: string | null }>(
+    `SELECT o.language, o.time_zone, o.ack_requires_sign_in,
             (SELECT d.name FROM destinations d WHERE d.id = $2 AND d.org_id = o.id AND d.deleted_at IS NULL) AS destination_name
        FROM orgs o WHERE o.id = $1`,
     [c.orgId, c.destinationId],
   );
   const org = rows[0];
   if (!org) return refused('gone');
-  const alert = await loadAlertView(q, c.orgId, c.alertId, lock);
+  const alert = await loadAlertView(q, c.orgId, c.alertId, lock, org.time_zone);
   if (!alert || org.destination_name === null) return refused('gone', org.language, alert, alert ? c.alertId : null);
   const fail = (reason: AckRefusal) => refused(reason, org.language, alert, c.alertId);
   if (ctx.clock.now().getTime() >= c.expiresAt.getTime()) return fail('expired');
@@ -89,7 +91,7 @@ async function callerMayAcknowledge(q: Queryable, caller: AckCaller, orgId: stri
   return atLeast(await roleIn(q, caller, orgId), 'operator') ? 'yes' : 'no-role';
 }
 
-async function loadAlertView(q: Queryable, orgId: string, alertId: string, lock: boolean): Promise<AckAlertView | null> {
+async function loadAlertView(q: Queryable, orgId: string, alertId: string, lock: boolean, timeZone: string): Promise<AckAlertView | null> {
   const { rows } = await q.query<{
     title: string; source_type: string; source_name: string; severity: string; status: string; acknowledged: boolean; acknowledged_by: string | null; created_at: Date;
   }>(
@@ -99,6 +101,7 @@ async function loadAlertView(q: Queryable, orgId: string, alertId: string, lock:
   const r = rows[0];
   if (!r) return null;
   return {
+    timeZone,
     title: r.title, sourceType: r.source_type, sourceName: r.source_name, severity: r.severity, status: r.status,
     acknowledged: r.acknowledged, acknowledgedBy: r.acknowledged_by, createdAt: r.created_at,
   };
@@ -140,7 +143,7 @@ export async function useAckLink(ctx: Pick<AppContext, 'db' | 'sealer' | 'clock'
       changes: { via: 'ack-link', destinationId: c.destinationId },
       at: now,
     });
-    const alert = (await loadAlertView(q, c.orgId, c.alertId, false))!;
+    const alert = (await loadAlertView(q, c.orgId, c.alertId, false, step.loaded.alert.timeZone))!;
     return { kind: 'done', language, alert, alertId: c.alertId, by } as AckLinkState;
   });
 }

@@ -100,9 +100,9 @@ export async function createOrg(ctx: Pick<AppContext, 'db' | 'clock'>, input: Cr
   // Named before the insert, which records it: a new organization's creation is in its own log.
   auditTarget(id, { orgId: id });
   const { rows } = await ctx.db.query<OrgRow>(
-    `INSERT INTO orgs (id, name, escalation_minutes, sla_mtta_minutes, sla_mttr_minutes, sla_availability_percent, language, time_zone, ack_requires_sign_in, email_reply_to, created_at, updated_at)
+    `INSERT INTO orgs (id, name, escalation_minutes, sla_mtta_minutes, sla_mttr_minutes, sla_availability_percent, language, time_zone, email_reply_to, ack_requires_sign_in, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $9, $10, $11, $8, $8) RETURNING *`,
-    [id, input.name, escalation, sla.mttaMinutes, sla.mttrMinutes, sla.availabilityPercent, input.language ?? DEFAULT_LANGUAGE, now, timeZone, input.ackRequiresSignIn ?? false, requireReplyTo(input.emailReplyTo ?? null)],
+    [id, input.name, escalation, sla.mttaMinutes, sla.mttrMinutes, sla.availabilityPercent, input.language ?? DEFAULT_LANGUAGE, now, timeZone, requireReplyTo(input.emailReplyTo ?? null), input.ackRequiresSignIn ?? false],
   );
   return toOrg(rows[0]!);
 }
@@ -138,7 +138,7 @@ export async function updateOrg(ctx: Pick<AppContext, 'db' | 'clock'>, orgId: st
     const sla = { ...cur.slaTargets, ...input.slaTargets };
     const { rows: updated } = await q.query<OrgRow>(
       `UPDATE orgs SET name = $2, suspended = $3, escalation_minutes = $4, sla_mtta_minutes = $5,
-         sla_mttr_minutes = $6, sla_availability_percent = $7, updated_at = $8, language = $9, time_zone = $10, ack_requires_sign_in = $11, email_reply_to = $12
+         sla_mttr_minutes = $6, sla_availability_percent = $7, updated_at = $8, language = $9, time_zone = $10, email_reply_to = $11, ack_requires_sign_in = $12
        WHERE id = $1 RETURNING *`,
       [
         orgId,
@@ -151,8 +151,8 @@ export async function updateOrg(ctx: Pick<AppContext, 'db' | 'clock'>, orgId: st
         now,
         input.language ?? cur.language,
         input.timeZone ?? cur.timeZone,
-        input.ackRequiresSignIn ?? cur.ackRequiresSignIn,
         input.emailReplyTo === undefined ? cur.emailReplyTo : input.emailReplyTo,
+        input.ackRequiresSignIn ?? cur.ackRequiresSignIn,
       ],
     );
     return toOrg(updated[0]!);

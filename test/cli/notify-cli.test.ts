@@ -47,6 +47,6 @@ describe('vigia orgs settings / destinations create', () => {
     await expect(destinationBody({ kind: 'teams', name: 'x' }, Readable.from([]))).rejects.toThrow('--url-file <file> or --url-stdin');
     await expect(destinationBody({ kind: 'pager', name: 'x' }, Readable.from([]))).rejects.toThrow('--kind must be teams, slack or email');
     const slack = await destinationBody({ kind: 'slack', name: 's', urlStdin: true }, Readable.from(['https://hooks.slack.com/services/T0/B0/abc\n']));
-    expect(slack).toEqual({ name: 's', kind: 'slack', url: 'https://hooks.slack.com/services/T0/B0/abc' });
+    expect(slack).toEqual({ name: 's', kind: 'slack', credentials: { webhookUrl: 'https://hooks.slack.com/services/T0/B0/abc' } });
   });
 });

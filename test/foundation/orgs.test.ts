@@ -22,8 +22,8 @@ describe('admin API: organizations', () => {
       slaTargets: { mttaMinutes: 15, mttrMinutes: 240, availabilityPercent: 99.9 },
       language: 'pt-BR',
       timeZone: 'America/Sao_Paulo',
-      ackRequiresSignIn: false,
       emailReplyTo: null,
+      ackRequiresSignIn: false,
       createdAt: '2026-06-15T12:00:00.000Z',
       updatedAt: '2026-06-15T12:00:00.000Z',
     });

@@ -68,6 +68,8 @@ describe('acknowledge links', () => {
       expect(res.body).toContain('Atualização &#60;falhou&#62; &#38; &#34;parou&#34;');
       expect(res.body).toContain(`href="https://vigia.example.test/alerts/${alertId}">Ver no Vigia`);
       expect(res.body).not.toContain('<script');
+      // Opened at 12:00 UTC, shown in the organization's time zone (São Paulo, UTC−3).
+      expect(res.body).toContain('15/06/2026, 09:00 (America/Sao_Paulo)');
     }
     expect((await alert(alertId)).acknowledged).toBe(false);
     expect(await events(otherDest, alertId)).toEqual(['alert.opened']);

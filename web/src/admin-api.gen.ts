@@ -2041,6 +2041,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/destinations/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    orgId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        event?: "alert.opened" | "alert.acknowledged" | "alert.escalated" | "alert.recovered";
+                        /** @enum {string} */
+                        kind: "teams" | "slack" | "email";
+                        slackButtons?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["MessagePreview"];
+                    };
+                };
+                /** @description invalid_request: the message names the field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: admin token missing or wrong. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found: no such organization or object. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/gateways": {
         parameters: {
             query?: never;
@@ -4543,6 +4617,22 @@ export interface components {
              * @enum {string}
              */
             source: "membership" | "identity-provider";
+        };
+        /** MessagePreview */
+        MessagePreview: {
+            body?: string;
+            contentType: string;
+            email?: {
+                html: string;
+                subject: string;
+                text: string;
+            };
+            /** @enum {string} */
+            event: "alert.opened" | "alert.acknowledged" | "alert.escalated" | "alert.recovered";
+            /** @enum {string} */
+            kind: "teams" | "slack" | "email";
+            language: string;
+            timeZone: string;
         };
         /** MetricsBucket */
         MetricsBucket: {

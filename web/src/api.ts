@@ -67,6 +67,7 @@ export type Org = S['Org'];
 export type Health = S['DestinationHealth'];
 export type Destination = S['Destination'];
 export type CreatedDestination = S['CreatedDestination'];
+export type MessagePreview = S['MessagePreview'];
 export type SigningSecret = S['SigningSecret'];
 export type InboundSecret = S['InboundSecret'];
 export type RecoverResult = S['RecoverResult'];
@@ -102,7 +103,7 @@ export type Me = S['Session'];
 export type SessionOptions = S['SessionOptions'];
 
 /** Values the forms offer, checked against the generated types (a new value on the server fails the build here). */
-export const DESTINATION_KINDS = ['webhook', 'pagerduty', 'opsgenie', 'jsm', 'servicenow', 'azure-devops', 'teams', 'slack'] as const satisfies readonly DestinationKind[];
+export const DESTINATION_KINDS = ['webhook', 'pagerduty', 'opsgenie', 'jsm', 'servicenow', 'azure-devops', 'teams', 'slack', 'email'] as const satisfies readonly DestinationKind[];
 /** `skipped` (destination disabled) comes with endpoint health. */
 export const DELIVERY_STATUSES = ['pending', 'waiting', 'succeeded', 'failed', 'abandoned', 'skipped'] as const satisfies readonly DeliveryStatus[];
 export const SCOPES = ['ReadAlerts', 'ReadMetrics', 'ReadCapacities', 'ReadWorkspaces', 'ReadCosts', 'ReadSla'] as const;

@@ -25,15 +25,19 @@ import { unsubscribeUrl } from './tokens.js';
 
 export const NO_RELAY = 'no SMTP relay: set VIGIA_SMTP_URL and VIGIA_SMTP_FROM';
 
-/** The notification message of delivery bodies, with the facts a body does not carry (tenant, root cause). */
-export async function messageOf(ctx: AppContext, bodies: DeliveryBody[], s: OrgMailSettings, destinationId: string | null): Promise<NotificationMessage> {
-  const alertIds = bodies.map((b) => b.alert.id);
-  const context = await loadMessageContext(ctx.db, s.orgId, alertIds);
-  // "Reconhecer" only for incidents still open and unacknowledged, bound to this destination (ack-links.ts).
-  const ackUrls = destinationId === null
-    ? new Map<string, string>()
-    : await loadAckUrls(ctx.db, await loadAckKey(ctx), ctx.config.baseUrl, { orgId: s.orgId, destinationId, alertIds, now: ctx.clock.now() });
-  return buildNotificationMessage(bodies, { language: s.language, timeZone: s.timeZone }, { ...context, ackUrls });
+/**
+ * The notification message of delivery bodies, with the facts a body does not carry (tenant, root
+ * cause) and, given the destination, the acknowledge links of its open, unacknowledged incidents
+ * (src/delivery/ack-links.ts; an opening or an escalation, not a test).
+ */
+export async function messageOf(ctx: AppContext, bodies: DeliveryBody[], s: OrgMailSettings, destinationId?: string): Promise<NotificationMessage> {
+  const context = await loadMessageContext(ctx.db, s.orgId, bodies.map((b) => b.alert.id));
+  const linked = bodies.filter((b) => !b.test && (b.event === 'alert.opened' || b.event === 'alert.escalated')).map((b) => b.alert.id);
+  if (destinationId && linked.length > 0) {
+    const ackUrls = await loadAckUrls(ctx.db, await loadAckKey(ctx), ctx.config.baseUrl, { orgId: s.orgId, destinationId, alertIds: linked, now: ctx.clock.now() });
+    return buildNotificationMessage(bodies, { language: s.language, timeZone: s.timeZone }, { ...context, ackUrls });
+  }
+  return buildNotificationMessage(bodies, { language: s.language, timeZone: s.timeZone }, context);
 }
 
 export interface SendPlan {

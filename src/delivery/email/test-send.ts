@@ -41,7 +41,7 @@ export async function testEmailDestination(ctx: AppContext, d: { id: string; org
     const mailer = oneShotMailer(ctx.config.smtp, ctx.config.deliveryTimeoutMs);
     try {
       const recipients = readEmailConfig(d.config).recipients.map(normalizeAddress);
-      const model = await messageOf(ctx, [JSON.parse(body) as DeliveryBody], settings, null);
+      const model = await messageOf(ctx, [JSON.parse(body) as DeliveryBody], settings);
       const tally = await sendToRecipients({ ctx, mailer, deliveryId: null, destinationId: d.id, model, settings, recipients, messageId: messageIdFor(id, ctx.config.smtp), inReplyTo: null });
       result = verdictOf(tally, 0, null);
     } finally {

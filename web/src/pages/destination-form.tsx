@@ -5,6 +5,7 @@ import { orgPath, useConsole } from '../app-context.js';
 import { Field, useAction, useFieldErrors } from '../components.js';
 import type { TextKey, Translate } from '../i18n.js';
 import { kindLabel } from '../labels.js';
+import { MessagePreview } from './message-preview.js';
 
 /** One input of a kind's form: where it goes in the request and how it is checked before sending. */
 interface FieldSpec {
@@ -201,6 +202,7 @@ export function DestinationForm(props: { orgId: string; onCreated: (d: Destinati
           );
         })}
       </div>
+      <MessagePreview orgId={props.orgId} kind={kind} slackButtons={!!values.appSigningSecret} />
     </ActionForm>
   );
 }

@@ -12,6 +12,7 @@ import { EnabledBadge, successRate } from './destinations.js';
 import { DestinationActions } from './destination-actions.js';
 import { DeliveryHistory } from './deliveries.js';
 import { InboundSection } from './destination-inbound.js';
+import { ChatEmailEdit } from './destination-edit.js';
 
 export function DestinationPage(props: { orgId: string; destinationId: string }) {
   const { t } = useConsole();
@@ -42,6 +43,7 @@ export function DestinationPage(props: { orgId: string; destinationId: string })
       </h1>
       <DestinationFacts destination={d} />
       <HealthCard health={d.health} />
+      <ChatEmailEdit orgId={props.orgId} destination={d} path={path} onSaved={dest.reload} />
       <InboundSection destination={d} path={path} onChange={() => dest.reload()} />
       <DestinationActions destination={d} path={path} onChanged={dest.reload} onTested={historyChanged} />
       <RecoverForm path={path} onDone={historyChanged} />
