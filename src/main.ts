@@ -136,13 +136,15 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 
 withTarget(tenants.command('list').description('list the tenant connections'))
   .option('--json', 'print the JSON the admin API answered')
-  .action(async (opts: TargetOpts & { json?: boolean }) => {
-    await (await import('./cli/tenants.js')).listTenants(await target(opts), opts.org, print, opts.json);
+  .option('--lang <lang>', 'en or pt-BR', 'en')
+  .action(async (opts: TargetOpts & { json?: boolean; lang: string }) => {
+    await (await import('./cli/tenants.js')).listTenants(await target(opts), opts.org, print, opts.json, opts.lang === 'pt-BR' ? 'pt-BR' : 'en');
   });
 withTarget(tenants.command('show <id>').description("one connection and each collector's state"))
   .option('--json', 'print the JSON the admin API answered')
-  .action(async (id: string, opts: TargetOpts & { json?: boolean }) => {
-    await (await import('./cli/tenants.js')).showTenant(await target(opts), opts.org, id, print, opts.json);
+  .option('--lang <lang>', 'en or pt-BR', 'en')
+  .action(async (id: string, opts: TargetOpts & { json?: boolean; lang: string }) => {
+    await (await import('./cli/tenants.js')).showTenant(await target(opts), opts.org, id, print, opts.json, opts.lang === 'pt-BR' ? 'pt-BR' : 'en');
   });
 withTarget(tenants.command('add').alias('connect').description('connect a tenant (flags, or a JSON file of the admin API body); the secret comes from a file or stdin; the token endpoint judges it at once'))
   .option('--file <tenant.json>', 'the POST body as JSON (flags override its fields)')

@@ -8,42 +8,11 @@ import { readFile } from 'node:fs/promises';
 import { adminCall, CliError, type AdminTarget } from './admin-target.js';
 import type { Texts } from '../monitoring/messages/fixes.js';
 import { cliTexts, type CliLang } from './tenant-texts.js';
+import { listLines, showLines, type TenantView } from './tenant-show.js';
+
+export { rotationText, scanText } from './tenant-show.js';
 
 type Out = (line: string) => void;
-
-interface CollectorView {
-  name: string;
-  enabled: boolean;
-  intervalSeconds: number;
-  lastRunAt: string | null;
-  nextRunAt: string | null;
-  lastCalls: number | null;
-  lastError: string | null;
-  running: boolean;
-  rotation?: { lastFullRotationSeconds: number | null; hot: number; cold: number } | null;
-}
-
-interface TenantView {
-  id: string;
-  name: string;
-  tenantId: string;
-  clientId: string;
-  credentialType: string;
-  mode: string;
-  workspaces: string[] | null;
-  costScopes: string[];
-  endpoints: Record<string, string>;
-  collectors: CollectorView[];
-  scan?: ScanView | null;
-}
-
-interface ScanView {
-  known: number;
-  described: number;
-  queued: number;
-  lastIncrementalScanAt: string | null;
-  lastFullScanAt: string | null;
-}
 
 interface CheckResult {
   ok: boolean;
@@ -54,57 +23,16 @@ interface CheckResult {
 const tenantsPath = (orgId: string) => `/orgs/${encodeURIComponent(orgId)}/tenants`;
 const tenantPath = (orgId: string, id: string) => `${tenantsPath(orgId)}/${encodeURIComponent(id)}`;
 
-export async function listTenants(target: AdminTarget, orgId: string, out: Out, json = false): Promise<void> {
+export async function listTenants(target: AdminTarget, orgId: string, out: Out, json = false, lang: CliLang = 'en'): Promise<void> {
   const { value } = await adminCall<{ value: TenantView[] }>(target, 'GET', tenantsPath(orgId));
   if (json) return out(JSON.stringify(value, null, 2));
-  if (value.length === 0) return out('no tenant connections');
-  for (const t of value) {
-    const failing = t.collectors.filter((c) => c.enabled && c.lastError).map((c) => c.name);
-    const enabled = t.collectors.filter((c) => c.enabled).map((c) => c.name);
-    out(`${t.id}  ${t.name}  ${t.mode}  tenant ${t.tenantId}  collectors: ${enabled.join(', ') || 'none'}${failing.length ? `  failing: ${failing.join(', ')}` : ''}`);
-  }
+  for (const line of listLines(value, lang)) out(line);
 }
 
-/**
- * How a rotating collector gets through the tenant, said in words: with nothing taking turns,
- * every resource is polled every run (there is no rotation to time); otherwise the seconds of the
- * last full rotation, or that the first one has not completed yet.
- */
-export function rotationText(r: { lastFullRotationSeconds: number | null; hot: number; cold: number }): string {
-  const counts = `(${r.hot} hot, ${r.cold} cold)`;
-  if (r.cold === 0) return `rotation: every run ${counts}`;
-  if (r.lastFullRotationSeconds === null) return `rotation: first full rotation not completed yet ${counts}`;
-  return `rotation: full every ${r.lastFullRotationSeconds} s ${counts}`;
-}
-
-/** Admin mode's metadata scanning, in words: how much of the tenant it describes and when it ran. */
-export function scanText(s: ScanView): string {
-  return `scan: ${s.described} of ${s.known} workspaces described, ${s.queued} queued · last incremental ${s.lastIncrementalScanAt ?? 'never'} · last full ${s.lastFullScanAt ?? 'never'}`;
-}
-
-function describeCollector(c: CollectorView): string {
-  if (!c.enabled) return `${c.name.padEnd(12)} off`;
-  const parts = [
-    `every ${c.intervalSeconds} s`,
-    c.running ? 'running' : `last run ${c.lastRunAt ?? 'never'}`,
-    `next ${c.nextRunAt ?? '—'}`,
-    ...(c.lastCalls === null ? [] : [`${c.lastCalls} calls`]),
-    ...(c.rotation ? [rotationText(c.rotation)] : []),
-    ...(c.lastError ? [`error: ${c.lastError}`] : []),
-  ];
-  return `${c.name.padEnd(12)} ${parts.join(' · ')}`;
-}
-
-export async function showTenant(target: AdminTarget, orgId: string, id: string, out: Out, json = false): Promise<void> {
+export async function showTenant(target: AdminTarget, orgId: string, id: string, out: Out, json = false, lang: CliLang = 'en'): Promise<void> {
   const t = await adminCall<TenantView>(target, 'GET', tenantPath(orgId, id));
   if (json) return out(JSON.stringify(t, null, 2));
-  out(`${t.name} (${t.id})`);
-  out(`  tenant ${t.tenantId} · client ${t.clientId} · ${t.credentialType} · ${t.mode} mode`);
-  if (t.workspaces) out(`  workspaces: ${t.workspaces.join(', ')}`);
-  if (t.costScopes.length) out(`  cost scopes: ${t.costScopes.join(', ')}`);
-  out(`  endpoints: ${Object.entries(t.endpoints).map(([k, v]) => `${k}=${v}`).join(' ')}`);
-  for (const c of t.collectors) out(`  ${describeCollector(c)}`);
-  if (t.scan) out(`  ${scanText(t.scan)}`);
+  for (const line of showLines(t, lang)) out(line);
 }
 
 export interface AddOptions {

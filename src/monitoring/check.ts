@@ -61,7 +61,7 @@ const AUDIENCE_NAMES: Record<Audience, string> = { powerbi: 'Power BI', fabric: 
 
 const FIX_ADMIN: Texts = {
   'pt-BR':
-    'No portal de administração do Fabric (Configurações do tenant), habilite "As entidades de serviço podem usar as APIs do Fabric" e "As entidades de serviço podem acessar APIs de administração somente leitura" para um grupo de segurança que contenha esta entidade de serviço; o aplicativo não pode ter permissões do Power BI com consentimento do administrador. Sem direitos de administrador do locatário, use o modo "member".',
+    'No portal de administração do Fabric (Configurações do tenant), habilite "As entidades de serviço podem usar as APIs do Fabric" e "As entidades de serviço podem acessar APIs de administração somente leitura" para um grupo de segurança que contenha esta entidade de serviço; o aplicativo não pode ter permissões do Power BI com consentimento do administrador. Sem direitos de administrador do tenant, use o modo "member".',
   en: 'In the Fabric admin portal (Tenant settings), enable "Service principals can use Fabric APIs" and "Service principals can access read-only admin APIs" for a security group that contains this service principal; the app must have no admin-consented Power BI permissions. Without tenant admin rights, use "member" mode.',
 };
 const fixWorkspace = (id: string): Texts => ({
@@ -206,7 +206,7 @@ function probesFor(ctx: AppContext, tenant: TenantRow, client: PlatformClient): 
 /** The activity log (the `activity` collector): the last minute of today, one call of its 200/h. */
 function activityProbe(ctx: AppContext, client: PlatformClient): Probe {
   return {
-    head: { id: 'admin.activity', title: { 'pt-BR': 'Log de atividades do locatário (o que mudou)', en: "The tenant's activity log (what changed)" } },
+    head: { id: 'admin.activity', title: { 'pt-BR': 'Log de atividades do tenant (o que mudou)', en: "The tenant's activity log (what changed)" } },
     fix: FIX_ADMIN,
     audience: 'powerbi',
     call: async () => {
@@ -227,10 +227,10 @@ const ACTIVITY_IN_MEMBER_MODE: CheckItem = {
   id: 'activity.log',
   ok: false,
   advisory: true,
-  title: { 'pt-BR': 'Log de atividades do locatário (o que mudou)', en: "The tenant's activity log (what changed)" },
+  title: { 'pt-BR': 'Log de atividades do tenant (o que mudou)', en: "The tenant's activity log (what changed)" },
   fix: {
     'pt-BR':
-      'No modo "member" o Vigia não lê o log de atividades (é uma API de administração), então os incidentes não dizem o que mudou antes da falha. Para ler: use o modo "admin" com uma entidade de serviço autorizada nas configurações do locatário ("As entidades de serviço podem acessar APIs de administração somente leitura").',
+      'No modo "member" o Vigia não lê o log de atividades (é uma API de administração), então os incidentes não dizem o que mudou antes da falha. Para ler: use o modo "admin" com uma entidade de serviço autorizada nas configurações do tenant ("As entidades de serviço podem acessar APIs de administração somente leitura").',
     en: 'In "member" mode Vigia does not read the activity log (an admin API), so incidents do not say what changed before the failure. To read it: use "admin" mode with a service principal allowed by the tenant settings ("Service principals can access read-only admin APIs").',
   },
   detail: 'member mode: the activity collector makes no call',

@@ -68,7 +68,7 @@ const REFUSALS: Record<SetupRefusal['permission'], (ws: string) => Texts> = {
     ),
   DatabaseAdmin: () =>
     fixText(
-      'A entidade de serviço precisa ser administradora do banco KQL para criar a tabela: dê a ela a função Colaborador no workspace, ou ".add database <banco> admins (\'aadapp=<id do aplicativo>;<id do locatário>\')".',
+      'A entidade de serviço precisa ser administradora do banco KQL para criar a tabela: dê a ela a função Colaborador no workspace, ou ".add database <banco> admins (\'aadapp=<id do aplicativo>;<id do tenant>\')".',
       'The service principal must be an admin of the KQL database to create the table: give it the Contributor role on the workspace, or ".add database <db> admins (\'aadapp=<application id>;<tenant id>\')".',
     ),
   FabricApis: () =>

@@ -51,7 +51,7 @@ describe(`vigia tenants (${ENGINE})`, () => {
     // Portuguese to the last word: labels, details, fixes and the last line.
     expect(bad.stdout()).toMatch(/^FALTA   admin\.fabric: APIs de administração do Fabric \(somente leitura\) \(GET \S+ respondeu 403/m);
     expect(bad.stdout()).toContain('grupo de segurança');
-    expect(bad.stdout()).toMatch(/^correção \(admin\.fabric, admin\.powerbi\): /m);
+    expect(bad.stdout()).toMatch(/^correção \(admin\.fabric, admin\.activity, admin\.powerbi\): /m);
     expect(bad.stdout()).toMatch(/falta algo: aplique as correções acima e verifique de novo\n$/);
     expect(bad.stdout()).not.toMatch(/\b(MISSING|fix|answered|everything|something|windows)\b/);
     const good = await run(['check', id, '--lang', 'pt-BR']);
@@ -130,7 +130,7 @@ describe(`vigia tenants (${ENGINE})`, () => {
     expect(wrong.stdout()).toContain('the new credentials are saved anyway');
     // The refused secret fails every token and probe: its fix is printed once, naming them.
     expect(wrong.stdout().match(/^fix \(/gm)).toHaveLength(1);
-    expect(wrong.stdout()).toMatch(/^fix \(token\.powerbi, token\.fabric, token\.arm, admin\.fabric, admin\.powerbi\): The client secret is wrong/m);
+    expect(wrong.stdout()).toMatch(/^fix \(token\.powerbi, token\.fabric, token\.arm, admin\.fabric, admin\.activity, admin\.powerbi\): The client secret is wrong/m);
     const right = await run(['set-credentials', id, '--client-secret-stdin'], `${cli.sim.clientSecret}\n`);
     expect(right.code, right.stdout()).toBe(0);
     expect(right.stdout()).toContain('everything Vigia needs is in place');

@@ -23,8 +23,8 @@ const d = (config: Record<string, unknown>, credentials: Record<string, string>,
 });
 
 describe('connector planning', () => {
-  it('registers the five kinds and nothing else', () => {
-    expect(Object.keys(connectors).sort()).toEqual(['azure-devops', 'jsm', 'opsgenie', 'pagerduty', 'servicenow']);
+  it('registers the five ITSM kinds and the two chat kinds, and nothing else', () => {
+    expect(Object.keys(connectors).sort()).toEqual(['azure-devops', 'jsm', 'opsgenie', 'pagerduty', 'servicenow', 'slack', 'teams']);
     expect(getConnector('webhook')).toBeUndefined();
     expect(getConnector('toString')).toBeUndefined();
   });

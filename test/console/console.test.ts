@@ -466,7 +466,7 @@ describe('web console in Chromium', () => {
     await page.getByRole('button', { name: 'Ativar', exact: true }).click();
     await page.getByRole('button', { name: 'Desativar', exact: true }).waitFor();
     await page.getByRole('button', { name: 'Reenviar falhas' }).click();
-    await page.getByText('1 entregas reenfileiradas.').waitFor();
+    await page.getByText('1 entrega reenfileirada.').waitFor();
     const [recovered] = (await rx.waitFor(before + 1, 30_000)).slice(before);
     expect(recovered!.headers['idempotency-key']).toBe(skipped[0].id);
     expect(rx.requests.length).toBe(before + 1);

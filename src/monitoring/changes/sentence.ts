@@ -16,7 +16,7 @@ const INCIDENT: Record<string, Pair> = {
   Gateway: ['O problema no gateway começou', 'The gateway problem began'],
   Capacity: ['O problema na capacidade começou', 'The capacity problem began'],
   Connector: ['A conexão falhou', 'The connection failed'],
-  Tenant: ['O acesso ao locatário falhou', 'Access to the tenant failed'],
+  Tenant: ['O acesso ao tenant falhou', 'Access to the tenant failed'],
 };
 const INCIDENT_OTHER: Pair = ['O incidente começou', 'The incident began'];
 
@@ -34,7 +34,7 @@ const CHANGE: [RegExp, Pair][] = [
   [/^ChangeCapacityState$/i, ['o estado da capacidade foi alterado', "the capacity's state was changed"]],
   [/WorkspaceCapacity|WorkspaceIntoCapacity|WorkspacesFromCapacity/i, ['o workspace mudou de capacidade', 'the workspace was moved to another capacity']],
   [/Capacity/i, ['a capacidade foi alterada', 'the capacity was changed']],
-  [/^UpdatedAdminFeatureSwitch$/i, ['uma configuração do locatário foi alterada', 'a tenant setting was changed']],
+  [/^UpdatedAdminFeatureSwitch$/i, ['uma configuração do tenant foi alterada', 'a tenant setting was changed']],
   [/Workspace(Access|Role)|GroupMembers/i, ['o acesso ao workspace foi alterado', 'the workspace access was changed']],
   [/^(Delete|Drop)/i, ['um item foi excluído', 'an item was deleted']],
   [/Deploy|Git$|FromGit|Import|Republish/i, ['o conteúdo foi substituído (publicação ou implantação)', 'the content was replaced (publish or deployment)']],

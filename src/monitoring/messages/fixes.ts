@@ -14,7 +14,7 @@ import type { Texts } from '../../orgs/language.js';
 
 export const FIX_TOKEN: Texts = {
   'pt-BR':
-    'Confira no Microsoft Entra ID (Registros de aplicativo) o ID do locatário e o ID do aplicativo (cliente); crie um novo segredo do cliente ou envie o certificado em "Certificados e segredos" e atualize as credenciais desta conexão.',
+    'Confira no Microsoft Entra ID (Registros de aplicativo) o ID do tenant (no portal, "ID do locatário") e o ID do aplicativo (cliente); crie um novo segredo do cliente ou envie o certificado em "Certificados e segredos" e atualize as credenciais desta conexão.',
   en: 'In Microsoft Entra ID (App registrations), check the tenant ID and the application (client) ID; create a new client secret or upload the certificate under "Certificates & secrets", then update this connection\'s credentials.',
 };
 
@@ -36,7 +36,7 @@ const CREDENTIAL_FIXES: Record<CredentialProblem, Texts> = {
     en: 'No enabled application with this client ID: check the "Application (client) ID" in App registrations, and that the app and its service principal (Enterprise applications > Properties) are enabled.',
   },
   tenant: {
-    'pt-BR': 'O ID do locatário não existe: copie o "ID do locatário (diretório)" da Visão geral do Microsoft Entra ID e atualize esta conexão.',
+    'pt-BR': 'O ID do tenant não existe: copie o "ID do locatário (diretório)" da Visão geral do Microsoft Entra ID e atualize esta conexão.',
     en: 'The tenant ID does not exist: copy the "Directory (tenant) ID" from the Microsoft Entra ID overview and update this connection.',
   },
   credentials: FIX_TOKEN,
