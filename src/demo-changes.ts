@@ -6,24 +6,17 @@
  * names that change (its one sentence) — the admin API's alert view lists it, the actor
  * withheld from every payload.
  */
-import type { RunningService } from './service.js';
 import type { TenantSim } from './tenant-sim/index.js';
 import { incidentChanges } from './monitoring/changes/attached.js';
+import type { CapacityStoryDeps } from './demo-capacity-load.js';
 
 /** The error Power BI gives a refresh whose data source credentials no longer work. */
 export const CREDENTIALS_ERROR = 'DM_GWPipeline_Gateway_DataSourceAccessError';
 /** How long before the failure the credentials were rotated (the sentence says it). */
 const ROTATED_MINUTES_BEFORE = 12;
 
-export interface ChangeStoryDeps {
-  ctx: RunningService['ctx'];
-  sim: TenantSim;
-  orgId: string;
-  tenantRef: string;
-  timeout: number;
-  step: (n: number, text: string) => void;
-  until: <T>(what: string, timeoutMs: number, probe: () => Promise<T | null | undefined>) => Promise<T>;
-}
+/** The live story's steps share the capacity story's parts, without the receiver's lines. */
+export type ChangeStoryDeps = Omit<CapacityStoryDeps, 'received'>;
 
 /** A semantic model reading through a gateway data source, other than `exceptId`. */
 function pickModel(sim: TenantSim, exceptId: string | null) {
