@@ -7,7 +7,7 @@
  */
 import type { Queryable } from '../../db/index.js';
 import type { Texts } from '../../orgs/language.js';
-import type { ChangeObjectKind } from './store.js';
+import type { ChangeHeadRow, ChangeObjectKind } from './store.js';
 import { likelyChangeSentence } from './sentence.js';
 
 export interface AttachedChangeJson {
@@ -33,19 +33,10 @@ export interface IncidentChanges {
   likelyChange: Texts | null;
 }
 
-interface Row {
-  record_id: string;
-  activity: string;
-  occurred_at: Date;
-  object_kind: ChangeObjectKind;
-  object_id: string | null;
-  object_type: string | null;
-  object_name: string | null;
+interface Row extends ChangeHeadRow {
   path: string;
   rank: number;
   score: number;
-  is_success: boolean | null;
-  actor_upn: string | null;
   attached_at: Date;
   source_type: string;
   created_at: Date;

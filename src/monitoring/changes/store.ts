@@ -138,8 +138,8 @@ export interface ChangePage {
   nextCursor: string | null;
 }
 
-interface ChangeRow {
-  tenant_ref: string;
+/** The columns of a stored change every reader shows: what was done, when, to which object, by whom. */
+export interface ChangeHeadRow {
   record_id: string;
   activity: string;
   occurred_at: Date;
@@ -147,13 +147,17 @@ interface ChangeRow {
   object_id: string | null;
   object_type: string | null;
   object_name: string | null;
+  is_success: boolean | null;
+  actor_upn: string | null;
+}
+
+interface ChangeRow extends ChangeHeadRow {
+  tenant_ref: string;
   dataset_id: string | null;
   gateway_id: string | null;
   datasource_id: string | null;
   workspace_id: string | null;
   capacity_id: string | null;
-  is_success: boolean | null;
-  actor_upn: string | null;
   actor_type: number | null;
   raw: Record<string, unknown>;
   received_at: Date;
