@@ -6,9 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
+import { recordEvent } from '../../src/alerts/events.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
+import { ENGINE } from '../helpers/db.js';
+import { waitFor } from '../helpers/wait.js';
 import { createOrg } from '../helpers/fixtures.js';
-import { emit, insertAlert } from '../delivery/support.js';
+import { emit, insertAlert, snapshotFor } from '../delivery/support.js';
 
 describe('grouped openings at fan-out', () => {
   let t: TestApp;
@@ -68,5 +71,45 @@ describe('grouped openings at fan-out', () => {
       expect(at(hook, id)).toMatchObject({ group_key: null, group_id: null });
     }
     expect(due(noWait, a3)).toBe('2026-06-15T12:00:35.000Z');
+  });
+
+  it('two transactions opening the first incidents of one tenant at once make one group, not two', async () => {
+    const org = await createOrg(t);
+    const res = await t.admin('POST', `/orgs/${org.id}/destinations`, { name: 'teams', kind: 'teams', credentials: { webhookUrl: TEAMS_URL } });
+    expect(res.statusCode, res.body).toBe(201);
+    const alert = async () => {
+      const id = await insertAlert(t.ctx, org.id);
+      await t.ctx.db.query("UPDATE alerts SET tenant_ref = 'ten_race' WHERE id = $1", [id]);
+      return id;
+    };
+    const [a1, a2] = [await alert(), await alert()];
+    const open = (q: Parameters<Parameters<typeof t.ctx.db.tx>[0]>[0], alertId: string) => {
+      const now = t.ctx.clock.now();
+      return recordEvent(q, { orgId: org.id, alertId, event: 'alert.opened', occurredAt: now, snapshot: snapshotFor(t.ctx, alertId), now });
+    };
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let planned!: () => void;
+    const firstPlanned = new Promise<void>((r) => (planned = r));
+    // The first transaction plans its opening (a new group's leader) and stays open.
+    const first = t.ctx.db.tx(async (q) => {
+      await open(q, a1);
+      planned();
+      await held;
+    });
+    await firstPlanned;
+    const second = t.ctx.db.tx((q) => open(q, a2));
+    if (ENGINE === 'pg') {
+      // PostgreSQL: the second fan-out waits for the group key's lock (PGlite runs one transaction at a time anyway).
+      await waitFor(async () => (await t.ctx.db.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows.length > 0, { what: 'the second fan-out to wait for the key' });
+    }
+    release();
+    await Promise.all([first, second]);
+    const { rows } = await t.ctx.db.query<{ alert_id: string; id: string; group_id: string }>(
+      'SELECT alert_id, id, group_id FROM deliveries WHERE org_id = $1 ORDER BY created_at, id',
+      [org.id],
+    );
+    const leader = rows.find((r) => r.alert_id === a1)!;
+    expect(Object.fromEntries(rows.map((r) => [r.alert_id, r.group_id]))).toEqual({ [a1]: leader.id, [a2]: leader.id });
   });
 });
