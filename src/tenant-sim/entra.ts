@@ -14,6 +14,8 @@ export const AUDIENCES = {
   arm: 'https://management.azure.com',
   /** Eventhouse (Kusto) query endpoints: not the Fabric API's audience. */
   kusto: 'https://kusto.kusto.windows.net',
+  /** Exchange Online: SMTP AUTH with XOAUTH2 (an e-mail relay's token, no API family here). */
+  exchange: 'https://outlook.office365.com',
 } as const;
 
 export function audienceOf(family: ApiFamily): string | null {

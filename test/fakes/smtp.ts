@@ -28,6 +28,8 @@ export interface SmtpFakeOptions {
   countOnly?: boolean;
   user?: string;
   pass?: string;
+  /** XOAUTH2 only (as Microsoft 365 once basic authentication is off): the token each AUTH carries is judged by `accepts`. */
+  oauth?: { accepts: (user: string, accessToken: string) => boolean };
 }
 
 export class SmtpFake {
@@ -36,6 +38,8 @@ export class SmtpFake {
   readonly refuse = new Set<string>();
   readonly defer = new Set<string>();
   authFailures = 0;
+  /** The access tokens AUTH XOAUTH2 carried, in order (oauth mode). */
+  readonly accessTokens: string[] = [];
   /** Messages accepted (also in countOnly mode). */
   count = 0;
   port = 0;
@@ -55,10 +59,17 @@ export class SmtpFake {
       secure: this.opts.secure === true,
       key: readFileSync(path.join(CERT_DIR, 'server.key')),
       cert: readFileSync(path.join(CERT_DIR, 'server.crt')),
-      authOptional: !this.opts.user,
-      authMethods: ['PLAIN', 'LOGIN'],
+      authOptional: !this.opts.user && !this.opts.oauth,
+      authMethods: this.opts.oauth ? ['XOAUTH2'] : ['PLAIN', 'LOGIN'],
       logger: false,
       onAuth: (auth, _session, cb) => {
+        if (this.opts.oauth) {
+          this.accessTokens.push(auth.accessToken ?? '');
+          if (auth.method === 'XOAUTH2' && this.opts.oauth.accepts(auth.username ?? '', auth.accessToken ?? '')) return cb(null, { user: auth.username });
+          this.authFailures += 1;
+          // As the big relays answer a bad token: a 334 carrying the error (base64 JSON), then 535 after the client's empty line.
+          return cb(null, { data: { status: '401', schemes: 'bearer', scope: 'https://outlook.office.com/SMTP.Send' } });
+        }
         if (auth.username === this.opts.user && auth.password === this.opts.pass) return cb(null, { user: auth.username });
         this.authFailures += 1;
         cb(Object.assign(new Error('5.7.8 Authentication credentials invalid'), { responseCode: 535 }));

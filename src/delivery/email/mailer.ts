@@ -7,11 +7,19 @@
 import { createTransport, type Transporter } from 'nodemailer';
 import type { SmtpConfig } from '../../config-smtp.js';
 import type { AppContext } from '../../context.js';
+import { provisionCallback } from './oauth.js';
 
 /** Messages one pooled connection carries before it is renewed. */
 const MESSAGES_PER_CONNECTION = 1000;
 
 export type Mailer = Transporter;
+
+/** PLAIN/LOGIN with the URL's user and password, or XOAUTH2 with an Entra ID app's token (oauth.ts). */
+function authOptions(smtp: SmtpConfig) {
+  if (!smtp.auth) return {};
+  if (smtp.auth.kind === 'password') return { auth: { user: smtp.auth.user, pass: smtp.auth.pass } };
+  return { auth: { type: 'OAuth2' as const, user: smtp.auth.user, provisionCallback: provisionCallback(smtp.auth) } };
+}
 
 function options(smtp: SmtpConfig, timeoutMs: number) {
   return {
@@ -19,7 +27,7 @@ function options(smtp: SmtpConfig, timeoutMs: number) {
     port: smtp.port,
     secure: smtp.secure,
     requireTLS: !smtp.secure && smtp.starttls === 'required',
-    ...(smtp.auth ? { auth: { user: smtp.auth.user, pass: smtp.auth.pass } } : {}),
+    ...authOptions(smtp),
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
     socketTimeout: Math.max(timeoutMs, 30_000),

@@ -8,6 +8,9 @@
 export type SmtpVerdict = { kind: 'refused' | 'message' | 'retry'; error: string };
 
 interface SmtpError {
+  /** Set by oauth.ts: the relay was never asked, the OAuth token could not be had. */
+  smtpToken?: boolean;
+  message?: string;
   code?: string;
   responseCode?: number;
   command?: string;
@@ -30,6 +33,7 @@ export function classifySmtpError(err: unknown): SmtpVerdict {
   if (code !== undefined && code >= 500 && (e.command === 'DATA' || e.command === 'MAIL FROM')) {
     return { kind: 'message', error: `SMTP relay refused the message: ${reply || code}` };
   }
+  if (e.smtpToken === true) return { kind: 'retry', error: replyText(e.message) };
   if (e.code === 'EAUTH' || e.code === 'ENOAUTH') return { kind: 'retry', error: `SMTP relay refused the authentication${reply ? `: ${reply}` : ''} (check VIGIA_SMTP_URL)` };
   if (e.code && CONNECTION_CODES.has(e.code)) return { kind: 'retry', error: `SMTP relay unreachable (${e.code})` };
   if (code !== undefined) return { kind: 'retry', error: `SMTP ${reply || code}` };

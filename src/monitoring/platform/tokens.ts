@@ -7,6 +7,7 @@
  */
 import { ConfidentialClientApplication, LogLevel, type Configuration } from '@azure/msal-node';
 import type { INetworkModule, NetworkRequestOptions, NetworkResponse } from '@azure/msal-common/node';
+import { entraAuthority } from '../../entra-authority.js';
 import { AUDIENCES, type Audience } from '../connection/endpoints.js';
 import { certificateFacts, type TenantCredentials } from '../connection/tenant-input.js';
 import { TokenRefusedError, TokenRequestError, TokenUnavailableError, refusalOf, tokenRetryAfterSeconds } from './token-errors.js';
@@ -59,28 +60,11 @@ export interface TokenSource {
 
 /** The msal configuration for one connection: authority, metadata given up front, our network. */
 export function msalConfiguration(source: TokenSource, network: INetworkModule): Configuration {
-  const authorityHost = source.authorityHost.replace(/\/$/, '');
-  const authority = `${authorityHost}/${source.tenantId}`;
-  const host = new URL(authorityHost).host;
-  const v2 = `${authority}/oauth2/v2.0`;
   const creds = source.credentials;
   return {
     auth: {
       clientId: source.clientId,
-      authority,
-      knownAuthorities: [host],
-      authorityMetadata: JSON.stringify({
-        token_endpoint: `${v2}/token`,
-        authorization_endpoint: `${v2}/authorize`,
-        issuer: `${authority}/v2.0`,
-        jwks_uri: `${authority}/discovery/v2.0/keys`,
-        end_session_endpoint: `${v2}/logout`,
-      }),
-      cloudDiscoveryMetadata: JSON.stringify({
-        tenant_discovery_endpoint: `${authority}/v2.0/.well-known/openid-configuration`,
-        'api-version': '1.1',
-        metadata: [{ preferred_network: host, preferred_cache: host, aliases: [host] }],
-      }),
+      ...entraAuthority(source.authorityHost, source.tenantId),
       ...('clientSecret' in creds
         ? { clientSecret: creds.clientSecret }
         : (() => {
