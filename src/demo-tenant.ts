@@ -24,6 +24,7 @@ import type { Config } from './config.js';
 import { capacityLoadStory } from './demo-capacity-load.js';
 import { changeStory } from './demo-changes.js';
 import { startMailSink, type MailSink } from './demo-mail-sink.js';
+import { startTeamsSink, type TeamsSink } from './demo-teams-sink.js';
 import type { SmtpConfig } from './config-smtp.js';
 import { createDestination } from './delivery/destination-service.js';
 import { IMPLEMENTED_COLLECTORS } from './monitoring/connection/implemented.js';
@@ -122,6 +123,7 @@ export async function runLiveDemo(config: Config, opts: LiveDemoOptions = {}): P
   out('Live: Vigia watches a simulated Power BI / Fabric tenant (no Microsoft account needed).');
   const sim = await startTenantSimulator({ port: 0, host: '127.0.0.1', tls: { cert: cert.cert, key: cert.key }, strict: true, seed: 7 });
   const sink = await startMailSink(path.resolve(config.dataDir, 'demo-mail'), { cert: cert.cert, key: cert.key }).catch(() => null);
+  const teams = await startTeamsSink(path.resolve(config.dataDir, 'demo-teams'), { cert: cert.cert, key: cert.key });
   let service: RunningService | undefined;
   let receiver: Awaited<ReturnType<typeof startListener>> | undefined;
   let scratch: string | undefined;
@@ -136,10 +138,10 @@ export async function runLiveDemo(config: Config, opts: LiveDemoOptions = {}): P
     const ctx = service.ctx;
     step(2, `Vigia running in this process at ${service.address!.replace('127.0.0.1', 'localhost')} (delivery worker, alert jobs, collectors)`);
 
-    const demo = await demoOrgAndReceiver(ctx, cert, sink !== null);
+    const demo = await demoOrgAndReceiver(ctx, cert, sink !== null, teams.webhookUrl);
     receiver = demo.receiver;
     const { org, apiKey, received } = demo;
-    step(3, `organization "${org.name}" (${org.id}), an API key and a webhook destination → local receiver ${receiver.url}`);
+    step(3, `organization "${org.name}" (${org.id}), an API key and a webhook destination → local receiver ${receiver.url}; an e-mail and a Teams destination too`);
 
     const tenant = await connectSimulatedTenant(ctx, org.id, sim, step);
     await firstGatewayRun(ctx, tenant.id, timeout);
@@ -154,6 +156,7 @@ export async function runLiveDemo(config: Config, opts: LiveDemoOptions = {}): P
     const next = await changeStory({ ctx, sim, orgId: org.id, tenantRef: tenant.id, timeout, step, until }, 12, model?.id ?? null);
     await capacityLoadStory({ ctx, sim, orgId: org.id, tenantRef: tenant.id, timeout, step, until, received }, next);
     await reportMail(sink, timeout, out);
+    await reportTeams(teams, timeout, out);
     out('');
     out(`  This live story ran on its own Vigia and throwaway database, gone now with its organization "${org.name}" and its API key.\n  The API key printed above, under "Vigia demo ready", is the one that works on your server.`);
     out(`  The simulator checked every request against the vendors' contracts: ${sim.violations.length === 0 ? 'no violation' : sim.violations.join('; ')}.`);
@@ -161,6 +164,7 @@ export async function runLiveDemo(config: Config, opts: LiveDemoOptions = {}): P
     return { orgId: org.id, apiKey, gatewayAlertId: alert.id, delivered: true, refresh };
   } finally {
     await sink?.close();
+    await teams.close();
     await receiver?.close();
     await service?.stop();
     await sim.stop();
@@ -204,13 +208,24 @@ async function reportMail(sink: MailSink | null, timeout: number, out: (line: st
   if (sink.files.length > 0) out(`  Open one in any mail client: ${sink.files[sink.files.length - 1]}`);
 }
 
-/** Step 3: the demo organization, its API key, and a webhook destination to a local receiver. */
-async function demoOrgAndReceiver(ctx: RunningService['ctx'], cert: ReturnType<typeof ensureLocalCert>, withEmail: boolean) {
+/** The Teams side: the cards the Teams-shaped receiver took, and where they are. */
+async function reportTeams(sink: TeamsSink, timeout: number, out: (line: string) => void): Promise<void> {
+  // Openings of one tenant are grouped for 30 s (groupWaitSeconds) before the card goes out.
+  await until('the cards at the Teams-shaped receiver', timeout, async () => (sink.files.length >= 2 ? true : null)).catch(() => undefined);
+  out(`  Teams: the destination "demo Teams" posted ${sink.files.length} Adaptive Card(s) to a Teams-shaped receiver (answering 202 as a Workflows webhook does),`);
+  out(`  openings of one tenant within 30 s grouped into one card; saved as .json files in ${sink.dir}`);
+  if (sink.files.length > 0) out(`  Paste one into https://adaptivecards.microsoft.com/designer (host app: Microsoft Teams) to see it as Teams shows it: ${sink.files[0]}`);
+  out('  on your server, a destination\'s page in the console previews its card, blocks or e-mail before you save it.');
+}
+
+/** Step 3: the demo organization, its API key, a webhook destination to a local receiver, the e-mail and Teams ones. */
+async function demoOrgAndReceiver(ctx: RunningService['ctx'], cert: ReturnType<typeof ensureLocalCert>, withEmail: boolean, teamsUrl: string) {
   const org = await createOrg(ctx, { name: 'Demo — simulated tenant' });
   const apiKey = (await createApiKey(ctx, org.id, { name: 'demo live (all scopes)', scopes: API_SCOPES })).key;
   const port = await freePort();
   const destination = await createDestination(ctx, org.id, { name: 'demo receiver', kind: 'webhook', url: `https://localhost:${port}/` });
   if (withEmail) await createDestination(ctx, org.id, { name: 'demo e-mail', kind: 'email', config: { recipients: ['bi-team@demo.vigia.test'] } });
+  await createDestination(ctx, org.id, { name: 'demo Teams', kind: 'teams', credentials: { webhookUrl: teamsUrl } });
   const received: string[] = [];
   const receiver = await startListener({
     secret: destination.signingSecret!,

@@ -142,6 +142,13 @@ describe('README five-minute tour', () => {
     expect(mail).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click/m);
     const thread = readdirSync(path.dirname(eml)).map((f) => readFileSync(path.join(path.dirname(eml), f), 'utf8'));
     expect(thread.some((m) => /^In-Reply-To: <dlv_/m.test(m))).toBe(true);
+    // The Teams destination: the Teams-shaped receiver took Adaptive Cards 1.5 in the message envelope and saved them.
+    expect(out).toMatch(/Teams: the destination "demo Teams" posted [1-9]\d* Adaptive Card\(s\) to a Teams-shaped receiver/);
+    const cardFile = /to see it as Teams shows it: (\S+\.json)/.exec(out)![1]!;
+    expect(JSON.parse(readFileSync(cardFile, 'utf8'))).toMatchObject({ type: 'AdaptiveCard', version: '1.5' });
+    const cards = readdirSync(path.dirname(cardFile)).map((f) => readFileSync(path.join(path.dirname(cardFile), f), 'utf8'));
+    // The gateway's incident reached Teams too (its opening, alone or in its tenant's group).
+    expect(cards.some((c) => c.includes(`/alerts/${alertId}`)), cards.join('\n')).toBe(true);
     // Which printed key works where: the seeded one on the user's server; the live story's is gone with its database.
     expect(out).toMatch(/API key \(all scopes, shown once; for the server on this data \(npm start\)\): vgk_/);
     expect(out).toContain('The API key printed above, under "Vigia demo ready", is the one that works on your server.');
