@@ -15,10 +15,12 @@ import { CollectorScheduler } from '../../src/monitoring/scheduler.js';
 import { activityCollector } from '../../src/monitoring/sources/activity/activity.js';
 import { insertChanges, type TenantChange } from '../../src/monitoring/changes/store.js';
 import { saveDatasources, savePlacements } from '../../src/monitoring/lineage/lineage.js';
+import { writeState } from '../../src/monitoring/engine/output.js';
 import type { TenantSim } from '../../src/tenant-sim/index.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { createOrg } from '../helpers/fixtures.js';
 import { startSim } from '../tenant-sim/helpers.js';
+import { tenantBody } from './support.js';
 
 const GATEWAY = '5b1ae3c2-7d7e-4a61-9c1c-0d1f00000001';
 const MODEL = '7c2bf4d3-8e8f-4b72-8d2d-1e2f00000002';
@@ -190,5 +192,24 @@ describe('admin API: tenant changes', () => {
       expect(res.statusCode, q).toBe(400);
       expect(res.json().error.code, q).toBe('invalid_request');
     }
+  });
+
+  it('names where each capacity’s changes are: the connections whose capacity collector reads it', async () => {
+    const other = await t.admin('POST', `/orgs/${otherOrg}/tenants`, { ...tenantBody(), name: 'Outra' });
+    expect(other.statusCode, other.body).toBe(201);
+    // Two capacities of one display name in this connection (the inventory tells them apart by id), one in another organization's.
+    await writeState(t.ctx.db, tenantId, 'capacity', [
+      { key: 'CAP-1', value: { name: 'P1', state: 'Active', down: false } },
+      { key: 'cap-2abcdef0', value: { name: 'Dup', state: 'Active', down: false } },
+      { key: 'cap-3abcdef0', value: { name: 'Dup', state: 'Active', down: false } },
+    ]);
+    await writeState(t.ctx.db, other.json().id, 'capacity', [{ key: 'cap-9', value: { name: 'P1', state: 'Active', down: false } }]);
+    const cap = (name: string) => ({ name, sku: 'F2', state: 'Active', region: 'brazilsouth' });
+    expect((await t.admin('PUT', `/orgs/${orgId}/capacities`, [cap('P1'), cap('Dup (cap-2abc)'), cap('Dup (cap-3abc)'), cap('Manual')])).statusCode).toBe(200);
+    const res = await t.admin('GET', `/orgs/${orgId}/capacities`);
+    expect(res.statusCode, res.body).toBe(200);
+    const monitored = Object.fromEntries((res.json().items as Array<{ name: string; monitored: unknown }>).map((c) => [c.name, c.monitored]));
+    const here = (id: string) => [{ tenantId, tenantName: 'Simulated', id }];
+    expect(monitored).toEqual({ P1: here('cap-1'), 'Dup (cap-2abc)': here('cap-2abcdef0'), 'Dup (cap-3abc)': here('cap-3abcdef0'), Manual: [] });
   });
 });

@@ -227,8 +227,8 @@ export interface MonitoredCapacity {
  * there by hand (PUT /capacities) has none.
  */
 export async function monitoredCapacitiesByName(q: Reader, orgId: string): Promise<Map<string, MonitoredCapacity[]>> {
-  const { rows } = await q.query<{ id: string; name: string | null; tenant_ref: string; tenant_name: string }>(
-    `SELECT lower(s.key) AS id, s.value->>'name' AS name, s.tenant_ref, t.name AS tenant_name FROM collector_state s JOIN tenants t ON t.id = s.tenant_ref
+  const { rows } = await q.query<{ key: string; name: string | null; tenant_ref: string; tenant_name: string }>(
+    `SELECT s.key, s.value->>'name' AS name, s.tenant_ref, t.name AS tenant_name FROM collector_state s JOIN tenants t ON t.id = s.tenant_ref
       WHERE t.org_id = $1 AND s.collector = 'capacity' ORDER BY t.name, s.tenant_ref, lower(s.key)`,
     [orgId],
   );
@@ -236,9 +236,9 @@ export async function monitoredCapacitiesByName(q: Reader, orgId: string): Promi
   const add = (name: string, c: MonitoredCapacity) => byName.set(name, [...(byName.get(name) ?? []), c]);
   for (const r of rows) {
     if (!r.name) continue;
-    const c = { tenantId: r.tenant_ref, tenantName: r.tenant_name, id: r.id };
+    const c = { tenantId: r.tenant_ref, tenantName: r.tenant_name, id: r.key.toLowerCase() };
     add(r.name, c);
-    add(`${r.name} (${r.id.slice(0, 8)})`, c);
+    add(`${r.name} (${r.key.slice(0, 8)})`, c);
   }
   return byName;
 }
