@@ -4,8 +4,6 @@ import { Empty } from '../components.js';
 import { formatDate } from '../format.js';
 import { PATH_KEY } from './changes.js';
 
-type AlertChange = AlertWithEvents['changes'][number];
-
 /** "12 min", "2 h", "3 h 5 min" (the server's sentence writes spans the same way). */
 function span(minutes: number): string {
   if (minutes < 60) return `${minutes} min`;
