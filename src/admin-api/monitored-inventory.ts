@@ -22,10 +22,11 @@ const gatewaysSchema = {
       items: {
         title: 'GatewayView',
         type: 'object',
-        required: ['id', 'name', 'tenantName', 'offline', 'upgradeRequired', 'openIncidents'],
+        required: ['id', 'name', 'tenantId', 'tenantName', 'offline', 'upgradeRequired', 'openIncidents'],
         properties: {
           id: { type: 'string', description: 'The platform’s gateway id (lower case): the `sourceId` of its incidents.' },
           name: { type: 'string' },
+          tenantId: { type: 'string', description: 'The id of the tenant connection that watches it (its changes: `GET …/tenants/{tenantId}/changes`).' },
           tenantName: { type: 'string', description: 'The tenant connection that watches it.' },
           offline: { type: 'boolean', description: 'As the last status check said.' },
           upgradeRequired: { type: 'boolean' },
@@ -50,10 +51,11 @@ const semanticModelsSchema = {
       items: {
         title: 'SemanticModelView',
         type: 'object',
-        required: ['id', 'name', 'tenantName', 'workspaceId', 'workspaceName', 'capacityId', 'capacityName', 'gateways', 'openIncidents'],
+        required: ['id', 'name', 'tenantId', 'tenantName', 'workspaceId', 'workspaceName', 'capacityId', 'capacityName', 'gateways', 'openIncidents'],
         properties: {
           id: { type: 'string', description: 'The platform’s semantic model id (lower case): the `sourceId` of its `Dataset` incidents.' },
           name: { type: 'string' },
+          tenantId: { type: 'string', description: 'The id of the tenant connection whose lineage holds it (its changes: `GET …/tenants/{tenantId}/changes`).' },
           tenantName: { type: 'string' },
           workspaceId: { type: 'string' },
           workspaceName: { type: ['string', 'null'], description: 'Null while the workspace is not in the organization’s inventory.' },

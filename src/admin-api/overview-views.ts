@@ -4,6 +4,7 @@ import { invalidRequest } from '../http/errors.js';
 import { listDailyCosts, type CostItem } from '../public-api/queries/costs.js';
 import { listCapacities, listWorkspaces, type CapacityItem, type WorkspaceItem } from '../public-api/queries/inventory.js';
 import { capacitiesOf } from '../orgs/inventory.js';
+import { monitoredCapacitiesByName } from '../monitoring/sources/inventory/inventory-views.js';
 import { summarizeIncidents } from '../public-api/queries/metrics.js';
 import { capacityAvailability, loadSlaTargets, slaReport } from '../public-api/queries/sla.js';
 import { DAY_MS, type dayWindow, formatDate, monthWindow } from '../public-api/windows.js';
@@ -84,6 +85,7 @@ export async function capacityInventory(ctx: AppContext, orgId: string) {
   for (const c of costs.items) costOf.set(c.capacityName, (costOf.get(c.capacityName) ?? 0) + c.cost);
   const open = await countOpenAlertsBy(ctx.db, orgId, 'capacity');
   const armNames = new Map((await capacitiesOf(ctx.db, orgId)).map((c) => [c.name, c.armName ?? null]));
+  const monitored = await monitoredCapacitiesByName(ctx.db, orgId);
   return {
     month: month.month,
     currency: costs.currency,
@@ -94,6 +96,7 @@ export async function capacityInventory(ctx: AppContext, orgId: string) {
       availabilityPercent: availability.get(c.name) ?? 100,
       costThisMonth: costOf.has(c.name) ? Math.round(costOf.get(c.name)! * 100) / 100 : null,
       openIncidents: open.get(c.name) ?? 0,
+      monitored: monitored.get(c.name) ?? [],
     })),
   };
 }

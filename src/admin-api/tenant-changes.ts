@@ -3,6 +3,8 @@ import type { AppContext } from '../context.js';
 import { roleIn } from '../access/people.js';
 import { atLeast } from '../access/roles.js';
 import { invalidRequest } from '../http/errors.js';
+import { scopeOfObject, type ScopedObjectKind } from '../monitoring/changes/join.js';
+import { CHANGE_PATHS, pathOf, type IncidentScope } from '../monitoring/changes/rank.js';
 import { CHANGE_OBJECT_KINDS, type ChangeObjectKind, decodeChangeCursor, listChanges, type StoredChange } from '../monitoring/changes/store.js';
 import { loadTenant } from '../monitoring/connection/tenant-row.js';
 import { principalOf } from './auth.js';
@@ -20,7 +22,7 @@ const nullable = { type: ['string', 'null'] } as const;
 const changeSchema = {
   title: 'TenantChangeView',
   type: 'object',
-  required: ['id', 'activity', 'occurredAt', 'receivedAt', 'object', 'links', 'isSuccess', 'actor', 'actorWithheld', 'actorType', 'raw'],
+  required: ['id', 'activity', 'occurredAt', 'receivedAt', 'object', 'links', 'path', 'isSuccess', 'actor', 'actorWithheld', 'actorType', 'raw'],
   properties: {
     id: { type: 'string', description: 'The log record’s `Id` (lower case).' },
     activity: { type: 'string', description: 'The operation name as logged (`UpdateDatasourceCredentials`, `BindToGateway`, `ChangeCapacityState`…).' },
@@ -42,6 +44,11 @@ const changeSchema = {
       type: 'object',
       required: ['datasetId', 'gatewayId', 'datasourceId', 'workspaceId', 'capacityId'],
       properties: { datasetId: nullable, gatewayId: nullable, datasourceId: nullable, workspaceId: nullable, capacityId: nullable },
+    },
+    path: {
+      type: ['string', 'null'],
+      enum: [...CHANGE_PATHS, null],
+      description: 'With `dependencies=true`: how the change reaches the object asked for (`same`, `datasource`, `gateway`, `workspace`, `capacity`, `tenant`; docs/monitoring.md, the ranking); null otherwise.',
     },
     isSuccess: { type: ['boolean', 'null'] },
     actor: { ...nullable, description: 'Who did it (the log’s UPN): only for operators, owners and the instance administrator; null otherwise or when not logged.' },
@@ -67,6 +74,7 @@ interface Query {
   objectKind?: string;
   objectId?: string;
   activity?: string;
+  dependencies?: string;
   limit?: string;
   after?: string;
 }
@@ -89,7 +97,10 @@ async function maySeeActor(ctx: AppContext, req: FastifyRequest, orgId: string):
   return atLeast(await roleIn(ctx.db, p, orgId), 'operator');
 }
 
-function view(c: StoredChange, withActor: boolean) {
+/** Object kinds the `dependencies` filter takes: those whose dependencies the join knows. */
+const SCOPED_KINDS: readonly string[] = ['item', 'gateway', 'capacity'] satisfies ScopedObjectKind[];
+
+function view(c: StoredChange, withActor: boolean, scope: IncidentScope | null) {
   return {
     id: c.recordId,
     activity: c.activity,
@@ -97,6 +108,7 @@ function view(c: StoredChange, withActor: boolean) {
     receivedAt: c.receivedAt.toISOString(),
     object: c.object,
     links: c.links,
+    path: scope ? pathOf(c, scope) : null,
     isSuccess: c.isSuccess,
     actor: withActor ? c.actorUpn : null,
     actorWithheld: !withActor,
@@ -116,7 +128,7 @@ export async function tenantChangesRoutes(app: FastifyInstance, opts: { ctx: App
         summary: 'Changes read from the tenant’s activity log (the change timeline), newest first',
         tags: ['tenants'],
         description:
-          'Paged by time, then record id (newest first): at most `limit` changes (default 100, at most 500) and a `nextCursor` to pass as `after`. The actor is shown to operators, owners and the instance administrator only.',
+          'Paged by time, then record id (newest first): at most `limit` changes (default 100, at most 500) and a `nextCursor` to pass as `after`. `objectKind` and `objectId` name one object; with `dependencies=true` what it depends on too. The actor is shown to operators, owners and the instance administrator only.',
         params: { type: 'object', required: ['orgId', 'id'], properties: { orgId: { type: 'string', maxLength: 100 }, id: { type: 'string', maxLength: 100 } } },
         querystring: {
           type: 'object',
@@ -127,6 +139,12 @@ export async function tenantChangesRoutes(app: FastifyInstance, opts: { ctx: App
             objectKind: { type: 'string', enum: [...CHANGE_OBJECT_KINDS], description: 'Only changes to this kind of object.' },
             objectId: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$', description: 'With objectKind: only changes to this object.' },
             activity: { type: 'string', pattern: '^[A-Za-z]{1,100}$', description: 'Only this activity (case-insensitive).' },
+            dependencies: {
+              type: 'string',
+              enum: ['true', 'false'],
+              description:
+                'true, with objectKind item, gateway or capacity and objectId: the changes to that object and to what it depends on, as the join of changes to incidents sees it (an item’s data sources, gateways, workspace and capacity; a capacity’s workspaces moved onto it; the tenant’s settings), each with its `path`.',
+            },
             limit: { type: 'string', pattern: '^[0-9]{1,4}$', description: 'Changes per page, 1 to 500 (default 100).' },
             after: { type: 'string', maxLength: 1000, description: 'The `nextCursor` of the page before.' },
           },
@@ -142,21 +160,26 @@ export async function tenantChangesRoutes(app: FastifyInstance, opts: { ctx: App
       const to = instant(q.to, 'to');
       if (from && to && to <= from) throw invalidRequest('to must be after from');
       if (q.objectId !== undefined && (q.objectKind === undefined || q.objectKind === 'tenant')) throw invalidRequest('objectId needs objectKind item, gateway, capacity or workspace');
+      const dependencies = q.dependencies === 'true';
+      if (dependencies && (q.objectId === undefined || !SCOPED_KINDS.includes(q.objectKind ?? ''))) throw invalidRequest('dependencies=true needs objectKind item, gateway or capacity and objectId');
       const after = q.after === undefined ? null : decodeChangeCursor(q.after);
       if (q.after !== undefined && !after) throw invalidRequest('after must be the nextCursor of a page of this list');
       const tenant = await loadTenant(ctx.db, req.params.orgId, req.params.id);
       const withActor = await maySeeActor(ctx, req, tenant.org_id);
+      // The object's dependencies as the lineage knows them now (an item's gateways and capacity move with it).
+      const scope = dependencies ? await scopeOfObject(ctx.db, tenant.id, q.objectKind as ScopedObjectKind, q.objectId!) : null;
       const page = await listChanges(ctx.db, tenant.org_id, tenant.id, {
         from,
         to,
-        objectKind: (q.objectKind as ChangeObjectKind | undefined) ?? null,
-        objectId: q.objectId ?? null,
+        objectKind: scope ? null : ((q.objectKind as ChangeObjectKind | undefined) ?? null),
+        objectId: scope ? null : (q.objectId ?? null),
+        dependsOn: scope,
         activity: q.activity ?? null,
         limit,
         after,
         withActor,
       });
-      return { items: page.items.map((c) => view(c, withActor)), nextCursor: page.nextCursor };
+      return { items: page.items.map((c) => view(c, withActor, scope)), nextCursor: page.nextCursor };
     },
   );
 }

@@ -26,6 +26,8 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
   let t: TestApp;
   let orgId: string;
   let otherOrgId: string;
+  let tenant: string;
+  let other: string;
 
   async function signal(org: string, over: Record<string, unknown>): Promise<string> {
     const res = await t.admin('POST', `/orgs/${org}/signals`, { kind: 'failure', notificationKind: 'Failed', title: 'Falha', message: 'Falhou', ...over });
@@ -45,7 +47,7 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
     orgId = (await t.admin('POST', '/orgs', { name: ORG_NAME })).json().id;
     otherOrgId = (await t.admin('POST', '/orgs', { name: 'Outra' })).json().id;
     const now = t.ctx.clock.now();
-    const tenant = await connectTenant(orgId, 'Contoso BI');
+    tenant = await connectTenant(orgId, 'Contoso BI');
     await writeState(t.ctx.db, tenant, 'gateway', [
       { key: 'gateway:gw-a', value: { name: 'GW Matriz', offline: true, upgrade: false } },
       { key: 'gateway:gw-b', value: { name: 'GW Filial', offline: false, upgrade: true } },
@@ -66,7 +68,7 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
     await signal(orgId, { sourceType: 'Dataset', sourceId: 'sm-2', sourceName: 'Aaa Estoque', notificationKind: 'RefreshFailed' });
     await t.admin('POST', `/orgs/${orgId}/signals`, { sourceType: 'Dataset', sourceId: 'sm-2', sourceName: 'Aaa Estoque', kind: 'recovery', notificationKind: 'RefreshFailed', title: 'Ok', message: 'Ok' });
     // Another organization's tenant, gateway and incident stay out of this one's pages.
-    const other = await connectTenant(otherOrgId, 'Fabrikam');
+    other = await connectTenant(otherOrgId, 'Fabrikam');
     await writeState(t.ctx.db, other, 'gateway', [{ key: 'gateway:gw-a', value: { name: 'GW de outra org', offline: false, upgrade: false } }]);
     await savePlacements(t.ctx.db, other, [{ itemId: 'sm-9', itemType: 'SemanticModel', itemName: 'Outro modelo', workspaceId: 'ws-9', capacityId: null }], now);
     await signal(otherOrgId, { sourceType: 'Gateway', sourceId: 'gw-a', sourceName: 'GW de outra org', notificationKind: 'GatewayOffline' });
@@ -87,12 +89,12 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
       items: [
-        { id: 'gw-b', name: 'GW Filial', tenantName: 'Contoso BI', offline: false, upgradeRequired: true, openIncidents: 0 },
-        { id: 'gw-a', name: 'GW Matriz', tenantName: 'Contoso BI', offline: true, upgradeRequired: false, openIncidents: 1 },
+        { id: 'gw-b', name: 'GW Filial', tenantId: tenant, tenantName: 'Contoso BI', offline: false, upgradeRequired: true, openIncidents: 0 },
+        { id: 'gw-a', name: 'GW Matriz', tenantId: tenant, tenantName: 'Contoso BI', offline: true, upgradeRequired: false, openIncidents: 1 },
       ],
     });
     expect((await t.admin('GET', `/orgs/${otherOrgId}/gateways`)).json().items).toEqual([
-      { id: 'gw-a', name: 'GW de outra org', tenantName: 'Fabrikam', offline: false, upgradeRequired: false, openIncidents: 1 },
+      { id: 'gw-a', name: 'GW de outra org', tenantId: other, tenantName: 'Fabrikam', offline: false, upgradeRequired: false, openIncidents: 1 },
     ]);
     expect((await t.admin('GET', '/orgs/org_missing/gateways')).statusCode).toBe(404);
   });
@@ -102,10 +104,11 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
       items: [
-        { id: 'sm-2', name: 'Aaa Estoque', tenantName: 'Contoso BI', workspaceId: 'ws-unknown', workspaceName: null, capacityId: null, capacityName: null, gateways: [], openIncidents: 0 },
+        { id: 'sm-2', name: 'Aaa Estoque', tenantId: tenant, tenantName: 'Contoso BI', workspaceId: 'ws-unknown', workspaceName: null, capacityId: null, capacityName: null, gateways: [], openIncidents: 0 },
         {
           id: 'sm-1',
           name: 'Vendas Diárias',
+          tenantId: tenant,
           tenantName: 'Contoso BI',
           workspaceId: 'ws-1',
           workspaceName: 'Vendas',
@@ -146,8 +149,8 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
     await p.locator('#gateways tbody tr').first().waitFor();
     const rows = await p.$$eval('#gateways tbody tr', (trs) => trs.map((r) => [...r.querySelectorAll('th, td')].map((c) => c.textContent)));
     expect(rows).toEqual([
-      ['GW Filial', 'Contoso BI', 'conectado', 'necessária', '0'],
-      ['GW Matriz', 'Contoso BI', 'desconectado', 'em dia', '1'],
+      ['GW Filial', 'Contoso BI', 'conectado', 'necessária', '0', 'Mudanças'],
+      ['GW Matriz', 'Contoso BI', 'desconectado', 'em dia', '1', 'Mudanças'],
     ]);
     await shot(p, 'gateways');
     await p.getByRole('link', { name: 'Incidentes abertos de GW Matriz: 1' }).click();
@@ -164,8 +167,8 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
     await p.locator('#semantic-models tbody tr').first().waitFor();
     const rows = await p.$$eval('#semantic-models tbody tr', (trs) => trs.map((r) => [...r.querySelectorAll('th, td')].map((c) => c.textContent)));
     expect(rows).toEqual([
-      ['Aaa Estoque', 'desconhecido (ws-unknown)', '—', '—', '0'],
-      ['Vendas Diárias', 'Vendas', 'cap-prod', 'GW Matriz, desconhecido (gw-gone)', '1'],
+      ['Aaa Estoque', 'desconhecido (ws-unknown)', '—', '—', '0', 'Mudanças'],
+      ['Vendas Diárias', 'Vendas', 'cap-prod', 'GW Matriz, desconhecido (gw-gone)', '1', 'Mudanças'],
     ]);
     await shot(p, 'semantic-models');
     expect(await overflowAtPhoneWidth(p)).toBeLessThanOrEqual(0);
@@ -204,11 +207,11 @@ describe('gateways and semantic models (admin reads and console pages)', () => {
     await clickNavLink(p, 'Semantic models');
     await p.getByRole('heading', { level: 1, name: 'Semantic models' }).waitFor();
     await p.locator('#semantic-models tbody tr').first().waitFor();
-    expect(await p.locator('#semantic-models thead').textContent()).toBe('Semantic modelWorkspaceCapacityGatewaysOpen incidents');
+    expect(await p.locator('#semantic-models thead').textContent()).toBe('Semantic modelWorkspaceCapacityGatewaysOpen incidentsChanges');
     await clickNavLink(p, 'Gateways');
     await p.getByRole('heading', { level: 1, name: 'Gateways' }).waitFor();
     await p.locator('#gateways tbody tr[data-gateway="gw-b"]').waitFor();
-    expect(await p.locator('#gateways tbody tr[data-gateway="gw-b"] td').allTextContents()).toEqual(['Contoso BI', 'online', 'required', '0']);
+    expect(await p.locator('#gateways tbody tr[data-gateway="gw-b"] td').allTextContents()).toEqual(['Contoso BI', 'online', 'required', '0', 'Changes']);
     await p.context().close();
   });
 });

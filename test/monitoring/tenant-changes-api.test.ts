@@ -4,6 +4,8 @@
  * actor (a UPN) only for operators, owners and the instance administrator — a viewer gets it
  * withheld and never in the body; bad parameters are 400 with the error envelope; another
  * organization's connection is 404. The connection's `changeRetentionDays` (1–400, default 30).
+ * `dependencies=true`: an object's changes and those of what it depends on (the join's path),
+ * each with its `path`, paged like the rest.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
@@ -11,10 +13,14 @@ import { openSession } from '../../src/access/sessions.js';
 import type { Role } from '../../src/access/roles.js';
 import { CollectorScheduler } from '../../src/monitoring/scheduler.js';
 import { activityCollector } from '../../src/monitoring/sources/activity/activity.js';
+import { insertChanges, type TenantChange } from '../../src/monitoring/changes/store.js';
+import { saveDatasources, savePlacements } from '../../src/monitoring/lineage/lineage.js';
+import { writeState } from '../../src/monitoring/engine/output.js';
 import type { TenantSim } from '../../src/tenant-sim/index.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { createOrg } from '../helpers/fixtures.js';
 import { startSim } from '../tenant-sim/helpers.js';
+import { tenantBody } from './support.js';
 
 const GATEWAY = '5b1ae3c2-7d7e-4a61-9c1c-0d1f00000001';
 const MODEL = '7c2bf4d3-8e8f-4b72-8d2d-1e2f00000002';
@@ -124,5 +130,86 @@ describe('admin API: tenant changes', () => {
     const ok = await t.admin('PATCH', `/orgs/${orgId}/tenants/${tenantId}`, { changeRetentionDays: 400 });
     expect(ok.statusCode).toBe(200);
     expect(ok.json().changeRetentionDays).toBe(400);
+  });
+
+  it('lists an object with what it depends on (dependencies=true), by the join’s path, paged', async () => {
+    const now = clock.now();
+    // The model reads through the gateway and data source, in workspace ws-1 on capacity cap-1.
+    await savePlacements(t.ctx.db, tenantId, [{ itemId: MODEL, itemType: 'SemanticModel', itemName: 'Vendas', workspaceId: 'ws-1', capacityId: 'cap-1' }], now);
+    await saveDatasources(t.ctx.db, tenantId, MODEL, [GATEWAY], ['ds-1'], now);
+    const none = { datasetId: null, gatewayId: null, datasourceId: null, workspaceId: null, capacityId: null };
+    const base = { isSuccess: true, actorUpn: UPN, actorType: 0, raw: {} };
+    const other = { kind: 'item' as const, id: 'dddddddd-0000-0000-0000-00000000000d', type: 'SemanticModel', name: 'Outro' };
+    const extra: TenantChange[] = [
+      { ...base, recordId: 'd-switch', activity: 'UpdatedAdminFeatureSwitch', occurredAt: new Date('2026-06-15T08:00:00Z'), object: { kind: 'tenant', id: null, type: null, name: null }, links: none },
+      { ...base, recordId: 'd-moved', activity: 'ModifyWorkspaceCapacity', occurredAt: new Date('2026-06-15T07:30:00Z'), object: { kind: 'workspace', id: 'ws-9', type: null, name: 'Outro ws' }, links: { ...none, workspaceId: 'ws-9', capacityId: 'cap-1' } },
+      // Another model's changes never count through the gateway or capacity they link to.
+      { ...base, recordId: 'd-other-bind', activity: 'BindToGateway', occurredAt: new Date('2026-06-15T07:00:00Z'), object: other, links: { ...none, datasetId: other.id, gatewayId: GATEWAY } },
+      { ...base, recordId: 'd-other-schedule', activity: 'SetScheduledRefresh', occurredAt: new Date('2026-06-15T06:00:00Z'), object: other, links: { ...none, datasetId: other.id, capacityId: 'cap-1' } },
+    ];
+    await insertChanges(t.ctx.db, orgId, tenantId, extra, now);
+    const rows = async (q: string) => {
+      const res = await t.admin('GET', url(q));
+      expect(res.statusCode, res.body).toBe(200);
+      return (res.json().items as Array<{ id: string; path: string | null }>).map((c) => `${c.id.replace('c0000000-0000-0000-0000-00000000000', 'c')} ${c.path}`);
+    };
+
+    expect(await rows(`?objectKind=item&objectId=${MODEL.toUpperCase()}&dependencies=true`)).toEqual([
+      'c3 capacity', // ChangeCapacityState of the model's capacity
+      'c2 same', // BindToGateway of the model itself
+      'c1 datasource', // the credentials of its data source (on its gateway)
+      'd-switch tenant',
+      'd-moved capacity', // a workspace moved onto its capacity
+    ]);
+    expect(await rows(`?objectKind=gateway&objectId=${GATEWAY}&dependencies=true`)).toEqual(['c1 same', 'd-switch tenant']);
+    expect(await rows('?objectKind=capacity&objectId=cap-1&dependencies=true')).toEqual(['c3 same', 'd-switch tenant', 'd-moved same']);
+    // Without dependencies: that object only, and no path.
+    expect(await rows(`?objectKind=item&objectId=${MODEL}`)).toEqual(['c2 null']);
+    expect(await rows(`?objectKind=item&objectId=${MODEL}&dependencies=false`)).toEqual(['c2 null']);
+
+    const seen: string[] = [];
+    let after = '';
+    for (let page = 0; page < 3; page++) {
+      const res = await t.admin('GET', url(`?objectKind=item&objectId=${MODEL}&dependencies=true&limit=2${after}`));
+      const body = res.json() as { items: Array<{ id: string }>; nextCursor: string | null };
+      seen.push(...body.items.map((c) => c.id));
+      expect(body.nextCursor === null, `page ${page}`).toBe(page === 2);
+      after = `&after=${body.nextCursor}`;
+    }
+    expect(seen).toHaveLength(5);
+    expect(new Set(seen).size).toBe(5);
+
+    for (const q of [
+      '?dependencies=true',
+      `?objectKind=item&dependencies=true`,
+      '?objectKind=workspace&objectId=ws-1&dependencies=true',
+      '?objectKind=tenant&dependencies=true',
+      `?objectKind=item&objectId=${MODEL}&dependencies=yes`,
+      `?objectKind=item&objectId=${MODEL}&dependencies=`,
+      '?objectKind=gateway&objectId=a%20b&dependencies=true',
+    ]) {
+      const res = await t.admin('GET', url(q));
+      expect(res.statusCode, q).toBe(400);
+      expect(res.json().error.code, q).toBe('invalid_request');
+    }
+  });
+
+  it('names where each capacity’s changes are: the connections whose capacity collector reads it', async () => {
+    const other = await t.admin('POST', `/orgs/${otherOrg}/tenants`, { ...tenantBody(), name: 'Outra' });
+    expect(other.statusCode, other.body).toBe(201);
+    // Two capacities of one display name in this connection (the inventory tells them apart by id), one in another organization's.
+    await writeState(t.ctx.db, tenantId, 'capacity', [
+      { key: 'CAP-1', value: { name: 'P1', state: 'Active', down: false } },
+      { key: 'cap-2abcdef0', value: { name: 'Dup', state: 'Active', down: false } },
+      { key: 'cap-3abcdef0', value: { name: 'Dup', state: 'Active', down: false } },
+    ]);
+    await writeState(t.ctx.db, other.json().id, 'capacity', [{ key: 'cap-9', value: { name: 'P1', state: 'Active', down: false } }]);
+    const cap = (name: string) => ({ name, sku: 'F2', state: 'Active', region: 'brazilsouth' });
+    expect((await t.admin('PUT', `/orgs/${orgId}/capacities`, [cap('P1'), cap('Dup (cap-2abc)'), cap('Dup (cap-3abc)'), cap('Manual')])).statusCode).toBe(200);
+    const res = await t.admin('GET', `/orgs/${orgId}/capacities`);
+    expect(res.statusCode, res.body).toBe(200);
+    const monitored = Object.fromEntries((res.json().items as Array<{ name: string; monitored: unknown }>).map((c) => [c.name, c.monitored]));
+    const here = (id: string) => [{ tenantId, tenantName: 'Simulated', id }];
+    expect(monitored).toEqual({ P1: here('cap-1'), 'Dup (cap-2abc)': here('cap-2abcdef0'), 'Dup (cap-3abc)': here('cap-3abcdef0'), Manual: [] });
   });
 });

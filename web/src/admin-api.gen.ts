@@ -3077,7 +3077,7 @@ export interface paths {
         };
         /**
          * Changes read from the tenant’s activity log (the change timeline), newest first
-         * @description Paged by time, then record id (newest first): at most `limit` changes (default 100, at most 500) and a `nextCursor` to pass as `after`. The actor is shown to operators, owners and the instance administrator only.
+         * @description Paged by time, then record id (newest first): at most `limit` changes (default 100, at most 500) and a `nextCursor` to pass as `after`. `objectKind` and `objectId` name one object; with `dependencies=true` what it depends on too. The actor is shown to operators, owners and the instance administrator only.
          */
         get: operations["getTenantChanges"];
         put?: never;
@@ -4212,6 +4212,8 @@ export interface components {
             availabilityPercent: number;
             /** @description Sum of the daily costs this month in `currency`; null without rows. */
             costThisMonth: number | null;
+            /** @description The tenant connections whose capacity collector reads this capacity, with its platform id (its changes: `GET …/tenants/{tenantId}/changes?objectKind=capacity&objectId={id}`); empty for a capacity only put here by hand. */
+            monitored: components["schemas"]["MonitoredCapacity"][];
             /** @description The display name (the name every page uses). */
             name: string;
             openIncidents: number;
@@ -4568,6 +4570,8 @@ export interface components {
             offline: boolean;
             /** @description Open incidents with source type `Gateway` and this id. */
             openIncidents: number;
+            /** @description The id of the tenant connection that watches it (its changes: `GET …/tenants/{tenantId}/changes`). */
+            tenantId: string;
             /** @description The tenant connection that watches it. */
             tenantName: string;
             upgradeRequired: boolean;
@@ -4662,6 +4666,12 @@ export interface components {
         MirroringLag: {
             errorSeconds: number;
             infoSeconds: number;
+        };
+        /** MonitoredCapacity */
+        MonitoredCapacity: {
+            id: string;
+            tenantId: string;
+            tenantName: string;
         };
         /** NoisySource */
         NoisySource: {
@@ -4773,6 +4783,8 @@ export interface components {
             name: string;
             /** @description Open incidents with source type `Dataset` and this id. */
             openIncidents: number;
+            /** @description The id of the tenant connection whose lineage holds it (its changes: `GET …/tenants/{tenantId}/changes`). */
+            tenantId: string;
             tenantName: string;
             workspaceId: string;
             /** @description Null while the workspace is not in the organization’s inventory. */
@@ -4992,6 +5004,11 @@ export interface components {
              * @description When it happened (`CreationTime`, UTC).
              */
             occurredAt: string;
+            /**
+             * @description With `dependencies=true`: how the change reaches the object asked for (`same`, `datasource`, `gateway`, `workspace`, `capacity`, `tenant`; docs/monitoring.md, the ranking); null otherwise.
+             * @enum {string|null}
+             */
+            path: "same" | "datasource" | "gateway" | "workspace" | "capacity" | "tenant" | null;
             /** @description The record as logged, without `UserId`, `UserKey` and `ClientIP`. */
             raw: {
                 [key: string]: unknown;
@@ -5680,6 +5697,8 @@ export interface operations {
                 activity?: string;
                 /** @description The `nextCursor` of the page before. */
                 after?: string;
+                /** @description true, with objectKind item, gateway or capacity and objectId: the changes to that object and to what it depends on, as the join of changes to incidents sees it (an item’s data sources, gateways, workspace and capacity; a capacity’s workspaces moved onto it; the tenant’s settings), each with its `path`. */
+                dependencies?: "true" | "false";
                 /** @description Changes at or after this instant (ISO 8601 with a zone). */
                 from?: string;
                 /** @description Changes per page, 1 to 500 (default 100). */

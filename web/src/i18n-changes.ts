@@ -30,6 +30,13 @@ export const changesPt = {
   chPathCapacity: 'capacidade',
   chPathTenant: 'configuração do tenant',
   chBy: 'por {actor}',
+  chMore: 'Mostrar mais',
+  chMoreOf: 'Mostrar mais: {name}',
+  chMoreFailed: 'Não foi possível carregar mais mudanças. Tente de novo.',
+  chLink: 'Ligação',
+  chObjectTitle: 'Mudanças em {name} e no que depende dele',
+  chBackToAll: 'Voltar a todas as mudanças',
+  chOpenOf: 'Mudanças de {name}',
 };
 
 export const changesEn: typeof changesPt = {
@@ -63,4 +70,11 @@ export const changesEn: typeof changesPt = {
   chPathCapacity: 'capacity',
   chPathTenant: 'tenant setting',
   chBy: 'by {actor}',
+  chMore: 'Show more',
+  chMoreOf: 'Show more: {name}',
+  chMoreFailed: 'Could not load more changes. Try again.',
+  chLink: 'Link',
+  chObjectTitle: 'Changes to {name} and what it depends on',
+  chBackToAll: 'Back to all changes',
+  chOpenOf: 'Changes of {name}',
 };

@@ -82,7 +82,7 @@ export const capacityViewSchema = {
       items: {
         title: 'CapacityView',
         type: 'object',
-        required: ['name', 'armName', 'sku', 'state', 'region', 'availabilityPercent', 'costThisMonth', 'openIncidents'],
+        required: ['name', 'armName', 'sku', 'state', 'region', 'availabilityPercent', 'costThisMonth', 'openIncidents', 'monitored'],
         properties: {
           name: { type: 'string', description: 'The display name (the name every page uses).' },
           armName: { type: ['string', 'null'], description: 'Its Azure resource name, which Cost Management groups costs by; null when no ARM resource is known.' },
@@ -92,6 +92,16 @@ export const capacityViewSchema = {
           availabilityPercent: { type: 'number', description: 'This month so far (UTC), as in the SLA report.' },
           costThisMonth: { type: ['number', 'null'], description: 'Sum of the daily costs this month in `currency`; null without rows.' },
           openIncidents: { type: 'integer' },
+          monitored: {
+            type: 'array',
+            description: 'The tenant connections whose capacity collector reads this capacity, with its platform id (its changes: `GET …/tenants/{tenantId}/changes?objectKind=capacity&objectId={id}`); empty for a capacity only put here by hand.',
+            items: {
+              title: 'MonitoredCapacity',
+              type: 'object',
+              required: ['tenantId', 'tenantName', 'id'],
+              properties: { tenantId: { type: 'string' }, tenantName: { type: 'string' }, id: { type: 'string' } },
+            },
+          },
         },
       },
     },

@@ -31,27 +31,39 @@ export function tenantOf(a: JoinableAlert): string | null {
 
 const empty = (own: IncidentScope['own']): IncidentScope => ({ items: [], datasources: [], gateways: [], workspaces: [], capacities: [], tenantItself: false, own });
 
+/** The kinds of object whose dependencies the join knows (the change timeline's `dependencies` filter too). */
+export type ScopedObjectKind = 'item' | 'gateway' | 'capacity';
+
+/**
+ * What one object is and depends on: an item with its lineage (data sources, gateways, workspace
+ * and the workspace's capacity), a gateway or a capacity by itself; the tenant's settings count
+ * for every object (the ranking's `tenant` path).
+ */
+export async function scopeOfObject(q: Queryable, tenantRef: string, kind: ScopedObjectKind, objectId: string): Promise<IncidentScope> {
+  const id = objectId.toLowerCase();
+  if (kind === 'gateway') return { ...empty('gateway'), gateways: [id] };
+  if (kind === 'capacity') return { ...empty('capacity'), capacities: [id] };
+  const { rows } = await q.query<{ workspace_id: string; capacity_id: string | null; gateway_ids: string[]; datasource_ids: string[] }>(
+    'SELECT workspace_id, capacity_id, gateway_ids, datasource_ids FROM monitored_lineage WHERE tenant_ref = $1 AND item_id = $2',
+    [tenantRef, id],
+  );
+  const l = rows[0];
+  return {
+    ...empty('item'),
+    items: [id],
+    datasources: l?.datasource_ids ?? [],
+    gateways: l?.gateway_ids ?? [],
+    workspaces: l ? [l.workspace_id] : [],
+    capacities: l?.capacity_id ? [l.capacity_id] : [],
+  };
+}
+
 /** What the incident's object is and depends on, or null for a source the join does not know. */
 export async function scopeOf(q: Queryable, tenantRef: string, a: JoinableAlert): Promise<IncidentScope | null> {
   const id = a.source_id.toLowerCase();
-  if (ITEM_SOURCES.has(a.source_type)) {
-    const itemId = (GUID.exec(id)?.[0] ?? id).toLowerCase();
-    const { rows } = await q.query<{ workspace_id: string; capacity_id: string | null; gateway_ids: string[]; datasource_ids: string[] }>(
-      'SELECT workspace_id, capacity_id, gateway_ids, datasource_ids FROM monitored_lineage WHERE tenant_ref = $1 AND item_id = $2',
-      [tenantRef, itemId],
-    );
-    const l = rows[0];
-    return {
-      ...empty('item'),
-      items: [itemId],
-      datasources: l?.datasource_ids ?? [],
-      gateways: l?.gateway_ids ?? [],
-      workspaces: l ? [l.workspace_id] : [],
-      capacities: l?.capacity_id ? [l.capacity_id] : [],
-    };
-  }
-  if (a.source_type === 'Gateway') return { ...empty('gateway'), gateways: [id] };
-  if (a.source_type === 'Capacity') return { ...empty('capacity'), capacities: [id] };
+  if (ITEM_SOURCES.has(a.source_type)) return scopeOfObject(q, tenantRef, 'item', GUID.exec(id)?.[0] ?? id);
+  if (a.source_type === 'Gateway') return scopeOfObject(q, tenantRef, 'gateway', id);
+  if (a.source_type === 'Capacity') return scopeOfObject(q, tenantRef, 'capacity', id);
   if (a.source_type === 'Connector') return { ...empty('datasource'), datasources: [id] };
   if (a.source_type === 'Tenant') return { ...empty('tenant'), tenantItself: true };
   return null;

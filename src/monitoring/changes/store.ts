@@ -116,6 +116,15 @@ export function decodeChangeCursor(text: string): ChangeCursor | null {
   return { occurredAt, recordId: id };
 }
 
+/** An object and what it depends on (lower-case ids): rank.ts's IncidentScope, which join.ts builds. */
+export interface ObjectDependencies {
+  items: readonly string[];
+  datasources: readonly string[];
+  gateways: readonly string[];
+  workspaces: readonly string[];
+  capacities: readonly string[];
+}
+
 export interface ChangeQuery {
   /** Changes at or after this time. */
   from?: Date | null;
@@ -126,6 +135,11 @@ export interface ChangeQuery {
   objectId?: string | null;
   /** The operation name (case-insensitive). */
   activity?: string | null;
+  /**
+   * Instead of objectKind/objectId: the changes to an object and to what it depends on, by the
+   * ranking's rule (rank.ts `pathOf`, here in SQL so pages stay whole).
+   */
+  dependsOn?: ObjectDependencies | null;
   /** 1–500. */
   limit: number;
   after?: ChangeCursor | null;
@@ -195,6 +209,23 @@ export async function listChanges(q: Queryable, orgId: string, tenantRef: string
   if (req.objectKind) add((p) => `object_kind = ${p}`, req.objectKind);
   if (req.objectKind && req.objectKind !== 'tenant' && req.objectId) add((p) => `object_id = ${p}`, req.objectId.toLowerCase());
   if (req.activity) add((p) => `lower(activity) = ${p}`, req.activity.toLowerCase());
+  if (req.dependsOn) {
+    const s = req.dependsOn;
+    const ids: string[] = [];
+    for (const list of [s.items, s.datasources, s.gateways, s.workspaces, s.capacities]) {
+      params.push(list.map((id) => id.toLowerCase()));
+      ids.push(`$${params.length}::text[]`);
+    }
+    const [items, sources, gateways, workspaces, capacities] = ids;
+    // pathOf's rule: another item's change never counts through the ids it links to; a tenant setting always counts.
+    where.push(`(
+      (object_kind = 'item' AND object_id = ANY(${items})) OR dataset_id = ANY(${items})
+      OR (object_kind <> 'item' AND datasource_id = ANY(${sources}))
+      OR (object_kind = 'gateway' AND object_id = ANY(${gateways})) OR (object_kind <> 'item' AND gateway_id = ANY(${gateways}))
+      OR (object_kind = 'workspace' AND object_id = ANY(${workspaces}))
+      OR (object_kind = 'capacity' AND object_id = ANY(${capacities})) OR (object_kind = 'workspace' AND capacity_id = ANY(${capacities}))
+      OR object_kind = 'tenant')`);
+  }
   if (req.after) {
     params.push(req.after.occurredAt, req.after.recordId);
     where.push(`(occurred_at, record_id) < ($${params.length - 1}, $${params.length})`);

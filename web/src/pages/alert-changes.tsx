@@ -2,18 +2,7 @@ import type { AlertWithEvents } from '../api.js';
 import { useConsole } from '../app-context.js';
 import { Empty } from '../components.js';
 import { formatDate } from '../format.js';
-import type { TextKey } from '../i18n.js';
-
-type AlertChange = AlertWithEvents['changes'][number];
-
-const PATH_KEY: Record<AlertChange['path'], TextKey> = {
-  same: 'chPathSame',
-  datasource: 'chPathDatasource',
-  gateway: 'chPathGateway',
-  workspace: 'chPathWorkspace',
-  capacity: 'chPathCapacity',
-  tenant: 'chPathTenant',
-};
+import { PATH_KEY } from './changes.js';
 
 /** "12 min", "2 h", "3 h 5 min" (the server's sentence writes spans the same way). */
 function span(minutes: number): string {

@@ -3,7 +3,7 @@ import type { components } from '../admin-api.gen.js';
 import { orgPath, useConsole } from '../app-context.js';
 import { DataTable, ListPage, LoadState, useGet, type Column, type Loaded } from '../lists.js';
 import { usePageTitle } from '../components.js';
-import { WithChangesTab } from './changes.js';
+import { objectChangesColumn, WithChangesTab } from './changes-focus.js';
 import { monthLabel } from '../period.js';
 import { Link } from '../router.js';
 import { CopyableId } from '../copy.js';
@@ -117,6 +117,7 @@ export function CapacitiesPage(props: { orgId: string }) {
           { label: t('capAvailability'), cell: (c) => num.format(c.availabilityPercent), value: (c) => c.availabilityPercent },
           { label: t('capCost'), cell: (c) => money(c.costThisMonth, d.currency), value: (c) => c.costThisMonth ?? '' },
           openIncidentsColumn<Capacity>(t('capOpen'), (c) => ({ count: c.openIncidents, href: incidentsHref('capacityName', c.name), name: c.name })),
+          objectChangesColumn<Capacity>(t('chTab'), (c) => ({ kind: 'capacity', name: c.name, in: c.monitored })),
         ]}
       />
       {/* After the list: one read (and one "loading") at a time, and none left behind when the page is left. */}

@@ -4,6 +4,7 @@ import { orgPath, useConsole } from '../app-context.js';
 import { useGet } from '../lists.js';
 import { Link } from '../router.js';
 import { incidentsHref, InventoryPage, openIncidentsColumn } from './inventory.js';
+import { objectChangesColumn } from './changes-focus.js';
 
 type S = components['schemas'];
 
@@ -33,6 +34,7 @@ export function GatewaysPage(props: { orgId: string }) {
         { label: t('gwStatus'), class: 'text', cell: (g) => <span class={g.offline ? 'badge bad' : 'badge ok'}>{g.offline ? t('gwOffline') : t('gwOnline')}</span> },
         { label: t('gwUpgrade'), class: 'text', cell: (g) => (g.upgradeRequired ? t('gwUpgradeRequired') : t('gwUpToDate')) },
         openIncidentsColumn<Gateway>(t('capOpen'), (g) => ({ count: g.openIncidents, href: sourceIncidentsHref('Gateway', g.id, g.name), name: g.name })),
+        objectChangesColumn<Gateway>(t('chTab'), (g) => ({ kind: 'gateway', name: g.name, in: [{ tenantId: g.tenantId, tenantName: g.tenantName, id: g.id }] })),
       ]}
     />
   );
@@ -125,6 +127,7 @@ export function SemanticModelsPage(props: { orgId: string }) {
         { label: t('smCapacity'), class: 'text', cell: (m) => <ModelCapacity model={m} /> },
         { label: t('smGateways'), class: 'text', cell: (m) => <ModelGateways gateways={m.gateways} /> },
         openIncidentsColumn<Model>(t('capOpen'), (m) => ({ count: m.openIncidents, href: sourceIncidentsHref('Dataset', m.id, m.name), name: m.name })),
+        objectChangesColumn<Model>(t('chTab'), (m) => ({ kind: 'item', name: m.name, in: [{ tenantId: m.tenantId, tenantName: m.tenantName, id: m.id }] })),
       ]}
     />
   );

@@ -10,6 +10,8 @@ export interface GatewayView {
   /** The platform's gateway id (lower case): the `sourceId` of its incidents. */
   id: string;
   name: string;
+  /** The tenant connection that watches it (its change timeline is that connection's). */
+  tenantId: string;
   tenantName: string;
   offline: boolean;
   upgradeRequired: boolean;
@@ -21,6 +23,7 @@ export interface SemanticModelView {
   /** The platform's semantic model id (lower case): the `sourceId` of its `Dataset` incidents. */
   id: string;
   name: string;
+  tenantId: string;
   tenantName: string;
   workspaceId: string;
   /** The workspace's name in the organization's inventory; null while it is not known there. */
@@ -45,8 +48,8 @@ async function openIncidentsBySource(q: Reader, orgId: string, sourceType: strin
 
 /** The gateways every tenant connection of the organization watches, by name. */
 export async function listMonitoredGateways(q: Reader, orgId: string): Promise<GatewayView[]> {
-  const { rows } = await q.query<{ key: string; value: { name?: string; offline?: boolean; upgrade?: boolean }; tenant_name: string }>(
-    `SELECT s.key, s.value, t.name AS tenant_name FROM collector_state s JOIN tenants t ON t.id = s.tenant_ref
+  const { rows } = await q.query<{ key: string; value: { name?: string; offline?: boolean; upgrade?: boolean }; tenant_ref: string; tenant_name: string }>(
+    `SELECT s.key, s.value, s.tenant_ref, t.name AS tenant_name FROM collector_state s JOIN tenants t ON t.id = s.tenant_ref
       WHERE t.org_id = $1 AND s.collector = 'gateway' AND s.key LIKE 'gateway:%'`,
     [orgId],
   );
@@ -57,6 +60,7 @@ export async function listMonitoredGateways(q: Reader, orgId: string): Promise<G
       return {
         id,
         name: r.value.name ?? id,
+        tenantId: r.tenant_ref,
         tenantName: r.tenant_name,
         offline: r.value.offline === true,
         upgradeRequired: r.value.upgrade === true,
@@ -195,6 +199,7 @@ export async function listMonitoredSemanticModels(q: Reader, orgId: string, req:
   const items = page.map((r) => ({
     id: r.item_id,
     name: r.item_name,
+    tenantId: r.tenant_ref,
     tenantName: r.tenant_name,
     workspaceId: r.workspace_id,
     workspaceName: r.workspace_name,
@@ -205,4 +210,35 @@ export async function listMonitoredSemanticModels(q: Reader, orgId: string, req:
   }));
   const last = page.at(-1);
   return { items, nextCursor: more && last ? encodeModelCursor({ name: last.item_name, id: last.item_id, tenantRef: last.tenant_ref }) : null };
+}
+
+/** A capacity as one tenant connection's capacity collector knows it: where its changes are. */
+export interface MonitoredCapacity {
+  tenantId: string;
+  tenantName: string;
+  /** The platform's capacity id (lower case). */
+  id: string;
+}
+
+/**
+ * The organization's capacities by the name the inventory shows, from the capacity collector of
+ * each tenant connection: its display name, or — when one tenant has two capacities of one name —
+ * the name with the start of its id, as the inventory collector writes it. A capacity only put
+ * there by hand (PUT /capacities) has none.
+ */
+export async function monitoredCapacitiesByName(q: Reader, orgId: string): Promise<Map<string, MonitoredCapacity[]>> {
+  const { rows } = await q.query<{ key: string; name: string | null; tenant_ref: string; tenant_name: string }>(
+    `SELECT s.key, s.value->>'name' AS name, s.tenant_ref, t.name AS tenant_name FROM collector_state s JOIN tenants t ON t.id = s.tenant_ref
+      WHERE t.org_id = $1 AND s.collector = 'capacity' ORDER BY t.name, s.tenant_ref, lower(s.key)`,
+    [orgId],
+  );
+  const byName = new Map<string, MonitoredCapacity[]>();
+  const add = (name: string, c: MonitoredCapacity) => byName.set(name, [...(byName.get(name) ?? []), c]);
+  for (const r of rows) {
+    if (!r.name) continue;
+    const c = { tenantId: r.tenant_ref, tenantName: r.tenant_name, id: r.key.toLowerCase() };
+    add(r.name, c);
+    add(`${r.name} (${r.key.slice(0, 8)})`, c);
+  }
+  return byName;
 }
