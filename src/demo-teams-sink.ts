@@ -37,25 +37,23 @@ export async function startTeamsSink(dir: string, tls: { cert: Buffer | string; 
   mkdirSync(dir, { recursive: true });
   const files: string[] = [];
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const server = createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size <= MAX_BODY) chunks.push(c);
-    });
-    req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'https://localhost');
-      const card = req.method === 'POST' && url.pathname === INVOKE_PATH && size <= MAX_BODY ? cardOf(Buffer.concat(chunks).toString('utf8')) : null;
-      if (!card) {
-        res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"code":"InvalidRequestContent","message":"not a Teams message with an Adaptive Card"}}');
-        return;
-      }
-      const file = path.join(dir, `${stamp}-${String(files.length + 1).padStart(3, '0')}.json`);
-      writeFileSync(file, `${JSON.stringify(card, null, 2)}\n`);
-      files.push(file);
-      res.writeHead(202).end();
-    });
+  const save = (card: unknown) => {
+    const file = path.join(dir, `${stamp}-${String(files.length + 1).padStart(3, '0')}.json`);
+    writeFileSync(file, `${JSON.stringify(card, null, 2)}\n`);
+    files.push(file);
+  };
+  const server = createServer({ cert: tls.cert, key: tls.key }, async (req, res) => {
+    let body = '';
+    req.setEncoding('utf8'); // chunks decoded as text, a character never split between two
+    for await (const chunk of req) if (body.length <= MAX_BODY) body += chunk as string;
+    const url = new URL(req.url ?? '/', 'https://localhost');
+    const card = req.method === 'POST' && url.pathname === INVOKE_PATH && body.length <= MAX_BODY ? cardOf(body) : null;
+    if (!card) {
+      res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"code":"InvalidRequestContent","message":"not a Teams message with an Adaptive Card"}}');
+      return;
+    }
+    save(card);
+    res.writeHead(202).end();
   });
   server.on('clientError', (_err, socket) => socket.destroy());
   await new Promise<void>((resolve, reject) => {
