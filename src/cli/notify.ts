@@ -83,8 +83,9 @@ export async function destinationBody(opts: DestinationCreateOptions, stdin: Nod
 
 export async function createDestination(target: AdminTarget, orgId: string, opts: DestinationCreateOptions, stdin: NodeJS.ReadableStream, out: Out): Promise<void> {
   const body = await destinationBody(opts, stdin);
-  const created = await adminCall<{ id: string; name: string; kind: string }>(target, 'POST', `/orgs/${encodeURIComponent(orgId)}/destinations`, body);
+  const created = await adminCall<{ id: string; name: string; kind: string; slackRequestUrl?: string | null }>(target, 'POST', `/orgs/${encodeURIComponent(orgId)}/destinations`, body);
   if (opts.json) return out(JSON.stringify(created, null, 2));
   out(`created ${created.kind} destination ${created.name}: ${created.id}`);
-  if (created.kind === 'slack') out(`  Slack interactivity Request URL: ${target.url}/api/inbound/v1/slack/${created.id}`);
+  // The server's public address (VIGIA_BASE_URL), not the one this CLI reached it by.
+  if (created.slackRequestUrl) out(`  Slack interactivity Request URL: ${created.slackRequestUrl}`);
 }

@@ -28,8 +28,7 @@ import { recordInstanceDomain } from './credential-rule.js';
 import type { SignatureScheme } from './signing.js';
 import { runTestAction, type TestActionResult } from './test-send.js';
 import { auditTarget } from '../access/audit-context.js';
-import { readInboundViews, type InboundView } from './inbound-views.js';
-import { getDeliverer } from './deliverers.js';
+import { hasInboundAddress, readInboundViews, slackRequestUrl, type InboundView } from './inbound-views.js';
 import { recipientMarks, type RecipientMark } from './email/index.js';
 
 export interface DestinationInput {
@@ -51,6 +50,8 @@ export type DestinationChange = Partial<Omit<DestinationInput, 'kind'>>;
 export type DestinationView = ReturnType<typeof toDestinationView> & {
   health: DestinationHealthView;
   inbound: InboundView | null;
+  /** Slack destinations: the interactivity Request URL to give the Slack app; null for other kinds. */
+  slackRequestUrl: string | null;
   /** E-mail destinations: recipients the relay last refused for good; null for other kinds. */
   refusedRecipients: RecipientMark[] | null;
 };
@@ -58,12 +59,13 @@ export type DestinationView = ReturnType<typeof toDestinationView> & {
 /** Views of destination rows with their health and inbound address (one read each for all of them). */
 async function withHealth(ctx: AppContext, orgId: string, rows: DestinationRow[]): Promise<DestinationView[]> {
   const health = await readDestinationHealth(ctx.db, orgId, rows.map((r) => r.id), ctx.clock.now());
-  const inbound = await readInboundViews(ctx, orgId, rows.filter((r) => r.kind !== 'webhook' && !getDeliverer(r.kind)).map((r) => r.id));
+  const inbound = await readInboundViews(ctx, orgId, rows.filter((r) => hasInboundAddress(r.kind)).map((r) => r.id));
   const marks = await recipientMarks(ctx.db, orgId, rows.filter((r) => r.kind === 'email').map((r) => r.id));
   return rows.map((r) => ({
     ...toDestinationView(r),
     health: toHealthView(r.enabled, health.get(r.id)),
     inbound: inbound.get(r.id) ?? null,
+    slackRequestUrl: r.kind === 'slack' ? slackRequestUrl(ctx.config.baseUrl, r.id) : null,
     refusedRecipients: r.kind === 'email' ? (marks.get(r.id) ?? []) : null,
   }));
 }

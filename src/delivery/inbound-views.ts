@@ -29,6 +29,24 @@ export function inboundUrl(baseUrl: string, destinationId: string): string {
   return `${baseUrl}/api/inbound/v1/destinations/${encodeURIComponent(destinationId)}`;
 }
 
+/**
+ * The Request URL a `slack` destination's Slack app posts its button clicks to (Interactivity &
+ * Shortcuts): built from the instance's public address (VIGIA_BASE_URL), never from the address
+ * a browser used, so an operator behind a proxy or on an internal name copies the right one.
+ */
+export function slackRequestUrl(baseUrl: string, destinationId: string): string {
+  return `${baseUrl}/api/inbound/v1/slack/${encodeURIComponent(destinationId)}`;
+}
+
+/**
+ * Whether a kind has the connectors' inbound address: the ITSM connectors only. Webhooks take
+ * nothing back; e-mail, Teams and Slack have doors of their own (unsubscribe, ack links, Slack's
+ * Request URL).
+ */
+export function hasInboundAddress(kind: string): boolean {
+  return !['webhook', 'email', 'teams', 'slack'].includes(kind);
+}
+
 /** The inbound block of each destination given (connector kinds; the caller leaves webhooks out). */
 export async function readInboundViews(ctx: Pick<AppContext, 'db' | 'config'>, orgId: string, destinationIds: string[]): Promise<Map<string, InboundView>> {
   const { rows } = await ctx.db.query<EndpointRow>(

@@ -11,7 +11,7 @@ import { invalidInput } from '../errors.js';
 import { randomBase62 } from '../ids.js';
 import type { Sealer } from '../secrets/sealing.js';
 import { loadDestination } from '../delivery/destination-service.js';
-import { inboundUrl as inboundUrlOf, readInboundViews, type EndpointRow, type InboundView } from '../delivery/inbound-views.js';
+import { hasInboundAddress, inboundUrl as inboundUrlOf, readInboundViews, type EndpointRow, type InboundView } from '../delivery/inbound-views.js';
 
 export { inboundUrl } from '../delivery/inbound-views.js';
 
@@ -44,7 +44,7 @@ async function addSecret(ctx: AppContext, orgId: string, destinationId: string, 
   const now = ctx.clock.now();
   await ctx.db.tx(async (q) => {
     const destination = await loadDestination(q, orgId, destinationId, true);
-    if (destination.kind === 'webhook' || destination.kind === 'email') throw invalidInput('only connector destinations have an inbound address');
+    if (!hasInboundAddress(destination.kind)) throw invalidInput('only connector destinations have an inbound address');
     const { rows } = await q.query<EndpointRow>('SELECT * FROM inbound_endpoints WHERE destination_id = $1', [destinationId]);
     const ends = new Date(now.getTime() + SECRET_OVERLAP_MS).toISOString();
     // Turning it on again after DELETE starts clean: old secrets were revoked then.

@@ -14,7 +14,7 @@ import { applyToolChangeIn } from '../alerts/lifecycle.js';
 import { txWithRetry } from '../db/retry.js';
 import { recordAudit } from '../access/audit.js';
 import { DEFAULT_LANGUAGE, type Language } from '../orgs/language.js';
-import { loadAckKey, readSlackButtonValue, type SlackAction } from '../delivery/ack-links.js';
+import { loadAckKey, readSlackButtonValue, slackButtonValue, type SlackAction } from '../delivery/ack-links.js';
 import { verifySlackRequest } from './slack-verify.js';
 
 export interface SlackClick {
@@ -26,11 +26,18 @@ export interface SlackClick {
   /** `@username` (or the Slack user id) of who clicked. */
   who: string;
   responseUrl: string | null;
-  /** The clicked message's blocks, to be shown again without its buttons. */
+  /** The clicked message's blocks, to be shown again with this alert's buttons as they are now. */
   blocks: unknown[];
   /** Whether this click changed the alert (false: it was already in that state). */
   applied: boolean;
   alertTitle: string;
+  /** The alert in the console (`{VIGIA_BASE_URL}/alerts/{id}`), linked from the replaced message. */
+  consoleUrl: string;
+  /**
+   * The alert's buttons after the click: Resolve while it is open (and Acknowledge while it is
+   * not acknowledged), none once it is resolved.
+   */
+  actions: { ack: string | null; resolve: string } | null;
 }
 
 export type SlackOutcome =
@@ -101,14 +108,25 @@ export async function receiveSlackAction(
   if (!target.enabled) return { kind: 'refused', reason: 'the destination is disabled' };
   const parsed = parseSlackPayload(req.rawBody);
   if (typeof parsed === 'string') return { kind: 'refused', reason: parsed };
-  const button = readSlackButtonValue(await loadAckKey(ctx), req.destinationId, parsed.value);
+  const key = await loadAckKey(ctx);
+  const button = readSlackButtonValue(key, req.destinationId, parsed.value);
   if (!button) return { kind: 'refused', reason: 'the button was not made by Vigia for this destination' };
   const change = { orgId: target.org_id, destinationId: req.destinationId, alertId: button.alertId, action: button.action, who: parsed.who, address: req.address };
   const result = await txWithRetry(ctx.db, (q) => applyClick(q, ctx.config.baseUrl, change, now));
   if (!result) return { kind: 'refused', reason: 'no alert of this organization matches the button' };
+  const valueFor = (action: SlackAction) => slackButtonValue(key, req.destinationId, button.alertId, action);
   return {
     kind: 'handled',
-    click: { ...change, language: target.language ?? DEFAULT_LANGUAGE, responseUrl: parsed.responseUrl, blocks: parsed.blocks, applied: result.applied, alertTitle: result.title },
+    click: {
+      ...change,
+      language: target.language ?? DEFAULT_LANGUAGE,
+      responseUrl: parsed.responseUrl,
+      blocks: parsed.blocks,
+      applied: result.applied,
+      alertTitle: result.title,
+      consoleUrl: `${ctx.config.baseUrl}/alerts/${encodeURIComponent(button.alertId)}`,
+      actions: result.status === 'open' ? { ack: result.acknowledged ? null : valueFor('ack'), resolve: valueFor('resolve') } : null,
+    },
   };
 }
 
@@ -117,7 +135,7 @@ async function applyClick(
   baseUrl: string,
   c: { orgId: string; destinationId: string; alertId: string; action: SlackAction; who: string; address: string },
   now: Date,
-): Promise<{ applied: boolean; title: string } | null> {
+): Promise<{ applied: boolean; title: string; status: string; acknowledged: boolean } | null> {
   const { rows } = await q.query<{ title: string }>('SELECT title FROM alerts WHERE id = $1 AND org_id = $2', [c.alertId, c.orgId]);
   if (!rows[0]) return null;
   const kind = c.action === 'ack' ? 'acknowledge' : 'resolve';
@@ -134,5 +152,7 @@ async function applyClick(
       at: now,
     });
   }
-  return { applied: row !== null, title: rows[0].title };
+  // The state after the click (this one's, or an earlier change's), for the replaced message's buttons.
+  const { rows: after } = await q.query<{ status: string; acknowledged: boolean }>('SELECT status, acknowledged FROM alerts WHERE id = $1 AND org_id = $2', [c.alertId, c.orgId]);
+  return { applied: row !== null, title: rows[0].title, status: after[0]!.status, acknowledged: after[0]!.acknowledged };
 }

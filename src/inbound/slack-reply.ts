@@ -9,6 +9,7 @@ import type { AppContext } from '../context.js';
 import type { Language } from '../orgs/language.js';
 import { Allowlist } from '../delivery/address-policy.js';
 import { createGuardedSend } from '../delivery/guarded-http.js';
+import { notifyTexts, SLACK_LIMITS, slackActionsBlock, slackActionsBlockId, slackLink } from '../delivery/notify/index.js';
 import type { SlackClick } from './slack-actions.js';
 
 export const SLACK_RESPONSE_HOST = 'hooks.slack.com';
@@ -38,15 +39,33 @@ export function responseUrlAllowed(url: string, allowlist: readonly string[]): b
   return list.hasHost(host) || list.hasAddress(host);
 }
 
-/** The replacement: the original blocks without their buttons, and a line saying who acted. */
+const isActionsOf = (b: unknown, blockId: string) =>
+  !!b && typeof b === 'object' && (b as { type?: unknown }).type === 'actions' && (b as { block_id?: unknown }).block_id === blockId;
+
+/**
+ * The replacement: the original blocks with the clicked alert's buttons as they are now — Resolve
+ * while it is open (after an acknowledgement), none once it is resolved — the other incidents'
+ * buttons of a grouped message untouched, and a line saying who acted, with "Ver no Vigia" when
+ * the kept blocks do not link the alert already.
+ */
 export function replacementBody(click: SlackClick): { replace_original: true; text: string; blocks: unknown[] } {
   const t = TEXTS[click.language];
   const line = (click.applied ? t[click.action] : t.already).replace('{who}', mrkdwn(click.who));
-  const kept = click.blocks.filter((b) => !(b && typeof b === 'object' && (b as { type?: unknown }).type === 'actions')).slice(0, 48);
+  const blockId = slackActionsBlockId(click.alertId);
+  const buttons = click.actions ? slackActionsBlock(click.alertId, click.actions, click.language) : null;
+  let placed = false;
+  const kept = click.blocks.flatMap((b) => {
+    if (!isActionsOf(b, blockId)) return [b];
+    placed = true;
+    return buttons ? [buttons] : [];
+  });
+  const linked = JSON.stringify(kept).includes(click.consoleUrl);
+  const open = linked ? '' : slackLink(click.consoleUrl, notifyTexts.label('open', click.language));
+  const tail = [{ type: 'context', elements: [{ type: 'mrkdwn', text: open ? `${line} · ${open}` : line }] }, ...(buttons && !placed ? [buttons] : [])];
   return {
     replace_original: true,
     text: `${line}: ${mrkdwn(click.alertTitle)}`,
-    blocks: [...kept, { type: 'context', elements: [{ type: 'mrkdwn', text: line }] }],
+    blocks: [...kept.slice(0, SLACK_LIMITS.blocks - tail.length), ...tail],
   };
 }
 

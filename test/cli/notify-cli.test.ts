@@ -1,7 +1,8 @@
 /**
  * `vigia orgs settings` and `vigia destinations create` (docs/notifications.md) against the app
  * listening on loopback: settings shown and changed, an e-mail destination created from
- * flags, bad input refused with the server's or the command's reason.
+ * flags, a Slack one printing the Request URL the server gives, bad input refused with the
+ * server's or the command's reason.
  */
 import { Readable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
@@ -19,7 +20,7 @@ describe('vigia orgs settings / destinations create', () => {
   const out = (l: string) => lines.push(l);
 
   beforeAll(async () => {
-    t = await createTestApp({ env: { VIGIA_SMTP_URL: 'smtp://127.0.0.1:2525', VIGIA_SMTP_FROM: 'alertas@vigia.example.test' } });
+    t = await createTestApp({ env: { VIGIA_SMTP_URL: 'smtp://127.0.0.1:2525', VIGIA_SMTP_FROM: 'alertas@vigia.example.test' }, config: { destinationAllowlist: ['127.0.0.1'] } });
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     target = { url: `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`, token: TEST_ADMIN_TOKEN };
     orgId = (await createOrg(t, { name: 'CLI org' })).id;
@@ -48,5 +49,13 @@ describe('vigia orgs settings / destinations create', () => {
     await expect(destinationBody({ kind: 'pager', name: 'x' }, Readable.from([]))).rejects.toThrow('--kind must be teams, slack or email');
     const slack = await destinationBody({ kind: 'slack', name: 's', urlStdin: true }, Readable.from(['https://hooks.slack.com/services/T0/B0/abc\n']));
     expect(slack).toEqual({ name: 's', kind: 'slack', credentials: { webhookUrl: 'https://hooks.slack.com/services/T0/B0/abc' } });
+  });
+
+  it('creates a Slack destination and prints the Request URL the server gives (its public address, not the one the CLI used)', async () => {
+    lines.length = 0;
+    await createDestination(target, orgId, { kind: 'slack', name: '#bi', urlStdin: true }, Readable.from(['https://127.0.0.1:9/services/T0FAKE01/B0FAKE02/abcdefghijkl\n']), out);
+    const id = /created slack destination #bi: (\S+)/.exec(lines[0]!)![1]!;
+    expect(lines[1]).toBe(`  Slack interactivity Request URL: https://vigia.example.test/api/inbound/v1/slack/${id}`);
+    expect(lines.join('\n')).not.toContain(target.url);
   });
 });

@@ -3,7 +3,8 @@
  * The message preview and the chat / e-mail destination forms in headless Chromium (issue 37
  * item 5): the new-destination form previews the Teams card JSON, the Slack blocks (with the
  * buttons once a signing secret is typed) and the e-mail's subject, text and HTML, in the
- * organization's language; a destination's page previews its own kind and edits it.
+ * organization's language; a destination's page previews its own kind and edits it, and a Slack
+ * destination's page shows the interactivity Request URL the server built from its public address.
  */
 import { describe, expect, it } from 'vitest';
 import { openConsole, useConsoleServer } from '../helpers/console-session.js';
@@ -64,5 +65,27 @@ describe('message preview in Chromium', () => {
     const saved = (await t.admin('GET', `/orgs/${session.orgId}/destinations/${id}`)).json();
     expect(saved).toMatchObject({ name: 'Canal BI (prod)', config: { groupWaitSeconds: 45 }, credentialsSet: true });
     await p.context().close();
+  });
+
+  it('a Slack destination\'s page shows the Request URL the server builds from its public address, not the browser\'s origin', async () => {
+    const server = session.server;
+    const created = await server.t.admin('POST', `/orgs/${session.orgId}/destinations`, {
+      name: '#bi', kind: 'slack', credentials: { webhookUrl: 'https://127.0.0.1:9/services/T0FAKE01/B0FAKE02/abcdefghijkl' },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const id = created.json().id;
+    const p = await openConsole(server, ORG_NAME, { path: '/destinations' });
+    // The operator reaches the console by an internal address; Slack must call the public one.
+    const origin = server.t.ctx.config.baseUrl;
+    server.t.ctx.config.baseUrl = 'http://vigia.contoso.example/monitor';
+    try {
+      await p.goto(`${server.origin}/destinations/${id}`);
+      const shown = p.getByTestId('slack-request-url');
+      await shown.waitFor();
+      expect(await shown.textContent()).toBe(`http://vigia.contoso.example/monitor/api/inbound/v1/slack/${id}`);
+    } finally {
+      server.t.ctx.config.baseUrl = origin;
+      await p.context().close();
+    }
   });
 });

@@ -52,6 +52,7 @@ describe('destinations admin API', () => {
       },
       // Webhooks have no inbound address (connector kinds do: test/connectors/inbound.test.ts).
       inbound: null,
+      slackRequestUrl: null,
       refusedRecipients: null,
       signingSecret: expect.stringMatching(/^whsec_[0-9A-Za-z]{32,}$/),
     });

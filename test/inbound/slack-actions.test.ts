@@ -94,6 +94,11 @@ describe('Slack interactivity', () => {
       payload: body,
     });
   }
+  /** The action ids of the buttons in a message's blocks. */
+  const buttonsOf = (blocks: Array<Record<string, unknown>>) =>
+    blocks.filter((x) => x.type === 'actions').flatMap((x) => (x.elements as Array<{ action_id: string }>).map((e) => e.action_id));
+  const buttonValue = (blocks: Array<Record<string, unknown>>, actionId: string) =>
+    blocks.filter((x) => x.type === 'actions').flatMap((x) => x.elements as Array<{ action_id: string; value: string }>).find((e) => e.action_id === actionId)!.value;
   const alert = async (id: string) => (await t.admin('GET', `/orgs/${orgId}/alerts/${id}`)).json();
   const events = async (d: string, alertId: string) =>
     (await t.ctx.db.query<{ event: string }>('SELECT event FROM deliveries WHERE destination_id = $1 AND alert_id = $2 ORDER BY event_seq', [d, alertId])).rows.map((r) => r.event);
@@ -109,17 +114,60 @@ describe('Slack interactivity', () => {
     await until(async () => responses.replacements.length === 1, 10_000, 'the response_url call');
     const r = responses.replacements[0]!;
     expect(r.text).toContain('Reconhecido por @ana');
-    expect(r.blocks.some((x) => x.type === 'actions')).toBe(false);
     expect(JSON.stringify(r.blocks.at(-1))).toContain('Reconhecido por @ana');
+    // Still open: the acknowledged message keeps Resolver (not Reconhecer) and "Ver no Vigia".
+    expect(buttonsOf(r.blocks)).toEqual(['vigia.resolve']);
+    expect(JSON.stringify(r.blocks)).toContain(`/alerts/${b.alertId}|Ver no Vigia>`);
 
-    // A repeated click changes nothing; Resolver resolves.
+    // A repeated click changes nothing (a message Slack sent without its blocks gets the buttons and link too).
     expect((await click(payload('vigia.ack', b.ack))).statusCode).toBe(200);
     expect(await events(hookDest, b.alertId)).toEqual(['alert.acknowledged']);
-    expect((await click(payload('vigia.resolve', b.resolve))).statusCode).toBe(200);
+    await until(async () => responses.replacements.length === 2, 10_000, 'the second response_url call');
+    expect(buttonsOf(responses.replacements[1]!.blocks)).toEqual(['vigia.resolve']);
+    expect(JSON.stringify(responses.replacements[1]!.blocks)).toContain('|Ver no Vigia>');
+
+    // Resolver on the replaced message (its button acts): resolved, and no action buttons any more.
+    expect((await click(payload('vigia.resolve', buttonValue(r.blocks, 'vigia.resolve'), r.blocks))).statusCode).toBe(200);
     expect((await alert(b.alertId)).status).toBe('resolved');
     expect(await events(hookDest, b.alertId)).toEqual(['alert.acknowledged', 'alert.recovered']);
     await until(async () => responses.replacements.length === 3, 10_000, 'the response_url calls');
-    expect(responses.replacements[2]!.text).toContain('Resolvido por @ana');
+    const resolved = responses.replacements[2]!;
+    expect(resolved.text).toContain('Resolvido por @ana');
+    expect(buttonsOf(resolved.blocks)).toEqual([]);
+    expect(JSON.stringify(resolved.blocks)).toContain('|Ver no Vigia>');
+  });
+
+  it('in English, an acknowledged message keeps "Resolve" and "View in Vigia"; in a grouped message the other incidents keep their buttons', async () => {
+    const en = (await createOrg(t, { language: 'en' })).id;
+    const s = await t.admin('POST', `/orgs/${en}/destinations`, {
+      name: 'bi-en', kind: 'slack', config: { groupWaitSeconds: 30 }, credentials: { webhookUrl: slack.webhookUrl(), appSigningSecret: SIGNING_SECRET },
+    });
+    expect(s.statusCode, s.body).toBe(201);
+    const dest = s.json().id;
+    const [a1, a2] = [await openAlert(t, en, { sourceId: 'en-1', title: 'First' }), await openAlert(t, en, { sourceId: 'en-2', title: 'Second' })];
+    const before = slack.messages.length;
+    clock.advance(31_000);
+    const worker = await startDispatcher(t.ctx);
+    try {
+      await until(async () => slack.messages.length > before, 20_000, 'the grouped Slack message');
+    } finally {
+      await worker.stop();
+    }
+    const blocks = slack.messages.at(-1)!.blocks!;
+    expect(slack.messages.at(-1)!.text).toBe('2 incidents opened');
+    const ackOfFirst = (blocks.find((x) => x.type === 'actions' && x.block_id === `vigia.${a1}`) as { elements: Array<{ action_id: string; value: string }> }).elements[0]!;
+    expect(ackOfFirst.action_id).toBe('vigia.ack');
+    const replaced = responses.replacements.length;
+    expect((await click(payload('vigia.ack', ackOfFirst.value, blocks), { destinationId: dest })).statusCode).toBe(200);
+    await until(async () => responses.replacements.length === replaced + 1, 10_000, 'the response_url call');
+    const r = responses.replacements.at(-1)!;
+    expect(r.text).toBe(':white_check_mark: Acknowledged by @ana: First');
+    const actions = r.blocks.filter((x) => x.type === 'actions') as Array<{ block_id: string; elements: Array<{ action_id: string; text: { text: string } }> }>;
+    expect(Object.fromEntries(actions.map((x) => [x.block_id, x.elements.map((e) => e.text.text)]))).toEqual({
+      [`vigia.${a1}`]: ['Resolve'],
+      [`vigia.${a2}`]: ['Acknowledge', 'Resolve'],
+    });
+    expect(JSON.stringify(r.blocks)).toContain(`/alerts/${a1}|View in Vigia>`);
   });
 
   it('refuses a bad signature (401), an old or future timestamp (401), and a button made for another destination (400)', async () => {

@@ -83,6 +83,30 @@ describe('chat destinations: the webhook URL is a secret with known shapes', () 
     expect(plainHttp.statusCode).toBe(400);
   });
 
+  it('answers a Slack destination\'s interactivity Request URL built from the public address (VIGIA_BASE_URL), not the caller\'s; no connector inbound address for chat kinds', async () => {
+    const s = await create('slack', slack.webhookUrl());
+    const id = s.json().id;
+    const expected = `https://vigia.example.test/api/inbound/v1/slack/${id}`;
+    expect(s.json()).toMatchObject({ slackRequestUrl: expected, inbound: null });
+    // Reached through a proxy under another name: still the configured public address.
+    const viaProxy = await t.admin('GET', `/orgs/${orgId}/destinations/${id}`, undefined, { host: 'internal-lb:8080', 'x-forwarded-host': 'other.example.com', 'x-forwarded-proto': 'http' });
+    expect(viaProxy.statusCode, viaProxy.body).toBe(200);
+    expect(viaProxy.json().slackRequestUrl).toBe(expected);
+    const listed = (await t.admin('GET', `/orgs/${orgId}/destinations`)).json().find((d: { id: string }) => d.id === id);
+    expect(listed.slackRequestUrl).toBe(expected);
+    // The door it names is Slack's: an unsigned post is refused there, not "no such route".
+    expect((await t.app.inject({ method: 'POST', url: new URL(expected).pathname, payload: 'payload=%7B%7D', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).statusCode).toBe(401);
+
+    const tm = (await create('teams', teams.webhookUrl())).json();
+    expect(tm).toMatchObject({ slackRequestUrl: null, inbound: null });
+    // The ITSM connectors' inbound address is not theirs: Teams and Slack have none to turn on.
+    for (const d of [id, tm.id]) {
+      const on = await t.admin('POST', `/orgs/${orgId}/destinations/${d}/inbound`);
+      expect(on.statusCode).toBe(400);
+      expect(on.json().error.message).toBe('only connector destinations have an inbound address');
+    }
+  });
+
   it('refuses the URL outside credentials, unknown fields and a bad group wait', async () => {
     const asUrl = await t.admin('POST', `/orgs/${orgId}/destinations`, { name: 'x', kind: 'slack', url: slack.webhookUrl() });
     expect(asUrl.statusCode).toBe(400);

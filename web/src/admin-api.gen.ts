@@ -4329,7 +4329,7 @@ export interface components {
             id: string;
             /**
              * DestinationInbound
-             * @description Connector destinations only (null for webhooks): the address the tool posts acknowledgements and resolutions to.
+             * @description ITSM connector destinations only (null for webhooks, e-mail, Teams and Slack): the address the tool posts acknowledgements and resolutions to.
              */
             inbound: {
                 applied: number;
@@ -4353,6 +4353,8 @@ export interface components {
             signatureScheme: string | null;
             /** @description Webhooks only, in this answer only. */
             signingSecret?: string;
+            /** @description Slack destinations: the interactivity Request URL to give the Slack app (Interactivity & Shortcuts), built from the instance's public address (VIGIA_BASE_URL); null for other kinds. */
+            slackRequestUrl: string | null;
             /** Format: date-time */
             updatedAt: string;
             url: string | null;
@@ -4462,7 +4464,7 @@ export interface components {
             id: string;
             /**
              * DestinationInbound
-             * @description Connector destinations only (null for webhooks): the address the tool posts acknowledgements and resolutions to.
+             * @description ITSM connector destinations only (null for webhooks, e-mail, Teams and Slack): the address the tool posts acknowledgements and resolutions to.
              */
             inbound: {
                 applied: number;
@@ -4484,6 +4486,8 @@ export interface components {
             refusedRecipients: components["schemas"]["RefusedRecipient"][] | null;
             /** @description Webhooks only; null for connector kinds, which do not sign. */
             signatureScheme: string | null;
+            /** @description Slack destinations: the interactivity Request URL to give the Slack app (Interactivity & Shortcuts), built from the instance's public address (VIGIA_BASE_URL); null for other kinds. */
+            slackRequestUrl: string | null;
             /** Format: date-time */
             updatedAt: string;
             url: string | null;
@@ -4584,7 +4588,7 @@ export interface components {
         };
         /**
          * InboundState
-         * @description Connector destinations only (null for webhooks): the address the tool posts acknowledgements and resolutions to.
+         * @description ITSM connector destinations only (null for webhooks, e-mail, Teams and Slack): the address the tool posts acknowledgements and resolutions to.
          */
         InboundState: {
             applied: number;

@@ -37,6 +37,10 @@ const destinationProperties = {
   updatedAt: instant,
   health: destinationHealthSchema,
   inbound: inboundViewSchema,
+  slackRequestUrl: {
+    type: ['string', 'null'],
+    description: 'Slack destinations: the interactivity Request URL to give the Slack app (Interactivity & Shortcuts), built from the instance\'s public address (VIGIA_BASE_URL); null for other kinds.',
+  },
   refusedRecipients: {
     type: ['array', 'null'],
     description: 'E-mail destinations: the recipients the SMTP relay last refused for good (a 5xx answer), with its reply; null for other kinds.',

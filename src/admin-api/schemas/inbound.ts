@@ -6,7 +6,7 @@ const int = { type: 'integer' } as const;
 export const inboundViewSchema = {
   title: 'DestinationInbound',
   type: ['object', 'null'],
-  description: 'Connector destinations only (null for webhooks): the address the tool posts acknowledgements and resolutions to.',
+  description: 'ITSM connector destinations only (null for webhooks, e-mail, Teams and Slack): the address the tool posts acknowledgements and resolutions to.',
   required: ['url', 'enabled', 'lastEventAt', 'applied', 'ignored', 'refused', 'lastRefusal'],
   properties: {
     url: str,

@@ -4,5 +4,5 @@ export { buildNotificationMessage, updateKindOf, type MessageContext, type Notif
 export { loadMessageContext, loadNotifySettings } from './context.js';
 export { notifyTexts, formatInstant, firstSentence } from './texts.js';
 export { renderTeams, TEAMS_MAX_BYTES, ADAPTIVE_CARD_CONTENT_TYPE } from './teams-card.js';
-export { renderSlack, SLACK_LIMITS } from './slack-blocks.js';
+export { renderSlack, SLACK_LIMITS, slackActionsBlock, slackActionsBlockId, slackLink } from './slack-blocks.js';
 export { cardText, mrkdwn, oneLine } from './escape.js';

@@ -4,6 +4,7 @@
  * (SLACK_LIMITS, from vendor-specs chat-and-email §2.4). Platform text is always mrkdwn-escaped
  * (escape.ts); `plain_text` (headers) carries only Vigia's own words. Severity is a coloured emoji and a word (blocks carry no colour). Pure.
  */
+import type { Language } from '../../orgs/language.js';
 import type { NotificationItem, NotificationMessage } from './message.js';
 import { cut, mrkdwn, mrkdwnUrl } from './escape.js';
 import { notifyTexts as T } from './texts.js';
@@ -25,9 +26,11 @@ type Json = Record<string, unknown>;
 const plain = (t: string, max: number): Json => ({ type: 'plain_text', text: cut(t, max), emoji: true });
 const md = (t: string, max: number): Json => ({ type: 'mrkdwn', text: cut(t, max) });
 
-function link(url: string, label: string): string {
+/** A mrkdwn link, or nothing when the URL is over Slack's limit. */
+export function slackLink(url: string, label: string): string {
   return url.length > SLACK_LIMITS.url ? '' : `<${mrkdwnUrl(url)}|${label}>`;
 }
+const link = slackLink;
 
 function linksLine(item: NotificationItem, m: NotificationMessage): string {
   const parts = [link(item.consoleUrl, T.label('open', m.locale))];
@@ -52,16 +55,24 @@ function itemBlocks(item: NotificationItem, m: NotificationMessage): Json[] {
   return blocks;
 }
 
-/** Acknowledge / Resolve buttons that post to Vigia's Slack door (docs/notifications.md, "Slack app: buttons that act"). */
 function actionsBlock(item: NotificationItem, m: NotificationMessage): Json | null {
-  const a = item.slackActions;
-  if (!a) return null;
+  return item.slackActions ? slackActionsBlock(item.alertId, item.slackActions, m.locale) : null;
+}
+
+/** The block id of an incident's buttons: how a click's message replacement finds them again. */
+export const slackActionsBlockId = (alertId: string): string => `vigia.${alertId}`.slice(0, 255);
+
+/**
+ * Acknowledge / Resolve buttons that post to Vigia's Slack door (docs/notifications.md, "Slack
+ * app: buttons that act"): Acknowledge only while the incident is unacknowledged.
+ */
+export function slackActionsBlock(alertId: string, a: { ack: string | null; resolve: string }, locale: Language): Json {
   const button = (id: string, label: string, value: string, style?: 'primary') => ({ type: 'button', action_id: id, text: plain(label, 75), value, ...(style ? { style } : {}) });
   const elements = [
-    ...(a.ack ? [button('vigia.ack', T.label('acknowledge', m.locale), a.ack, 'primary')] : []),
-    button('vigia.resolve', T.label('resolve', m.locale), a.resolve),
+    ...(a.ack ? [button('vigia.ack', T.label('acknowledge', locale), a.ack, 'primary')] : []),
+    button('vigia.resolve', T.label('resolve', locale), a.resolve),
   ];
-  return { type: 'actions', block_id: `vigia.${item.alertId}`.slice(0, 255), elements };
+  return { type: 'actions', block_id: slackActionsBlockId(alertId), elements };
 }
 
 function singleBlocks(m: NotificationMessage): Json[] {

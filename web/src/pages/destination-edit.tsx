@@ -59,9 +59,10 @@ export function ChatEmailEdit(props: { orgId: string; destination: Destination; 
         )}
         {d.kind === 'slack' && <TextField id="edit-secret" label={t('slackSigningSecret')} type="password" autoComplete="off" value={secret} onInput={input(setSecret)} />}
       </ActionForm>
-      {d.kind === 'slack' && (
+      {d.slackRequestUrl && (
         <p class="card">
-          {t('slackRequestUrl')}: <code data-testid="slack-request-url">{`${location.origin}/api/inbound/v1/slack/${d.id}`}</code>
+          {/* The server builds it from its public address: behind a proxy the browser's origin is not what Slack must call. */}
+          {t('slackRequestUrl')}: <code data-testid="slack-request-url">{d.slackRequestUrl}</code>
         </p>
       )}
       <MessagePreview orgId={props.orgId} kind={d.kind} />
