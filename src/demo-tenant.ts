@@ -210,7 +210,8 @@ async function demoOrgAndReceiver(ctx: RunningService['ctx'], cert: ReturnType<t
   const apiKey = (await createApiKey(ctx, org.id, { name: 'demo live (all scopes)', scopes: API_SCOPES })).key;
   const port = await freePort();
   const destination = await createDestination(ctx, org.id, { name: 'demo receiver', kind: 'webhook', url: `https://localhost:${port}/` });
-  if (withEmail) await createDestination(ctx, org.id, { name: 'demo e-mail', kind: 'email', config: { recipients: ['bi-team@demo.vigia.test'] } });
+  // Each opening at once (groupWaitSeconds 0): the live story is short, a 30 s group window would outlast its steps.
+  if (withEmail) await createDestination(ctx, org.id, { name: 'demo e-mail', kind: 'email', config: { recipients: ['bi-team@demo.vigia.test'], groupWaitSeconds: 0 } });
   const received: string[] = [];
   const receiver = await startListener({
     secret: destination.signingSecret!,
