@@ -52,7 +52,8 @@ async function endToEnd(smtp: SmtpFake): Promise<{ seconds: number; rate: number
   const ctx = await context(smtp.url());
   try {
     const orgId = await insertOrg(ctx);
-    await createDestination(ctx, orgId, { name: 'bench', kind: 'email', config: { recipients: ['bench@example.com'] } });
+    // One message per incident (groupWaitSeconds 0): the rate measured is of messages, not of grouped bursts.
+    await createDestination(ctx, orgId, { name: 'bench', kind: 'email', config: { recipients: ['bench@example.com'], groupWaitSeconds: 0 } });
     await emitMany(ctx, orgId, N);
     const before = smtp.count;
     const t0 = performance.now();

@@ -224,7 +224,9 @@ async function demoOrgAndReceiver(ctx: RunningService['ctx'], cert: ReturnType<t
   const apiKey = (await createApiKey(ctx, org.id, { name: 'demo live (all scopes)', scopes: API_SCOPES })).key;
   const port = await freePort();
   const destination = await createDestination(ctx, org.id, { name: 'demo receiver', kind: 'webhook', url: `https://localhost:${port}/` });
-  if (withEmail) await createDestination(ctx, org.id, { name: 'demo e-mail', kind: 'email', config: { recipients: ['bi-team@demo.vigia.test'] } });
+  // E-mail sends each opening at once (groupWaitSeconds 0: one .eml thread per incident to open);
+  // Teams keeps the default 30 s window, so its cards show the grouping.
+  if (withEmail) await createDestination(ctx, org.id, { name: 'demo e-mail', kind: 'email', config: { recipients: ['bi-team@demo.vigia.test'], groupWaitSeconds: 0 } });
   await createDestination(ctx, org.id, { name: 'demo Teams', kind: 'teams', credentials: { webhookUrl: teamsUrl } });
   const received: string[] = [];
   const receiver = await startListener({

@@ -11,8 +11,7 @@ import { performAttempt } from './attempt.js';
 import type { GuardedSend } from './guarded-http.js';
 import type { SignatureScheme } from './signing.js';
 import type { FinishedAttempt } from './outcomes.js';
-import { getConnector } from './connectors/index.js';
-import { gatherGroup, type GroupMember } from './grouping.js';
+import { gatherGroup, groupsOpenings, type GroupMember } from './grouping.js';
 
 /**
  * The lease is 4 × timeout + 5 s; a row that waited under 5 s still has at least 4 × timeout
@@ -82,7 +81,7 @@ export async function runHeldRow(d: AttemptRunnerDeps, row: ClaimedRow, waitedMs
 
 /** The other pending openings of the row's group, leased to this worker; none for other rows. */
 async function groupMembers(d: AttemptRunnerDeps, row: ClaimedRow): Promise<GroupMember[]> {
-  if (!row.group_id || row.event !== 'alert.opened' || !getConnector(row.kind)?.groupsOpenings) return [];
+  if (!row.group_id || row.event !== 'alert.opened' || !groupsOpenings(row.kind)) return [];
   const now = d.ctx.clock.now();
   return gatherGroup(d.db, { id: row.id, destinationId: row.destination_id, groupId: row.group_id }, { now, leaseUntil: new Date(now.getTime() + d.leaseMs), workerId: d.workerId });
 }

@@ -8,8 +8,7 @@ import type { ConnectorResult, DeliveryBody, Send } from './connectors/types.js'
 import { getConnector } from './connectors/index.js';
 import { getDeliverer } from './deliverers.js';
 import { deliverWebhook } from './webhook.js';
-import { loadMessageContext, loadNotifySettings } from './notify/index.js';
-import { loadAckKey, loadAckUrls, loadSlackActions } from './ack-links.js';
+import { loadNotificationMessage } from './notify/index.js';
 import type { SignatureScheme } from './signing.js';
 
 /** What the pipeline knows about a delivery when it attempts it. */
@@ -68,24 +67,6 @@ function bound(text: string): string {
   return text.length > 500 ? `${text.slice(0, 497)}...` : text;
 }
 
-/**
- * The organization's language and time zone, the alerts' tenant and root cause, and the
- * acknowledge links (Slack button values with an app signing secret) of the open ones, for a
- * message for people (docs/notifications.md, "Acknowledge from the message").
- */
-async function messageFor(ctx: AppContext, d: { orgId: string; destinationId: string; kind: string }, credentials: Record<string, string>, bodies: DeliveryBody[]) {
-  const alertIds = bodies.filter((b) => !b.test).map((b) => b.alert.id);
-  const key = await loadAckKey(ctx);
-  const scope = { orgId: d.orgId, destinationId: d.destinationId, alertIds, now: ctx.clock.now() };
-  const [settings, context, ackUrls, slackActions] = await Promise.all([
-    loadNotifySettings(ctx.db, d.orgId),
-    loadMessageContext(ctx.db, d.orgId, alertIds),
-    loadAckUrls(ctx.db, key, ctx.config.baseUrl, scope),
-    d.kind === 'slack' && credentials.appSigningSecret ? loadSlackActions(ctx.db, key, scope) : undefined,
-  ]);
-  return { settings, context: { ...context, ackUrls, ...(slackActions ? { slackActions } : {}) } };
-}
-
 export async function performAttempt(ctx: AppContext, send: Send, d: AttemptInput): Promise<AttemptOutcome> {
   const startedAt = ctx.clock.now();
   const t0 = performance.now();
@@ -117,6 +98,7 @@ export async function performAttempt(ctx: AppContext, send: Send, d: AttemptInpu
         ref: d.ref,
         attempt: d.attempt,
         previousOutcomeUnknown: d.previousOutcomeUnknown,
+        ...(d.groupBodies && d.groupBodies.length > 0 ? { groupBodies: d.groupBodies } : {}),
       });
     } else {
       const connector = getConnector(d.kind);
@@ -125,7 +107,8 @@ export async function performAttempt(ctx: AppContext, send: Send, d: AttemptInpu
         const body = JSON.parse(d.body) as DeliveryBody;
         const group = d.groupBodies && d.groupBodies.length > 0 ? [body, ...d.groupBodies.map((b) => JSON.parse(b) as DeliveryBody)] : undefined;
         const credentials = d.credentialsSealed ? ctx.sealer.openJson<Record<string, string>>(d.credentialsSealed) : {};
-        const message = connector.notifies ? await messageFor(ctx, d, credentials, group ?? [body]) : undefined;
+        const scope = { orgId: d.orgId, destinationId: d.destinationId, slackActions: d.kind === 'slack' && Boolean(credentials.appSigningSecret) };
+        const message = connector.notifies ? await loadNotificationMessage(ctx, scope, group ?? [body]) : undefined;
         result = await connector.deliver(
           {
             body,

@@ -20,6 +20,12 @@ export interface DelivererAttempt {
   ref: Record<string, unknown> | null;
   attempt: number;
   previousOutcomeUnknown: boolean;
+  /**
+   * Kinds that group openings (KindRules.groupsOpenings): the stored bodies of the group's other
+   * openings this attempt carries (src/delivery/grouping.ts), sent in the same message; each of
+   * their deliveries gets this attempt's outcome.
+   */
+  groupBodies?: string[];
 }
 
 /** A destination's Test action, in the shape of POST …/destinations/{id}/test. */

@@ -86,7 +86,7 @@ export async function planFanOut(q: Queryable, event: PendingEvent, now: Date, s
     return planned(event, d.id, now);
   });
   if (event.event === 'alert.opened') {
-    await assignGroups(q, event.orgId, plans.map((p, i) => ({ planned: p, alertId: event.alertId, destination: destinations[i]! })), now);
+    await assignGroups(q, event.orgId, plans.map((p, i) => ({ planned: p, alertId: event.alertId, severity: event.snapshot.severity, destination: destinations[i]! })), now);
   }
   return plans;
 }
@@ -106,7 +106,7 @@ export async function planFanOutBatch(q: Queryable, events: PendingEvent[], now:
     if (event.event !== 'alert.opened' && destinations.some((d) => d.enabled && d.kind !== 'webhook')) return null;
     const plans = destinations.map((d) => (d.enabled ? planned(event, d.id, now) : planned(event, d.id, now, 'skipped', DESTINATION_DISABLED_REASON)));
     if (event.event === 'alert.opened') {
-      for (const [i, p] of plans.entries()) openings.push({ planned: p, alertId: event.alertId, destination: destinations[i]! });
+      for (const [i, p] of plans.entries()) openings.push({ planned: p, alertId: event.alertId, severity: event.snapshot.severity, destination: destinations[i]! });
     }
     out.push(plans);
   }

@@ -1,8 +1,9 @@
 /**
- * Grouped openings (docs/notifications.md, "No floods"), for the kinds whose connector
- * `groupsOpenings` (teams, slack): per destination, incidents that open within its
- * `groupWaitSeconds` and share a tenant — or, for incidents without one, a root cause — go out
- * as ONE message, as Alertmanager's group_wait does.
+ * Grouped openings (docs/notifications.md, "No floods"), for the kinds whose rules say
+ * `groupsOpenings` — connectors (teams, slack) and deliverers (email) alike: per destination,
+ * incidents that open within its `groupWaitSeconds` and share a tenant — or, for incidents
+ * without one, a root cause — go out as ONE message, as Alertmanager's group_wait does. An
+ * opening the kind keeps apart (`keepsOpeningApart`: e-mail's `info` digest) is never grouped.
  *
  * - Fan-out (assignGroups): the first opening of a key at a destination leads a new group, due
  *   `groupWaitSeconds` later; each later opening of that key joins it while it is still
@@ -20,7 +21,9 @@
 import type { Queryable } from '../db/index.js';
 import type { PlannedDelivery } from '../outbox/index.js';
 import { getConnector } from './connectors/index.js';
-import { groupWaitSeconds } from './connectors/chat.js';
+import type { KindRules } from './connectors/types.js';
+import { getDeliverer } from './deliverers.js';
+import { groupWaitSeconds } from './group-wait.js';
 import type { DestinationRow } from './destinations.js';
 
 /** Members one attempt carries at most (the rest gather again behind the next attempt). */
@@ -29,12 +32,25 @@ export const MAX_GROUP_MEMBERS = 2000;
 export interface GroupCandidate {
   planned: PlannedDelivery;
   alertId: string;
+  /** The opening incident's severity (a kind may keep some apart). */
+  severity: string;
   destination: DestinationRow;
 }
 
-/** The destination groups openings and waits for them (groupWaitSeconds > 0). */
-export function groupsAt(d: DestinationRow): number {
-  return getConnector(d.kind)?.groupsOpenings ? groupWaitSeconds(d.config) : 0;
+function rulesOf(kind: string): KindRules | undefined {
+  return getConnector(kind) ?? getDeliverer(kind);
+}
+
+/** The kind sends a group of openings as one message (its leader's attempt carries the members). */
+export function groupsOpenings(kind: string): boolean {
+  return rulesOf(kind)?.groupsOpenings === true;
+}
+
+/** How long this opening waits for others at the destination; 0 when it goes out on its own. */
+export function groupsAt(d: Pick<DestinationRow, 'kind' | 'config'>, opening: { severity: string }): number {
+  const rules = rulesOf(d.kind);
+  if (!rules?.groupsOpenings || rules.keepsOpeningApart?.(d.config, opening)) return 0;
+  return groupWaitSeconds(d.config);
 }
 
 async function groupKeys(q: Queryable, orgId: string, alertIds: string[]): Promise<Map<string, string>> {
@@ -78,7 +94,7 @@ async function gatheringGroups(q: Queryable, orgId: string, destinations: string
  * Changes the planned deliveries in place.
  */
 export async function assignGroups(q: Queryable, orgId: string, candidates: GroupCandidate[], now: Date): Promise<void> {
-  const eligible = candidates.filter((c) => c.planned.status === 'pending' && groupsAt(c.destination) > 0);
+  const eligible = candidates.filter((c) => c.planned.status === 'pending' && groupsAt(c.destination, c) > 0);
   if (eligible.length === 0) return;
   const keys = await groupKeys(q, orgId, [...new Set(eligible.map((c) => c.alertId))]);
   const keyOf = (c: GroupCandidate) => keys.get(c.alertId) ?? 'org';
@@ -90,7 +106,7 @@ export async function assignGroups(q: Queryable, orgId: string, candidates: Grou
     const slot = `${c.destination.id}|${key}`;
     let group = open.get(slot);
     if (!group) {
-      group = { id: c.planned.id, dueAt: new Date(now.getTime() + groupsAt(c.destination) * 1000) };
+      group = { id: c.planned.id, dueAt: new Date(now.getTime() + groupsAt(c.destination, c) * 1000) };
       open.set(slot, group);
     }
     c.planned.groupKey = key;

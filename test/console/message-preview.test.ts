@@ -4,7 +4,8 @@
  * item 5): the new-destination form previews the Teams card JSON, the Slack blocks (with the
  * buttons once a signing secret is typed) and the e-mail's subject, text and HTML, in the
  * organization's language; a destination's page previews its own kind and edits it, and a Slack
- * destination's page shows the interactivity Request URL the server built from its public address.
+ * destination's page shows the interactivity Request URL the server built from its public address;
+ * the e-mail form offers the group window as Teams' and Slack's do.
  */
 import { describe, expect, it } from 'vitest';
 import { openConsole, useConsoleServer } from '../helpers/console-session.js';
@@ -87,5 +88,30 @@ describe('message preview in Chromium', () => {
       server.t.ctx.config.baseUrl = origin;
       await p.context().close();
     }
+  });
+
+  it('the e-mail form offers the group window: created with it, and edited on the destination page keeping recipients and digest', async () => {
+    const t = session.server.t;
+    const p = await openConsole(session.server, ORG_NAME, { path: '/destinations' });
+    await p.locator('#dest-kind').selectOption('email');
+    await p.getByLabel('Nome', { exact: true }).fill('Time de BI');
+    await p.getByLabel('Destinatários (e-mails separados por vírgula)').fill('bi@example.com, ops@example.com');
+    await p.getByLabel('Agrupar aberturas por (segundos, padrão 30)').fill('60');
+    await p.getByRole('button', { name: 'Criar' }).click();
+    await p.getByRole('link', { name: 'Time de BI' }).waitFor();
+    const list = (await t.admin('GET', `/orgs/${session.orgId}/destinations`)).json() as { id: string; name: string; config: Record<string, unknown> }[];
+    const created = list.find((d) => d.name === 'Time de BI')!;
+    expect(created.config).toEqual({ recipients: ['bi@example.com', 'ops@example.com'], groupWaitSeconds: 60 });
+    expect((await t.admin('PATCH', `/orgs/${session.orgId}/destinations/${created.id}`, { config: { ...created.config, digest: 'daily' } })).statusCode).toBe(200);
+    await p.goto(`${session.server.origin}/destinations/${created.id}`);
+    const form = p.getByTestId('edit-destination');
+    const wait = form.getByLabel('Agrupar aberturas por (segundos, padrão 30)');
+    await expect.poll(() => wait.inputValue()).toBe('60');
+    await wait.fill('0');
+    await form.getByRole('button', { name: 'Salvar' }).click();
+    await form.getByText('Configurações salvas.').waitFor();
+    const saved = (await t.admin('GET', `/orgs/${session.orgId}/destinations/${created.id}`)).json();
+    expect(saved.config).toEqual({ recipients: ['bi@example.com', 'ops@example.com'], digest: 'daily', groupWaitSeconds: 0 });
+    await p.context().close();
   });
 });

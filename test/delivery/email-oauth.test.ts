@@ -66,7 +66,7 @@ describe('e-mail through a relay that takes OAuth (XOAUTH2) only', () => {
   });
 
   async function emailDestination(app: TestApp, orgId: string, recipients: string[]): Promise<string> {
-    const res = await app.admin('POST', `/orgs/${orgId}/destinations`, { name: 'BI (M365)', kind: 'email', config: { recipients } });
+    const res = await app.admin('POST', `/orgs/${orgId}/destinations`, { name: 'BI (M365)', kind: 'email', config: { recipients, groupWaitSeconds: 0 } });
     expect(res.statusCode, res.body).toBe(201);
     return res.json().id;
   }

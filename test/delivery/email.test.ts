@@ -52,8 +52,9 @@ describe('email destinations through a real SMTP server (STARTTLS, AUTH)', () =>
     await smtp.stop();
   });
 
+  /** Each opening on its own and at once (groupWaitSeconds 0): grouping has its own tests (email-grouping.test.ts). */
   async function emailDestination(orgId: string, recipients: string[]): Promise<string> {
-    const res = await t.admin('POST', `/orgs/${orgId}/destinations`, { name: 'BI team', kind: 'email', config: { recipients } });
+    const res = await t.admin('POST', `/orgs/${orgId}/destinations`, { name: 'BI team', kind: 'email', config: { recipients, groupWaitSeconds: 0 } });
     expect(res.statusCode, res.body).toBe(201);
     return res.json().id;
   }
@@ -81,6 +82,14 @@ describe('email destinations through a real SMTP server (STARTTLS, AUTH)', () =>
     const digest = await t.admin('POST', `/orgs/${org.id}/destinations`, { name: 'bad', kind: 'email', config: { recipients: ['a@example.com'], digest: 'weekly' } });
     expect(digest.statusCode).toBe(400);
     expect(digest.json().error.message).toMatch(/config\.digest/);
+    for (const groupWaitSeconds of [-1, 3601, 1.5, '30']) {
+      const res = await t.admin('POST', `/orgs/${org.id}/destinations`, { name: 'bad', kind: 'email', config: { recipients: ['a@example.com'], groupWaitSeconds } });
+      expect(res.statusCode, JSON.stringify(groupWaitSeconds)).toBe(400);
+      expect(res.json().error.message).toMatch(/config\.groupWaitSeconds must be an integer from 0 to 3600/);
+    }
+    const ok = await t.admin('POST', `/orgs/${org.id}/destinations`, { name: 'ok', kind: 'email', config: { recipients: ['a@example.com'], groupWaitSeconds: 120 } });
+    expect(ok.statusCode, ok.body).toBe(201);
+    expect(ok.json().config).toEqual({ recipients: ['a@example.com'], groupWaitSeconds: 120 });
   });
 
   it('sends multipart text + HTML over STARTTLS with AUTH, one thread per incident, escaped and header-safe', async () => {
@@ -269,7 +278,7 @@ describe('email over implicit TLS (smtps://) and a refused login', () => {
   it('delivers over implicit TLS', async () => {
     t = await createTestApp({ env: { VIGIA_SMTP_URL: smtp.url(), VIGIA_SMTP_FROM: 'alertas@vigia.example.test' } });
     const org = await createOrg(t);
-    const res = await t.admin('POST', `/orgs/${org.id}/destinations`, { name: 'tls', kind: 'email', config: { recipients: ['tls@example.com'] } });
+    const res = await t.admin('POST', `/orgs/${org.id}/destinations`, { name: 'tls', kind: 'email', config: { recipients: ['tls@example.com'], groupWaitSeconds: 0 } });
     expect(res.statusCode).toBe(201);
     await openAlert(t, org.id);
     worker = await startDispatcher(t.ctx);
@@ -282,7 +291,7 @@ describe('email over implicit TLS (smtps://) and a refused login', () => {
   it('a refused login is retried with an error naming the authentication, never the password', async () => {
     t = await createTestApp({ env: { VIGIA_SMTP_URL: smtp.url('wrong-password-9'), VIGIA_SMTP_FROM: 'alertas@vigia.example.test' } });
     const org = await createOrg(t);
-    const dest = (await t.admin('POST', `/orgs/${org.id}/destinations`, { name: 'auth', kind: 'email', config: { recipients: ['auth@example.com'] } })).json().id;
+    const dest = (await t.admin('POST', `/orgs/${org.id}/destinations`, { name: 'auth', kind: 'email', config: { recipients: ['auth@example.com'], groupWaitSeconds: 0 } })).json().id;
     await openAlert(t, org.id, { sourceId: 'gw-auth' });
     worker = await startDispatcher(t.ctx);
     await worker.pass();

@@ -30,7 +30,7 @@ describe('acknowledge link in an e-mail', () => {
 
   it('carries Reconhecer; GET does not act, POST does; the webhook is told, the e-mail destination is not', async () => {
     const org = await createOrg(t);
-    const email = await t.admin('POST', `/orgs/${org.id}/destinations`, { name: 'BI team', kind: 'email', config: { recipients: ['bi@example.com'] } });
+    const email = await t.admin('POST', `/orgs/${org.id}/destinations`, { name: 'BI team', kind: 'email', config: { recipients: ['bi@example.com'], groupWaitSeconds: 0 } });
     expect(email.statusCode, email.body).toBe(201);
     const hook = await t.admin('POST', `/orgs/${org.id}/destinations`, { name: 'hook', kind: 'webhook', url: 'https://127.0.0.1:9/hook', filter: { events: ['alert.acknowledged'] } });
     expect(hook.statusCode, hook.body).toBe(201);

@@ -2,7 +2,8 @@
  * Which openings share a message (delivery/grouping.ts), as fan-out writes them: per destination,
  * openings within groupWaitSeconds that share a tenant — or, without one, a root cause — join the
  * first one's group and its due time; another tenant, a later window, a wait of 0 or a webhook
- * destination do not group.
+ * destination do not group. E-mail destinations group the same way, except the `info` openings
+ * their digest takes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
@@ -71,6 +72,36 @@ describe('grouped openings at fan-out', () => {
       expect(at(hook, id)).toMatchObject({ group_key: null, group_id: null });
     }
     expect(due(noWait, a3)).toBe('2026-06-15T12:00:35.000Z');
+  });
+
+  it('e-mail destinations group openings too; an info opening at a destination with a digest stays out of groups', async () => {
+    const org = await createOrg(t);
+    const mk = async (config: Record<string, unknown>) => {
+      const res = await t.admin('POST', `/orgs/${org.id}/destinations`, { name: 'mail', kind: 'email', config: { recipients: ['bi@example.com'], ...config } });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().id as string;
+    };
+    const mail = await mk({});
+    const digest = await mk({ digest: 'hourly' });
+    const noWait = await mk({ groupWaitSeconds: 0 });
+    const alert = async (severity: 'error' | 'info') => {
+      const id = await insertAlert(t.ctx, org.id, { severity });
+      await t.ctx.db.query("UPDATE alerts SET tenant_ref = 'ten_mail' WHERE id = $1", [id]);
+      await emit(t.ctx, org.id, 'alert.opened', { alertId: id, snapshot: { severity } });
+      return id;
+    };
+    const e1 = await alert('error');
+    const i1 = await alert('info');
+    const e2 = await alert('error');
+    const { rows } = await t.ctx.db.query<{ id: string; destination_id: string; alert_id: string; group_id: string | null }>(
+      'SELECT id, destination_id, alert_id, group_id FROM deliveries WHERE org_id = $1',
+      [org.id],
+    );
+    const at = (dest: string, alertId: string) => rows.find((r) => r.destination_id === dest && r.alert_id === alertId)!;
+    for (const id of [e1, i1, e2]) expect(at(mail, id).group_id).toBe(at(mail, e1).id);
+    expect(at(digest, e2).group_id).toBe(at(digest, e1).id);
+    expect(at(digest, i1).group_id).toBeNull();
+    for (const id of [e1, i1, e2]) expect(at(noWait, id).group_id).toBeNull();
   });
 
   it('two transactions opening the first incidents of one tenant at once make one group, not two', async () => {

@@ -5,7 +5,7 @@
  * limits are the pipeline's job, never the connector's.
  */
 import type { DeliveryBody } from '../../outbox/index.js';
-import type { MessageContext, NotifySettings } from '../notify/index.js';
+import type { NotificationMessage } from '../notify/index.js';
 
 export type { DeliveryBody };
 
@@ -56,12 +56,16 @@ export interface ConnectorDelivery {
   /** True when an earlier attempt of this delivery ended without a known outcome (timeout, reset). */
   previousOutcomeUnknown: boolean;
   /**
-   * Kinds that group openings (Connector.groupsOpenings): every body this attempt carries — the
+   * Kinds that group openings (KindRules.groupsOpenings): every body this attempt carries — the
    * delivery's own first, then the group's other openings (src/delivery/grouping.ts).
    */
   group?: DeliveryBody[];
-  /** Kinds that write messages for people (Connector.notifies): the organization's language, time zone and per-alert facts. */
-  message?: { settings: NotifySettings; context: MessageContext };
+  /**
+   * Kinds that write messages for people (Connector.notifies): the message of every body this
+   * attempt carries, in the organization's language and time zone, with the per-alert facts and
+   * acknowledge links (src/delivery/notify/load.ts).
+   */
+  message?: NotificationMessage;
 }
 
 export type ConnectorResult =
@@ -80,6 +84,16 @@ export interface KindRules {
   configFields: readonly string[];
   /** The config fields holding URLs that must pass destination safety (e.g. ['instanceUrl']). */
   urlFields(config: Record<string, unknown>): string[];
+  /**
+   * Openings that arrive within the destination's `config.groupWaitSeconds` and share a tenant or
+   * a root cause go out as one message (src/delivery/grouping.ts): teams, slack, email.
+   */
+  groupsOpenings?: true;
+  /**
+   * An opening of this severity that a destination with this config handles on its own path
+   * and never groups (e-mail: an `info` one that goes into the destination's digest).
+   */
+  keepsOpeningApart?(config: Record<string, unknown>, opening: { severity: string }): boolean;
 }
 
 export interface Connector extends KindRules {
@@ -87,9 +101,4 @@ export interface Connector extends KindRules {
   deliver(delivery: ConnectorDelivery, send: Send): Promise<ConnectorResult>;
   /** Writes messages for people: the pipeline passes `message` (language, time zone, tenant, root cause). */
   notifies?: true;
-  /**
-   * Openings that arrive within the destination's `groupWaitSeconds` and share a tenant or a
-   * root cause go out as one message (src/delivery/grouping.ts).
-   */
-  groupsOpenings?: true;
 }

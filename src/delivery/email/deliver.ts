@@ -1,50 +1,38 @@
 /**
- * One attempt of an e-mail delivery: a message per recipient (each carries its own one-click
- * unsubscribe), all through the pooled SMTP connection. Recipients that already took this
- * delivery's message are skipped, so a retry never mails anyone twice. Outcome:
+ * One attempt of an e-mail delivery — for a grouped opening, of its whole group (the incidents
+ * listed in one message; src/delivery/grouping.ts): a message per recipient (each carries its own
+ * one-click unsubscribe), all through the pooled SMTP connection. Recipients that already took
+ * this attempt's message (kept under the sending delivery: a group's leader) are skipped, so a
+ * retry never mails anyone twice. Outcome, shared by every delivery of a group:
  *   every remaining recipient accepted or refused for good → succeeded (refusals are marked on
  *     the recipients, not the destination), or abandoned when none at all accepted it;
  *   the relay down, a 4xx answer, TLS or authentication failing → retry by the retry policy;
  *   the message itself refused for good (5xx to MAIL FROM / DATA) → abandoned.
  * An `info` opening at a destination with a digest is recorded for its period instead (digest.ts sends it).
+ * The message's Message-ID is the thread root of every incident it announced (the opening's
+ * reference, stored for each delivery of the group), so their later updates reply to it.
  */
 import type { AppContext } from '../../context.js';
 import type { DeliveryBody } from '../../outbox/index.js';
 import type { ConnectorResult } from '../connectors/types.js';
 import type { DelivererAttempt } from '../deliverer-types.js';
-import { buildNotificationMessage, loadMessageContext, type NotificationMessage } from '../notify/index.js';
-import { loadAckKey, loadAckUrls } from '../ack-links.js';
+import { loadNotificationMessage, type NotificationMessage } from '../notify/index.js';
 import { periodEnd, recordDigestItem } from './digest-store.js';
 import type { Mailer } from './mailer.js';
 import { buildMessage, messageIdFor, threadRoot } from './message.js';
 import { renderEmail } from './render.js';
 import { normalizeAddress, readEmailConfig, type Digest } from './rules.js';
 import { classifySmtpError } from './smtp-errors.js';
-import { markRefused, orgMailSettings, recordAccepted, type OrgMailSettings } from './store.js';
+import { markRefused, orgMailSettings, recordAccepted, type OrgMailSettings, type SendProgress } from './store.js';
 import { unsubscribeUrl } from './tokens.js';
 
 export const NO_RELAY = 'no SMTP relay: set VIGIA_SMTP_URL and VIGIA_SMTP_FROM';
 
-/**
- * The notification message of delivery bodies, with the facts a body does not carry (tenant, root
- * cause) and, given the destination, the acknowledge links of its open, unacknowledged incidents
- * (src/delivery/ack-links.ts; an opening or an escalation, not a test).
- */
-export async function messageOf(ctx: AppContext, bodies: DeliveryBody[], s: OrgMailSettings, destinationId?: string): Promise<NotificationMessage> {
-  const context = await loadMessageContext(ctx.db, s.orgId, bodies.map((b) => b.alert.id));
-  const linked = bodies.filter((b) => !b.test && (b.event === 'alert.opened' || b.event === 'alert.escalated')).map((b) => b.alert.id);
-  if (destinationId && linked.length > 0) {
-    const ackUrls = await loadAckUrls(ctx.db, await loadAckKey(ctx), ctx.config.baseUrl, { orgId: s.orgId, destinationId, alertIds: linked, now: ctx.clock.now() });
-    return buildNotificationMessage(bodies, { language: s.language, timeZone: s.timeZone }, { ...context, ackUrls });
-  }
-  return buildNotificationMessage(bodies, { language: s.language, timeZone: s.timeZone }, context);
-}
-
 export interface SendPlan {
   ctx: AppContext;
   mailer: Mailer;
-  /** The delivery whose message this is; null for a digest (nothing recorded per recipient). */
-  deliveryId: string | null;
+  /** Where each recipient's acceptance is kept (a delivery, a digest); null for a test send. */
+  progress: SendProgress | null;
   destinationId: string;
   model: NotificationMessage;
   settings: OrgMailSettings;
@@ -53,7 +41,6 @@ export interface SendPlan {
   inReplyTo: string | null;
   digest?: Digest;
 }
-
 export interface SendTally {
   accepted: number;
   refused: string[];
@@ -81,7 +68,7 @@ export async function sendToRecipients(p: SendPlan): Promise<SendTally> {
     try {
       await p.mailer.sendMail(message);
       tally.accepted += 1;
-      await recordAccepted(p.ctx.db, { deliveryId: p.deliveryId, destinationId: p.destinationId, address: to, messageId: p.messageId, at: p.ctx.clock.now() });
+      await recordAccepted(p.ctx.db, { progress: p.progress, destinationId: p.destinationId, address: to, messageId: p.messageId, at: p.ctx.clock.now() });
     } catch (err) {
       const verdict = classifySmtpError(err);
       if (verdict.kind !== 'refused') {
@@ -105,37 +92,41 @@ export function verdictOf(t: SendTally, alreadyAccepted: number, ref: Record<str
 }
 
 /** True when this event waits for the destination's digest instead of going out now. */
-function digested(body: DeliveryBody, digest: Digest | null): digest is Digest {
+function digested(body: DeliveryBody, digest: Digest | null): boolean {
   return digest !== null && body.event === 'alert.opened' && body.alert.severity === 'info' && body.test !== true;
 }
 
 export async function deliverEmail(ctx: AppContext, a: DelivererAttempt, mailer: Mailer | null): Promise<ConnectorResult> {
   if (!ctx.config.smtp || !mailer) return { outcome: 'retry', error: NO_RELAY };
-  const body = JSON.parse(a.body) as DeliveryBody;
   const settings = await orgMailSettings(ctx.db, a.destinationId, a.id);
   if (!settings) return { outcome: 'abandon', error: 'destination not found' };
   const cfg = readEmailConfig(a.config);
-  if (digested(body, cfg.digest)) {
+  const bodies = [a.body, ...(a.groupBodies ?? [])].map((b) => JSON.parse(b) as DeliveryBody);
+  // Fan-out never groups a digested opening; one grouped before the digest was chosen goes in too.
+  const toDigest = cfg.digest ? bodies.filter((b) => digested(b, cfg.digest)) : [];
+  if (cfg.digest && toDigest.length > 0) {
     const end = periodEnd(cfg.digest, ctx.clock.now(), settings.timeZone);
-    await recordDigestItem(ctx.db, { deliveryId: a.id, orgId: settings.orgId, destinationId: a.destinationId, body, periodEnd: end });
-    return { outcome: 'succeeded', note: `in the ${cfg.digest} digest sent at ${end.toISOString()}` };
+    for (const b of toDigest) await recordDigestItem(ctx.db, { deliveryId: b.id, orgId: settings.orgId, destinationId: a.destinationId, body: b, periodEnd: end });
+    if (toDigest.length === bodies.length) return { outcome: 'succeeded', note: `in the ${cfg.digest} digest sent at ${end.toISOString()}` };
   }
+  const listed = bodies.filter((b) => !toDigest.includes(b));
   const done = settings.sent;
   const recipients = cfg.recipients.map(normalizeAddress);
   const remaining = recipients.filter((r) => !done.has(r));
   const smtp = ctx.config.smtp;
   const messageId = messageIdFor(a.id, smtp);
-  const opening = body.event === 'alert.opened';
+  // A group is openings only; an update is one body, replying to its incident's thread root.
+  const opening = listed[0]!.event === 'alert.opened';
   const tally = await sendToRecipients({
     ctx,
     mailer,
-    deliveryId: a.id,
+    progress: { deliveryId: a.id },
     destinationId: a.destinationId,
-    model: await messageOf(ctx, [body], settings, a.destinationId),
+    model: await loadNotificationMessage(ctx, { orgId: settings.orgId, destinationId: a.destinationId, settings }, listed),
     settings,
     recipients: remaining,
     messageId,
-    inReplyTo: opening ? null : threadRoot(a.ref, body.alert.id, a.destinationId, smtp),
+    inReplyTo: opening ? null : threadRoot(a.ref, listed[0]!.alert.id, a.destinationId, smtp),
   });
   return verdictOf(tally, recipients.length - remaining.length, opening ? { messageId } : null);
 }

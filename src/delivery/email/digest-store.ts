@@ -60,6 +60,11 @@ export async function claimDueDigests(q: Q, now: Date): Promise<DueDigest[]> {
   return [...groups.values()];
 }
 
-export async function markDigestSent(q: Q, deliveryIds: string[], now: Date): Promise<void> {
-  await q.query('UPDATE email_digest_items SET sent_at = $2, claimed_until = NULL WHERE delivery_id = ANY($1::text[])', [deliveryIds, now]);
+/** The digest is done: its items marked sent, its per-recipient progress (email_digest_sent) no longer needed. */
+export async function markDigestSent(q: Q, g: Pick<DueDigest, 'deliveryIds' | 'destinationId' | 'periodEnd'>, now: Date): Promise<void> {
+  await q.query(
+    `WITH done AS (UPDATE email_digest_items SET sent_at = $2, claimed_until = NULL WHERE delivery_id = ANY($1::text[]))
+     DELETE FROM email_digest_sent WHERE destination_id = $3 AND period_end = $4`,
+    [g.deliveryIds, now, g.destinationId, g.periodEnd],
+  );
 }

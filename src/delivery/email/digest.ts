@@ -2,15 +2,17 @@
  * Sends the `info` digests whose period ended: one message per destination and period listing its
  * incidents (the first ten, then "and N more"), to every current recipient, through a connection of
  * its own. A digest that fails for a reason worth retrying (relay down, 4xx) stays claimed until its
- * lease ends and goes out at a later pass; recipients refused for good are marked as usual.
+ * lease ends and goes out at a later pass — only to the recipients that did not take it yet (each
+ * acceptance is kept per destination and period); recipients refused for good are marked as usual.
  */
 import { type BackgroundJob, startPeriodicJob } from '../../background-job.js';
 import type { AppContext } from '../../context.js';
-import { messageOf, sendToRecipients } from './deliver.js';
+import { loadNotificationMessage } from '../notify/index.js';
+import { sendToRecipients } from './deliver.js';
 import { claimDueDigests, markDigestSent, type DueDigest } from './digest-store.js';
 import { oneShotMailer, type Mailer } from './mailer.js';
 import { normalizeAddress, readEmailConfig } from './rules.js';
-import { orgMailSettings } from './store.js';
+import { digestSentTo, orgMailSettings } from './store.js';
 
 export const DIGEST_EVERY_MS = 60_000;
 
@@ -30,14 +32,15 @@ async function sendOne(ctx: AppContext, mailer: Mailer, g: DueDigest): Promise<b
   if (!cfg || !settings || cfg.recipients.length === 0 || !cfg.digest) return true;
   const smtp = ctx.config.smtp!;
   const domain = smtp.fromAddress.slice(smtp.fromAddress.lastIndexOf('@') + 1).toLowerCase();
+  const done = await digestSentTo(ctx.db, g.destinationId, g.periodEnd);
   const tally = await sendToRecipients({
     ctx,
     mailer,
-    deliveryId: null,
+    progress: { digestPeriodEnd: g.periodEnd },
     destinationId: g.destinationId,
-    model: await messageOf(ctx, g.bodies, settings, g.destinationId),
+    model: await loadNotificationMessage(ctx, { orgId: settings.orgId, destinationId: g.destinationId, settings }, g.bodies),
     settings,
-    recipients: cfg.recipients.map(normalizeAddress),
+    recipients: cfg.recipients.map(normalizeAddress).filter((r) => !done.has(r)),
     messageId: `<digest.${g.destinationId}.${g.periodEnd.getTime()}@${domain}>`,
     inReplyTo: null,
     digest: cfg.digest,
@@ -55,7 +58,7 @@ export async function sendDueDigests(ctx: AppContext): Promise<DigestPassResult>
   try {
     for (const g of due) {
       if (await sendOne(ctx, mailer, g)) {
-        await markDigestSent(ctx.db, g.deliveryIds, ctx.clock.now());
+        await markDigestSent(ctx.db, g, ctx.clock.now());
         result.sent += 1;
       } else result.failed += 1;
     }

@@ -35,14 +35,27 @@ function severityOf(m: NotificationMessage): 'error' | 'info' {
   return m.items.some((i) => i.severity === 'error') ? 'error' : 'info';
 }
 
+/** The tenant every listed incident shares (a group gathered by tenant), or null. */
+function sharedTenant(m: NotificationMessage): string | null {
+  const tenant = m.items[0]?.source.tenant ?? null;
+  return tenant !== null && m.items.every((i) => i.source.tenant === tenant) ? tenant : null;
+}
+
+/**
+ * `[Vigia][ERRO] <title>` for one incident (the same for its whole thread), `[Vigia][ERRO] 3
+ * incidentes em <tenant>` (or `3 incidentes abertos`) for a group, `[Vigia][INFO] Resumo por hora: 12` for a digest.
+ */
 export function emailSubject(m: NotificationMessage, frame: Pick<EmailFrame, 'digest'> = {}): string {
   const sev = notifyTexts.severity(severityOf(m), m.locale);
   const total = m.items.length + m.more;
+  const tenant = sharedTenant(m);
   const what = frame.digest
     ? `${EMAIL_TEXTS[m.locale].digest[frame.digest]}: ${total}`
     : total === 1
       ? m.items[0]!.title
-      : notifyTexts.headline({ ...m, test: false });
+      : tenant
+        ? notifyTexts.inTenant(total, tenant, m.locale)
+        : notifyTexts.headline({ ...m, test: false });
   return oneLine(`${m.test ? notifyTexts.label('test', m.locale) : ''}[Vigia][${sev}] ${what}`);
 }
 

@@ -1,10 +1,13 @@
 /**
- * The config of an `email` destination: `recipients` (1 to 50 addresses, no duplicates) and an
+ * The config of an `email` destination: `recipients` (1 to 50 addresses, no duplicates), an
  * optional `digest` ('hourly' | 'daily') that gathers the destination's `info` incidents into one
- * message per period. No credentials: the relay is the instance's (VIGIA_SMTP_URL).
+ * message per period, and `groupWaitSeconds` (0–3600, default 30): openings grouped into one
+ * message as for Teams and Slack (src/delivery/grouping.ts) — except the `info` ones a digest
+ * takes. No credentials: the relay is the instance's (VIGIA_SMTP_URL).
  */
 import { EMAIL_ADDRESS } from '../../config-smtp.js';
 import type { KindRules } from '../connectors/types.js';
+import { checkGroupWait } from '../group-wait.js';
 
 export const MAX_RECIPIENTS = 50;
 export const DIGESTS = ['hourly', 'daily'] as const;
@@ -37,7 +40,9 @@ function checkRecipients(value: unknown): string | null {
 }
 
 export const emailRules: KindRules = {
-  configFields: ['recipients', 'digest'],
+  configFields: ['recipients', 'digest', 'groupWaitSeconds'],
+  groupsOpenings: true,
+  keepsOpeningApart: (config, opening) => opening.severity === 'info' && readEmailConfig(config).digest !== null,
   validate(config, credentials) {
     if (Object.keys(credentials).length > 0) return 'body: "credentials" is not used by an email destination (the SMTP relay is set by VIGIA_SMTP_URL)';
     const problem = checkRecipients(config.recipients);
@@ -45,7 +50,7 @@ export const emailRules: KindRules = {
     if (config.digest !== undefined && config.digest !== null && !DIGESTS.includes(config.digest as Digest)) {
       return `config.digest must be one of ${DIGESTS.join(', ')} (or absent)`;
     }
-    return null;
+    return checkGroupWait(config);
   },
   urlFields: () => [],
 };

@@ -1,7 +1,7 @@
 /**
- * The rows e-mail delivery keeps: which recipients took a delivery's message (so a retry sends
- * only to the others), the relay's permanent refusals marked on recipients, and what the
- * organization chose for its mail (language, Reply-To).
+ * The rows e-mail delivery keeps: which recipients took a delivery's message — or a digest's
+ * (so a retry sends only to the others), the relay's permanent refusals marked on recipients, and
+ * what the organization chose for its mail (language, Reply-To).
  */
 import type { Queryable } from '../../db/index.js';
 import type { Language } from '../../orgs/language.js';
@@ -30,17 +30,36 @@ export async function orgMailSettings(q: Q, destinationId: string, deliveryId: s
   return r ? { orgId: r.org_id, language: r.language, timeZone: r.time_zone, replyTo: r.email_reply_to, sent: new Set(r.sent ?? []) } : null;
 }
 
-/** A recipient took the message: remembered for the delivery, and its refusal mark (if any) removed. */
-export async function recordAccepted(q: Q, x: { deliveryId: string | null; destinationId: string; address: string; messageId: string; at: Date }): Promise<void> {
-  // One round trip: the sent row (not for a test or a digest, which belong to no delivery) and the mark's removal.
+/**
+ * What a message's per-recipient progress is kept under: its delivery (a grouped opening's: the
+ * leader's, whose attempt sends the group), or a digest (its destination and period). A test
+ * send keeps none (null).
+ */
+export type SendProgress = { deliveryId: string } | { digestPeriodEnd: Date };
+
+/** A recipient took the message: remembered under its progress, and its refusal mark (if any) removed. */
+export async function recordAccepted(q: Q, x: { progress: SendProgress | null; destinationId: string; address: string; messageId: string; at: Date }): Promise<void> {
+  const deliveryId = x.progress && 'deliveryId' in x.progress ? x.progress.deliveryId : null;
+  const periodEnd = x.progress && 'digestPeriodEnd' in x.progress ? x.progress.digestPeriodEnd : null;
+  // One round trip: the progress row (of a delivery or of a digest) and the mark's removal.
   await q.query(
     `WITH sent AS (
        INSERT INTO email_sent (delivery_id, address, message_id, sent_at)
        SELECT $1::text, $3::text, $4::text, $5::timestamptz WHERE $1::text IS NOT NULL
+       ON CONFLICT DO NOTHING),
+     digest AS (
+       INSERT INTO email_digest_sent (destination_id, period_end, address, message_id, sent_at)
+       SELECT $2::text, $6::timestamptz, $3::text, $4::text, $5::timestamptz WHERE $6::timestamptz IS NOT NULL
        ON CONFLICT DO NOTHING)
      DELETE FROM email_recipient_marks WHERE destination_id = $2 AND address = $3`,
-    [x.deliveryId, x.destinationId, x.address, x.messageId, x.at],
+    [deliveryId, x.destinationId, x.address, x.messageId, x.at, periodEnd],
   );
+}
+
+/** The recipients that already took the digest of this destination and period. */
+export async function digestSentTo(q: Q, destinationId: string, periodEnd: Date): Promise<Set<string>> {
+  const { rows } = await q.query<{ address: string }>('SELECT address FROM email_digest_sent WHERE destination_id = $1 AND period_end = $2', [destinationId, periodEnd]);
+  return new Set(rows.map((r) => r.address));
 }
 
 /** The relay refused a recipient for good (5xx): the mark is on that recipient, with the relay's reply. */

@@ -7,7 +7,8 @@ import { newId } from '../../ids.js';
 import { buildDeliveryBody, recordTestDelivery, type DeliveryBody } from '../../outbox/index.js';
 import { testAlertSnapshot } from '../connectors/test-action.js';
 import type { DelivererTestResult } from '../deliverer-types.js';
-import { messageOf, NO_RELAY, sendToRecipients, verdictOf } from './deliver.js';
+import { loadNotificationMessage } from '../notify/index.js';
+import { NO_RELAY, sendToRecipients, verdictOf } from './deliver.js';
 import { messageIdFor } from './message.js';
 import { oneShotMailer } from './mailer.js';
 import { normalizeAddress, readEmailConfig } from './rules.js';
@@ -41,8 +42,8 @@ export async function testEmailDestination(ctx: AppContext, d: { id: string; org
     const mailer = oneShotMailer(ctx.config.smtp, ctx.config.deliveryTimeoutMs);
     try {
       const recipients = readEmailConfig(d.config).recipients.map(normalizeAddress);
-      const model = await messageOf(ctx, [JSON.parse(body) as DeliveryBody], settings);
-      const tally = await sendToRecipients({ ctx, mailer, deliveryId: null, destinationId: d.id, model, settings, recipients, messageId: messageIdFor(id, ctx.config.smtp), inReplyTo: null });
+      const model = await loadNotificationMessage(ctx, { orgId: settings.orgId, destinationId: null, settings }, [JSON.parse(body) as DeliveryBody]);
+      const tally = await sendToRecipients({ ctx, mailer, progress: null, destinationId: d.id, model, settings, recipients, messageId: messageIdFor(id, ctx.config.smtp), inReplyTo: null });
       result = verdictOf(tally, 0, null);
     } finally {
       mailer.close();

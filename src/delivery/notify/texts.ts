@@ -37,6 +37,8 @@ export const notifyTexts = {
   update: (u: UpdateKind, lang: Language): string => UPDATE[u][lang],
   /** "and 3 more" / "e mais 3". */
   more: (n: number, lang: Language): string => (lang === 'en' ? `and ${n} more` : `e mais ${n}`),
+  /** A group of openings that share a tenant, counted: "3 incidentes em Contoso" / "3 incidents in Contoso". */
+  inTenant: (n: number, tenant: string, lang: Language): string => (lang === 'en' ? `${n} incidents in ${tenant}` : `${n} incidentes em ${tenant}`),
   /** The headline of a message: one incident's title, or the group's count. */
   headline(m: NotificationMessage): string {
     const total = m.items.length + m.more;

@@ -7,7 +7,7 @@ import { MessagePreview, PREVIEW_KINDS } from './message-preview.js';
 
 /**
  * Editing a Teams, Slack or e-mail destination (docs/notifications.md): its name, the group
- * window, the recipients; a new webhook URL (with the Slack app's signing secret) replaces the
+ * window (every one of these kinds groups openings), the recipients; a new webhook URL (with the Slack app's signing secret) replaces the
  * stored credentials, which are never shown. Then the message preview, and for Slack the
  * interactivity Request URL to give the Slack app.
  */
@@ -28,8 +28,12 @@ export function ChatEmailEdit(props: { orgId: string; destination: Destination; 
     if (secret && !webhookUrl.trim()) return setInvalid(t('editNeedsUrl'));
     setInvalid(null);
     const body: Record<string, unknown> = { name: name.trim() };
-    if (d.kind === 'email') body.config = { ...config, recipients: recipients.split(/[,;\n]/).map((s) => s.trim()).filter(Boolean) };
-    else body.config = wait.trim() ? { groupWaitSeconds: Number(wait.trim()) } : {};
+    // An empty window field leaves the default (30 s): the stored value is dropped.
+    const groupWindow = wait.trim() ? { groupWaitSeconds: Number(wait.trim()) } : {};
+    if (d.kind === 'email') {
+      const kept = Object.fromEntries(Object.entries(config).filter(([k]) => k !== 'groupWaitSeconds'));
+      body.config = { ...kept, recipients: recipients.split(/[,;\n]/).map((s) => s.trim()).filter(Boolean), ...groupWindow };
+    } else body.config = groupWindow;
     if (webhookUrl.trim()) body.credentials = { webhookUrl: webhookUrl.trim(), ...(secret ? { appSigningSecret: secret } : {}) };
     void save.run(async () => {
       await call('PATCH', props.path, body);
@@ -49,13 +53,10 @@ export function ChatEmailEdit(props: { orgId: string; destination: Destination; 
           </p>
         )}
         <TextField id="edit-name" label={t('name')} value={name} maxLength={200} onInput={input(setName)} />
-        {d.kind === 'email' ? (
-          <TextField id="edit-recipients" label={t('recipients')} value={recipients} rows={2} onInput={input(setRecipients)} />
-        ) : (
-          <>
-            <TextField id="edit-wait" label={t('groupWaitSeconds')} value={wait} inputMode="numeric" onInput={input(setWait)} />
-            <TextField id="edit-webhook" label={t(d.kind === 'teams' ? 'teamsWebhookUrl' : 'slackWebhookUrl')} hint={t('editKeepsUrl')} type="password" autoComplete="off" value={webhookUrl} onInput={input(setWebhookUrl)} />
-          </>
+        {d.kind === 'email' && <TextField id="edit-recipients" label={t('recipients')} value={recipients} rows={2} onInput={input(setRecipients)} />}
+        <TextField id="edit-wait" label={t('groupWaitSeconds')} value={wait} inputMode="numeric" onInput={input(setWait)} />
+        {d.kind !== 'email' && (
+          <TextField id="edit-webhook" label={t(d.kind === 'teams' ? 'teamsWebhookUrl' : 'slackWebhookUrl')} hint={t('editKeepsUrl')} type="password" autoComplete="off" value={webhookUrl} onInput={input(setWebhookUrl)} />
         )}
         {d.kind === 'slack' && <TextField id="edit-secret" label={t('slackSigningSecret')} type="password" autoComplete="off" value={secret} onInput={input(setSecret)} />}
       </ActionForm>

@@ -81,6 +81,7 @@ export const KIND_FIELDS: Record<DestinationKind, FieldSpec[]> = {
   ],
   email: [
     { name: 'recipients', label: 'recipients', target: 'config', required: true, list: true },
+    { name: 'groupWaitSeconds', label: 'groupWaitSeconds', target: 'config', integer: true },
     {
       name: 'digest',
       label: 'digest',
