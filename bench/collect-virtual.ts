@@ -607,8 +607,10 @@ function spanCells(s: Span): [string, string, string, string, string] {
   const hours = (s.to - s.from) / 3600;
   const perHour = (n: number, cap: number) => {
     const h = hours > 0 ? n / hours : Number.NaN;
-    // A short span's rate can pass a cap its count stays under (a first backfill): said apart from a count over the cap.
-    return `${fmt(n)} → ${fmt(h)}/h (${fmt(cap)})${n > cap ? ' **over**' : h > cap ? ' (rate over, count within)' : ''}`;
+    // Over: the rate, for a span of an hour or more; the count itself, for a shorter one, whose rate can pass a cap its
+    // count stays under (a first backfill) — said apart.
+    const over = hours >= 1 ? h > cap : n > cap;
+    return `${fmt(n)} → ${fmt(h)}/h (${fmt(cap)})${over ? ' **over**' : h > cap ? ' (rate over, count within)' : ''}`;
   };
   const c = s.counts;
   return [
