@@ -10,6 +10,9 @@
  * the same database.
  *
  * Per tenant: calls per simulated hour of every family and documented endpoint cap (and 429s),
+ * and per span (phase 1, each detection scenario, the whole run) with the same ÷ its simulated
+ * hours, so a run shorter than an hour still sets its calls against the caps — the refreshes
+ * collector's due reads (`…/refreshes?$top=1`) and refreshables pages apart;
  * the time to the first full picture (inventory, schedules, lineage), the full gateway rotation,
  * detection of a gateway offline behind a failing scheduled refresh, of a failing scheduled
  * refresh and of a capacity leaving the active state (time to the incident row), RSS over ten
@@ -26,7 +29,10 @@ import type { Config } from '../src/config.js';
 import type { AppContext } from '../src/context.js';
 import { HOURLY_CAPS, type ApiFamily } from '../src/monitoring/platform/budget.js';
 import { COLLECTOR_DEFAULTS, type CollectorName } from '../src/monitoring/connection/collector-names.js';
+import { runBudget } from '../src/monitoring/platform/run-budget.js';
 import { DEFAULT_COLLECTORS } from '../src/monitoring/registry.js';
+import { DUE_SHARE } from '../src/monitoring/sources/refreshes/refresh-hot.js';
+import { POWERBI_SHARE } from '../src/monitoring/sources/refreshes/refreshes.js';
 import { CollectorScheduler } from '../src/monitoring/scheduler.js';
 import { createTenant } from '../src/monitoring/tenants.js';
 import { createOrg } from '../src/orgs/orgs.js';
@@ -68,10 +74,33 @@ interface Detection {
   missed: number;
 }
 
+/** Calls the simulator answered in a span of the run (throttled ones included). */
+interface SpanCalls {
+  /** Per family, as Vigia's budget counts them (the scanner's operations under their own families). */
+  calls: Record<string, number>;
+  /** Per documented endpoint cap (DOCUMENTED_CAPS). */
+  documented: Record<string, number>;
+  throttled: number;
+  /** The refreshes collector's reads of due models' latest refresh (`GET …/datasets/{id}/refreshes?$top=1`, Power BI family). */
+  dueReads: number;
+  /** Its admin refreshables pages (documented cap 200/h). */
+  refreshablesPages: number;
+}
+
+/** A span of the run (simulated seconds from the connection) and the calls in it. */
+interface Span {
+  what: string;
+  from: number;
+  to: number;
+  counts: SpanCalls;
+}
+
 export interface VirtualResult {
   label: string;
   sizes: SimSizes;
-  hours: Array<{ calls: Record<string, number>; documented: Record<string, number>; throttled: number }>;
+  hours: SpanCalls[];
+  /** Phase 1, each detection scenario of phase 2, the whole run: their calls, to be set against the caps per hour whatever their length. */
+  spans: Span[];
   picture: { inventory: number | null; schedules: number | null; lineage: number | null; schedulesRead: number; models: number; lineageRows: number; bound: number; lineageWithGateway: number };
   rotation: { first: number | null; covered: number; gateways: number };
   detection: Detection[];
@@ -105,6 +134,25 @@ const SCANNER_PATHS: Array<[RegExp, ApiFamily]> = [
 function familyAsVigiaCounts(family: string, path: string): string {
   if (family !== 'powerbi-admin') return family;
   return SCANNER_PATHS.find(([pattern]) => pattern.test(path))?.[1] ?? family;
+}
+
+const DUE_READ = /\/datasets\/[^/]+\/refreshes$/i;
+const REFRESHABLES = DOCUMENTED_CAPS.find((c) => c.name === 'powerbi-admin-refreshables')!;
+
+/** The calls of the request log made in [from, to) (simulated epoch ms). */
+function callsIn(requests: TenantSim['requests'], from: number, to: number): SpanCalls {
+  const out: SpanCalls = { calls: {}, documented: {}, throttled: 0, dueReads: 0, refreshablesPages: 0 };
+  for (const r of requests) {
+    if (r.at < from || r.at >= to || r.family === 'control') continue;
+    const family = familyAsVigiaCounts(r.family, r.path);
+    out.calls[family] = (out.calls[family] ?? 0) + 1;
+    if (r.throttled) out.throttled++;
+    const cap = DOCUMENTED_CAPS.find((c) => c.pattern.test(r.path));
+    if (cap) out.documented[cap.name] = (out.documented[cap.name] ?? 0) + 1;
+    if (r.family === 'powerbi' && r.query.$top === '1' && DUE_READ.test(r.path)) out.dueReads++;
+    if (cap === REFRESHABLES) out.refreshablesPages++;
+  }
+  return out;
 }
 
 /** Where the next tenant's simulated clock starts (see measureVirtual). */
@@ -324,21 +372,10 @@ export async function measureVirtual(config: Config, spec: VirtualTenant, opts: 
     }
     await checkPicture();
     const hours: VirtualResult['hours'] = [];
-    for (let h = 0; h < Math.floor(opts.hours); h++) {
-      const from = run.start + h * 3_600_000;
-      const calls: Record<string, number> = {};
-      const documented: Record<string, number> = {};
-      let throttled = 0;
-      for (const r of sim.requests) {
-        if (r.at < from || r.at >= from + 3_600_000) continue;
-        const family = familyAsVigiaCounts(r.family, r.path);
-        calls[family] = (calls[family] ?? 0) + 1;
-        if (r.throttled) throttled++;
-        const cap = DOCUMENTED_CAPS.find((c) => c.pattern.test(r.path));
-        if (cap) documented[cap.name] = (documented[cap.name] ?? 0) + 1;
-      }
-      hours.push({ calls, documented, throttled });
-    }
+    for (let h = 0; h < Math.floor(opts.hours); h++) hours.push(callsIn(sim.requests, run.start + h * 3_600_000, run.start + (h + 1) * 3_600_000));
+    // Spans shorter than an hour are counted too (the hour table stays empty for them), and projected to an hour when rendered.
+    const spanOf = (what: string, from: number, to: number): Span => ({ what, from, to, counts: callsIn(sim.requests, run.start + from * 1000, run.start + to * 1000) });
+    const spans: Span[] = [spanOf('phase 1', 0, run.elapsed())];
     const firstRotation = covered.size >= gatewayIds.size ? Math.max(...covered.values()) : null;
 
     // Phase 2: detection, the change at a uniformly random moment of the collector's interval
@@ -382,6 +419,7 @@ export async function measureVirtual(config: Config, spec: VirtualTenant, opts: 
     for (const sc of scenarios.filter((x) => !opts.scenarios || opts.scenarios.includes(x.collector))) {
       const interval = COLLECTOR_DEFAULTS[sc.collector];
       const d: Detection = { what: sc.what, collector: sc.collector, latencies: [], missed: 0 };
+      const spanFrom = run.elapsed();
       for (let i = 0; i < opts.trials; i++) {
         const wait = Math.random() * interval;
         // A change due at a set time (a schedule's slot) is waited for; the others come at a random moment.
@@ -409,8 +447,11 @@ export async function measureVirtual(config: Config, spec: VirtualTenant, opts: 
         opts.log(`  ${sc.collector} trial ${i + 1}: ${found === null ? 'missed' : `${fmt(found / 1000)} s`}`);
       }
       detection.push(d);
+      spans.push(spanOf(`phase 2: ${sc.what}`, spanFrom, run.elapsed()));
     }
     trackRotation();
+    spans.push(spanOf('whole run', 0, run.elapsed()));
+    for (const s of spans) opts.log(`  calls in ${s.what} (${dur(s.to - s.from)} simulated): ${spanCells(s).join('; ')}`);
 
     const { rows: errs } = await ctx.db.query<{ collector: string; last_error: string | null }>('SELECT collector, last_error FROM collector_schedules WHERE tenant_ref = $1 ORDER BY collector', [tenant.id]);
     const fp = await footprint(ctx, tenant.id, org.id);
@@ -424,6 +465,7 @@ export async function measureVirtual(config: Config, spec: VirtualTenant, opts: 
       label: spec.label,
       sizes: spec.sizes,
       hours,
+      spans,
       picture,
       rotation: { first: firstRotation, covered: covered.size, gateways: gatewayIds.size },
       detection,
@@ -557,6 +599,29 @@ export function pgliteConfig(base: Config): { config: Config; drop(): void } {
 
 const p99 = (xs: number[]) => (xs.length ? percentile(xs, 99) : Number.NaN);
 
+/** The due reads' bound: DUE_SHARE of the refreshes run's Power BI budget, over the runs of an hour at the default interval. */
+const DUE_READS_PER_HOUR = Math.floor(runBudget(HOURLY_CAPS.powerbi, POWERBI_SHARE, COLLECTOR_DEFAULTS.refreshes) * DUE_SHARE) * (3600 / COLLECTOR_DEFAULTS.refreshes);
+
+/** A span's cells: per family, per documented cap, due reads, refreshables pages (each `n → per hour (cap)`), 429 answers. */
+function spanCells(s: Span): [string, string, string, string, string] {
+  const hours = (s.to - s.from) / 3600;
+  const perHour = (n: number, cap: number) => {
+    const h = hours > 0 ? n / hours : Number.NaN;
+    // Over: the rate, for a span of an hour or more; the count itself, for a shorter one, whose rate can pass a cap its
+    // count stays under (a first backfill) — said apart.
+    const over = hours >= 1 ? h > cap : n > cap;
+    return `${fmt(n)} → ${fmt(h)}/h (${fmt(cap)})${over ? ' **over**' : h > cap ? ' (rate over, count within)' : ''}`;
+  };
+  const c = s.counts;
+  return [
+    FAMILIES.filter((f) => c.calls[f]).map((f) => `${f} ${perHour(c.calls[f]!, HOURLY_CAPS[f])}`).join(', ') || '—',
+    Object.entries(c.documented).map(([name, n]) => `${name} ${perHour(n, DOCUMENTED_CAPS.find((d) => d.name === name)!.perHour)}`).join(', ') || '—',
+    perHour(c.dueReads, DUE_READS_PER_HOUR),
+    perHour(c.refreshablesPages, REFRESHABLES.perHour),
+    fmt(c.throttled),
+  ];
+}
+
 export function renderVirtual(results: VirtualResult[], util: UtilizationResult[], opts: VirtualOptions): string[] {
   const lines = [
     '**At the default intervals, on a simulated clock**',
@@ -584,6 +649,16 @@ export function renderVirtual(results: VirtualResult[], util: UtilizationResult[
       });
       lines.push(`| ${i + 1} | ${fam.join(' | ')} | ${doc.join(', ') || '—'} | ${fmt(h.throttled)} |`);
     });
+    lines.push(
+      '',
+      `Calls per span of the run (the hour table above has a row per full simulated hour of phase 1 only), each \`n → per hour (cap)\`: the span's calls and the same ÷ its simulated hours, against HOURLY_CAPS and the documented endpoint caps.` +
+        ` Due reads: the refreshes collector's \`GET …/datasets/{id}/refreshes?$top=1\` of models whose schedule fell due (Power BI family, inside its count), against their bound (${fmt(DUE_SHARE * 100)} % of the run's Power BI budget: ${fmt(DUE_READS_PER_HOUR)} an hour at ${COLLECTOR_DEFAULTS.refreshes} s);` +
+        ' refreshables pages: the admin list (powerbi-admin family), against its documented cap. A span that begins with the first scan or ends right after a slot is not a steady hour: read the projection as a rate, not a peak.',
+      '',
+      '| Span | Simulated | Calls per family | Documented endpoint caps | Due reads (`…/refreshes?$top=1`) | Refreshables pages | 429 answers |',
+      '|---|---|---|---|---|---|---|',
+      ...r.spans.map((s) => `| ${s.what} | ${dur(s.to - s.from)} | ${spanCells(s).join(' | ')} |`),
+    );
     const pic = r.picture;
     const mb = (b: number) => fmt(b / 2 ** 20);
     const range = (xs: number[]) => (xs.length ? `${mb(Math.min(...xs))}–${mb(Math.max(...xs))} MiB` : '—');
