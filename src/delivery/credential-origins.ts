@@ -122,6 +122,8 @@ export const ADDRESSES_WITHOUT_CREDENTIALS: Readonly<Record<string, string>> = {
   'InboundState.url': "Vigia's own inbound address a tool posts to (answers only)",
   'InboundSecret.url': "Vigia's own inbound address a tool posts to (answers only)",
   'ToolSubscription.url': "Vigia's own inbound address the tool's subscription posts to (answers only)",
+  'Destination.slackRequestUrl': "Vigia's own inbound address a Slack app's buttons post to (answers only)",
+  'CreatedDestination.slackRequestUrl': "Vigia's own inbound address a Slack app's buttons post to (answers only)",
   'TenantApiBudget.endpoint': 'the name of a platform endpoint capped per tenant (a label, not an address)',
 };
 
