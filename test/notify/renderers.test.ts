@@ -42,7 +42,9 @@ describe('chat renderers', () => {
     expect(Buffer.byteLength(teams)).toBeLessThanOrEqual(TEAMS_MAX_BYTES);
     expect(teamsErrors(teams)).toEqual([]);
     expect(teams).toContain('e mais 30');
-    expect(teams).toContain('[Reconhecer](https://vigia.example/ack/alr_0)');
+    // Errors are listed before info (odd ids are errors here): alr_1 heads the list, alr_0 is counted.
+    expect(teams).toContain('[Reconhecer](https://vigia.example/ack/alr_1)');
+    expect(teams).not.toContain('alerts/alr_0)');
     const slack = renderSlack(m);
     expect(slackErrors(slack)).toEqual([]);
     expect(JSON.parse(slack).blocks.length).toBeLessThanOrEqual(SLACK_LIMITS.blocks);

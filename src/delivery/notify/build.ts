@@ -64,9 +64,24 @@ function toItem(body: DeliveryBody, settings: NotifySettings, context: MessageCo
   };
 }
 
+/** What other incidents depend on (a tenant, a gateway, a capacity): listed first in a group. */
+const SHARED_SOURCES = new Set(['Tenant', 'Gateway', 'Capacity']);
+const SEVERITY_ORDER: Record<string, number> = { error: 0, info: 1 };
+
+/**
+ * The order of a group's incidents: what others depend on first (when a storm of refresh failures
+ * opened before their gateway was known to be down, the gateway heads the list instead of hiding
+ * in "and N more"), then the most severe, then the oldest.
+ */
+function listOrder(x: DeliveryBody, y: DeliveryBody): number {
+  const shared = (b: DeliveryBody) => (SHARED_SOURCES.has(b.alert.sourceType) ? 0 : 1);
+  const severity = (b: DeliveryBody) => SEVERITY_ORDER[b.alert.severity] ?? 2;
+  return shared(x) - shared(y) || severity(x) - severity(y) || x.alert.openedAt.localeCompare(y.alert.openedAt) || x.alert.id.localeCompare(y.alert.id);
+}
+
 /**
  * One message for one delivery body, or for a group of bodies of the same event (the group's
- * incidents listed oldest first, the first MAX_MESSAGE_ITEMS of them; the rest counted).
+ * incidents in listOrder, the first MAX_MESSAGE_ITEMS of them; the rest counted).
  */
 export function buildNotificationMessage(
   bodies: readonly DeliveryBody[],
@@ -74,7 +89,7 @@ export function buildNotificationMessage(
   context: MessageContext = {},
 ): NotificationMessage {
   if (bodies.length === 0) throw new Error('a notification message needs at least one delivery body');
-  const sorted = [...bodies].sort((x, y) => x.alert.openedAt.localeCompare(y.alert.openedAt) || x.alert.id.localeCompare(y.alert.id));
+  const sorted = [...bodies].sort(listOrder);
   const first = sorted[0]!;
   return {
     locale: settings.language,

@@ -53,7 +53,7 @@ export interface NotificationMessage {
   update: UpdateKind;
   /** A test send from the console or API: renderers mark it as such. */
   test: boolean;
-  /** First MAX_MESSAGE_ITEMS incidents, oldest first. */
+  /** First MAX_MESSAGE_ITEMS incidents, in build.ts listOrder (shared sources first, then errors, then the oldest). */
   items: NotificationItem[];
   /** How many more incidents the group holds beyond `items`. */
   more: number;
