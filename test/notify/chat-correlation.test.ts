@@ -7,37 +7,21 @@
  * it is one grouped message per destination. When the gateway recovers, the children still
  * failing are released together: one grouped message, not 200.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
-import { startDispatcher, type Dispatcher } from '../../src/delivery/dispatcher.js';
-import { createTestApp, type TestApp } from '../helpers/context.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ManualClock } from '../../src/clock.js';
+import type { Dispatcher } from '../../src/delivery/dispatcher.js';
+import type { TestApp } from '../helpers/context.js';
 import { createOrg, resolveAlert, sendSignals, signal, type SignalInput } from '../helpers/fixtures.js';
-import { SlackFake, TeamsFake } from '../fakes/chat.js';
+import { useChatPipeline } from './chat-pipeline.js';
 
-const T0 = '2026-06-15T12:00:00.000Z';
 
 describe('a storm behind one offline gateway at Teams and Slack', () => {
+  const h = useChatPipeline();
+  const { teams, slack } = h;
   let t: TestApp;
   let clock: ManualClock;
   let worker: Dispatcher;
-  const teams = new TeamsFake();
-  const slack = new SlackFake();
-
-  beforeAll(async () => {
-    clock = new ManualClock(T0);
-    t = await createTestApp({ clock, config: { destinationAllowlist: ['127.0.0.1'], deliveryTimeoutMs: 2000 } });
-    await Promise.all([teams.start(), slack.start()]);
-    worker = await startDispatcher(t.ctx, { idlePollMs: 3_600_000 });
-  });
-  afterEach(() => {
-    expect(teams.violations).toEqual([]);
-    expect(slack.violations).toEqual([]);
-  });
-  afterAll(async () => {
-    await worker.stop();
-    await Promise.all([teams.stop(), slack.stop()]);
-    await t.close();
-  });
+  beforeAll(() => ({ t, clock, worker } = h));
 
   /** An organization with one Teams and one Slack destination (group window: the default 30 s). */
   async function org(): Promise<{ orgId: string; destinations: string[] }> {

@@ -6,39 +6,21 @@
  * answer (202, 200 ok, 400 invalid_blocks, 404 channel_not_found, 410, 429 + Retry-After, 5xx),
  * and the Test action. The clock is a ManualClock; dispatcher.pass() runs what is due.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
-import { startDispatcher, type Dispatcher } from '../../src/delivery/dispatcher.js';
-import { createTestApp, type TestApp } from '../helpers/context.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ManualClock } from '../../src/clock.js';
+import type { Dispatcher } from '../../src/delivery/dispatcher.js';
+import type { TestApp } from '../helpers/context.js';
 import { acknowledgeAlert, createOrg, openAlert, sendSignals, signal } from '../helpers/fixtures.js';
-import { SlackFake, TeamsFake } from '../fakes/chat.js';
+import { useChatPipeline } from './chat-pipeline.js';
 
-const T0 = '2026-06-15T12:00:00.000Z';
 
 describe('teams and slack through the delivery pipeline', () => {
+  const h = useChatPipeline({}, ['fakeSecret0123456789abcd']);
+  const { teams, slack } = h;
   let t: TestApp;
   let clock: ManualClock;
   let worker: Dispatcher;
-  const teams = new TeamsFake();
-  const slack = new SlackFake();
-
-  beforeAll(async () => {
-    clock = new ManualClock(T0);
-    t = await createTestApp({ clock, config: { destinationAllowlist: ['127.0.0.1'], deliveryTimeoutMs: 2000 } });
-    await Promise.all([teams.start(), slack.start()]);
-    worker = await startDispatcher(t.ctx, { idlePollMs: 3_600_000 });
-  });
-  afterEach(() => {
-    expect(teams.violations).toEqual([]);
-    expect(slack.violations).toEqual([]);
-    expect(t.ctx.logs.text).not.toContain(teams.sig);
-    expect(t.ctx.logs.text).not.toContain('fakeSecret0123456789abcd');
-  });
-  afterAll(async () => {
-    await worker.stop();
-    await Promise.all([teams.stop(), slack.stop()]);
-    await t.close();
-  });
+  beforeAll(() => ({ t, clock, worker } = h));
 
   async function orgWith(kinds: Array<'teams' | 'slack'>, language = 'pt-BR') {
     const org = await createOrg(t, { language });

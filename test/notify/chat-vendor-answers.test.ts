@@ -7,43 +7,25 @@
  * with the workflow's own error code; Teams 5xx is retried by the retry policy (two waits here:
  * three attempts), then failed, and the health turns failing; a later success makes it healthy.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
-import { startDispatcher, type Dispatcher } from '../../src/delivery/dispatcher.js';
-import { createTestApp, type TestApp } from '../helpers/context.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ManualClock } from '../../src/clock.js';
+import type { Dispatcher } from '../../src/delivery/dispatcher.js';
+import type { TestApp } from '../helpers/context.js';
 import { createOrg, openAlert } from '../helpers/fixtures.js';
-import { SlackFake, TeamsFake } from '../fakes/chat.js';
+import { useChatPipeline } from './chat-pipeline.js';
 
-const T0 = '2026-06-15T12:00:00.000Z';
 const SLACK_SECRET = 'fakeSecret0123456789abcd';
 
 describe('teams and slack: what each refusal looks like to a user', () => {
+  const h = useChatPipeline({ retryScheduleMs: [60_000, 300_000] }, [SLACK_SECRET]);
+  const { teams, slack } = h;
   let t: TestApp;
   let clock: ManualClock;
   let worker: Dispatcher;
   /** The organization of the destination made last: one destination each, so one delivery per incident. */
   let orgId: string;
   const orgOf = new Map<string, string>();
-  const teams = new TeamsFake();
-  const slack = new SlackFake();
-
-  beforeAll(async () => {
-    clock = new ManualClock(T0);
-    t = await createTestApp({ clock, config: { destinationAllowlist: ['127.0.0.1'], deliveryTimeoutMs: 2000, retryScheduleMs: [60_000, 300_000] } });
-    await Promise.all([teams.start(), slack.start()]);
-    worker = await startDispatcher(t.ctx, { idlePollMs: 3_600_000 });
-  });
-  afterEach(() => {
-    expect(teams.violations).toEqual([]);
-    expect(slack.violations).toEqual([]);
-    expect(t.ctx.logs.text).not.toContain(teams.sig);
-    expect(t.ctx.logs.text).not.toContain(SLACK_SECRET);
-  });
-  afterAll(async () => {
-    await worker.stop();
-    await Promise.all([teams.stop(), slack.stop()]);
-    await t.close();
-  });
+  beforeAll(() => ({ t, clock, worker } = h));
 
   /** A destination alone in a new organization (a clean health record), sending each opening at once. */
   async function destination(kind: 'teams' | 'slack', webhookUrl: string): Promise<string> {
