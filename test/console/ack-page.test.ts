@@ -80,11 +80,26 @@ describe('acknowledge page and organization settings in Chromium', () => {
     await p.getByLabel('Idioma das mensagens').selectOption('en');
     await p.getByLabel('Fuso horário').fill('Europe/Lisbon');
     await p.getByLabel('Exigir entrar no Vigia para reconhecer por link').check();
+    // The page reloads the organization after a save; hold that reload until someone has typed again,
+    // so the test shows the reload does not overwrite what was typed meanwhile.
+    let typed!: () => void;
+    const afterTyping = new Promise<void>((r) => (typed = r));
+    const orgUrl = (url: URL) => url.pathname.endsWith(`/orgs/${session.orgId}`);
+    await p.route(orgUrl, async (route) => {
+      if (route.request().method() === 'GET') await afterTyping;
+      await route.continue();
+    });
+    const reloaded = p.waitForResponse((r) => r.request().method() === 'GET' && orgUrl(new URL(r.url())));
     await p.getByRole('button', { name: 'Salvar' }).click();
     await p.getByText('Configurações salvas.').waitFor();
     const org = (await session.server.t.admin('GET', `/orgs/${session.orgId}`)).json();
     expect({ language: org.language, timeZone: org.timeZone, ackRequiresSignIn: org.ackRequiresSignIn }).toEqual({ language: 'en', timeZone: 'Europe/Lisbon', ackRequiresSignIn: true });
-    await p.getByLabel('Fuso horário').fill('Marte/Olimpo');
+    const zone = p.getByLabel('Fuso horário');
+    await zone.fill('Marte/Olimpo');
+    typed();
+    await reloaded;
+    await p.unroute(orgUrl);
+    expect(await zone.inputValue()).toBe('Marte/Olimpo');
     const refused = p.waitForResponse((r) => r.request().method() === 'PATCH');
     await p.getByRole('button', { name: 'Salvar' }).click();
     expect((await refused).status()).toBe(400);

@@ -26,17 +26,24 @@ function SettingsForm(props: { org: Org; onSaved: () => void }) {
   const [requireSignIn, setRequireSignIn] = useState(props.org.ackRequiresSignIn);
   const [invalid, setInvalid] = useState<string | null>(null);
   const save = useAction();
+  // Filled from the organization when another one is shown, not on every reload: the reload that
+  // follows a save must not overwrite what someone typed meanwhile (the fields already hold what
+  // was saved; the answer's values replace them).
+  const orgId = props.org.id;
   useEffect(() => {
     setLanguage(props.org.language);
     setTimeZone(props.org.timeZone);
     setRequireSignIn(props.org.ackRequiresSignIn);
-  }, [props.org]);
+  }, [orgId]);
   const submit = () => {
     const zone = timeZone.trim();
     if (!/^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/.test(zone) || zone.length > 64) return setInvalid(t('orgTimeZoneInvalid'));
     setInvalid(null);
     void save.run(async () => {
-      await call<Org>('PATCH', `/orgs/${encodeURIComponent(props.org.id)}`, { language, timeZone: zone, ackRequiresSignIn: requireSignIn });
+      const saved = await call<Org>('PATCH', `/orgs/${encodeURIComponent(props.org.id)}`, { language, timeZone: zone, ackRequiresSignIn: requireSignIn });
+      setLanguage(saved.language);
+      setTimeZone(saved.timeZone);
+      setRequireSignIn(saved.ackRequiresSignIn);
       props.onSaved();
       return t('settingsSaved');
     });
