@@ -133,18 +133,20 @@ const withTarget = (cmd: Command) =>
 const target = async (opts: TargetOpts) => (await import('./cli/admin-target.js')).findAdminTarget(loadConfig(), opts);
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const collect = (value: string, previous: string[] = []) => [...previous, value];
+/** `--lang`: pt-BR or, for anything else, en (the tenants commands' output language). */
+const cliLanguage = (lang: string): 'pt-BR' | 'en' => (lang === 'pt-BR' ? 'pt-BR' : 'en');
 
 withTarget(tenants.command('list').description('list the tenant connections'))
   .option('--json', 'print the JSON the admin API answered')
   .option('--lang <lang>', 'en or pt-BR', 'en')
   .action(async (opts: TargetOpts & { json?: boolean; lang: string }) => {
-    await (await import('./cli/tenants.js')).listTenants(await target(opts), opts.org, print, opts.json, opts.lang === 'pt-BR' ? 'pt-BR' : 'en');
+    await (await import('./cli/tenants.js')).listTenants(await target(opts), opts.org, print, opts.json, cliLanguage(opts.lang));
   });
 withTarget(tenants.command('show <id>').description("one connection and each collector's state"))
   .option('--json', 'print the JSON the admin API answered')
   .option('--lang <lang>', 'en or pt-BR', 'en')
   .action(async (id: string, opts: TargetOpts & { json?: boolean; lang: string }) => {
-    await (await import('./cli/tenants.js')).showTenant(await target(opts), opts.org, id, print, opts.json, opts.lang === 'pt-BR' ? 'pt-BR' : 'en');
+    await (await import('./cli/tenants.js')).showTenant(await target(opts), opts.org, id, print, opts.json, cliLanguage(opts.lang));
   });
 withTarget(tenants.command('add').alias('connect').description('connect a tenant (flags, or a JSON file of the admin API body); the secret comes from a file or stdin; the token endpoint judges it at once'))
   .option('--file <tenant.json>', 'the POST body as JSON (flags override its fields)')
@@ -162,7 +164,7 @@ withTarget(tenants.command('add').alias('connect').description('connect a tenant
   .option('--private-key-file <pem>', 'its private key (PEM)')
   .option('--lang <lang>', 'en or pt-BR', 'en')
   .action(async (opts: TargetOpts & import('./cli/tenants.js').AddOptions & { lang: string }) => {
-    const ok = await (await import('./cli/tenants.js')).addTenant(await target(opts), opts.org, opts, process.stdin, print, opts.lang === 'pt-BR' ? 'pt-BR' : 'en');
+    const ok = await (await import('./cli/tenants.js')).addTenant(await target(opts), opts.org, opts, process.stdin, print, cliLanguage(opts.lang));
     if (!ok) process.exitCode = 1;
   });
 withTarget(tenants.command('set-credentials <id>').description("replace the connection's credentials (from a file or stdin), then check them"))
@@ -172,13 +174,13 @@ withTarget(tenants.command('set-credentials <id>').description("replace the conn
   .option('--private-key-file <pem>', 'its private key (PEM)')
   .option('--lang <lang>', 'en or pt-BR', 'en')
   .action(async (id: string, opts: TargetOpts & import('./cli/tenants.js').CredentialOptions & { lang: string }) => {
-    const ok = await (await import('./cli/tenants.js')).setCredentials(await target(opts), opts.org, id, opts, process.stdin, print, opts.lang === 'pt-BR' ? 'pt-BR' : 'en');
+    const ok = await (await import('./cli/tenants.js')).setCredentials(await target(opts), opts.org, id, opts, process.stdin, print, cliLanguage(opts.lang));
     if (!ok) process.exitCode = 1;
   });
 withTarget(tenants.command('check <id>').description('what is missing (tokens, admin APIs, workspaces, cost scopes), each with its fix'))
   .option('--lang <lang>', 'en or pt-BR', 'en')
   .action(async (id: string, opts: TargetOpts & { lang: string }) => {
-    const ok = await (await import('./cli/tenants.js')).checkTenant(await target(opts), opts.org, id, print, opts.lang === 'pt-BR' ? 'pt-BR' : 'en');
+    const ok = await (await import('./cli/tenants.js')).checkTenant(await target(opts), opts.org, id, print, cliLanguage(opts.lang));
     if (!ok) process.exitCode = 1;
   });
 withTarget(tenants.command('run-now <id> <collector>').description('make a collector of the connection due now'))
@@ -195,7 +197,7 @@ withTarget(
   .option('--capacity <guid>', 'a capacity to route (repeat; default every capacity the principal sees)', collect)
   .option('--lang <lang>', 'en or pt-BR', 'en')
   .action(async (id: string, opts: TargetOpts & { workspace: string; eventhouse?: string; capacity?: string[]; lang: string }) => {
-    const ok = await (await import('./cli/tenants.js')).setUpUtilization(await target(opts), opts.org, id, opts, print, opts.lang === 'pt-BR' ? 'pt-BR' : 'en');
+    const ok = await (await import('./cli/tenants.js')).setUpUtilization(await target(opts), opts.org, id, opts, print, cliLanguage(opts.lang));
     if (!ok) process.exitCode = 1;
   });
 withTarget(tenants.command('remove <id>').description('delete the connection (its incidents are resolved, its credentials deleted)'))

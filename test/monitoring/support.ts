@@ -1,10 +1,11 @@
-/** Helpers of the monitoring tests: an organization, a certificate pair, a tenant body. */
+/** Helpers of the monitoring tests: an organization, a certificate pair, a tenant body (made up, or the simulator's). */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AppContext } from '../../src/context.js';
 import { newId } from '../../src/ids.js';
+import type { TenantSim } from '../../src/tenant-sim/index.js';
 
 export async function insertOrg(ctx: AppContext, name = 'Acme'): Promise<string> {
   const id = newId('org');
@@ -36,6 +37,19 @@ export function tenantBody(over: Record<string, unknown> = {}): Record<string, u
     clientId: CLIENT_GUID,
     credentials: { clientSecret: CLIENT_SECRET },
     mode: 'admin',
+    ...over,
+  };
+}
+
+/** A tenant connection to the tenant simulator: its ids and secret, every origin its own (admin mode). */
+export function simTenantBody(sim: TenantSim, over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: 'Contoso BI',
+    tenantId: sim.tenantId,
+    clientId: sim.clientId,
+    credentials: { clientSecret: sim.clientSecret },
+    mode: 'admin',
+    endpoints: { authorityHost: sim.origin, powerBi: sim.origin, fabric: sim.origin, arm: sim.origin },
     ...over,
   };
 }

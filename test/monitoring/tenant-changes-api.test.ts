@@ -20,7 +20,7 @@ import type { TenantSim } from '../../src/tenant-sim/index.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { createOrg } from '../helpers/fixtures.js';
 import { startSim } from '../tenant-sim/helpers.js';
-import { tenantBody } from './support.js';
+import { simTenantBody, tenantBody } from './support.js';
 
 const GATEWAY = '5b1ae3c2-7d7e-4a61-9c1c-0d1f00000001';
 const MODEL = '7c2bf4d3-8e8f-4b72-8d2d-1e2f00000002';
@@ -46,15 +46,10 @@ describe('admin API: tenant changes', () => {
     orgId = (await createOrg(t)).id;
     otherOrg = (await createOrg(t)).id;
     await t.ctx.db.query('UPDATE collector_schedules SET enabled = false');
-    const res = await t.admin('POST', `/orgs/${orgId}/tenants`, {
+    const res = await t.admin('POST', `/orgs/${orgId}/tenants`, simTenantBody(sim, {
       name: 'Simulated',
-      tenantId: sim.tenantId,
-      clientId: sim.clientId,
-      credentials: { clientSecret: sim.clientSecret },
-      mode: 'admin',
-      endpoints: { authorityHost: sim.origin, powerBi: sim.origin, fabric: sim.origin, arm: sim.origin },
       collectors: Object.fromEntries(['inventory', 'capacity', 'gateway', 'costs', 'refreshes', 'jobs', 'mirroring', 'freshness', 'datasources', 'scanner', 'utilization'].map((n) => [n, { enabled: false }])),
-    });
+    }));
     expect(res.statusCode).toBe(201);
     tenantId = res.json().id;
     const add = sim.control.activityEvent;
