@@ -10,7 +10,7 @@
  *   gathering (pending, never tried, not yet due) and takes its due time. Incidents that came
  *   through the signals API (no tenant, no cause) share the organization's key.
  * - Two transactions opening the first incidents of one key at once: each takes the key's lock at
- *   that destination before it looks for the gathering group (lockGroupKeys), so the second
+ *   that destination before it looks for the gathering group (lockDestinationKeys), so the second
  *   waits, then sees the first one's committed leader and joins it — never two groups.
  * - Claim: a member is never claimed while its leader is pending (outbox claim).
  * - Attempt (gatherGroup): the leader's attempt leases the group's pending members and sends
@@ -19,7 +19,7 @@
  *   redelivery, a recovery) is claimed on its own and gathers what is left of its group.
  */
 import type { Queryable } from '../db/index.js';
-import type { PlannedDelivery } from '../outbox/index.js';
+import { lockDestinationKeys, type PlannedDelivery } from '../outbox/index.js';
 import { getConnector } from './connectors/index.js';
 import type { KindRules } from './connectors/types.js';
 import { getDeliverer } from './deliverers.js';
@@ -61,21 +61,6 @@ async function groupKeys(q: Queryable, orgId: string, alertIds: string[]): Promi
   return new Map(rows.map((r) => [r.id, r.tenant_ref ? `tenant:${r.tenant_ref}` : r.cause ? `cause:${r.cause}` : 'org']));
 }
 
-/**
- * Waits for the transaction-scoped advisory locks of the (destination, group key) pairs, in one
- * global order (two fan-outs never deadlock over them). Same two-integer key space as the
- * incident locks (src/outbox/incident-lock.ts); the second half is the hash of `group <key>`,
- * never an alert id. Both engines honour it; the embedded one runs transactions one at a time.
- */
-async function lockGroupKeys(q: Queryable, pairs: Array<{ destinationId: string; key: string }>): Promise<void> {
-  if (pairs.length === 0) return;
-  await q.query(
-    `SELECT count(pg_advisory_xact_lock(hashtext(k.dest), hashtext('group ' || k.key)))::int AS n
-       FROM (SELECT DISTINCT dest, key FROM unnest($1::text[], $2::text[]) AS t(dest, key) ORDER BY dest, key) k`,
-    [pairs.map((p) => p.destinationId), pairs.map((p) => p.key)],
-  );
-}
-
 async function gatheringGroups(q: Queryable, orgId: string, destinations: string[], keys: string[], now: Date) {
   const { rows } = await q.query<{ destination_id: string; group_key: string; id: string; next_attempt_at: Date }>(
     `SELECT DISTINCT ON (destination_id, group_key) destination_id, group_key, id, next_attempt_at
@@ -99,7 +84,8 @@ export async function assignGroups(q: Queryable, orgId: string, candidates: Grou
   const keys = await groupKeys(q, orgId, [...new Set(eligible.map((c) => c.alertId))]);
   const keyOf = (c: GroupCandidate) => keys.get(c.alertId) ?? 'org';
   // Its own statement, before the read: a statement's snapshot is taken before it could wait.
-  await lockGroupKeys(q, eligible.map((c) => ({ destinationId: c.destination.id, key: keyOf(c) })));
+  // The incident locks' key space (src/outbox/incident-lock.ts); `group <key>` is never an alert id.
+  await lockDestinationKeys(q, eligible.map((c) => ({ destinationId: c.destination.id, key: `group ${keyOf(c)}` })));
   const open = await gatheringGroups(q, orgId, [...new Set(eligible.map((c) => c.destination.id))], [...new Set(eligible.map(keyOf))], now);
   for (const c of eligible) {
     const key = keyOf(c);

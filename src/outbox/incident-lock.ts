@@ -23,14 +23,23 @@ export function incidentKey(p: IncidentAtDestination): string {
   return `${p.destinationId} ${p.alertId}`;
 }
 
-/** Waits for the locks of the pairs (in one global order, so two fan-outs never deadlock). */
-export async function lockIncidents(q: Q, pairs: IncidentAtDestination[]): Promise<void> {
+/**
+ * Waits for the transaction-scoped locks of (destination, key) pairs in this key space, in one
+ * global order, so two transactions taking several never deadlock over them. The incident locks
+ * use the alert id as key; grouping (src/delivery/grouping.ts) uses `group <key>`.
+ */
+export async function lockDestinationKeys(q: Q, pairs: readonly { destinationId: string; key: string }[]): Promise<void> {
   if (pairs.length === 0) return;
   await q.query(
-    `SELECT count(pg_advisory_xact_lock(hashtext(k.dest), hashtext(k.alert)))::int AS n
-       FROM (SELECT DISTINCT dest, alert FROM unnest($1::text[], $2::text[]) AS t(dest, alert) ORDER BY dest, alert) k`,
-    [pairs.map((p) => p.destinationId), pairs.map((p) => p.alertId)],
+    `SELECT count(pg_advisory_xact_lock(hashtext(k.dest), hashtext(k.key)))::int AS n
+       FROM (SELECT DISTINCT dest, key FROM unnest($1::text[], $2::text[]) AS t(dest, key) ORDER BY dest, key) k`,
+    [pairs.map((p) => p.destinationId), pairs.map((p) => p.key)],
   );
+}
+
+/** Waits for the locks of the pairs (in one global order, so two fan-outs never deadlock). */
+export async function lockIncidents(q: Q, pairs: IncidentAtDestination[]): Promise<void> {
+  await lockDestinationKeys(q, pairs.map((p) => ({ destinationId: p.destinationId, key: p.alertId })));
 }
 
 /** Takes the locks that are free now, without waiting; returns the keys (incidentKey) it holds. */

@@ -13,5 +13,5 @@ export * from './transitions.js';
 export * from './reads.js';
 export * from './health.js';
 export * from './recover.js';
-export { incidentKey, lockIncidents, tryLockIncidents } from './incident-lock.js';
+export { incidentKey, lockDestinationKeys, lockIncidents, tryLockIncidents } from './incident-lock.js';
 export { purgeAlertEvents } from './event-retention.js';
